@@ -16,6 +16,8 @@ export interface ChatRequest {
   temperature?: number;
   /** Ask the provider for its JSON output mode (the Action/Final text protocol stays the contract). */
   jsonMode: boolean;
+  /** With jsonMode: constrain replies to the Action/Final union schema where the provider supports it. */
+  jsonSchema?: boolean;
   /** Aborted by the per-call or whole-run timeout. */
   signal: AbortSignal;
 }

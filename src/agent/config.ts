@@ -1,0 +1,137 @@
+import type { ToolRegistry } from '../tools/registry';
+import { validateAgainst } from '../tools/validate';
+
+/** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
+export type JsonMode = 'json_object' | 'json_schema' | 'off';
+
+/** The run configuration: the keys of design §5 plus `tool_settings` and `json_mode`. */
+export interface AgentConfig {
+  /** Model id as the provider names it. */
+  model: string;
+  temperature: number;
+  /** Whole-run timeout, seconds. */
+  timeout: number;
+  /** Maximum model turns (each reply, repair turns included, is a step). */
+  max_steps: number;
+  /** Maximum tool executions. */
+  max_tool_calls: number;
+  /** Tools the model may see and call. */
+  allowed_tools: string[];
+  /** Timeout of each model call and each tool call, seconds. */
+  single_call_timeout: number;
+  /** Stop before the next model call once reported usage reaches this many tokens; 0 = no budget. */
+  total_token_budget: number;
+  /** Observations fed back to the model are cut to this many characters; 0 = no cut. */
+  observation_max_len: number;
+  /** The output field a synchronous caller reads; only `final_answer` exists. */
+  primary_output: 'final_answer';
+  /** Per-tool settings, e.g. `{ "http_request": { "allowed_domains": ["api.example.com"] } }`. */
+  tool_settings: Record<string, Record<string, unknown>>;
+  json_mode: JsonMode;
+}
+
+export const DEFAULT_CONFIG: Omit<AgentConfig, 'model'> = {
+  temperature: 0.2,
+  timeout: 120,
+  max_steps: 5,
+  max_tool_calls: 10,
+  allowed_tools: [],
+  single_call_timeout: 30,
+  total_token_budget: 0,
+  observation_max_len: 2000,
+  primary_output: 'final_answer',
+  tool_settings: {},
+  json_mode: 'json_object',
+};
+
+/** A configuration problem; `key` names the offending key and the message says what is expected. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Check = (value: unknown, key: string) => string | undefined;
+
+const number =
+  (minimum: number, maximum: number, integer: boolean): Check =>
+  (value, key) => {
+    const ok =
+      typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= minimum && value <= maximum;
+    if (ok) return undefined;
+    const kind = integer ? 'an integer' : 'a number';
+    return maximum === Number.MAX_SAFE_INTEGER ? `${key} must be ${kind} ≥ ${minimum}` : `${key} must be ${kind} from ${minimum} to ${maximum}`;
+  };
+
+const CHECKS: Record<keyof AgentConfig, Check> = {
+  model: (value, key) => (typeof value === 'string' && value.trim() !== '' ? undefined : `${key} must be a non-empty string (the model id)`),
+  temperature: number(0, 2, false),
+  timeout: number(0.001, 86_400, false),
+  max_steps: number(1, 1000, true),
+  max_tool_calls: number(0, 10_000, true),
+  allowed_tools: (value, key) =>
+    Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
+  single_call_timeout: number(0.001, 3600, false),
+  total_token_budget: number(0, Number.MAX_SAFE_INTEGER, true),
+  observation_max_len: number(0, 1_000_000, true),
+  primary_output: (value, key) => (value === 'final_answer' ? undefined : `${key} must be "final_answer"`),
+  tool_settings: (value, key) =>
+    isPlainObject(value) && Object.values(value).every(isPlainObject)
+      ? undefined
+      : `${key} must be an object mapping tool names to settings objects`,
+  json_mode: (value, key) =>
+    value === 'json_object' || value === 'json_schema' || value === 'off'
+      ? undefined
+      : `${key} must be "json_object", "json_schema" or "off"`,
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks a raw configuration (from a JSON file, the node panel or code), fills defaults and returns it.
+ * Throws `ConfigError` naming the first offending key. Tools named in `allowed_tools` and `tool_settings`
+ * must exist in the registry, and each tool's settings must match its settings schema.
+ */
+export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig {
+  if (!isPlainObject(raw)) throw new ConfigError('config', 'config must be a JSON object');
+  const input = { ...raw };
+  if (input.json_mode === true) input.json_mode = 'json_object';
+  if (input.json_mode === false) input.json_mode = 'off';
+
+  for (const key of Object.keys(input)) {
+    if (!(key in CHECKS)) {
+      throw new ConfigError(key, `unknown config key "${key}" (known keys: ${Object.keys(CHECKS).join(', ')})`);
+    }
+  }
+  if (input.model === undefined) throw new ConfigError('model', 'model is required (the model id, e.g. "gpt-4o-mini")');
+
+  const config = { ...DEFAULT_CONFIG, ...input } as AgentConfig;
+  for (const [key, check] of Object.entries(CHECKS)) {
+    const problem = check(config[key as keyof AgentConfig], key);
+    if (problem) throw new ConfigError(key, problem);
+  }
+
+  const available = registry.names();
+  for (const name of config.allowed_tools) {
+    if (!registry.get(name)) {
+      throw new ConfigError('allowed_tools', `allowed_tools names unknown tool "${name}" (available: ${available.join(', ') || 'none'})`);
+    }
+  }
+  for (const [name, settings] of Object.entries(config.tool_settings)) {
+    const tool = registry.get(name);
+    if (!tool) {
+      throw new ConfigError('tool_settings', `tool_settings names unknown tool "${name}" (available: ${available.join(', ') || 'none'})`);
+    }
+    if (tool.settingsSchema) {
+      const result = validateAgainst(tool.settingsSchema, settings, `tool_settings.${name}`);
+      if (!result.ok) throw new ConfigError(`tool_settings.${name}`, result.issues.join('; '));
+    }
+  }
+  return config;
+}

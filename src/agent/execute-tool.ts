@@ -1,0 +1,92 @@
+import type { Tool } from '../tools/tool';
+import { validateAgainst } from '../tools/validate';
+import type { StepError } from '../trace/types';
+import { callSignal, raceAbort, TimeLimitError, truncateObservation } from './limits';
+
+/** What one requested tool call came to; `ran` says whether the tool's code was executed at all. */
+export type ToolOutcome =
+  | { ok: true; observation: string; ran: true; elapsedMs: number }
+  | { ok: false; error: StepError; ran: boolean; elapsedMs: number; runAborted: boolean };
+
+export interface ToolCallRequest {
+  tools: ReadonlyMap<string, Tool>;
+  name: string;
+  args: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  runSignal: AbortSignal;
+  singleCallTimeout: number;
+  observationMaxLength: number;
+  sessionId?: string;
+}
+
+/** Checks the whitelist and the args schema; returns an error for the model, or the tool to run. */
+export function checkToolCall(tools: ReadonlyMap<string, Tool>, name: string, args: Record<string, unknown>): { tool: Tool } | { error: StepError } {
+  const tool = tools.get(name);
+  if (!tool) {
+    const available = [...tools.keys()];
+    return {
+      error: {
+        type: 'tool_not_allowed',
+        message: `tool "${name}" is not available. ${available.length ? `Available tools: ${available.join(', ')}.` : 'No tools are available; reply with a final answer.'}`,
+      },
+    };
+  }
+  const validation = validateAgainst(tool.parameters, args);
+  if (!validation.ok) {
+    return { error: { type: 'invalid_args', message: `${name} args are invalid: ${validation.issues.join('; ')}` } };
+  }
+  return { tool };
+}
+
+/** Runs a checked tool under its own timeout and the run's signal; failures come back as outcomes, never thrown. */
+export async function runTool(tool: Tool, request: ToolCallRequest): Promise<ToolOutcome> {
+  const started = performance.now();
+  const call = callSignal(request.runSignal, request.singleCallTimeout);
+  try {
+    const work = Promise.resolve().then(() =>
+      tool.execute(request.args, {
+        signal: call.signal,
+        settings: request.settings,
+        observationMaxLength: request.observationMaxLength,
+        sessionId: request.sessionId,
+      }),
+    );
+    const result = await raceAbort(work, call.signal);
+    const observation = truncateObservation(renderResult(result), request.observationMaxLength);
+    return { ok: true, observation, ran: true, elapsedMs: performance.now() - started };
+  } catch (error) {
+    const elapsedMs = performance.now() - started;
+    if (request.runSignal.aborted) {
+      return { ok: false, ran: true, elapsedMs, runAborted: true, error: { type: 'timeout', message: describeAbort(request.runSignal.reason) } };
+    }
+    if (call.timedOut()) {
+      return {
+        ok: false,
+        ran: true,
+        elapsedMs,
+        runAborted: false,
+        error: { type: 'tool_timeout', message: `${tool.name} did not finish within single_call_timeout (${request.singleCallTimeout} s)` },
+      };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, ran: true, elapsedMs, runAborted: false, error: { type: 'tool_error', message: `${tool.name} failed: ${message}` } };
+  } finally {
+    call.dispose();
+  }
+}
+
+export function describeAbort(reason: unknown): string {
+  if (reason instanceof TimeLimitError) return reason.message;
+  if (reason instanceof Error) return reason.message;
+  return 'the run was stopped';
+}
+
+function renderResult(result: unknown): string {
+  if (typeof result === 'string') return result;
+  if (result === undefined) return '(the tool returned nothing)';
+  try {
+    return JSON.stringify(result) ?? String(result);
+  } catch {
+    return String(result);
+  }
+}

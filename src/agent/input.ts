@@ -1,0 +1,66 @@
+import type { ChatMessage } from '../providers/chat-model';
+
+/** Bad run input (prompt / messages); `field` names it and the message says how to fix it. */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+  constructor(
+    readonly field: 'prompt' | 'messages_json',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ROLES = new Set(['system', 'user', 'assistant']);
+
+/**
+ * Checks the run input and splits it into the history and the new user message (the one this run answers).
+ * `messages` may be an array or a JSON string of one, as n8n expressions often produce text.
+ */
+export function normaliseInput(prompt: unknown, messages: unknown): { history: ChatMessage[]; newUserMessage: ChatMessage } {
+  if (prompt !== undefined && prompt !== null && typeof prompt !== 'string') {
+    throw new InputError('prompt', `prompt must be text, but it was ${Array.isArray(prompt) ? 'an array' : typeof prompt}`);
+  }
+  const promptText = typeof prompt === 'string' && prompt.trim() !== '' ? prompt : undefined;
+  const history = messages === undefined || messages === null || messages === '' ? [] : parseMessages(messages);
+
+  if (promptText !== undefined) {
+    const newUserMessage: ChatMessage = { role: 'user', content: promptText };
+    return { history: [...history, newUserMessage], newUserMessage };
+  }
+  if (history.length === 0) {
+    throw new InputError('prompt', 'no input: set prompt to the user\'s request, or messages_json to the conversation (an array of {role, content})');
+  }
+  const last = history[history.length - 1];
+  if (last.role !== 'user') {
+    throw new InputError('messages_json', `messages_json must end with a user message (the request to answer), but it ends with a ${last.role} message; append the user's message or set prompt`);
+  }
+  return { history, newUserMessage: last };
+}
+
+function parseMessages(raw: unknown): ChatMessage[] {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      throw new InputError('messages_json', `messages_json is not valid JSON (${(error as Error).message}); it must be an array of {role, content} objects`);
+    }
+  }
+  if (!Array.isArray(value)) {
+    throw new InputError('messages_json', 'messages_json must be an array of {role, content} objects, e.g. [{"role":"user","content":"Hi"}]');
+  }
+  return value.map((message, index) => {
+    if (typeof message !== 'object' || message === null) {
+      throw new InputError('messages_json', `messages_json[${index}] must be an object with role and content`);
+    }
+    const { role, content } = message as Record<string, unknown>;
+    if (typeof role !== 'string' || !ROLES.has(role)) {
+      throw new InputError('messages_json', `messages_json[${index}].role must be "system", "user" or "assistant", but it was ${JSON.stringify(role)}`);
+    }
+    if (typeof content !== 'string') {
+      throw new InputError('messages_json', `messages_json[${index}].content must be a string`);
+    }
+    return { role: role as ChatMessage['role'], content };
+  });
+}

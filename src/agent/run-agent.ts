@@ -1,0 +1,218 @@
+import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../providers/chat-model';
+import { ToolRegistry, builtInTools } from '../tools/registry';
+import type { Tool } from '../tools/tool';
+import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
+import { type AgentConfig, resolveConfig } from './config';
+import { checkToolCall, describeAbort, runTool } from './execute-tool';
+import { normaliseInput } from './input';
+import { callSignal, raceAbort, TimeLimitError } from './limits';
+import { buildConversation } from './prompt';
+import { parseTurn } from './protocol';
+
+/** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
+export interface RunAgentOptions {
+  model: ChatModel;
+  config: Partial<AgentConfig> & { model: string };
+  /** Single-turn input. With `messages` too, it is appended as the newest user message. */
+  prompt?: string;
+  /** Conversation so far in neutral form (e.g. from the Agent Context node); must end with a user message unless `prompt` is given. */
+  messages?: unknown;
+  /** Extra system text from the workflow: the task, its constraints. */
+  developerText?: string;
+  /** Tools beyond the built-in ones (e.g. n8n sub-workflows); `allowed_tools` still decides what is offered. */
+  extraTools?: readonly Tool[];
+  sessionId?: string;
+  /** Cancels the run (finish reason `cancelled`). */
+  signal?: AbortSignal;
+}
+
+const REPLY_EXCERPT = 500;
+
+/** Runs the ReAct loop (design §4) until a final answer or a limit; never throws for anything the model or a tool does. */
+export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
+  const registry = new ToolRegistry([...builtInTools, ...(options.extraTools ?? [])]);
+  const config = resolveConfig(options.config, registry);
+  const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
+  const allowed = new Map(config.allowed_tools.map((name) => [name, registry.get(name)!]));
+  return new AgentRun(options, config, allowed, history, newUserMessage).run();
+}
+
+class AgentRun {
+  private readonly started = performance.now();
+  private readonly trace: TraceStep[] = [];
+  private readonly usedTools: Record<string, ToolUsage> = {};
+  private readonly usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  private readonly conversation: ChatMessage[];
+  private readonly runController = new AbortController();
+  private toolCalls = 0;
+  private consecutiveFailures = 0;
+
+  constructor(
+    private readonly options: RunAgentOptions,
+    private readonly config: AgentConfig,
+    private readonly tools: ReadonlyMap<string, Tool>,
+    history: ChatMessage[],
+    private readonly newUserMessage: ChatMessage,
+  ) {
+    this.conversation = buildConversation([...tools.values()], history, options.developerText);
+  }
+
+  async run(): Promise<AgentResult> {
+    const runTimer = setTimeout(
+      () => this.runController.abort(new TimeLimitError('run', `the run did not finish within timeout (${this.config.timeout} s)`)),
+      this.config.timeout * 1000,
+    );
+    const external = this.options.signal;
+    const cancel = () => this.runController.abort(new TimeLimitError('cancelled', 'the run was cancelled'));
+    if (external?.aborted) cancel();
+    external?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await this.loop();
+    } finally {
+      clearTimeout(runTimer);
+      external?.removeEventListener('abort', cancel);
+    }
+  }
+
+  private async loop(): Promise<AgentResult> {
+    for (let step = 1; step <= this.config.max_steps; step++) {
+      const budget = this.config.total_token_budget;
+      if (budget > 0 && this.usage.total_tokens >= budget) {
+        return this.finish('token_budget', `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}`);
+      }
+      if (this.runController.signal.aborted) return this.finishAborted();
+
+      const entry: TraceStep = { step, repair: this.consecutiveFailures > 0, elapsed_ms: 0, model_ms: 0 };
+      this.trace.push(entry);
+      const stepStarted = performance.now();
+      const ended = await this.takeStep(entry);
+      entry.elapsed_ms = Math.round(performance.now() - stepStarted);
+      if (ended) return ended;
+    }
+    return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
+  }
+
+  /** One model turn and its tool call; returns the result when the run ends here. */
+  private async takeStep(entry: TraceStep): Promise<AgentResult | undefined> {
+    const response = await this.callModel(entry);
+    if ('finish' in response) return response.finish;
+
+    const turn = parseTurn(response.text);
+    if (turn.reasoning) entry.reasoning = turn.reasoning;
+    if (turn.kind === 'error') {
+      entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
+      return this.fail(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
+    }
+    if (turn.kind === 'final') {
+      entry.final = { answer: turn.answer };
+      return this.finish('final', undefined, turn.answer);
+    }
+
+    entry.action = { tool: turn.tool, args: turn.args };
+    const checked = checkToolCall(this.tools, turn.tool, turn.args);
+    if ('error' in checked) return this.fail(entry, checked.error, 'tool_error');
+    if (this.toolCalls >= this.config.max_tool_calls) {
+      entry.error = { type: 'limit', message: `max_tool_calls (${this.config.max_tool_calls}) reached; ${turn.tool} was not run` };
+      return this.finish('max_tool_calls', entry.error.message);
+    }
+
+    this.toolCalls++;
+    const outcome = await runTool(checked.tool, {
+      tools: this.tools,
+      name: turn.tool,
+      args: turn.args,
+      settings: this.config.tool_settings[turn.tool] ?? {},
+      runSignal: this.runController.signal,
+      singleCallTimeout: this.config.single_call_timeout,
+      observationMaxLength: this.config.observation_max_len,
+      sessionId: this.options.sessionId,
+    });
+    entry.tool_ms = Math.round(outcome.elapsedMs);
+    const usage = (this.usedTools[turn.tool] ??= { count: 0, total_ms: 0 });
+    usage.count++;
+    usage.total_ms += entry.tool_ms;
+
+    if (!outcome.ok) {
+      if (outcome.runAborted) {
+        entry.error = outcome.error;
+        return this.finishAborted();
+      }
+      return this.fail(entry, outcome.error, 'tool_error');
+    }
+    this.consecutiveFailures = 0;
+    entry.observation = outcome.observation;
+    this.conversation.push({ role: 'user', content: `Observation from ${turn.tool}:\n${outcome.observation}` });
+    return undefined;
+  }
+
+  private async callModel(entry: TraceStep): Promise<ChatResponse | { finish: AgentResult }> {
+    const call = callSignal(this.runController.signal, this.config.single_call_timeout);
+    const started = performance.now();
+    try {
+      const work = this.options.model.generate({
+        model: this.config.model,
+        messages: this.conversation,
+        temperature: this.config.temperature,
+        jsonMode: this.config.json_mode !== 'off',
+        jsonSchema: this.config.json_mode === 'json_schema',
+        signal: call.signal,
+      });
+      const response = await raceAbort(work, call.signal);
+      entry.usage = response.usage;
+      if (response.notices?.length) entry.notices = response.notices;
+      this.usage.prompt_tokens += response.usage.prompt_tokens;
+      this.usage.completion_tokens += response.usage.completion_tokens;
+      this.usage.total_tokens += response.usage.total_tokens;
+      this.conversation.push({ role: 'assistant', content: response.text });
+      return response;
+    } catch (error) {
+      if (this.runController.signal.aborted) {
+        entry.error = { type: 'timeout', message: describeAbort(this.runController.signal.reason) };
+        return { finish: this.finishAborted() };
+      }
+      if (call.timedOut()) {
+        entry.error = { type: 'timeout', message: `model call: ${describeAbort(call.signal.reason)}` };
+        return { finish: this.finish('timeout', entry.error.message) };
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      entry.error = { type: 'llm_error', message: `model call failed: ${message}` };
+      return { finish: this.finish('llm_error', entry.error.message) };
+    } finally {
+      entry.model_ms = Math.round(performance.now() - started);
+      call.dispose();
+    }
+  }
+
+  /** A failed step: the model sees the error and gets one repair turn; a second failure in a row ends the run. */
+  private fail(entry: TraceStep, error: StepError, reason: 'parse_error' | 'tool_error'): AgentResult | undefined {
+    entry.error = error;
+    this.consecutiveFailures++;
+    if (this.consecutiveFailures >= 2) return this.finish(reason, `two failed turns in a row; last: ${error.message}`);
+    const lastChance = 'This is your one repair turn: another invalid reply or failed call ends the run.';
+    this.conversation.push({ role: 'user', content: `Error: ${error.message}\n${lastChance}` });
+    return undefined;
+  }
+
+  private finishAborted(): AgentResult {
+    const reason = this.runController.signal.reason;
+    const cancelled = reason instanceof TimeLimitError && reason.scope === 'cancelled';
+    return this.finish(cancelled ? 'cancelled' : 'timeout', describeAbort(reason));
+  }
+
+  private finish(finishReason: FinishReason, stopDetail?: string, answer = ''): AgentResult {
+    const messages = [this.newUserMessage];
+    if (finishReason === 'final') messages.push({ role: 'assistant', content: answer });
+    return {
+      final_answer: answer,
+      finish_reason: finishReason,
+      trace: this.trace,
+      used_tools: this.usedTools,
+      usage: this.usage,
+      messages,
+      ...(stopDetail ? { stop_detail: stopDetail } : {}),
+      elapsed_ms: Math.round(performance.now() - this.started),
+      model: this.config.model,
+      provider: this.options.model.provider,
+    };
+  }
+}

@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import pLimit, { type Limit } from 'p-limit';
+import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
+import { GeminiChatModel } from './gemini';
+import { OpenAiChatModel } from './openai';
+
+export type ProviderName = 'openai' | 'gemini';
+
+export interface ProviderOptions {
+  provider: ProviderName;
+  apiKey: string;
+  baseUrl?: string;
+  maxRetries?: number;
+  /** Model calls allowed at once per credential (API key + base URL) in this process; default 8. */
+  maxConcurrentCalls?: number;
+}
+
+/**
+ * One limiter per credential and process: runs of many workflow items or executions share it, so a burst
+ * queues here instead of drawing 429s. Process-local on purpose: each n8n worker caps its own calls.
+ */
+const limiters = new Map<string, { limit: Limit; size: number }>();
+
+function limiterFor(key: string, size: number): Limit {
+  const existing = limiters.get(key);
+  if (existing && existing.size === size) return existing.limit;
+  const limit = pLimit(size);
+  limiters.set(key, { limit, size });
+  return limit;
+}
+
+/** Builds the provider adapter, wrapped in the per-credential concurrency cap. */
+export function createChatModel(options: ProviderOptions): ChatModel {
+  const size = options.maxConcurrentCalls ?? 8;
+  if (!Number.isInteger(size) || size < 1) throw new Error('maxConcurrentCalls must be an integer ≥ 1');
+  const inner: ChatModel =
+    options.provider === 'gemini'
+      ? new GeminiChatModel({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRetries: options.maxRetries })
+      : new OpenAiChatModel({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRetries: options.maxRetries });
+  const credentialKey = createHash('sha256').update(`${options.provider}\n${options.baseUrl ?? ''}\n${options.apiKey}`).digest('hex');
+  const limit = limiterFor(credentialKey, size);
+  return {
+    provider: inner.provider,
+    generate: (request: ChatRequest): Promise<ChatResponse> => limit(() => inner.generate(request)),
+    listModels: inner.listModels?.bind(inner),
+  };
+}

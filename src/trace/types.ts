@@ -1,0 +1,65 @@
+import type { ChatMessage, TokenUsage } from '../providers/chat-model';
+
+/** Why a run ended. Every run ends with exactly one. */
+export type FinishReason =
+  | 'final'
+  | 'max_steps'
+  | 'max_tool_calls'
+  | 'timeout'
+  | 'token_budget'
+  | 'llm_error'
+  | 'parse_error'
+  | 'tool_error'
+  | 'cancelled';
+
+/** What went wrong in a step; `type` is stable for dashboards and tests. */
+export interface StepError {
+  type: 'parse_error' | 'tool_not_allowed' | 'invalid_args' | 'tool_error' | 'tool_timeout' | 'llm_error' | 'timeout' | 'limit';
+  message: string;
+}
+
+/** One model turn and what came of it. */
+export interface TraceStep {
+  step: number;
+  /** The tool the model asked for, with its (redacted) args. */
+  action?: { tool: string; args: Record<string, unknown> };
+  /** The answer, when the model finished. */
+  final?: { answer: string };
+  /** What was fed back to the model (already cut to `observation_max_len`). */
+  observation?: string;
+  error?: StepError;
+  /** True when this turn was the model's one chance to repair the previous failure. */
+  repair: boolean;
+  /** Wall time of the whole step (model call + tool call). */
+  elapsed_ms: number;
+  model_ms: number;
+  tool_ms?: number;
+  usage?: TokenUsage;
+  /** A bounded excerpt of a reply that broke the protocol. */
+  reply_excerpt?: string;
+  /** A bounded excerpt of a leading <think> block, never parsed. */
+  reasoning?: string;
+  /** What the provider adapter did that matters (e.g. retried without JSON mode). */
+  notices?: string[];
+}
+
+export interface ToolUsage {
+  count: number;
+  total_ms: number;
+}
+
+/** The output of every run (design §7). */
+export interface AgentResult {
+  final_answer: string;
+  finish_reason: FinishReason;
+  trace: TraceStep[];
+  used_tools: Record<string, ToolUsage>;
+  usage: TokenUsage;
+  /** This run's new turns in neutral form, for the context manager to persist. */
+  messages: ChatMessage[];
+  /** A sentence saying why a run that did not finish normally stopped. */
+  stop_detail?: string;
+  elapsed_ms: number;
+  model: string;
+  provider: string;
+}
