@@ -1,0 +1,45 @@
+import {
+  NodeConnectionTypes,
+  type IExecuteFunctions,
+  type ILoadOptionsFunctions,
+  type INodeExecutionData,
+  type INodeListSearchResult,
+  type INodeType,
+  type INodeTypeDescription,
+} from 'n8n-workflow';
+import { agentCoreProperties } from './description';
+import { agentCoreExecute } from './execute';
+import { searchModels } from './search-models';
+
+/** Agent Core: a controlled, auditable agent speaking the Action/Final JSON protocol. */
+export class AgentCore implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Agent Core',
+    name: 'agentCore',
+    icon: 'file:agentCore.svg',
+    group: ['transform'],
+    version: 1,
+    subtitle: '={{ $parameter["model"].value || $parameter["model"] }} · {{ ($parameter["allowedTools"] || []).length }} tools',
+    description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
+    defaults: { name: 'Agent Core' },
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [
+      { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
+      { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
+    ],
+    properties: agentCoreProperties,
+  };
+
+  methods = {
+    listSearch: {
+      async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+        return searchModels.call(this, filter);
+      },
+    },
+  };
+
+  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    return await agentCoreExecute.call(this);
+  }
+}

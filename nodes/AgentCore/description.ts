@@ -1,0 +1,130 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { DEFAULT_CONFIG } from '../../src/agent/config';
+import { builtInTools } from '../../src/tools/registry';
+
+/** The panel of design §10: provider and model, input, tools, limits. */
+export const agentCoreProperties: INodeProperties[] = [
+  {
+    displayName: 'Provider',
+    name: 'provider',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      { name: 'OpenAI or OpenAI-Compatible', value: 'openai' },
+      { name: 'Google Gemini', value: 'gemini' },
+    ],
+    default: 'openai',
+  },
+  {
+    displayName: 'Model',
+    name: 'model',
+    type: 'resourceLocator',
+    default: { mode: 'list', value: '' },
+    required: true,
+    description: 'The model to run. Pick one the endpoint lists, or type any model ID.',
+    modes: [
+      {
+        displayName: 'From List',
+        name: 'list',
+        type: 'list',
+        typeOptions: { searchListMethod: 'searchModels', searchable: true },
+      },
+      { displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4o-mini' },
+    ],
+  },
+  {
+    displayName: 'Input',
+    name: 'inputMode',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      { name: 'Prompt', value: 'prompt', description: 'A single request, e.g. from a webhook body' },
+      {
+        name: 'Conversation (Messages JSON)',
+        value: 'messages',
+        description: 'A conversation as [{role, content}], e.g. from the Agent Context node',
+      },
+    ],
+    default: 'prompt',
+  },
+  {
+    displayName: 'Prompt',
+    name: 'prompt',
+    type: 'string',
+    typeOptions: { rows: 3 },
+    default: '={{ $json.prompt }}',
+    required: true,
+    description: "The user's request",
+    displayOptions: { show: { inputMode: ['prompt'] } },
+  },
+  {
+    displayName: 'Messages JSON',
+    name: 'messagesJson',
+    type: 'json',
+    default: '={{ $json.messages_json }}',
+    required: true,
+    description: 'The conversation as an array of {role, content} (roles: system, user, assistant), ending with the user message to answer',
+    displayOptions: { show: { inputMode: ['messages'] } },
+  },
+  {
+    displayName: 'Instructions',
+    name: 'developerText',
+    type: 'string',
+    typeOptions: { rows: 4 },
+    default: '',
+    description: 'Your task description and constraints, added to the system prompt after the protocol rules',
+  },
+  {
+    displayName: 'Allowed Tools',
+    name: 'allowedTools',
+    type: 'multiOptions',
+    options: builtInTools.map((tool) => ({ name: tool.name, value: tool.name, description: tool.description })),
+    default: [],
+    description: 'The only tools the agent may see and call; a call to anything else is refused without running',
+  },
+  {
+    displayName: 'Limits',
+    name: 'limits',
+    type: 'collection',
+    placeholder: 'Add Limit',
+    default: {},
+    options: [
+      { displayName: 'Max Steps', name: 'maxSteps', type: 'number', typeOptions: { minValue: 1 }, default: DEFAULT_CONFIG.max_steps, description: 'Most model turns in one run, repair turns included' },
+      { displayName: 'Max Tool Calls', name: 'maxToolCalls', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_CONFIG.max_tool_calls },
+      { displayName: 'Single Call Timeout (Seconds)', name: 'singleCallTimeout', type: 'number', typeOptions: { minValue: 0.001 }, default: DEFAULT_CONFIG.single_call_timeout, description: 'Limit for each model call and each tool call' },
+      { displayName: 'Run Timeout (Seconds)', name: 'timeout', type: 'number', typeOptions: { minValue: 0.001 }, default: DEFAULT_CONFIG.timeout, description: 'Limit for the whole run' },
+      { displayName: 'Token Budget', name: 'totalTokenBudget', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_CONFIG.total_token_budget, description: 'Stop before the next model call once this many tokens were used (0 = no budget)' },
+      { displayName: 'Observation Max Length', name: 'observationMaxLen', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_CONFIG.observation_max_len, description: 'Tool output fed back to the model is cut to this many characters (0 = no cut)' },
+    ],
+  },
+  {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    placeholder: 'Add Option',
+    default: {},
+    options: [
+      { displayName: 'Temperature', name: 'temperature', type: 'number', typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 }, default: DEFAULT_CONFIG.temperature },
+      {
+        displayName: 'JSON Output Mode',
+        name: 'jsonMode',
+        type: 'options',
+        options: [
+          { name: 'JSON Object', value: 'json_object', description: 'Ask the provider for JSON replies (recommended)' },
+          { name: 'JSON Schema', value: 'json_schema', description: 'Also send the Action/Final schema (OpenAI models that support it)' },
+          { name: 'Off', value: 'off', description: 'Rely on the prompt alone' },
+        ],
+        default: DEFAULT_CONFIG.json_mode,
+      },
+      { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 8, description: 'Per credential, in this n8n process' },
+      { displayName: 'Session ID', name: 'sessionId', type: 'string', default: '', description: 'Conversation ID, passed to tools that keep per-session state' },
+    ],
+  },
+  {
+    displayName: 'Tool Settings (JSON)',
+    name: 'toolSettingsJson',
+    type: 'json',
+    default: '{}',
+    description: 'Settings per tool, e.g. {"http_request": {"allowed_domains": ["api.example.com"], "allowed_methods": ["GET"]}}',
+  },
+];

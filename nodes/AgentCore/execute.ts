@@ -1,0 +1,106 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { ConfigError, type AgentConfig } from '../../src/agent/config';
+import { InputError } from '../../src/agent/input';
+import { runAgent } from '../../src/agent/run-agent';
+import { createChatModel, type ProviderName } from '../../src/providers/create-model';
+
+/** Panel values of one item → the engine's config. Names map one to one onto design §5 keys. */
+function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<AgentConfig> & { model: string } {
+  const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
+  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const model = context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string;
+  const config: Record<string, unknown> = {
+    model,
+    allowed_tools: context.getNodeParameter('allowedTools', itemIndex, []) as string[],
+    tool_settings: readJsonParameter(context, 'toolSettingsJson', itemIndex, 'Tool Settings (JSON)') ?? {},
+  };
+  const mapping: Array<[IDataObject, string, keyof AgentConfig]> = [
+    [limits, 'maxSteps', 'max_steps'],
+    [limits, 'maxToolCalls', 'max_tool_calls'],
+    [limits, 'singleCallTimeout', 'single_call_timeout'],
+    [limits, 'timeout', 'timeout'],
+    [limits, 'totalTokenBudget', 'total_token_budget'],
+    [limits, 'observationMaxLen', 'observation_max_len'],
+    [options, 'temperature', 'temperature'],
+    [options, 'jsonMode', 'json_mode'],
+  ];
+  for (const [source, name, key] of mapping) {
+    if (source[name] !== undefined) config[key] = source[name];
+  }
+  return config as Partial<AgentConfig> & { model: string };
+}
+
+function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: number, label: string): unknown {
+  const value = context.getNodeParameter(name, itemIndex, undefined) as unknown;
+  if (typeof value !== 'string') return value;
+  if (value.trim() === '') return undefined;
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw new NodeOperationError(context.getNode(), `${label} is not valid JSON: ${(error as Error).message}`, {
+      itemIndex,
+      description: 'Fix the JSON in that field, or use an expression that returns an object.',
+    });
+  }
+}
+
+async function createModel(context: IExecuteFunctions, provider: ProviderName, itemIndex: number) {
+  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const maxConcurrentCalls = options.maxConcurrentCalls as number | undefined;
+  if (provider === 'gemini') {
+    const credentials = await context.getCredentials('agentCoreGeminiApi', itemIndex);
+    return createChatModel({ provider, apiKey: String(credentials.apiKey), baseUrl: (credentials.host as string) || undefined, maxConcurrentCalls });
+  }
+  const credentials = await context.getCredentials('agentCoreOpenAiApi', itemIndex);
+  return createChatModel({ provider, apiKey: String(credentials.apiKey), baseUrl: (credentials.url as string) || undefined, maxConcurrentCalls });
+}
+
+async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const provider = context.getNodeParameter('provider', itemIndex) as ProviderName;
+  const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
+  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const config = readConfig(context, itemIndex);
+  if (!config.model) {
+    throw new NodeOperationError(context.getNode(), 'Model is empty', { itemIndex, description: 'Pick a model from the list or type its ID.' });
+  }
+  const result = await runAgent({
+    model: await createModel(context, provider, itemIndex),
+    config,
+    prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
+    messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
+    developerText: context.getNodeParameter('developerText', itemIndex, '') as string,
+    sessionId: (options.sessionId as string) || undefined,
+    signal: context.getExecutionCancelSignal?.(),
+  });
+  return result as unknown as IDataObject;
+}
+
+/** Engine errors about the user's settings become n8n errors that name the field and the fix. */
+function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+  if (error instanceof NodeOperationError) return error;
+  if (error instanceof InputError) {
+    const field = error.field === 'prompt' ? 'Prompt' : 'Messages JSON';
+    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: `Check the "${field}" field.` });
+  }
+  if (error instanceof ConfigError) {
+    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: `Check the setting behind "${error.key}".` });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new NodeOperationError(context.getNode(), message, { itemIndex });
+}
+
+/** One output item per input item, each paired with its input; continueOnFail() turns errors into items. */
+export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  const items = this.getInputData();
+  const output: INodeExecutionData[] = [];
+  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+    try {
+      output.push({ json: await runItem(this, itemIndex), pairedItem: { item: itemIndex } });
+    } catch (error) {
+      const nodeError = toNodeError(this, error, itemIndex);
+      if (!this.continueOnFail()) throw nodeError;
+      output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+    }
+  }
+  return [output];
+}
