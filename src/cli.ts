@@ -73,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
     messages,
     developerText: values.system,
     signal: controller.signal,
+    secrets: [apiKey],
   });
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   return 0;

@@ -47,12 +47,13 @@ function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: 
 async function createModel(context: IExecuteFunctions, provider: ProviderName, itemIndex: number) {
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
   const maxConcurrentCalls = options.maxConcurrentCalls as number | undefined;
-  if (provider === 'gemini') {
-    const credentials = await context.getCredentials('agentCoreGeminiApi', itemIndex);
-    return createChatModel({ provider, apiKey: String(credentials.apiKey), baseUrl: (credentials.host as string) || undefined, maxConcurrentCalls });
-  }
-  const credentials = await context.getCredentials('agentCoreOpenAiApi', itemIndex);
-  return createChatModel({ provider, apiKey: String(credentials.apiKey), baseUrl: (credentials.url as string) || undefined, maxConcurrentCalls });
+  const credentials =
+    provider === 'gemini'
+      ? await context.getCredentials('agentCoreGeminiApi', itemIndex)
+      : await context.getCredentials('agentCoreOpenAiApi', itemIndex);
+  const apiKey = String(credentials.apiKey ?? '');
+  const baseUrl = ((provider === 'gemini' ? credentials.host : credentials.url) as string) || undefined;
+  return { apiKey, model: createChatModel({ provider, apiKey, baseUrl, maxConcurrentCalls }) };
 }
 
 async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
@@ -63,8 +64,10 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   if (!config.model) {
     throw new NodeOperationError(context.getNode(), 'Model is empty', { itemIndex, description: 'Pick a model from the list or type its ID.' });
   }
+  const { apiKey, model } = await createModel(context, provider, itemIndex);
   const result = await runAgent({
-    model: await createModel(context, provider, itemIndex),
+    model,
+    secrets: [apiKey],
     config,
     prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
     messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../providers/chat-model';
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
+import { Redactor, secretsInSettings } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
 import { type AgentConfig, resolveConfig } from './config';
 import { checkToolCall, describeAbort, runTool } from './execute-tool';
@@ -24,6 +25,8 @@ export interface RunAgentOptions {
   sessionId?: string;
   /** Cancels the run (finish reason `cancelled`). */
   signal?: AbortSignal;
+  /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
+  secrets?: readonly string[];
 }
 
 const REPLY_EXCERPT = 500;
@@ -44,6 +47,7 @@ class AgentRun {
   private readonly usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   private readonly conversation: ChatMessage[];
   private readonly runController = new AbortController();
+  private readonly redactor: Redactor;
   private toolCalls = 0;
   private consecutiveFailures = 0;
 
@@ -55,6 +59,7 @@ class AgentRun {
     private readonly newUserMessage: ChatMessage,
   ) {
     this.conversation = buildConversation([...tools.values()], history, options.developerText);
+    this.redactor = new Redactor([...(options.secrets ?? []), ...secretsInSettings(config.tool_settings)]);
   }
 
   async run(): Promise<AgentResult> {
@@ -202,7 +207,8 @@ class AgentRun {
   private finish(finishReason: FinishReason, stopDetail?: string, answer = ''): AgentResult {
     const messages = [this.newUserMessage];
     if (finishReason === 'final') messages.push({ role: 'assistant', content: answer });
-    return {
+    // Everything the run writes goes through the redactor; the model saw the real values where calls needed them.
+    return this.redactor.value({
       final_answer: answer,
       finish_reason: finishReason,
       trace: this.trace,
@@ -213,6 +219,6 @@ class AgentRun {
       elapsed_ms: Math.round(performance.now() - this.started),
       model: this.config.model,
       provider: this.options.model.provider,
-    };
+    });
   }
 }
