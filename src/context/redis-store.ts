@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  createClient,
+  createRedisClientOptions,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  describeRedisFailure,
+  ignoreError,
+  quitClient,
+  redisAddress,
+  waitUntilReady,
+  type RedisConnectionOptions,
+} from './redis-connection';
+import {
+  assertSessionKey,
+  ContextStoreError,
+  DEFAULT_KEY_PREFIX,
+  decodeStoredTurns,
+  encodeStoredTurn,
+  InvalidContextInputError,
+  validatePersistOptions,
+  type ContextStore,
+  type HistoryWindow,
+  type PersistOptions,
+  type PreparedHistory,
+  type SessionSnapshot,
+  type StoredTurn,
+} from './store';
+import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from './window';
+
+export {
+  connectRedis,
+  createRedisClientOptions,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  pingRedis,
+  type RedisConnectionOptions,
+} from './redis-connection';
+
+/** Either a connection the store opens and owns, or a client the caller owns and closes. */
+export type RedisContextStoreOptions = { keyPrefix?: string } & (
+  | { connection: RedisConnectionOptions }
+  | { client: Redis; /** Also quit this client on `close()`. Default false. */ closeClient?: boolean }
+);
+
+/** The Redis keys of one session; both carry the session's expiry. */
+export function redisSessionKeys(keyPrefix: string, sessionKey: string): { turns: string; system: string } {
+  return { turns: `${keyPrefix}${sessionKey}:turns`, system: `${keyPrefix}${sessionKey}:system` };
+}
+
+/**
+ * Reads the newest entries (LRANGE from ARGV[1]) with the length, system message and TTL: one
+ * command, so prepare costs one round trip and O(window), whatever the history length.
+ */
+const READ_SCRIPT = script(`
+local entries = redis.call('LRANGE', KEYS[1], tonumber(ARGV[1]), -1)
+return { entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('TTL', KEYS[1]) }
+`);
+
+/**
+ * Appends, trims, sets or removes the system message and refreshes both expiries in one script.
+ * The RPUSH goes first: if it fails (e.g. a foreign key of another type), nothing has been written.
+ */
+const PERSIST_SCRIPT = script(`
+local length = redis.call('RPUSH', KEYS[1], ARGV[1])
+local maxStored = tonumber(ARGV[2])
+if length > maxStored then
+  redis.call('LTRIM', KEYS[1], -maxStored, -1)
+  length = maxStored
+end
+if ARGV[4] == 'set' then redis.call('SET', KEYS[2], ARGV[5]) elseif ARGV[4] == 'delete' then redis.call('DEL', KEYS[2]) end
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+else
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[2])
+end
+return length
+`);
+
+type ReadReply = [string[], number, string | null, number];
+
+/**
+ * Conversation history in Redis, shared by every n8n process that uses the same Redis and prefix.
+ * A session is a list of JSON turns (`…:turns`) plus an optional string (`…:system`). The two keys
+ * are written only by Lua scripts, so concurrent requests never interleave a turn or half-write one.
+ */
+export class RedisContextStore implements ContextStore {
+  private readonly client: Redis;
+  private readonly ownsClient: boolean;
+  private readonly keyPrefix: string;
+  private readonly address: string;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: RedisContextStoreOptions) {
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    if ('client' in options) {
+      this.client = options.client;
+      this.ownsClient = options.closeClient ?? false;
+      // Without a listener, ioredis prints every connection error as an unhandled 'error' event.
+      this.client.on('error', ignoreError);
+    } else {
+      this.client = createClient(createRedisClientOptions(options.connection));
+      this.ownsClient = true;
+    }
+    this.address = redisAddress(this.client.options);
+  }
+
+  async prepare(sessionKey: string, window: HistoryWindow): Promise<PreparedHistory> {
+    const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
+    const checkedWindow = assertHistoryWindow(window);
+    const [entries, storedTurns, systemMessage] = (await this.run('prepare', () =>
+      this.evaluate(READ_SCRIPT, [keys.turns, keys.system], [-entriesToRead(checkedWindow)]),
+    )) as ReadReply;
+    return applyHistoryWindow({ entries, storedTurns: Number(storedTurns), systemMessage }, checkedWindow);
+  }
+
+  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions): Promise<{ storedTurns: number }> {
+    const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
+    const checked = validatePersistOptions(options);
+    if (!checked.ok) throw new InvalidContextInputError('persist options', checked.issues);
+    const entry = encodeStoredTurn(turn);
+    const systemMode = options.systemMessage === undefined ? 'keep' : options.systemMessage === '' ? 'delete' : 'set';
+    const storedTurns = await this.run('persist', () =>
+      this.evaluate(PERSIST_SCRIPT, [keys.turns, keys.system], [
+        entry,
+        options.maxStoredTurns,
+        options.ttlSeconds,
+        systemMode,
+        options.systemMessage ?? '',
+      ]),
+    );
+    return { storedTurns: Number(storedTurns) };
+  }
+
+  async clear(sessionKey: string): Promise<{ deleted: boolean }> {
+    const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
+    const removed = await this.run('clear', () => this.client.del(keys.turns, keys.system));
+    return { deleted: removed > 0 };
+  }
+
+  async get(sessionKey: string): Promise<SessionSnapshot> {
+    const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
+    const [entries, , systemMessage, ttl] = (await this.run('get', () =>
+      this.evaluate(READ_SCRIPT, [keys.turns, keys.system], [0]),
+    )) as ReadReply;
+    const snapshot: SessionSnapshot = { ...decodeStoredTurns(entries), ttlSeconds: ttl > 0 ? Number(ttl) : null };
+    if (systemMessage !== null) snapshot.systemMessage = systemMessage;
+    return snapshot;
+  }
+
+  /** Quits (or, if Redis does not answer, drops) the connection the store opened. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.ownsClient) await quitClient(this.client);
+  }
+
+  private async run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    if (this.closed) {
+      throw new ContextStoreError(`The Redis context store for ${this.address} is closed`, {
+        failure: 'command',
+        address: this.address,
+        operation,
+      });
+    }
+    try {
+      await this.ensureReady();
+      return await command();
+    } catch (error) {
+      throw describeRedisFailure(error, this.address, operation);
+    }
+  }
+
+  /** Concurrent operations share one connection attempt; a failed attempt is retried by the next operation. */
+  private ensureReady(): Promise<void> {
+    if (this.client.status === 'ready') return Promise.resolve();
+    this.connecting ??= waitUntilReady(this.client, this.client.options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS)
+      .catch((error: unknown) => {
+        // A server that accepted the socket but never got ready would otherwise keep it open. (An
+        // ended client is left alone: disconnecting it again arms a timer that keeps Node running.)
+        if (this.ownsClient && this.client.status !== 'end') this.client.disconnect();
+        throw error;
+      })
+      .finally(() => {
+        this.connecting = undefined;
+      });
+    return this.connecting;
+  }
+
+  /** EVALSHA, falling back to EVAL once when Redis has not cached the script yet (after a restart). */
+  private async evaluate(lua: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    try {
+      return await this.client.evalsha(lua.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return await this.client.eval(lua.source, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+interface LuaScript {
+  source: string;
+  sha: string;
+}
+
+function script(source: string): LuaScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}

@@ -1,0 +1,111 @@
+import type { ChatMessage } from '../providers/chat-model';
+import type { ValidationResult } from '../tools/validate';
+import {
+  DEFAULT_MAX_STORED_TURNS,
+  DEFAULT_MAX_TURNS,
+  decodeStoredTurns,
+  InvalidContextInputError,
+  type HistoryWindow,
+  type PreparedHistory,
+  type StoredTurn,
+} from './store';
+
+/**
+ * Named character budgets for the history handed to the model. `full` means unlimited; the others
+ * are sized for small-context models (roughly 4k, 1.5k and 500 tokens of history).
+ */
+export const HISTORY_CHARACTER_LEVELS = { full: 0, normal: 16000, compact: 6000, minimal: 2000 } as const;
+
+export type HistoryCharacterLevel = keyof typeof HISTORY_CHARACTER_LEVELS;
+
+/** Resolves a named level or a custom number of characters (0 = unlimited) into a budget. */
+export function resolveCharacterBudget(level: HistoryCharacterLevel | number | string): ValidationResult<number> {
+  if (typeof level === 'number') {
+    return Number.isInteger(level) && level >= 0
+      ? { ok: true, value: level }
+      : { ok: false, issues: [`maxCharacters: must be 0 (unlimited) or a positive integer, got ${level}`] };
+  }
+  if (Object.prototype.hasOwnProperty.call(HISTORY_CHARACTER_LEVELS, level)) {
+    return { ok: true, value: HISTORY_CHARACTER_LEVELS[level as HistoryCharacterLevel] };
+  }
+  const names = Object.keys(HISTORY_CHARACTER_LEVELS).join(', ');
+  return { ok: false, issues: [`maxCharacters: must be one of ${names} or a number, got "${level}"`] };
+}
+
+/** Fills in defaults (20 turns, no character budget) and checks the numbers. */
+export function validateHistoryWindow(input: Partial<HistoryWindow> = {}): ValidationResult<HistoryWindow> {
+  const window: HistoryWindow = {
+    maxTurns: input.maxTurns ?? DEFAULT_MAX_TURNS,
+    maxCharacters: input.maxCharacters ?? 0,
+    maxScannedTurns: input.maxScannedTurns ?? DEFAULT_MAX_STORED_TURNS,
+  };
+  const issues: string[] = [];
+  for (const [field, value] of Object.entries(window) as Array<[string, number]>) {
+    if (!Number.isInteger(value) || value < 0) issues.push(`${field}: must be 0 or a positive integer, got ${value}`);
+  }
+  if (window.maxScannedTurns === 0) issues.push('maxScannedTurns: must be a positive integer');
+  return issues.length === 0 ? { ok: true, value: window } : { ok: false, issues };
+}
+
+/** Throws `InvalidContextInputError` for a bad window; returns it with defaults filled in otherwise. */
+export function assertHistoryWindow(window: Partial<HistoryWindow>): HistoryWindow {
+  const result = validateHistoryWindow(window);
+  if (!result.ok) throw new InvalidContextInputError('history window', result.issues);
+  return result.value;
+}
+
+/**
+ * How many of the newest stored entries `prepare` reads: exactly `maxTurns` when there is a turn
+ * limit, otherwise the bounded scan. This is what keeps prepare's cost independent of history length.
+ */
+export function entriesToRead(window: HistoryWindow): number {
+  if (window.maxTurns > 0) return window.maxTurns;
+  return window.maxScannedTurns && window.maxScannedTurns > 0 ? window.maxScannedTurns : DEFAULT_MAX_STORED_TURNS;
+}
+
+/** Characters a turn costs against the budget: the sum of its message contents. */
+export function turnCharacters(turn: StoredTurn): number {
+  let total = 0;
+  for (const message of turn.messages) total += message.content.length;
+  return total;
+}
+
+/**
+ * Builds the model's history from the newest stored entries (chronological, as read).
+ *
+ * Rule: walk from the newest turn back and stop at the first turn that would exceed `maxTurns` or
+ * the character budget. A turn is never split, and older turns are not used to fill the remaining
+ * budget, because a gap in the middle of a conversation misleads the model more than a shorter
+ * history does. So when the newest turn alone is over budget, no turn is included and `truncated`
+ * is set. The system message is always included, first, and counts toward neither limit.
+ * Unreadable entries are skipped and counted; they do not use up the turn limit's slots in the
+ * output, but they did use a slot of the read, so a window can hold fewer than `maxTurns` turns.
+ */
+export function applyHistoryWindow(
+  input: { entries: readonly string[]; storedTurns: number; systemMessage?: string | null },
+  window: HistoryWindow,
+): PreparedHistory {
+  const { turns, skippedCorrupt } = decodeStoredTurns(input.entries);
+  const included: StoredTurn[] = [];
+  let characters = 0;
+  for (let index = turns.length - 1; index >= 0; index--) {
+    if (window.maxTurns > 0 && included.length >= window.maxTurns) break;
+    const cost = turnCharacters(turns[index]);
+    if (window.maxCharacters > 0 && characters + cost > window.maxCharacters) break;
+    characters += cost;
+    included.push(turns[index]);
+  }
+  included.reverse();
+
+  const messages: ChatMessage[] = [];
+  if (input.systemMessage) messages.push({ role: 'system', content: input.systemMessage });
+  for (const turn of included) messages.push(...turn.messages);
+  return {
+    messages,
+    turns: included.length,
+    characters,
+    storedTurns: input.storedTurns,
+    skippedCorrupt,
+    truncated: included.length + skippedCorrupt < input.storedTurns,
+  };
+}
