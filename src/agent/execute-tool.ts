@@ -69,7 +69,9 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
       };
     }
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, ran: true, elapsedMs, runAborted: false, error: { type: 'tool_error', message: `${tool.name} failed: ${message}` } };
+    // Tools that already name themselves ("http_request refused: …") are not prefixed twice.
+    const text = message.startsWith(tool.name) ? message : `${tool.name} failed: ${message}`;
+    return { ok: false, ran: true, elapsedMs, runAborted: false, error: { type: 'tool_error', message: text } };
   } finally {
     call.dispose();
   }
