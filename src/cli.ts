@@ -4,11 +4,17 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from './agent/config';
 import { InputError } from './agent/input';
 import { runAgent } from './agent/run-agent';
+import { MemoryContextStore } from './context/memory-store';
+import { RedisContextStore } from './context/redis-store';
+import { persistSession, prepareSession } from './context/session';
+import { ContextStoreError, DEFAULT_KEY_PREFIX, DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, InvalidContextInputError, type ContextStore } from './context/store';
 import { createChatModel, type ProviderName } from './providers/create-model';
+import type { AgentResult } from './trace/types';
 
 const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
                       [--provider openai|gemini] [--base-url URL] [--api-key KEY]
-                      [--system TEXT]`;
+                      [--system TEXT]
+                      [--session ID --context memory|redis [--redis-url URL]]`;
 
 /** A command-line mistake: printed as one line, exit status 2. */
 class UsageError extends Error {}
@@ -42,6 +48,9 @@ async function main(argv: string[]): Promise<number> {
         'base-url': { type: 'string' },
         'api-key': { type: 'string' },
         system: { type: 'string' },
+        session: { type: 'string' },
+        context: { type: 'string' },
+        'redis-url': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -61,22 +70,63 @@ async function main(argv: string[]): Promise<number> {
   if (!apiKey) throw new UsageError(`no API key: pass --api-key KEY or set ${environmentKey}`);
   const baseUrl = values['base-url'] ?? process.env[provider === 'gemini' ? 'GEMINI_BASE_URL' : 'OPENAI_BASE_URL'];
 
+  const session = sessionOptions(values);
   const config = readJsonFile(values.config, '--config');
   const messages = values['messages-json'] === undefined ? undefined : readJsonFile(values['messages-json'], '--messages-json');
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
+  const run = (input: { prompt?: string; messages?: unknown }) =>
+    runAgent({
+      model: createChatModel({ provider, apiKey, baseUrl }),
+      config: config as never,
+      ...input,
+      developerText: values.system,
+      sessionId: session?.sessionId,
+      signal: controller.signal,
+      secrets: [apiKey],
+    });
 
-  const result = await runAgent({
-    model: createChatModel({ provider, apiKey, baseUrl }),
-    config: config as never,
-    prompt: values.prompt,
-    messages,
-    developerText: values.system,
-    signal: controller.signal,
-    secrets: [apiKey],
-  });
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const output = session ? await runInSession(session, values.prompt!, run) : await run({ prompt: values.prompt, messages });
+  process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
   return 0;
+}
+
+interface SessionOptions {
+  sessionId: string;
+  context: 'memory' | 'redis';
+  redisUrl: string;
+}
+
+function sessionOptions(values: Record<string, string | undefined>): SessionOptions | undefined {
+  if (values.session === undefined) {
+    if (values.context !== undefined || values['redis-url'] !== undefined) throw new UsageError('--context and --redis-url need --session ID');
+    return undefined;
+  }
+  if (values['messages-json'] !== undefined) throw new UsageError('--session keeps the history itself: give --prompt TEXT, not --messages-json');
+  if (values.prompt === undefined) throw new UsageError('--session needs --prompt TEXT (the new user message)');
+  const context = values.context ?? 'redis';
+  if (context !== 'memory' && context !== 'redis') throw new UsageError(`--context must be "memory" or "redis", not "${context}"`);
+  return { sessionId: values.session, context, redisUrl: values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+}
+
+/** prepare → run → persist, exactly as the Agent Context → Agent Core → Agent Context chain does. */
+async function runInSession(session: SessionOptions, prompt: string, run: (input: { messages: unknown }) => Promise<AgentResult>) {
+  const store: ContextStore =
+    session.context === 'memory' ? new MemoryContextStore() : new RedisContextStore({ connection: { url: session.redisUrl } });
+  try {
+    const address = { sessionId: session.sessionId, keyPrefix: DEFAULT_KEY_PREFIX };
+    const prepared = await prepareSession(store, { ...address, window: {}, userMessage: prompt });
+    const result = await run({ messages: prepared.messages_json });
+    const persisted = await persistSession(store, {
+      ...address,
+      messages: result.messages,
+      maxStoredTurns: DEFAULT_MAX_STORED_TURNS,
+      ttlSeconds: DEFAULT_TTL_SECONDS,
+    });
+    return { ...result, session_id: session.sessionId, context: { history_turns: prepared.history_turns, stored_turns: persisted.stored_turns } };
+  } finally {
+    await store.close();
+  }
 }
 
 main(process.argv.slice(2)).then(
@@ -84,7 +134,13 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || error instanceof ConfigError || error instanceof InputError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof InputError ||
+      error instanceof ContextStoreError ||
+      error instanceof InvalidContextInputError
+    ) {
       process.stderr.write(`agent-core: ${error.message}\n`);
       process.exitCode = 2;
       return;

@@ -67,6 +67,13 @@ export const agentCoreProperties: INodeProperties[] = [
     displayOptions: { show: { inputMode: ['messages'] } },
   },
   {
+    displayName: 'Session ID',
+    name: 'sessionId',
+    type: 'string',
+    default: '={{ $json.session_id ?? "" }}',
+    description: 'The conversation this run belongs to (set by Agent Context prepare); copied to the output for persist and given to per-session tools',
+  },
+  {
     displayName: 'Instructions',
     name: 'developerText',
     type: 'string',
@@ -117,7 +124,6 @@ export const agentCoreProperties: INodeProperties[] = [
         default: DEFAULT_CONFIG.json_mode,
       },
       { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 8, description: 'Per credential, in this n8n process' },
-      { displayName: 'Session ID', name: 'sessionId', type: 'string', default: '', description: 'Conversation ID, passed to tools that keep per-session state' },
     ],
   },
   {

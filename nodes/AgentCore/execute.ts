@@ -59,7 +59,7 @@ async function createModel(context: IExecuteFunctions, provider: ProviderName, i
 async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName;
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
-  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
   const config = readConfig(context, itemIndex);
   if (!config.model) {
     throw new NodeOperationError(context.getNode(), 'Model is empty', { itemIndex, description: 'Pick a model from the list or type its ID.' });
@@ -72,10 +72,10 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
     prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
     messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
     developerText: context.getNodeParameter('developerText', itemIndex, '') as string,
-    sessionId: (options.sessionId as string) || undefined,
+    sessionId: sessionId || undefined,
     signal: context.getExecutionCancelSignal?.(),
   });
-  return result as unknown as IDataObject;
+  return (sessionId ? { ...result, session_id: sessionId } : result) as unknown as IDataObject;
 }
 
 /** Engine errors about the user's settings become n8n errors that name the field and the fix. */

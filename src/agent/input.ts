@@ -4,7 +4,8 @@ import type { ChatMessage } from '../providers/chat-model';
 export class InputError extends Error {
   override readonly name = 'InputError';
   constructor(
-    readonly field: 'prompt' | 'messages_json',
+    /** `prompt`, `messages_json`, or another input field such as the persisted `messages`. */
+    readonly field: string,
     message: string,
   ) {
     super(message);
@@ -38,28 +39,29 @@ export function normaliseInput(prompt: unknown, messages: unknown): { history: C
   return { history, newUserMessage: last };
 }
 
-function parseMessages(raw: unknown): ChatMessage[] {
+/** Checks a neutral conversation (an array, or JSON text of one, of {role, content}); errors name `field`. */
+export function parseMessages(raw: unknown, field = 'messages_json'): ChatMessage[] {
   let value = raw;
   if (typeof raw === 'string') {
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      throw new InputError('messages_json', `messages_json is not valid JSON (${(error as Error).message}); it must be an array of {role, content} objects`);
+      throw new InputError(field, `${field} is not valid JSON (${(error as Error).message}); it must be an array of {role, content} objects`);
     }
   }
   if (!Array.isArray(value)) {
-    throw new InputError('messages_json', 'messages_json must be an array of {role, content} objects, e.g. [{"role":"user","content":"Hi"}]');
+    throw new InputError(field, `${field} must be an array of {role, content} objects, e.g. [{"role":"user","content":"Hi"}]`);
   }
   return value.map((message, index) => {
     if (typeof message !== 'object' || message === null) {
-      throw new InputError('messages_json', `messages_json[${index}] must be an object with role and content`);
+      throw new InputError(field, `${field}[${index}] must be an object with role and content`);
     }
     const { role, content } = message as Record<string, unknown>;
     if (typeof role !== 'string' || !ROLES.has(role)) {
-      throw new InputError('messages_json', `messages_json[${index}].role must be "system", "user" or "assistant", but it was ${JSON.stringify(role)}`);
+      throw new InputError(field, `${field}[${index}].role must be "system", "user" or "assistant", but it was ${JSON.stringify(role)}`);
     }
     if (typeof content !== 'string') {
-      throw new InputError('messages_json', `messages_json[${index}].content must be a string`);
+      throw new InputError(field, `${field}[${index}].content must be a string`);
     }
     return { role: role as ChatMessage['role'], content };
   });

@@ -1,0 +1,133 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { InputError } from '../../src/agent/input';
+import { toProviderFormats, type ProviderFormats } from '../../src/context/formats';
+import { sharedMemoryContextStore } from '../../src/context/memory-store';
+import { RedisContextStore } from '../../src/context/redis-store';
+import { compactSteps, persistSession, prepareSession, sessionStoreKey } from '../../src/context/session';
+import {
+  ContextStoreError,
+  DEFAULT_KEY_PREFIX,
+  DEFAULT_MAX_STORED_TURNS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TTL_SECONDS,
+  InvalidContextInputError,
+  type ContextStore,
+} from '../../src/context/store';
+import { resolveCharacterBudget } from '../../src/context/window';
+import type { TraceStep } from '../../src/trace/types';
+
+type Operation = 'prepare' | 'persist' | 'clear' | 'get';
+
+/** A store for this execution: Redis opens its own connection (closed in `finally`), memory is the process's one. */
+async function openStore(context: IExecuteFunctions): Promise<{ store: ContextStore; memory: boolean }> {
+  const storage = context.getNodeParameter('storage', 0) as 'redis' | 'memory';
+  if (storage === 'memory') return { store: sharedMemoryContextStore(), memory: true };
+  const credentials = await context.getCredentials('agentCoreRedis');
+  const store = new RedisContextStore({
+    keyPrefix: '',
+    connection: {
+      host: (credentials.host as string) || '127.0.0.1',
+      port: Number(credentials.port) || 6379,
+      username: (credentials.username as string) || undefined,
+      password: (credentials.password as string) || undefined,
+      db: Number(credentials.database) || 0,
+      tls: credentials.tls === true,
+    },
+  });
+  return { store, memory: false };
+}
+
+async function runItem(context: IExecuteFunctions, store: ContextStore, operation: Operation, itemIndex: number): Promise<IDataObject> {
+  const item = context.getInputData()[itemIndex];
+  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const address = {
+    sessionId: context.getNodeParameter('sessionId', itemIndex, '') as unknown,
+    keyPrefix: typeof options.keyPrefix === 'string' ? options.keyPrefix : DEFAULT_KEY_PREFIX,
+  };
+
+  if (operation === 'prepare') {
+    const level = context.getNodeParameter('historySize', itemIndex, 'full') as string;
+    const budget = resolveCharacterBudget(level === 'custom' ? (context.getNodeParameter('maxCharacters', itemIndex, 0) as number) : level);
+    if (!budget.ok) throw new InputError('maxCharacters', budget.issues.join('; '));
+    const prepared = await prepareSession(store, {
+      ...address,
+      window: {
+        maxTurns: context.getNodeParameter('maxTurns', itemIndex, DEFAULT_MAX_TURNS) as number,
+        maxCharacters: budget.value,
+        maxScannedTurns: (options.maxStoredTurns as number) || undefined,
+      },
+      userMessage: context.getNodeParameter('userMessage', itemIndex, '') as string | undefined,
+    });
+    const formats = (options.providerFormats as Array<keyof ProviderFormats> | undefined) ?? [];
+    const all = formats.length ? toProviderFormats(prepared.messages_json) : undefined;
+    return {
+      ...item.json,
+      ...prepared,
+      ...(all ? { formats: Object.fromEntries(formats.map((name) => [name, all[name]])) } : {}),
+    } as unknown as IDataObject;
+  }
+  if (operation === 'persist') {
+    const trace = item.json.trace as TraceStep[] | undefined;
+    const result = await persistSession(store, {
+      ...address,
+      messages: context.getNodeParameter('messages', itemIndex),
+      maxStoredTurns: (options.maxStoredTurns as number) ?? DEFAULT_MAX_STORED_TURNS,
+      ttlSeconds: (options.ttlSeconds as number) ?? DEFAULT_TTL_SECONDS,
+      ...(typeof options.systemMessage === 'string' && options.systemMessage !== '' ? { systemMessage: options.systemMessage } : {}),
+      ...(options.storeSteps && Array.isArray(trace) ? { steps: compactSteps(trace) } : {}),
+    });
+    // The agent's output passes through, so a Respond to Webhook node after persist still sees final_answer.
+    return { ...item.json, context: result } as IDataObject;
+  }
+  const { sessionId, key } = sessionStoreKey(address);
+  if (operation === 'clear') return { session_id: sessionId, ...(await store.clear(key)) };
+  const snapshot = await store.get(key);
+  return {
+    session_id: sessionId,
+    turns: snapshot.turns,
+    stored_turns: snapshot.turns.length,
+    skipped_corrupt: snapshot.skippedCorrupt,
+    system_message: snapshot.systemMessage ?? null,
+    ttl_seconds: snapshot.ttlSeconds,
+  } as unknown as IDataObject;
+}
+
+function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
+  if (error instanceof NodeOperationError) return error;
+  if (error instanceof ContextStoreError) {
+    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: 'Nothing was written. Check the Redis credential and that Redis is running.' });
+  }
+  if (error instanceof InputError || error instanceof InvalidContextInputError) {
+    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: `Check the field behind "${error.field}".` });
+  }
+  return new NodeOperationError(context.getNode(), error instanceof Error ? error.message : String(error), { itemIndex });
+}
+
+/** Every item is handled on its own (its own session); errors stay with their item under continueOnFail(). */
+export async function agentContextExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  const items = this.getInputData();
+  const operation = this.getNodeParameter('operation', 0) as Operation;
+  const output: INodeExecutionData[] = [];
+  let opened: { store: ContextStore; memory: boolean } | undefined;
+  try {
+    opened = await openStore(this);
+  } catch (error) {
+    const nodeError = toNodeError(this, error, 0);
+    if (!this.continueOnFail()) throw nodeError;
+    return [items.map((_, itemIndex) => ({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } }))];
+  }
+  try {
+    for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+      try {
+        output.push({ json: await runItem(this, opened.store, operation, itemIndex), pairedItem: { item: itemIndex } });
+      } catch (error) {
+        const nodeError = toNodeError(this, error, itemIndex);
+        if (!this.continueOnFail()) throw nodeError;
+        output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+      }
+    }
+  } finally {
+    if (!opened.memory) await opened.store.close();
+  }
+  return [output];
+}

@@ -1,0 +1,99 @@
+import { InputError, parseMessages } from '../agent/input';
+import type { ChatMessage } from '../providers/chat-model';
+import type { TraceStep } from '../trace/types';
+import { assertSessionKey, type ContextStore, type HistoryWindow, type PersistOptions } from './store';
+
+/**
+ * The prepare → agent → persist chain (design §8), shared by the Agent Context node and the CLI so
+ * both keep history exactly the same way.
+ */
+
+/** What prepare hands to the agent: the windowed history, plus the new user message when given. */
+export interface PreparedSession {
+  session_id: string;
+  /** Neutral `[{role, content}]`, chronological, ending with the new user message when one was given. */
+  messages_json: ChatMessage[];
+  history_turns: number;
+  stored_turns: number;
+  history_characters: number;
+  /** Stored entries that were not readable turns; skipped, never fatal. */
+  skipped_corrupt: number;
+  /** True when older turns were left out by the window. */
+  truncated: boolean;
+}
+
+/** Which session, under which key prefix (the store sees `keyPrefix + sessionId`). */
+export interface SessionAddress {
+  sessionId: unknown;
+  keyPrefix?: string;
+}
+
+export async function prepareSession(
+  store: ContextStore,
+  request: SessionAddress & { window: Partial<HistoryWindow>; userMessage?: string },
+): Promise<PreparedSession> {
+  const { sessionId, key } = sessionStoreKey(request);
+  const history = await store.prepare(key, request.window as HistoryWindow);
+  const messages = [...history.messages];
+  const userMessage = request.userMessage;
+  if (typeof userMessage === 'string' && userMessage.trim() !== '') messages.push({ role: 'user', content: userMessage });
+  return {
+    session_id: sessionId,
+    messages_json: messages,
+    history_turns: history.turns,
+    stored_turns: history.storedTurns,
+    history_characters: history.characters,
+    skipped_corrupt: history.skippedCorrupt,
+    truncated: history.truncated,
+  };
+}
+
+export interface PersistSessionRequest extends SessionAddress, PersistOptions {
+  /** The agent's `messages` output: this run's new turns. */
+  messages: unknown;
+  /** A compact record of the run's steps to keep with the turn (see `compactSteps`). */
+  steps?: unknown;
+}
+
+/**
+ * Appends one run's new turns (the agent's `messages` output: the user message and, when the run
+ * finished, the answer) as one stored turn, atomically with trimming and TTL refresh.
+ */
+export async function persistSession(
+  store: ContextStore,
+  request: PersistSessionRequest,
+): Promise<{ session_id: string; stored_turns: number; persisted_messages: number }> {
+  const { sessionId, key } = sessionStoreKey(request);
+  const messages = parseMessages(request.messages, 'messages').filter((message) => message.role !== 'system');
+  if (messages.length === 0) {
+    throw new InputError('messages', 'messages has no user or assistant message to persist; pass the Agent Core output field "messages"');
+  }
+  const turn = { messages, at: new Date().toISOString(), ...(request.steps === undefined ? {} : { steps: request.steps }) };
+  const { maxStoredTurns, ttlSeconds, systemMessage } = request;
+  const result = await store.persist(key, turn, { maxStoredTurns, ttlSeconds, ...(systemMessage === undefined ? {} : { systemMessage }) });
+  return { session_id: sessionId, stored_turns: result.storedTurns, persisted_messages: messages.length };
+}
+
+/** One small record per step: enough to audit what the agent did without storing observations. */
+export function compactSteps(trace: readonly TraceStep[]): Array<{ step: number; tool?: string; final?: true; error?: string; ms: number }> {
+  return trace.map((entry) => ({
+    step: entry.step,
+    ...(entry.action ? { tool: entry.action.tool } : {}),
+    ...(entry.final ? { final: true as const } : {}),
+    ...(entry.error ? { error: entry.error.type } : {}),
+    ms: entry.elapsed_ms,
+  }));
+}
+
+/** Checks the session ID (numbers are accepted as text) and returns it with the key the store uses. */
+export function sessionStoreKey(address: SessionAddress): { sessionId: string; key: string } {
+  const raw = typeof address.sessionId === 'number' ? String(address.sessionId) : address.sessionId;
+  if (typeof raw !== 'string' || raw.trim() === '') {
+    throw new InputError('session_id', 'session ID is empty; set it to the conversation ID, e.g. {{ $json.body.session_id }}');
+  }
+  try {
+    return { sessionId: raw, key: assertSessionKey(`${address.keyPrefix ?? ''}${raw}`) };
+  } catch (error) {
+    throw new InputError('session_id', (error as Error).message);
+  }
+}

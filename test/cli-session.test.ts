@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { final, useScriptedServer } from './support/agent';
+import { deleteKeysByPrefix, getTestRedis, type TestRedis } from './support/redis';
+
+const CLI = join(__dirname, '..', 'dist', 'src', 'cli.js');
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('agent-core run --session: one conversation across runs', () => {
+  const server = useScriptedServer();
+  let redis: TestRedis;
+  let client: Redis;
+  let folder: string;
+  let config: string;
+  const session = `cli-${randomUUID()}`;
+
+  beforeAll(async () => {
+    redis = await getTestRedis();
+    client = new Redis(redis.url);
+    folder = mkdtempSync(join(tmpdir(), 'agent-core-session-'));
+    config = join(folder, 'config.json');
+    writeFileSync(config, JSON.stringify({ model: 'm' }));
+  });
+  afterAll(async () => {
+    await deleteKeysByPrefix(client, `agent_core:ctx:${session}`);
+    client.disconnect();
+    await redis.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const sessionArgs = (prompt: string, extra: string[] = []) => [
+    'run', '--config', config, '--prompt', prompt, '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--session', session, ...extra,
+  ];
+
+  it('prepares before and persists after each run, so the second run sees the first turn', async () => {
+    server().setScript((request) => final(request.messages.slice(0, -1).some((message) => message.content.includes('My name is Ada')) ? 'Your name is Ada.' : 'Nice to meet you.'));
+    const first = await runCli(sessionArgs('My name is Ada', ['--context', 'redis', '--redis-url', redis.url]));
+    expect(first.stderr).toBe('');
+    expect(JSON.parse(first.stdout)).toMatchObject({ final_answer: 'Nice to meet you.', session_id: session, context: { history_turns: 0, stored_turns: 1 } });
+
+    const second = await runCli(sessionArgs('What is my name?', ['--context', 'redis', '--redis-url', redis.url]));
+    expect(JSON.parse(second.stdout)).toMatchObject({ final_answer: 'Your name is Ada.', context: { history_turns: 1, stored_turns: 2 } });
+    const roles = server().requests[1].messages.map((message) => `${message.role}:${message.content.slice(0, 20)}`);
+    expect(roles.slice(1)).toEqual(['user:My name is Ada', 'assistant:{"type":"final","ans', 'user:What is my name?']);
+  });
+
+  it('says clearly when Redis is not there, within seconds', async () => {
+    const started = Date.now();
+    const run = await runCli(sessionArgs('hi', ['--context', 'redis', '--redis-url', 'redis://127.0.0.1:1']));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^agent-core: Redis at 127\.0\.0\.1:1 is unreachable/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it.each([
+    [['--messages-json', 'x.json'], 'give --prompt TEXT, not --messages-json'],
+    [['--context', 'file'], '--context must be "memory" or "redis"'],
+  ])('rejects %j', async (extra, message) => {
+    const run = await runCli(sessionArgs('hi', extra));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it('runs with the in-memory store for a single process', async () => {
+    server().setScript(final('ok'));
+    const run = await runCli(sessionArgs('hi', ['--context', 'memory']));
+    expect(JSON.parse(run.stdout)).toMatchObject({ finish_reason: 'final', context: { history_turns: 0, stored_turns: 1 } });
+  });
+});
