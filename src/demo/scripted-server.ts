@@ -1,0 +1,343 @@
+/**
+ * A local model server that speaks the OpenAI chat-completions and the Gemini generateContent wire
+ * formats and answers with scripted replies. Tests, `npm run demo` and the benchmarks point the real
+ * `openai` and `@google/genai` SDKs at it, so every byte the engine sees went through the vendors' own
+ * request and error handling, with no network and no mocked modules.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChatMessage } from '../providers/chat-model';
+
+/** One model call as the server received it, in the neutral message form. */
+export interface ScriptedRequest {
+  provider: 'openai' | 'gemini';
+  /** The model id without any `models/` prefix. */
+  model: string;
+  messages: ChatMessage[];
+  /** The parsed JSON body exactly as the SDK sent it. */
+  body: any;
+  headers: http.IncomingHttpHeaders;
+  /** 0-based index of the scripted reply this call consumed (or would have, when rejected before the script). */
+  callIndex: number;
+}
+
+/**
+ * What the server answers to one call. A string is the assistant text. In the object form, a `status`
+ * of 400 or more (or an `errorMessage` without a status, which means 500) answers an error in the
+ * provider's own error format; `delayMs` waits before answering; `usage` replaces the estimated token
+ * counts; `headers` are added to the response (e.g. `retry-after`).
+ */
+export type ScriptedReply =
+  | string
+  | {
+      text?: string;
+      status?: number;
+      errorMessage?: string;
+      delayMs?: number;
+      usage?: { prompt_tokens: number; completion_tokens: number };
+      headers?: Record<string, string>;
+    };
+
+/** One reply for every call, an array indexed by call number, or a function of the request. */
+export type Script = ScriptedReply | ScriptedReply[] | ((request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>);
+
+export interface ScriptedServerOptions {
+  /** Defaults to an empty array: every call answers HTTP 500 "no reply scripted". */
+  script?: Script;
+  /** Model ids served by both model-listing endpoints. */
+  models?: string[];
+  /** Answer HTTP 400 to OpenAI calls carrying `response_format`, like endpoints without JSON mode. */
+  rejectResponseFormat?: boolean;
+  /** Defaults to 0: a free port. */
+  port?: number;
+}
+
+export interface ScriptedServer {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** `baseURL` for the openai SDK. */
+  openaiBaseUrl: string;
+  /** `httpOptions.baseUrl` for @google/genai (it appends `/v1beta/...` itself). */
+  geminiBaseUrl: string;
+  /** Every model call received, in arrival order; malformed requests are not model calls and are not kept. */
+  requests: ScriptedRequest[];
+  /** Replaces the script and restarts call numbering at 0; `requests` is kept. */
+  setScript(script: Script): void;
+  /** Throws when the current script is an array with replies that were never requested. */
+  assertAllUsed(): void;
+  /** Closes the server and every open socket, keep-alive ones included, and cancels pending delays. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MODELS = ['scripted-model', 'gpt-4o-mini', 'gemini-2.5-flash'];
+const GEMINI_GENERATE_PATH = /^\/(?:v1|v1beta|v1alpha)\/models\/([^/:]+):generateContent$/;
+const GEMINI_LIST_PATH = /^\/(?:v1|v1beta|v1alpha)\/models$/;
+const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  assistant: 'assistant',
+};
+const GEMINI_STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+};
+
+type Provider = ScriptedRequest['provider'];
+type Usage = { prompt_tokens: number; completion_tokens: number };
+interface ResolvedReply {
+  text: string;
+  status: number;
+  errorMessage: string;
+  delayMs: number;
+  usage?: Usage;
+  headers: Record<string, string>;
+}
+type ParsedCall = { model: string; messages: ChatMessage[]; body: any };
+
+/** Starts a scripted model server on 127.0.0.1 and resolves once it listens. */
+export async function startScriptedServer(options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
+  const models = options.models ?? DEFAULT_MODELS;
+  const requests: ScriptedRequest[] = [];
+  const pendingDelays = new Set<() => void>();
+  let script: Script = options.script ?? [];
+  let nextCallIndex = 0;
+
+  async function answerModelCall(call: Omit<ScriptedRequest, 'callIndex'>, response: http.ServerResponse): Promise<void> {
+    if (call.provider === 'openai' && options.rejectResponseFormat && call.body.response_format !== undefined) {
+      requests.push({ ...call, callIndex: nextCallIndex });
+      const message = 'Unrecognized request argument supplied: response_format';
+      return sendJson(response, 400, { error: { message, type: 'invalid_request_error', param: 'response_format', code: null } });
+    }
+    const request: ScriptedRequest = { ...call, callIndex: nextCallIndex++ };
+    requests.push(request);
+    let reply: ResolvedReply;
+    try {
+      reply = resolveReply(await pickReply(script, request));
+    } catch (error) {
+      const errorMessage = `scripted server: the script threw: ${(error as Error)?.message ?? error}`;
+      reply = resolveReply({ status: 500, errorMessage });
+    }
+    if (reply.delayMs > 0 && !(await waitUnlessClientLeaves(reply.delayMs, response, pendingDelays))) return;
+    if (reply.status >= 400) {
+      return sendJson(response, reply.status, errorBody(call.provider, reply.status, reply.errorMessage), reply.headers);
+    }
+    const usage = reply.usage ?? estimateUsage(request.messages, reply.text);
+    const completion = call.provider === 'openai' ? openAiCompletion : geminiCompletion;
+    sendJson(response, reply.status, completion(request, reply.text, usage), reply.headers);
+  }
+
+  async function route(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const [rawPath, query = ''] = (request.url ?? '/').split('?');
+    const path = rawPath.replace(/\/{2,}/g, '/');
+    const generateMatch = GEMINI_GENERATE_PATH.exec(path);
+    if (request.method === 'POST' && (path === '/v1/chat/completions' || generateMatch)) {
+      const provider: Provider = generateMatch ? 'gemini' : 'openai';
+      const parsed = parseModelCall(provider, await readBody(request), generateMatch?.[1]);
+      if ('problem' in parsed) return sendJson(response, 400, errorBody(provider, 400, `scripted server: ${parsed.problem}`));
+      return answerModelCall({ provider, ...parsed, headers: request.headers }, response);
+    }
+    const fromGemini = isGeminiClient(request.headers, query);
+    if (request.method === 'GET' && path === '/v1/models' && !fromGemini) {
+      const data = models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted-server' }));
+      return sendJson(response, 200, { object: 'list', data });
+    }
+    if (request.method === 'GET' && GEMINI_LIST_PATH.test(path)) {
+      const listed = models.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ['generateContent'] }));
+      return sendJson(response, 200, { models: listed });
+    }
+    const message = `scripted server: no route for ${request.method} ${path}`;
+    sendJson(response, 404, errorBody(fromGemini ? 'gemini' : 'openai', 404, message));
+  }
+
+  const server = http.createServer((request, response) => {
+    // A client that vanishes mid-body must not become an unhandled 'error' event.
+    request.on('error', () => undefined);
+    route(request, response).catch((error: Error) => {
+      sendJson(response, 500, errorBody('openai', 500, `scripted server: ${error?.message ?? error}`));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    geminiBaseUrl: url,
+    requests,
+    setScript(replacement) {
+      script = replacement;
+      nextCallIndex = 0;
+    },
+    assertAllUsed() {
+      if (Array.isArray(script) && nextCallIndex < script.length) {
+        const unused = script.length - nextCallIndex;
+        const replies = unused === 1 ? 'reply was' : 'replies were';
+        throw new Error(`scripted server: ${unused} scripted ${replies} never requested (calls ${nextCallIndex}..${script.length - 1})`);
+      }
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const cancel of [...pendingDelays]) cancel();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function pickReply(script: Script, request: ScriptedRequest): ScriptedReply | Promise<ScriptedReply> {
+  if (typeof script === 'function') return script(request);
+  if (!Array.isArray(script)) return script;
+  if (request.callIndex < script.length) return script[request.callIndex];
+  return { status: 500, errorMessage: `scripted server: no reply scripted for call ${request.callIndex}` };
+}
+
+function resolveReply(reply: ScriptedReply): ResolvedReply {
+  if (typeof reply === 'string') return { text: reply, status: 200, errorMessage: '', delayMs: 0, headers: {} };
+  const status = reply.status ?? (reply.errorMessage !== undefined ? 500 : 200);
+  const headers: Record<string, string> = {};
+  // Lower-cased so that a scripted header replaces ours instead of being sent twice.
+  for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
+  return {
+    text: reply.text ?? '',
+    status,
+    errorMessage: reply.errorMessage ?? `scripted server: HTTP ${status}`,
+    delayMs: reply.delayMs ?? 0,
+    usage: reply.usage,
+    headers,
+  };
+}
+
+function parseModelCall(provider: Provider, rawBody: string, geminiModel?: string): ParsedCall | { problem: string } {
+  let body: any;
+  try {
+    body = JSON.parse(rawBody);
+  } catch (error) {
+    return { problem: `the request body is not valid JSON (${(error as Error).message})` };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { problem: 'the request body must be a JSON object' };
+  }
+  if (provider === 'openai') {
+    if (!Array.isArray(body.messages)) return { problem: "Missing required parameter: 'messages'." };
+    const messages = body.messages.map((message: any) => ({
+      role: OPENAI_ROLES[message?.role] ?? 'user',
+      content: joinText(message?.content),
+    }));
+    return { model: String(body.model ?? ''), messages, body };
+  }
+  if (!Array.isArray(body.contents)) return { problem: 'GenerateContentRequest.contents: contents is not specified' };
+  const messages: ChatMessage[] = [];
+  const systemText = systemInstructionText(body.systemInstruction);
+  if (systemText !== undefined) messages.push({ role: 'system', content: systemText });
+  for (const content of body.contents) {
+    messages.push({ role: content?.role === 'model' ? 'assistant' : 'user', content: joinText(content?.parts) });
+  }
+  return { model: decodeURIComponent(geminiModel ?? ''), messages, body };
+}
+
+/** Gemini accepts the system instruction as a Content, a list of Parts, one Part or a bare string. */
+function systemInstructionText(instruction: any): string | undefined {
+  if (instruction === undefined || instruction === null) return undefined;
+  if (typeof instruction === 'string' || Array.isArray(instruction)) return joinText(instruction);
+  if (Array.isArray(instruction.parts)) return joinText(instruction.parts);
+  return typeof instruction.text === 'string' ? instruction.text : '';
+}
+
+/** Text of a string, or of the text parts of an OpenAI content array or a Gemini parts array. */
+function joinText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part: any) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
+}
+
+function estimateUsage(messages: ChatMessage[], text: string): Usage {
+  const promptCharacters = messages.reduce((total, message) => total + message.content.length, 0);
+  return { prompt_tokens: Math.ceil(promptCharacters / 4), completion_tokens: Math.ceil(text.length / 4) };
+}
+
+function openAiCompletion(request: ScriptedRequest, text: string, usage: Usage): object {
+  return {
+    id: `chatcmpl-scripted-${request.callIndex}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
+}
+
+function geminiCompletion(request: ScriptedRequest, text: string, usage: Usage): object {
+  return {
+    candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: {
+      promptTokenCount: usage.prompt_tokens,
+      candidatesTokenCount: usage.completion_tokens,
+      totalTokenCount: usage.prompt_tokens + usage.completion_tokens,
+    },
+    modelVersion: request.model,
+    responseId: `scripted-${request.callIndex}`,
+  };
+}
+
+function errorBody(provider: Provider, status: number, message: string): object {
+  if (provider === 'gemini') {
+    const statusName = GEMINI_STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
+    return { error: { code: status, message, status: statusName } };
+  }
+  // Type and code as the real API reports them, since adapters may branch on them.
+  const type = status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  const code = status === 429 ? 'rate_limit_exceeded' : status === 401 ? 'invalid_api_key' : null;
+  return { error: { message, type, param: null, code } };
+}
+
+/** Gemini clients announce themselves with Google headers or a `key` query parameter; OpenAI ones never do. */
+function isGeminiClient(headers: http.IncomingHttpHeaders, query: string): boolean {
+  return headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined || /(?:^|&)key=/.test(query);
+}
+
+function readBody(request: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/** Resolves true after the delay, or false as soon as the client disconnects or the server closes. */
+function waitUnlessClientLeaves(
+  delayMs: number,
+  response: http.ServerResponse,
+  pendingDelays: Set<() => void>,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    const finish = (clientStillThere: boolean) => {
+      clearTimeout(timer);
+      response.off('close', cancel);
+      pendingDelays.delete(cancel);
+      resolve(clientStillThere);
+    };
+    const cancel = () => finish(false);
+    const timer = setTimeout(() => finish(true), delayMs);
+    response.once('close', cancel);
+    pendingDelays.add(cancel);
+  });
+}
+
+function sendJson(response: http.ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  if (response.headersSent || response.destroyed) return;
+  const payload = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    ...headers,
+  });
+  response.end(payload);
+}
