@@ -1,20 +1,19 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { InputError } from '../../src/agent/input';
 import { toProviderFormats, type ProviderFormats } from '../../src/context/formats';
 import { sharedMemoryContextStore } from '../../src/context/memory-store';
 import { RedisContextStore } from '../../src/context/redis-store';
 import { compactSteps, persistSession, prepareSession, sessionStoreKey } from '../../src/context/session';
 import {
-  ContextStoreError,
   DEFAULT_KEY_PREFIX,
   DEFAULT_MAX_STORED_TURNS,
   DEFAULT_MAX_TURNS,
   DEFAULT_TTL_SECONDS,
-  InvalidContextInputError,
   type ContextStore,
 } from '../../src/context/store';
 import { resolveCharacterBudget } from '../../src/context/window';
 import type { TraceStep } from '../../src/trace/types';
+import { toNodeError } from '../shared/node-errors';
 
 type Operation = 'prepare' | 'persist' | 'clear' | 'get';
 
@@ -90,17 +89,6 @@ async function runItem(context: IExecuteFunctions, store: ContextStore, operatio
     system_message: snapshot.systemMessage ?? null,
     ttl_seconds: snapshot.ttlSeconds,
   } as unknown as IDataObject;
-}
-
-function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
-  if (error instanceof NodeOperationError) return error;
-  if (error instanceof ContextStoreError) {
-    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: 'Nothing was written. Check the Redis credential and that Redis is running.' });
-  }
-  if (error instanceof InputError || error instanceof InvalidContextInputError) {
-    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: `Check the field behind "${error.field}".` });
-  }
-  return new NodeOperationError(context.getNode(), error instanceof Error ? error.message : String(error), { itemIndex });
 }
 
 /** Every item is handled on its own (its own session); errors stay with their item under continueOnFail(). */

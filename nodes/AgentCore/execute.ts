@@ -1,8 +1,8 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
-import { ConfigError, type AgentConfig } from '../../src/agent/config';
-import { InputError } from '../../src/agent/input';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { AgentConfig } from '../../src/agent/config';
 import { runAgent } from '../../src/agent/run-agent';
 import { createChatModel, type ProviderName } from '../../src/providers/create-model';
+import { nodeError, toNodeError } from '../shared/node-errors';
 
 /** Panel values of one item → the engine's config. Names map one to one onto design §5 keys. */
 function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<AgentConfig> & { model: string } {
@@ -37,10 +37,7 @@ function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: 
   try {
     return JSON.parse(value);
   } catch (error) {
-    throw new NodeOperationError(context.getNode(), `${label} is not valid JSON: ${(error as Error).message}`, {
-      itemIndex,
-      description: 'Fix the JSON in that field, or use an expression that returns an object.',
-    });
+    throw nodeError(context, `${label} is not valid JSON: ${(error as Error).message}`, itemIndex, 'Fix the JSON in that field, or use an expression that returns an object.');
   }
 }
 
@@ -62,7 +59,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
   const config = readConfig(context, itemIndex);
   if (!config.model) {
-    throw new NodeOperationError(context.getNode(), 'Model is empty', { itemIndex, description: 'Pick a model from the list or type its ID.' });
+    throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   }
   const { apiKey, model } = await createModel(context, provider, itemIndex);
   const result = await runAgent({
@@ -76,20 +73,6 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
     signal: context.getExecutionCancelSignal?.(),
   });
   return (sessionId ? { ...result, session_id: sessionId } : result) as unknown as IDataObject;
-}
-
-/** Engine errors about the user's settings become n8n errors that name the field and the fix. */
-function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
-  if (error instanceof NodeOperationError) return error;
-  if (error instanceof InputError) {
-    const field = error.field === 'prompt' ? 'Prompt' : 'Messages JSON';
-    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: `Check the "${field}" field.` });
-  }
-  if (error instanceof ConfigError) {
-    return new NodeOperationError(context.getNode(), error.message, { itemIndex, description: `Check the setting behind "${error.key}".` });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new NodeOperationError(context.getNode(), message, { itemIndex });
 }
 
 /** One output item per input item, each paired with its input; continueOnFail() turns errors into items. */

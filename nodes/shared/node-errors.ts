@@ -1,0 +1,29 @@
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import { ConfigError } from '../../src/agent/config';
+import { InputError } from '../../src/agent/input';
+import { ContextStoreError, InvalidContextInputError } from '../../src/context/store';
+
+/**
+ * A NodeOperationError that keeps our message. n8n rewrites any message mentioning a common error code
+ * (ECONNREFUSED, ETIMEDOUT…) into a generic sentence; ours already names the service, the address and the fix.
+ */
+export function nodeError(context: IExecuteFunctions, message: string, itemIndex: number, description?: string): NodeOperationError {
+  const error = new NodeOperationError(context.getNode(), message, { itemIndex, ...(description ? { description } : {}) });
+  error.message = message;
+  return error;
+}
+
+/** Engine errors (typed, in src/) become n8n errors here, and only here, naming the field and the fix. */
+export function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
+  if (error instanceof NodeOperationError) return error;
+  if (error instanceof InputError || error instanceof InvalidContextInputError) {
+    return nodeError(context, error.message, itemIndex, `Check the field behind "${error.field}".`);
+  }
+  if (error instanceof ConfigError) {
+    return nodeError(context, error.message, itemIndex, `Check the setting behind "${error.key}".`);
+  }
+  if (error instanceof ContextStoreError) {
+    return nodeError(context, error.message, itemIndex, 'Nothing was written. Check the Redis credential and that Redis is running.');
+  }
+  return nodeError(context, error instanceof Error ? error.message : String(error), itemIndex);
+}

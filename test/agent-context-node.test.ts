@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+import { Redis } from 'ioredis';
+import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
+import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { final, useScriptedServer } from './support/agent';
+import { runWorkflow } from './support/n8n-engine';
+import { deleteKeysByPrefix, getTestRedis, uniqueKeyPrefix, type TestRedis } from './support/redis';
+import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
+
+const REDIS_CREDENTIAL = { agentCoreRedis: { id: '3', name: 'Test Redis' } };
+
+describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () => {
+  const server = useScriptedServer();
+  let redis: TestRedis;
+  let client: Redis;
+  const keyPrefix = uniqueKeyPrefix('node-chain');
+
+  beforeAll(async () => {
+    redis = await getTestRedis();
+    client = new Redis(redis.url);
+  });
+  afterAll(async () => {
+    await deleteKeysByPrefix(client, keyPrefix);
+    client.disconnect();
+    await redis.stop();
+  });
+
+  function redisCredentials(url = redis.url) {
+    const parsed = new URL(url);
+    return { agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false } };
+  }
+
+  function contextNode(name: string, operation: string, storage: string, extra: INodeParameters = {}): INode {
+    return createNode({
+      name,
+      type: 'agentContext',
+      parameters: { operation, storage, options: { keyPrefix }, ...extra },
+      settings: storage === 'redis' ? { credentials: REDIS_CREDENTIAL } : {},
+    });
+  }
+
+  async function chain(storage: 'redis' | 'memory', item: IDataObject, redisUrl?: string) {
+    return runWorkflow({
+      nodes: [
+        createInputNode([item], 'Webhook'),
+        contextNode('Prepare', 'prepare', storage),
+        createNode({
+          name: 'Agent Core',
+          type: 'agentCore',
+          parameters: { model: { __rl: true, mode: 'id', value: 'scripted-model' }, inputMode: 'messages' },
+          settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
+        }),
+        contextNode('Persist', 'persist', storage),
+      ],
+      connections: connectInSequence('Webhook', 'Prepare', 'Agent Core', 'Persist'),
+      nodeTypes: { agentCore: new AgentCore(), agentContext: new AgentContext() },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl }, ...redisCredentials(redisUrl) },
+    });
+  }
+
+  /** Answers from what the model was sent: it "remembers" only what the history gave it. */
+  const rememberingModel = () =>
+    server().setScript((request) => {
+      const earlier = request.messages.slice(1, -1).map((message) => message.content).join(' ');
+      const name = /my name is (\w+)/i.exec(earlier)?.[1];
+      return final(name ? `You are ${name}.` : 'Hello, stranger.');
+    });
+
+  describe.each(['redis', 'memory'] as const)('with %s storage', (storage) => {
+    it('carries the first turn into the second turn’s model request', async () => {
+      rememberingModel();
+      const session = `s-${randomUUID()}`;
+      const first = await chain(storage, { body: { session_id: session, prompt: 'My name is Grace' } });
+      expect(first.outputOf('Persist')[0].json).toMatchObject({
+        final_answer: 'Hello, stranger.',
+        session_id: session,
+        context: { session_id: session, stored_turns: 1, persisted_messages: 2 },
+      });
+
+      const second = await chain(storage, { body: { session_id: session, prompt: 'Who am I?' } });
+      expect(second.outputOf('Persist')[0].json).toMatchObject({ final_answer: 'You are Grace.', context: { stored_turns: 2 } });
+      const sent = server().requests[1].messages;
+      expect(sent.slice(1).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+      expect(sent[1].content).toBe('My name is Grace');
+      expect(sent[3].content).toBe('Who am I?');
+      expect(second.outputOf('Prepare')[0].json).toMatchObject({ history_turns: 1, stored_turns: 1, skipped_corrupt: 0 });
+    });
+  });
+
+  it('keeps separate sessions apart', async () => {
+    rememberingModel();
+    await chain('redis', { body: { session_id: 'alpha', prompt: 'My name is Alan' } });
+    const other = await chain('redis', { body: { session_id: 'beta', prompt: 'Who am I?' } });
+    expect(other.outputOf('Persist')[0].json.final_answer).toBe('Hello, stranger.');
+  });
+
+  async function single(operation: string, parameters: INodeParameters, item: IDataObject, settings: Partial<INode> = {}, redisUrl?: string) {
+    const node = contextNode('Context', operation, 'redis', parameters);
+    return runWorkflow({
+      nodes: [createInputNode([item]), { ...node, ...settings }],
+      connections: connectInSequence('Input', 'Context'),
+      nodeTypes: { agentContext: new AgentContext() },
+      credentials: redisCredentials(redisUrl),
+    });
+  }
+
+  it('gets and clears a session', async () => {
+    rememberingModel();
+    await chain('redis', { body: { session_id: 'to-clear', prompt: 'My name is Kay' } });
+    const got = await single('get', {}, { session_id: 'to-clear' });
+    expect(got.outputOf('Context')[0].json).toMatchObject({ stored_turns: 1, ttl_seconds: expect.any(Number) });
+    const cleared = await single('clear', {}, { session_id: 'to-clear' });
+    expect(cleared.outputOf('Context')[0].json).toEqual({ session_id: 'to-clear', deleted: true });
+    const after = await single('get', {}, { session_id: 'to-clear' });
+    expect(after.outputOf('Context')[0].json).toMatchObject({ stored_turns: 0 });
+  });
+
+  it('skips and counts corrupt stored entries instead of failing prepare', async () => {
+    await client.rpush(`${keyPrefix}corrupt:turns`, 'not json', JSON.stringify({ messages: [{ role: 'user', content: 'ok' }], at: new Date().toISOString() }), '{"wrong":"shape"}');
+    const result = await single('prepare', { userMessage: 'next' }, { session_id: 'corrupt' });
+    expect(result.outputOf('Context')[0].json).toMatchObject({ history_turns: 1, skipped_corrupt: 2 });
+  });
+
+  it('names Redis and its address when it is down, within seconds, and honours continueOnFail', async () => {
+    const started = Date.now();
+    const down = await single('prepare', {}, { session_id: 'x' }, {}, 'redis://127.0.0.1:1');
+    expect(down.errorOf('Context')?.message).toMatch(/Redis at 127\.0\.0\.1:1 is unreachable/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const tolerant = await single('prepare', {}, { session_id: 'x' }, { continueOnFail: true }, 'redis://127.0.0.1:1');
+    expect(tolerant.outputOf('Context')[0].json.error).toMatch(/Redis at 127\.0\.0\.1:1/);
+  });
+
+  it.each([
+    ['prepare', { sessionId: '={{ $json.body.session_id }}' }, { body: {} }, 'session ID is empty'],
+    ['persist', {}, { session_id: 'p', messages: 'oops' }, 'messages is not valid JSON'],
+    ['persist', {}, { session_id: 'p', messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role must be'],
+  ])('%s refuses bad input %j with a message naming the field', async (operation, parameters, item, message) => {
+    const result = await single(operation, parameters as INodeParameters, item);
+    expect(result.errorOf('Context')?.message).toContain(message);
+  });
+});
