@@ -22,7 +22,10 @@ export class AgentCore implements INodeType {
     subtitle: '={{ $parameter["model"].value || $parameter["model"] }} · {{ ($parameter["allowedTools"] || []).length }} tools',
     description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
     defaults: { name: 'Agent Core' },
-    inputs: [NodeConnectionTypes.Main],
+    inputs: [
+      NodeConnectionTypes.Main,
+      { type: NodeConnectionTypes.AiTool, displayName: 'Tool', required: false },
+    ],
     outputs: [NodeConnectionTypes.Main],
     credentials: [
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },

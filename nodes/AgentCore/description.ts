@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { DEFAULT_CONFIG } from '../../src/agent/config';
 import { builtInTools } from '../../src/tools/registry';
+import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tools';
 
 /** The panel of design §10: provider and model, input, tools, limits. */
 export const agentCoreProperties: INodeProperties[] = [
@@ -88,6 +89,27 @@ export const agentCoreProperties: INodeProperties[] = [
     options: builtInTools.map((tool) => ({ name: tool.name, value: tool.name, description: tool.description })),
     default: [],
     description: 'The only tools the agent may see and call; a call to anything else is refused without running',
+  },
+  {
+    displayName: 'Workflow Tools',
+    name: 'workflowTools',
+    type: 'fixedCollection',
+    typeOptions: { multipleValues: true },
+    placeholder: 'Add Workflow Tool',
+    default: {},
+    description: 'n8n workflows the agent may call as tools (they are allowed automatically). The validated arguments are the workflow’s input item; its output is what the agent sees.',
+    options: [
+      {
+        name: 'tools',
+        displayName: 'Tool',
+        values: [
+          { displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. lookup_customer', description: 'The name the model calls: letters, digits and _' },
+          { displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 2 }, default: '', description: 'When the model should use this tool, and what it returns' },
+          { displayName: 'Workflow', name: 'workflowId', type: 'workflowSelector', default: '' },
+          { displayName: 'Arguments Schema', name: 'argsSchema', type: 'json', default: DEFAULT_WORKFLOW_ARGS_SCHEMA, description: 'JSON Schema of the arguments object; calls that do not match are refused before the workflow runs' },
+        ],
+      },
+    ],
   },
   {
     displayName: 'Limits',

@@ -3,6 +3,8 @@ import type { AgentConfig } from '../../src/agent/config';
 import { runAgent } from '../../src/agent/run-agent';
 import { createChatModel, type ProviderName } from '../../src/providers/create-model';
 import { nodeError, toNodeError } from '../shared/node-errors';
+import { readConnectedTools } from './connected-tools';
+import { readWorkflowTools } from './workflow-tools';
 
 /** Panel values of one item → the engine's config. Names map one to one onto design §5 keys. */
 function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<AgentConfig> & { model: string } {
@@ -61,9 +63,13 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   if (!config.model) {
     throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   }
+  // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
+  const extraTools = [...readWorkflowTools(context, itemIndex), ...(await readConnectedTools(context, itemIndex))];
+  config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
   const { apiKey, model } = await createModel(context, provider, itemIndex);
   const result = await runAgent({
     model,
+    extraTools,
     secrets: [apiKey],
     config,
     prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,

@@ -1,0 +1,71 @@
+import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
+import { toJSONSchema, type ZodType } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
+import type { JsonSchema, Tool } from '../../src/tools/tool';
+
+/** The part of a LangChain tool (what n8n's tool sub-nodes supply) that Agent Core uses. */
+interface LangChainToolLike {
+  name: string;
+  description?: string;
+  schema?: unknown;
+  invoke(input: unknown, config?: { signal?: AbortSignal }): Promise<unknown>;
+}
+
+interface ToolkitLike {
+  getTools(): LangChainToolLike[];
+}
+
+function isToolkit(value: unknown): value is ToolkitLike {
+  return typeof (value as ToolkitLike)?.getTools === 'function';
+}
+
+function isTool(value: unknown): value is LangChainToolLike {
+  return typeof (value as LangChainToolLike)?.name === 'string' && typeof (value as LangChainToolLike).invoke === 'function';
+}
+
+/**
+ * Tool sub-nodes connected to the "Tool" input (the same ones n8n's AI Agent takes). Their names join
+ * the whitelist; their schemas, zod or JSON Schema, become JSON Schema checked by ajv like every tool.
+ */
+export async function readConnectedTools(context: IExecuteFunctions, itemIndex: number): Promise<Tool[]> {
+  const connected = await context.getInputConnectionData(NodeConnectionTypes.AiTool, itemIndex).catch((error: Error) => {
+    // Nothing connected is not an error: the input is optional.
+    if (/no (input|node).*connected|is not connected/i.test(error.message)) return [];
+    throw error;
+  });
+  const list = (Array.isArray(connected) ? connected : connected ? [connected] : []).flatMap((entry) => (isToolkit(entry) ? entry.getTools() : [entry]));
+  return list.filter(isTool).map(adaptTool);
+}
+
+function adaptTool(tool: LangChainToolLike): Tool {
+  return {
+    name: tool.name,
+    description: tool.description ?? `The connected n8n tool "${tool.name}".`,
+    parameters: toJsonSchemaObject(tool.schema),
+    async execute(args, context) {
+      const result = await tool.invoke(args, { signal: context.signal });
+      const content = (result as { content?: unknown })?.content;
+      return typeof result === 'object' && result !== null && content !== undefined ? content : result;
+    },
+  };
+}
+
+/** zod 4 (`_zod`), zod 3 (`_def`) or a JSON Schema already; always an object schema without `$schema`. */
+export function toJsonSchemaObject(schema: unknown): JsonSchema {
+  let converted: Record<string, unknown>;
+  if (schema && typeof schema === 'object' && '_zod' in schema) {
+    converted = toJSONSchema(schema as unknown as ZodType, { target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+  } else if (schema && typeof schema === 'object' && '_def' in schema) {
+    converted = zodToJsonSchema(schema as Parameters<typeof zodToJsonSchema>[0], { target: 'jsonSchema7', $refStrategy: 'none' }) as Record<string, unknown>;
+  } else if (schema && typeof schema === 'object') {
+    converted = { ...(schema as Record<string, unknown>) };
+  } else {
+    converted = { type: 'object', properties: { input: { type: 'string' } } };
+  }
+  delete converted.$schema;
+  if (converted.type !== 'object') {
+    // A tool taking a bare string (classic LangChain Tool) is offered as {input: string}.
+    return { type: 'object', properties: { input: converted }, required: ['input'] };
+  }
+  return converted;
+}

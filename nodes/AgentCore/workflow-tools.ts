@@ -1,0 +1,64 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { JsonSchema, Tool } from '../../src/tools/tool';
+import { nodeError } from '../shared/node-errors';
+
+/** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
+interface WorkflowToolRow {
+  name?: string;
+  description?: string;
+  workflowId?: string | { value?: string; cachedResultName?: string };
+  argsSchema?: string | IDataObject;
+}
+
+export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
+  { type: 'object', properties: { query: { type: 'string', description: 'What to look up' } }, required: ['query'], additionalProperties: false },
+  null,
+  2,
+);
+
+/**
+ * Builds the workflow tools of one item. Validated args become the sub-workflow's single input item;
+ * the sub-workflow's last node output becomes the observation. Runs under the same whitelist, schema
+ * check and limits as every other tool.
+ */
+export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number): Tool[] {
+  const rows = (context.getNodeParameter('workflowTools.tools', itemIndex, []) as WorkflowToolRow[]) ?? [];
+  return rows.map((row, rowIndex) => {
+    const label = `Workflow Tools → tool ${rowIndex + 1}`;
+    const name = (row.name ?? '').trim();
+    if (!name) throw nodeError(context, `${label}: Name is empty`, itemIndex, 'Give the tool a name the model will call, e.g. lookup_customer.');
+    const workflowId = typeof row.workflowId === 'object' ? row.workflowId?.value : row.workflowId;
+    if (!workflowId) throw nodeError(context, `${label} (${name}): no workflow selected`, itemIndex, 'Pick the workflow this tool runs.');
+    return {
+      name,
+      description: (row.description ?? '').trim() || `Runs the n8n workflow "${typeof row.workflowId === 'object' ? row.workflowId?.cachedResultName ?? workflowId : workflowId}".`,
+      parameters: parseSchema(context, row.argsSchema, `${label} (${name}): Arguments Schema`, itemIndex),
+      execute: async (args: IDataObject) => runSubWorkflow(context, workflowId, args),
+    } satisfies Tool;
+  });
+}
+
+function parseSchema(context: IExecuteFunctions, raw: WorkflowToolRow['argsSchema'], label: string, itemIndex: number): JsonSchema {
+  let schema: unknown = raw ?? DEFAULT_WORKFLOW_ARGS_SCHEMA;
+  if (typeof schema === 'string') {
+    try {
+      schema = JSON.parse(schema);
+    } catch (error) {
+      throw nodeError(context, `${label} is not valid JSON: ${(error as Error).message}`, itemIndex, 'Write a JSON Schema object, e.g. {"type":"object","properties":{...}}.');
+    }
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || (schema as IDataObject).type !== 'object') {
+    throw nodeError(context, `${label} must be a JSON Schema with "type": "object"`, itemIndex, 'The arguments are one JSON object: describe its properties.');
+  }
+  return schema as JsonSchema;
+}
+
+async function runSubWorkflow(context: IExecuteFunctions, workflowId: string, args: IDataObject): Promise<unknown> {
+  const input: INodeExecutionData[] = [{ json: args }];
+  const result = await context.executeWorkflow({ id: workflowId }, input, undefined, {
+    parentExecution: { executionId: context.getExecutionId(), workflowId: context.getWorkflow().id ?? '' },
+  });
+  const items = (result.data?.[0] ?? []) as INodeExecutionData[];
+  if (items.length === 0) return '(the workflow returned no items)';
+  return items.length === 1 ? items[0].json : items.map((item) => item.json);
+}
