@@ -4,6 +4,7 @@ import {
   type IExecuteFunctions,
   type INodeExecutionData,
   type INodeType,
+  type INodeTypeDescription,
   type ISupplyDataFunctions,
   type SupplyData,
 } from 'n8n-workflow';
@@ -16,7 +17,7 @@ import { connectInSequence, createInputNode, createNode, createSubWorkflowTrigge
 
 /** The sub-workflow's work: looks a customer up by id (a real node running in the sub-workflow). */
 class CustomerLookup implements INodeType {
-  description = {
+  description: INodeTypeDescription = {
     displayName: 'Customer Lookup',
     name: 'customerLookup',
     group: ['transform'],
