@@ -3,6 +3,8 @@ import {
   hostnameRefusalReason,
   isForbiddenAddress,
   isHostAllowed,
+  isMetadataAddress,
+  isMetadataHostname,
   normalizeHost,
   parseDomainRules,
 } from '../src/tools/address-policy';
@@ -105,6 +107,58 @@ describe('classifyAddress with private network access off', () => {
     const host = normalizeHost(new URL(`http://${spelling}:8080/`).hostname);
     expect(host).toBe(canonical);
     expect(isForbiddenAddress(host)).toBe(true);
+  });
+});
+
+describe('cloud metadata endpoints, refused even with private network access on', () => {
+  it.each([
+    ['169.254.169.254', '169.254.169.254'],
+    ['2852039166', '169.254.169.254'],
+    ['0xa9fea9fe', '169.254.169.254'],
+    ['169.254.43518', '169.254.169.254'],
+    ['169.254.170.2', '169.254.170.2'],
+    ['100.100.100.200', '100.100.100.200'],
+    ['fd00:ec2::254', 'fd00:ec2::254'],
+    ['FD00:0EC2:0:0:0:0:0:0254', 'fd00:ec2::254'],
+  ])('classifies %s as the metadata endpoint %s, always forbidden', (spelling, canonical) => {
+    expect(classifyAddress(spelling)).toMatchObject({
+      address: canonical,
+      forbidden: true,
+      alwaysForbidden: true,
+      description: 'a cloud metadata endpoint, which is never allowed',
+    });
+    expect(isMetadataAddress(spelling)).toBe(true);
+  });
+
+  it.each([
+    ['::ffff:169.254.169.254', '169.254.169.254'],
+    ['::ffff:a9fe:a9fe', '169.254.169.254'],
+    ['64:ff9b::a9fe:a9fe', '169.254.169.254'],
+    ['2002:a9fe:a9fe::1', '169.254.169.254'],
+    ['::ffff:100.100.100.200', '100.100.100.200'],
+  ])('classifies %s, which carries %s, as a metadata endpoint too', (address, carried) => {
+    const classification = classifyAddress(address);
+    expect(classification).toMatchObject({ forbidden: true, alwaysForbidden: true, embedded: { address: carried, alwaysForbidden: true } });
+    expect(classification.description).toContain(`${carried}, which is a cloud metadata endpoint, which is never allowed`);
+  });
+
+  it.each(['169.254.169.253', '169.254.170.3', '100.100.100.201', 'fd00:ec2::253', '127.0.0.1', '10.0.0.1', '8.8.8.8', '::ffff:8.8.8.8', 'not-an-ip'])(
+    'does not count %s as a metadata endpoint (it is judged by its range alone)',
+    (address) => {
+      expect(classifyAddress(address).alwaysForbidden).toBe(false);
+      expect(isMetadataAddress(address)).toBe(false);
+    },
+  );
+
+  it.each(['metadata.google.internal', 'Metadata.Google.Internal.', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal'])(
+    'recognises %s as a metadata service name',
+    (host) => {
+      expect(isMetadataHostname(host)).toBe(true);
+    },
+  );
+
+  it.each(['localhost', 'metadata.example.com', 'google.internal', 'example.com', '169.254.169.254'])('does not count %s as a metadata service name', (host) => {
+    expect(isMetadataHostname(host)).toBe(false);
   });
 });
 

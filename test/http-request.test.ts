@@ -389,6 +389,68 @@ describe('http_request refusals never reach the canary', () => {
   });
 });
 
+describe('http_request never reaches a cloud metadata endpoint, not even with allow_private_network', () => {
+  // Nothing here listens on a metadata address: a refusal that came too late would trip the loopback guard.
+  const NEVER_ALLOWED = /which is never allowed \(not even with allow_private_network: it hands out this machine's cloud credentials\); use a public host/;
+
+  it.each([
+    ['169.254.169.254', 'metadata-alias\\.test resolves to 169\\.254\\.169\\.254, which is a cloud metadata endpoint'],
+    ['fd00:ec2::254', 'metadata-alias\\.test resolves to fd00:ec2::254, which is a cloud metadata endpoint'],
+    ['100.100.100.200', 'metadata-alias\\.test resolves to 100\\.100\\.100\\.200, which is a cloud metadata endpoint'],
+    ['169.254.170.2', 'metadata-alias\\.test resolves to 169\\.254\\.170\\.2, which is a cloud metadata endpoint'],
+    ['::ffff:169.254.169.254', 'metadata-alias\\.test resolves to ::ffff:a9fe:a9fe, which is an IPv4-mapped IPv6 address of 169\\.254\\.169\\.254, which is a cloud metadata endpoint'],
+  ])('refuses at connect time a name that resolves to %s, before the socket gets an address', async (address, subject) => {
+    const resolver = fakeResolver({ 'metadata-alias.test': [[address]] });
+    // The classifier seam calls every address public: the metadata rule must not depend on it.
+    const everythingPublic = (candidate: string) => ({ ...classifyAddress('8.8.8.8'), address: candidate });
+    const tool = createHttpRequestTool({ resolveHost: resolver, classifyAddress: everythingPublic });
+    const promise = run({ url: 'http://metadata-alias.test/latest/meta-data/' }, context(PRIVATE_ALLOWED), tool);
+    await expect(promise).rejects.toThrow(new RegExp(`^http_request refused: ${subject}, which is never allowed`));
+    await expect(promise).rejects.toThrow(NEVER_ALLOWED);
+    expect(resolver.asked).toEqual(['metadata-alias.test']);
+    expect(guardTrips).toEqual([]);
+  });
+
+  it.each([
+    ['http://169.254.169.254/', '169\\.254\\.169\\.254 is a cloud metadata endpoint'],
+    ['http://169.254.169.254/latest/meta-data/iam/security-credentials/', '169\\.254\\.169\\.254 is a cloud metadata endpoint'],
+    ['http://2852039166/', '169\\.254\\.169\\.254 is a cloud metadata endpoint'],
+    ['http://[fd00:ec2::254]/', 'fd00:ec2::254 is a cloud metadata endpoint'],
+    ['http://100.100.100.200/latest/meta-data/', '100\\.100\\.100\\.200 is a cloud metadata endpoint'],
+    ['http://169.254.170.2/v2/credentials', '169\\.254\\.170\\.2 is a cloud metadata endpoint'],
+    ['http://[::ffff:169.254.169.254]/', '::ffff:a9fe:a9fe is an IPv4-mapped IPv6 address of 169\\.254\\.169\\.254, which is a cloud metadata endpoint'],
+    ['http://metadata.google.internal/computeMetadata/v1/', 'metadata\\.google\\.internal is a cloud metadata service name'],
+    ['http://METADATA.GOOG./', 'metadata\\.goog is a cloud metadata service name'],
+  ])('refuses %s before resolving or connecting', async (url, subject) => {
+    // Were the name check missing, this resolver would hand out the real metadata address.
+    const resolver = fakeResolver({ 'metadata.google.internal': [['169.254.169.254']], 'metadata.goog': [['169.254.169.254']] });
+    const tool = createHttpRequestTool({ resolveHost: resolver });
+    const promise = run({ url }, context(PRIVATE_ALLOWED), tool);
+    await expect(promise).rejects.toThrow(new RegExp(`^http_request refused: ${subject}, which is never allowed`));
+    await expect(promise).rejects.toThrow(NEVER_ALLOWED);
+    expect(resolver.asked).toEqual([]);
+    expect(guardTrips).toEqual([]);
+  });
+
+  it('refuses it even when allowed_domains lists it explicitly', async () => {
+    const settings = { ...PRIVATE_ALLOWED, allowed_domains: ['169.254.169.254', 'metadata.google.internal'] };
+    await expect(run({ url: 'http://169.254.169.254/' }, context(settings))).rejects.toThrow(/^http_request refused: 169\.254\.169\.254 is a cloud metadata endpoint/);
+    await expect(run({ url: 'http://metadata.google.internal/' }, context(settings))).rejects.toThrow(/^http_request refused: metadata\.google\.internal is a cloud metadata service name/);
+  });
+
+  it('refuses it with the same message when private network access is off', async () => {
+    await expect(run({ url: 'http://169.254.169.254/' }, context())).rejects.toThrow(NEVER_ALLOWED);
+  });
+
+  it('refuses a redirect from an allowed local server to the metadata endpoint', async () => {
+    const server = await startServer((_, response) => redirect(response, 302, 'http://169.254.169.254/latest/meta-data/iam/security-credentials/'));
+    await expect(run({ url: `${server.url}/start` }, context(PRIVATE_ALLOWED))).rejects.toThrow(
+      new RegExp(`^http_request refused: 169\\.254\\.169\\.254 is a cloud metadata endpoint, which is never allowed.*reached by following a redirect from ${server.url}/start\\)$`),
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe('http_request limits', () => {
   it('cuts an endless body at max_response_bytes and closes the connection', async () => {
     let serverSawClose = false;

@@ -15,6 +15,8 @@ export interface AddressClassification {
   range: string;
   /** True when the address must not be contacted without `allow_private_network`. */
   forbidden: boolean;
+  /** True for a cloud metadata endpoint, which must never be contacted, not even with `allow_private_network`; implies `forbidden`. */
+  alwaysForbidden: boolean;
   /** For IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4, Teredo): the verdict on the carried address that decided. */
   embedded?: AddressClassification;
   /** A short phrase for error messages, e.g. "a loopback address (this machine)". */
@@ -29,8 +31,8 @@ const RANGE_DESCRIPTIONS: Record<string, string> = {
   unspecified: 'an unspecified address (0.0.0.0 or ::), which reaches this machine',
   loopback: 'a loopback address (this machine)',
   private: 'a private network address (10/8, 172.16/12, 192.168/16)',
-  linkLocal: 'a link-local address (this includes the cloud metadata service 169.254.169.254)',
-  uniqueLocal: 'a unique-local IPv6 address (private network; this includes the metadata service fd00:ec2::254)',
+  linkLocal: 'a link-local address (169.254/16, fe80::/10; reachable only on the local link)',
+  uniqueLocal: 'a unique-local IPv6 address (fc00::/7, private network)',
   carrierGradeNat: 'a carrier-grade NAT address (100.64/10, internal to a provider network)',
   multicast: 'a multicast address',
   broadcast: 'the broadcast address',
@@ -48,6 +50,18 @@ const EMBEDDING_DESCRIPTIONS: Record<string, string> = {
   '6to4': 'a 6to4 address',
   teredo: 'a Teredo address',
 };
+
+/**
+ * Cloud metadata endpoints, canonically spelled. They hand out the machine's cloud credentials, so opening
+ * the private network for a trusted internal API must not open them too.
+ */
+const METADATA_ADDRESSES = new Set([
+  '169.254.169.254', // AWS, Azure, Google Cloud, Oracle, DigitalOcean, OpenStack
+  '169.254.170.2', // AWS ECS task metadata and credentials
+  '100.100.100.200', // Alibaba Cloud
+  'fd00:ec2::254', // AWS over IPv6
+]);
+const METADATA_DESCRIPTION = 'a cloud metadata endpoint, which is never allowed';
 
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 const NAT64_LOCAL_USE = ipaddr.parseCIDR('64:ff9b:1::/48');
@@ -73,19 +87,30 @@ export function isForbiddenAddress(address: string): boolean {
   return classifyAddress(address).forbidden;
 }
 
+/** Shorthand for `classifyAddress(address).alwaysForbidden`: any spelling of a cloud metadata endpoint, IPv6 forms carrying one included. */
+export function isMetadataAddress(address: string): boolean {
+  return classifyAddress(address).alwaysForbidden;
+}
+
 function classifyIpv4(address: ipaddr.IPv4): AddressClassification {
   const range = address.range();
+  if (METADATA_ADDRESSES.has(address.toString())) return metadataVerdict(address.toString(), range);
   return verdict(address.toString(), range, !PUBLIC_IPV4_RANGES.has(range));
 }
 
 function classifyIpv6(address: ipaddr.IPv6): AddressClassification {
   const range = ipv6Range(address);
   const carried = embeddedIpv4Addresses(address, range);
-  if (carried.length === 0) return verdict(address.toString(), range, !PUBLIC_IPV6_RANGES.has(range));
+  if (carried.length === 0) {
+    if (METADATA_ADDRESSES.has(address.toString())) return metadataVerdict(address.toString(), range);
+    return verdict(address.toString(), range, !PUBLIC_IPV6_RANGES.has(range));
+  }
   const inner = carried.map(classifyIpv4);
-  const deciding = inner.find((classification) => classification.forbidden) ?? inner[0];
+  // The strictest carried verdict decides, so a metadata endpoint wins over a merely private address.
+  const deciding =
+    inner.find((classification) => classification.alwaysForbidden) ?? inner.find((classification) => classification.forbidden) ?? inner[0];
   const description = `${EMBEDDING_DESCRIPTIONS[range]} of ${deciding.address}, which is ${deciding.description}`;
-  return { address: address.toString(), range, forbidden: deciding.forbidden, embedded: deciding, description };
+  return { address: address.toString(), range, forbidden: deciding.forbidden, alwaysForbidden: deciding.alwaysForbidden, embedded: deciding, description };
 }
 
 /** ipaddr.js calls `::a.b.c.d` and the local-use NAT64 prefix plain unicast / NAT64; we need them apart. */
@@ -120,7 +145,11 @@ function ipv4FromWords(high: number, low: number): ipaddr.IPv4 {
 
 function verdict(address: string, range: string, forbidden: boolean): AddressClassification {
   const description = RANGE_DESCRIPTIONS[range] ?? (forbidden ? `a special-purpose address (${range})` : 'a public address');
-  return { address, range, forbidden, description };
+  return { address, range, forbidden, alwaysForbidden: false, description };
+}
+
+function metadataVerdict(address: string, range: string): AddressClassification {
+  return { address, range, forbidden: true, alwaysForbidden: true, description: METADATA_DESCRIPTION };
 }
 
 /**
@@ -135,7 +164,7 @@ export function normalizeHost(host: string): string {
   return domainToASCII(normalized) || normalized;
 }
 
-/** Names of cloud metadata services; refused by name as well as by their link-local / unique-local addresses. */
+/** Names of cloud metadata services; refused by name (always, like their addresses) as well as by address. */
 const METADATA_HOSTNAMES = new Set([
   'metadata',
   'metadata.google.internal',
@@ -154,6 +183,11 @@ export function hostnameRefusalReason(host: string): string | undefined {
   if (LOOPBACK_HOSTNAMES.has(normalized) || normalized.endsWith('.localhost')) return 'a localhost name (this machine)';
   if (METADATA_HOSTNAMES.has(normalized)) return 'a cloud metadata service name';
   return undefined;
+}
+
+/** True when `host` is the name of a cloud metadata service; such a name is refused even with `allow_private_network`. */
+export function isMetadataHostname(host: string): boolean {
+  return METADATA_HOSTNAMES.has(normalizeHost(host));
 }
 
 /**

@@ -1,0 +1,58 @@
+import http from 'node:http';
+import { checkHop, type ConnectionPolicy } from './http-connection-policy';
+import type { Deadline } from './http-deadline';
+import { redirectedHop, type Hop } from './http-hop';
+import { HttpRequestError } from './http-request-error';
+import type { HttpRequestSettings } from './http-request-settings';
+import { readBody, sendHop } from './http-send';
+
+/** What the last hop answered, as read (body possibly cut at max_response_bytes). */
+export interface FetchedResponse {
+  status: number;
+  statusText: string;
+  contentType?: string;
+  body: Buffer;
+  truncated: boolean;
+  finalUrl: string;
+  redirects: number;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Sends `first` and follows redirects up to `max_redirects`, checking every hop against the policy before
+ * it connects and again at connect time, so a redirect can never reach what a direct request could not.
+ */
+export async function fetchFollowingRedirects(first: Hop, settings: HttpRequestSettings, policy: ConnectionPolicy, deadline: Deadline): Promise<FetchedResponse> {
+  let hop = first;
+  let redirects = 0;
+  for (;;) {
+    if (deadline.stopped) throw deadline.error();
+    let response: http.IncomingMessage;
+    try {
+      checkHop(hop, settings, policy);
+      response = await sendHop(hop, settings, policy, deadline);
+    } catch (error) {
+      if (redirects > 0 && error instanceof HttpRequestError && error.message.startsWith('http_request refused')) {
+        error.message += ` (this url was reached by following a redirect from ${first.url.href})`;
+      }
+      throw error;
+    }
+    const status = response.statusCode ?? 0;
+    const location = response.headers.location;
+    if (!REDIRECT_STATUSES.has(status) || !location) {
+      const { body, truncated } = await readBody(response, settings.maxResponseBytes, deadline);
+      const contentType = response.headers['content-type'];
+      const statusText = response.statusMessage || http.STATUS_CODES[status] || '';
+      return { status, statusText, contentType, body, truncated, finalUrl: hop.url.href, redirects };
+    }
+    response.destroy();
+    if (redirects >= settings.maxRedirects) {
+      throw new HttpRequestError(
+        `http_request stopped: more than ${settings.maxRedirects} redirects (max_redirects); the last answer was ${status} to ${location}. Request the final URL directly or use another endpoint`,
+      );
+    }
+    hop = redirectedHop(hop, status, location);
+    redirects += 1;
+  }
+}

@@ -1,0 +1,112 @@
+import { parseDomainRules, type DomainRule } from './address-policy';
+import type { JsonSchema } from './tool';
+
+/**
+ * What the model may send to http_request and what `tool_settings.http_request` may configure:
+ * the JSON Schemas, their defaults, and the reading of a settings entry into `HttpRequestSettings`.
+ */
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** Args of one http_request call, as the model sends them (already validated against the schema). */
+export interface HttpRequestArgs {
+  url: string;
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  body?: unknown;
+  timeout_ms?: number;
+}
+
+/** `tool_settings.http_request` after defaults are applied. */
+export interface HttpRequestSettings {
+  /** Empty: any host that passes the address policy. */
+  allowedDomains: DomainRule[];
+  allowedMethods: HttpMethod[];
+  maxResponseBytes: number;
+  allowPrivateNetwork: boolean;
+  /** Added to every request (names lower-cased); never shown to the model. */
+  headers: Record<string, string>;
+  maxRedirects: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
+export const DEFAULT_MAX_REDIRECTS = 5;
+const MAX_REDIRECTS_LIMIT = 10;
+const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+const HEADER_VALUE_PATTERN = '^[^\\r\\n\\u0000]*$';
+
+/** JSON Schema of the args; the descriptions are what the model reads. */
+export const httpRequestParameters: JsonSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 8192, description: 'Absolute http:// or https:// URL to call.' },
+    method: { type: 'string', enum: [...HTTP_METHODS], description: 'HTTP method; default GET.' },
+    headers: {
+      type: 'object',
+      propertyNames: { pattern: HEADER_NAME_PATTERN },
+      additionalProperties: { type: 'string', pattern: HEADER_VALUE_PATTERN },
+      description: 'Extra request headers, e.g. {"accept": "application/json"}. Credentials configured for this tool are added automatically; do not invent them.',
+    },
+    query: {
+      type: 'object',
+      additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+      description: 'Query parameters appended to the URL, e.g. {"q": "n8n", "page": 2}.',
+    },
+    body: {
+      description: 'Request body. Objects and arrays are sent as JSON (content-type application/json); strings as text/plain unless you set a content-type header.',
+    },
+    timeout_ms: { type: 'integer', minimum: 1, maximum: 300000, description: `Give up after this many milliseconds; default ${DEFAULT_TIMEOUT_MS}.` },
+  },
+  required: ['url'],
+  additionalProperties: false,
+};
+
+/** JSON Schema of `tool_settings.http_request`. */
+export const httpRequestSettingsSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    allowed_domains: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'Hosts the tool may call: exact names or IPs ("api.example.com") and wildcards ("*.example.com" matches subdomains, not example.com itself); case-insensitive. Empty or absent: any host that passes the address policy.',
+    },
+    allowed_methods: { type: 'array', items: { type: 'string', enum: [...HTTP_METHODS] }, description: 'Methods the tool may use; default (or empty) all five.' },
+    max_response_bytes: { type: 'integer', minimum: 1, maximum: 100_000_000, description: `Response bytes read before cutting; default ${DEFAULT_MAX_RESPONSE_BYTES}.` },
+    allow_private_network: {
+      type: 'boolean',
+      description: 'Allow loopback, private, link-local and other internal addresses; default false. allowed_domains still applies, and cloud metadata endpoints (169.254.169.254, metadata.google.internal, …) stay refused.',
+    },
+    headers: {
+      type: 'object',
+      propertyNames: { pattern: HEADER_NAME_PATTERN },
+      additionalProperties: { type: 'string', pattern: HEADER_VALUE_PATTERN },
+      description: 'Headers added to every request (e.g. an API token); the model never sees them and they are dropped when a redirect leaves the origin.',
+    },
+    max_redirects: { type: 'integer', minimum: 0, maximum: MAX_REDIRECTS_LIMIT, description: `Redirects followed per call; default ${DEFAULT_MAX_REDIRECTS}.` },
+  },
+  additionalProperties: false,
+};
+
+/** Applies defaults to an (already schema-validated) settings entry. */
+export function readHttpRequestSettings(raw: Record<string, unknown> = {}): HttpRequestSettings {
+  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+  const methods = strings(raw.allowed_methods)
+    .map((method) => method.toUpperCase())
+    .filter((method): method is HttpMethod => (HTTP_METHODS as readonly string[]).includes(method));
+  const headers: Record<string, string> = {};
+  if (raw.headers && typeof raw.headers === 'object') {
+    for (const [name, value] of Object.entries(raw.headers)) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+  }
+  const integer = (value: unknown, fallback: number) => (Number.isInteger(value) ? (value as number) : fallback);
+  return {
+    allowedDomains: parseDomainRules(strings(raw.allowed_domains)),
+    allowedMethods: methods.length > 0 ? methods : [...HTTP_METHODS],
+    maxResponseBytes: Math.max(1, integer(raw.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES)),
+    allowPrivateNetwork: raw.allow_private_network === true,
+    headers,
+    maxRedirects: Math.min(MAX_REDIRECTS_LIMIT, Math.max(0, integer(raw.max_redirects, DEFAULT_MAX_REDIRECTS))),
+  };
+}
