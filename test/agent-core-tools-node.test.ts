@@ -164,3 +164,47 @@ describe('Agent Core tools inside n8n’s engine', () => {
     expect(system).toContain('"who":{"type":"string","minLength":1}');
   });
 });
+
+describe('redis_context through the Agent Core node', () => {
+  const server = useScriptedServer();
+
+  it('uses the node’s Redis credential and keeps values per session across executions', async () => {
+    const { getTestRedis, deleteKeysByPrefix } = await import('./support/redis');
+    const { Redis } = await import('ioredis');
+    const redis = await getTestRedis();
+    const client = new Redis(redis.url);
+    const session = `node-kv-${Date.now()}`;
+    const parsed = new URL(redis.url);
+    const execute = (prompt: string) =>
+      runWorkflow({
+        nodes: [
+          createInputNode([{ prompt, session_id: session }]),
+          createNode({
+            name: 'Agent Core',
+            type: 'agentCore',
+            parameters: { model: { __rl: true, mode: 'id', value: 'm' }, allowedTools: ['redis_context'] },
+            settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, agentCoreRedis: { id: '3', name: 'Redis' } } },
+          }),
+        ],
+        connections: connectInSequence('Input', 'Agent Core'),
+        nodeTypes: { agentCore: new AgentCore() },
+        credentials: {
+          agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
+          agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false },
+        },
+      });
+    try {
+      server().setScript([action('redis_context', { operation: 'set', key: 'color', value: 'teal' }), final('noted')]);
+      await execute('remember teal');
+      server().setScript([action('redis_context', { operation: 'get', key: 'color' }), final('teal')]);
+      const second = await execute('what color?');
+      const trace = second.outputOf('Agent Core')[0].json.trace as Array<Record<string, unknown>>;
+      expect(trace[0].observation).toBe('teal');
+      expect(second.outputOf('Agent Core')[0].json.session_id).toBe(session);
+    } finally {
+      await deleteKeysByPrefix(client, `agent_core:kv:${session}`);
+      client.disconnect();
+      await redis.stop();
+    }
+  });
+});

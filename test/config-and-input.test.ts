@@ -29,7 +29,7 @@ describe('resolveConfig', () => {
     [{ model: '' }, 'model', 'model must be a non-empty string'],
     [{ max_steps: 3 }, 'model', 'model is required'],
     [{ model: 'm', max_step: 3 }, 'max_step', 'unknown config key "max_step"'],
-    [{ model: 'm', allowed_tools: ['shell'] }, 'allowed_tools', 'unknown tool "shell" (available: http_request, json_transform)'],
+    [{ model: 'm', allowed_tools: ['shell'] }, 'allowed_tools', 'unknown tool "shell" (available: http_request, json_transform, redis_context, feishu_bot)'],
     [{ model: 'm', allowed_tools: 'json_transform' }, 'allowed_tools', 'allowed_tools must be an array'],
     [{ model: 'm', tool_settings: { nope: {} } }, 'tool_settings', 'tool_settings names unknown tool "nope"'],
     [{ model: 'm', json_mode: 'yes' }, 'json_mode', 'json_mode must be'],

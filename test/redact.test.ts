@@ -30,8 +30,12 @@ describe('Redactor', () => {
   });
 
   it('finds fixed header values and secret-named settings, leaving harmless headers alone', () => {
-    const found = secretsInSettings({ http_request: { headers: { 'X-Custom-Auth': 'abc123456', Accept: 'application/json' } }, feishu_bot: { signing_secret: 'shh-secret' } });
-    expect(found.sort()).toEqual(['abc123456', 'shh-secret']);
+    const found = secretsInSettings({
+      http_request: { headers: { 'X-Custom-Auth': 'abc123456', Accept: 'application/json' } },
+      feishu_bot: { signing_secret: 'shh-secret', webhook_url: 'https://open.feishu.cn/open-apis/bot/v2/hook/tok' },
+      redis_context: { redis_url: 'redis://:pw@127.0.0.1:6379', ttl_seconds: 60 },
+    });
+    expect(found.sort()).toEqual(['abc123456', 'https://open.feishu.cn/open-apis/bot/v2/hook/tok', 'redis://:pw@127.0.0.1:6379', 'shh-secret']);
   });
 });
 

@@ -30,6 +30,7 @@ export class AgentCore implements INodeType {
     credentials: [
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
       { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
+      { name: 'agentCoreRedis', required: true, displayOptions: { show: { allowedTools: ['redis_context'] } } },
     ],
     properties: agentCoreProperties,
   };

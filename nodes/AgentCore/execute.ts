@@ -55,6 +55,26 @@ async function createModel(context: IExecuteFunctions, provider: ProviderName, i
   return { apiKey, model: createChatModel({ provider, apiKey, baseUrl, maxConcurrentCalls }) };
 }
 
+/** redis_context uses the node's Redis credential unless its tool settings name a Redis themselves. */
+async function injectRedisConnection(context: IExecuteFunctions, config: Partial<AgentConfig>, itemIndex: number): Promise<void> {
+  if (!config.allowed_tools?.includes('redis_context')) return;
+  const settings = (config.tool_settings ??= {});
+  const own = settings.redis_context ?? {};
+  if (own.redis_url !== undefined || own.connection !== undefined) return;
+  const credentials = await context.getCredentials('agentCoreRedis', itemIndex);
+  settings.redis_context = {
+    ...own,
+    connection: {
+      host: (credentials.host as string) || '127.0.0.1',
+      port: Number(credentials.port) || 6379,
+      ...(credentials.username ? { username: credentials.username as string } : {}),
+      ...(credentials.password ? { password: credentials.password as string } : {}),
+      db: Number(credentials.database) || 0,
+      tls: credentials.tls === true,
+    },
+  };
+}
+
 async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName;
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
@@ -63,6 +83,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   if (!config.model) {
     throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   }
+  await injectRedisConnection(context, config, itemIndex);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const extraTools = [...readWorkflowTools(context, itemIndex), ...(await readConnectedTools(context, itemIndex))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];

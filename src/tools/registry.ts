@@ -1,10 +1,12 @@
+import { feishuBotTool } from './feishu-bot';
 import { httpRequestTool } from './http-request';
 import { jsonTransformTool } from './json-transform';
+import { redisContextTool } from './redis-context';
 import type { Tool } from './tool';
 import { assertValidSchema } from './validate';
 
 /** The tools that ship with the package, by name. */
-export const builtInTools: readonly Tool[] = [httpRequestTool, jsonTransformTool];
+export const builtInTools: readonly Tool[] = [httpRequestTool, jsonTransformTool, redisContextTool, feishuBotTool];
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 

@@ -68,6 +68,9 @@ export class Redactor {
   }
 }
 
+/** Settings that hold secrets although their names are not secret-shaped: URLs carrying tokens or passwords. */
+const SETTINGS_SECRET_KEY = /secret|password|webhook_url|redis_url/i;
+
 /** Fixed headers that carry no secret; every other fixed header value is treated as one. */
 const HARMLESS_HEADERS = new Set(['accept', 'accept-language', 'content-type', 'user-agent', 'cache-control']);
 
@@ -85,7 +88,7 @@ export function secretsInSettings(settings: Record<string, Record<string, unknow
     }
     if (typeof value !== 'object' || value === null) return;
     for (const [key, item] of Object.entries(value)) {
-      visit(item, underSecret || SECRET_KEY.test(key) || /secret/i.test(key), depth + 1);
+      visit(item, underSecret || SECRET_KEY.test(key) || SETTINGS_SECRET_KEY.test(key), depth + 1);
     }
   };
   for (const toolSettings of Object.values(settings)) {

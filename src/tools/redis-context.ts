@@ -1,0 +1,279 @@
+/**
+ * The `redis_context` tool: small string values the model keeps between runs of one session
+ * (get / set / append / delete / list), confined to that session's own key namespace in Redis.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis, RedisOptions } from 'ioredis';
+import {
+  createClient,
+  createRedisClientOptions,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  describeRedisFailure,
+  redisAddress,
+  quitClient,
+  waitUntilReady,
+  type RedisConnectionOptions,
+} from '../context/redis-connection';
+import type { JsonSchema, Tool, ToolContext } from './tool';
+
+export const REDIS_CONTEXT_OPERATIONS = ['get', 'set', 'append', 'delete', 'list'] as const;
+export type RedisContextOperation = (typeof REDIS_CONTEXT_OPERATIONS)[number];
+
+/** Args of one redis_context call (already validated against `redisContextParameters`). */
+export interface RedisContextArgs {
+  operation: RedisContextOperation;
+  key?: string;
+  value?: string;
+}
+
+/** `tool_settings.redis_context` after defaults are applied. */
+export interface RedisContextSettings {
+  connection: RedisConnectionOptions;
+  keyPrefix: string;
+  ttlSeconds: number;
+  maxValueBytes: number;
+  maxKeys: number;
+}
+
+export const DEFAULT_REDIS_CONTEXT_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_REDIS_CONTEXT_KEY_PREFIX = 'agent_core:kv:';
+export const DEFAULT_REDIS_CONTEXT_TTL_SECONDS = 86_400;
+export const DEFAULT_REDIS_CONTEXT_MAX_VALUE_BYTES = 4096;
+export const DEFAULT_REDIS_CONTEXT_MAX_KEYS = 100;
+const KEY_PATTERN = '^[A-Za-z0-9_.:-]+$';
+/** Never a character of a model's key (see KEY_PATTERN), so the index can not collide with a value key. */
+const INDEX_SUFFIX = '#index';
+
+/** JSON Schema of the args; the descriptions are what the model reads. */
+export const redisContextParameters: JsonSchema = {
+  type: 'object',
+  properties: {
+    operation: { type: 'string', enum: [...REDIS_CONTEXT_OPERATIONS], description: 'get, set (replace), append, delete one key, or list this session\'s keys.' },
+    key: { type: 'string', minLength: 1, maxLength: 128, pattern: KEY_PATTERN, description: 'Key name (letters, digits, _ . : -); required except for list.' },
+    value: { type: 'string', description: 'Text to store (set) or add to the end (append); only for set and append.' },
+  },
+  required: ['operation'],
+  additionalProperties: false,
+  allOf: [
+    { if: { properties: { operation: { enum: ['get', 'set', 'append', 'delete'] } }, required: ['operation'] }, then: { required: ['key'] } },
+    { if: { properties: { operation: { enum: ['set', 'append'] } }, required: ['operation'] }, then: { required: ['value'] } },
+  ],
+};
+
+/** JSON Schema of `tool_settings.redis_context`. */
+export const redisContextSettingsSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    redis_url: { type: 'string', pattern: '^[Rr][Ee][Dd][Ii][Ss][Ss]?://', description: `redis://[user:password@]host[:port][/db] or rediss:// for TLS; default ${DEFAULT_REDIS_CONTEXT_URL}. Give this or connection, not both.` },
+    connection: {
+      type: 'object',
+      description: 'Redis address as the node\'s Redis credential gives it; give this or redis_url, not both.',
+      properties: {
+        host: { type: 'string', minLength: 1 },
+        port: { type: 'integer', minimum: 1, maximum: 65535 },
+        username: { type: 'string' },
+        password: { type: 'string' },
+        db: { type: 'integer', minimum: 0 },
+        tls: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    key_prefix: { type: 'string', minLength: 1, maxLength: 200, description: `Prefix of every key this tool writes; default ${DEFAULT_REDIS_CONTEXT_KEY_PREFIX}.` },
+    ttl_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000, description: `A session's values expire together this long after its last write; default ${DEFAULT_REDIS_CONTEXT_TTL_SECONDS}.` },
+    max_value_bytes: { type: 'integer', minimum: 1, maximum: 1_048_576, description: `Largest value in UTF-8 bytes (after an append too); default ${DEFAULT_REDIS_CONTEXT_MAX_VALUE_BYTES}.` },
+    max_keys: { type: 'integer', minimum: 1, maximum: 10_000, description: `Keys one session may hold; default ${DEFAULT_REDIS_CONTEXT_MAX_KEYS}.` },
+  },
+  additionalProperties: false,
+};
+
+/** A refusal or failure whose message is already written for the model. */
+class RedisContextError extends Error {
+  override name = 'RedisContextError';
+}
+
+/** Applies defaults to an (already schema-validated) settings entry. */
+export function readRedisContextSettings(raw: Record<string, unknown> = {}): RedisContextSettings {
+  if (raw.redis_url !== undefined && raw.connection !== undefined) {
+    throw new RedisContextError('redis_context is misconfigured: tool_settings.redis_context gives both redis_url and connection; keep only one');
+  }
+  const integer = (value: unknown, fallback: number) => (Number.isInteger(value) && (value as number) >= 1 ? (value as number) : fallback);
+  const connection: RedisConnectionOptions =
+    raw.connection && typeof raw.connection === 'object'
+      ? { ...(raw.connection as RedisConnectionOptions) }
+      : { url: typeof raw.redis_url === 'string' ? raw.redis_url : DEFAULT_REDIS_CONTEXT_URL };
+  return {
+    connection,
+    keyPrefix: typeof raw.key_prefix === 'string' && raw.key_prefix !== '' ? raw.key_prefix : DEFAULT_REDIS_CONTEXT_KEY_PREFIX,
+    ttlSeconds: integer(raw.ttl_seconds, DEFAULT_REDIS_CONTEXT_TTL_SECONDS),
+    maxValueBytes: integer(raw.max_value_bytes, DEFAULT_REDIS_CONTEXT_MAX_VALUE_BYTES),
+    maxKeys: integer(raw.max_keys, DEFAULT_REDIS_CONTEXT_MAX_KEYS),
+  };
+}
+
+/**
+ * The Redis key prefix of one session's values: `${keyPrefix}${encoded session id}:`. encodeURIComponent
+ * is injective and turns every ":" into "%3A", so the first ":" after the prefix always ends the session
+ * part: no session id (and no model key such as "../b" or "x:y") can reach into another session's space.
+ */
+export function sessionNamespace(keyPrefix: string, sessionId: string): string {
+  return `${keyPrefix}${encodeURIComponent(sessionId)}:`;
+}
+
+/**
+ * One script for every operation, so each call is atomic: the write, the index update and the expiry
+ * refresh happen together, and the max_keys check can not race another writer. A session's values and
+ * its index (a SET of key names) share one expiry, refreshed for all of them on every write; that keeps
+ * the index exact, and members whose value vanished anyway (eviction, a manual DEL) are pruned before
+ * listing or refusing a write. The value keys are derived from ARGV[2] rather than passed in KEYS,
+ * which is fine for the standalone Redis this tool connects to (not Redis Cluster).
+ * KEYS[1] index, KEYS[2] value key; ARGV: operation, namespace, ttl, max keys, max bytes, key, value.
+ */
+const OPERATION_SCRIPT = `
+local index, namespace = KEYS[1], ARGV[2]
+local ttl, maxKeys, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local name, value, operation = ARGV[6], ARGV[7], ARGV[1]
+local function prune()
+  for _, member in ipairs(redis.call('SMEMBERS', index)) do
+    if redis.call('EXISTS', namespace .. member) == 0 then redis.call('SREM', index, member) end
+  end
+end
+local function refresh()
+  for _, member in ipairs(redis.call('SMEMBERS', index)) do redis.call('EXPIRE', namespace .. member, ttl) end
+  redis.call('EXPIRE', index, ttl)
+end
+if operation == 'get' then return redis.call('GET', KEYS[2]) end
+if operation == 'list' then prune() return redis.call('SMEMBERS', index) end
+if operation == 'delete' then
+  local removed = redis.call('DEL', KEYS[2])
+  redis.call('SREM', index, name)
+  refresh()
+  return removed
+end
+local size = string.len(value)
+if operation == 'append' then size = size + redis.call('STRLEN', KEYS[2]) end
+if size > maxBytes then return {'too_large', size} end
+if redis.call('SISMEMBER', index, name) == 0 and redis.call('SCARD', index) >= maxKeys then
+  prune()
+  if redis.call('SCARD', index) >= maxKeys then return {'too_many_keys', redis.call('SCARD', index)} end
+end
+if operation == 'append' then size = redis.call('APPEND', KEYS[2], value) else redis.call('SET', KEYS[2], value) end
+redis.call('SADD', index, name)
+refresh()
+return {'stored', size}
+`;
+const OPERATION_SCRIPT_SHA = createHash('sha1').update(OPERATION_SCRIPT).digest('hex');
+
+/** The `redis_context` tool. */
+export const redisContextTool: Tool<RedisContextArgs> = {
+  name: 'redis_context',
+  description:
+    'Remember small text values across runs of this conversation: set/append/get/delete a key, or list your keys. Values are private to this session and expire after a while.',
+  parameters: redisContextParameters,
+  settingsSchema: redisContextSettingsSchema,
+  async execute(args: RedisContextArgs, context: ToolContext): Promise<string> {
+    const settings = readRedisContextSettings(context.settings);
+    const sessionId = context.sessionId;
+    if (!sessionId) throw new RedisContextError('redis_context needs a session: set Session ID on the Agent Core node (or --session in the CLI)');
+    checkArgs(args);
+    const key = args.key ?? '';
+    if (args.operation === 'set' && Buffer.byteLength(args.value ?? '', 'utf8') > settings.maxValueBytes) {
+      throw tooLarge(key, Buffer.byteLength(args.value ?? '', 'utf8'), settings.maxValueBytes, 'set');
+    }
+    const namespace = sessionNamespace(settings.keyPrefix, sessionId);
+    const reply = await runOnRedis(settings.connection, args.operation, context.signal, (client) =>
+      evaluate(client, [`${namespace}${INDEX_SUFFIX}`, `${namespace}${key}`], [
+        args.operation, namespace, settings.ttlSeconds, settings.maxKeys, settings.maxValueBytes, key, args.value ?? '',
+      ]),
+    );
+    return renderReply(args, reply, settings);
+  },
+};
+
+/** The schema requires key and value where needed; this refuses the leftovers it can not express clearly. */
+function checkArgs(args: RedisContextArgs): void {
+  if (args.operation === 'list' && args.key !== undefined) {
+    throw new RedisContextError('redis_context refused: list takes no key; remove "key" (list returns all keys of this session)');
+  }
+  if ((args.operation === 'get' || args.operation === 'delete' || args.operation === 'list') && args.value !== undefined) {
+    throw new RedisContextError(`redis_context refused: ${args.operation} takes no value; remove "value" (only set and append store one)`);
+  }
+}
+
+function renderReply(args: RedisContextArgs, reply: unknown, settings: RedisContextSettings): string {
+  const key = args.key ?? '';
+  switch (args.operation) {
+    case 'get':
+      return typeof reply === 'string' ? reply : `(no value for key ${JSON.stringify(key)})`;
+    case 'list':
+      return JSON.stringify((Array.isArray(reply) ? reply.map(String) : []).sort());
+    case 'delete':
+      return Number(reply) > 0 ? `deleted ${JSON.stringify(key)}` : `(no value for key ${JSON.stringify(key)}; nothing deleted)`;
+    default: {
+      const [status, size] = Array.isArray(reply) ? [String(reply[0]), Number(reply[1])] : ['', 0];
+      if (status === 'too_large') throw tooLarge(key, size, settings.maxValueBytes, args.operation);
+      if (status === 'too_many_keys') {
+        throw new RedisContextError(
+          `redis_context refused: this session already holds ${size} keys (max_keys ${settings.maxKeys}); delete a key you no longer need, or overwrite an existing one`,
+        );
+      }
+      const verb = args.operation === 'append' ? 'appended to' : 'stored';
+      const bytes = args.operation === 'append' ? `now ${size} bytes` : `${size} bytes`;
+      return `${verb} ${JSON.stringify(key)} (${bytes}, expires in ${settings.ttlSeconds} s)`;
+    }
+  }
+}
+
+function tooLarge(key: string, size: number, maxBytes: number, operation: RedisContextOperation): RedisContextError {
+  const what = operation === 'append' ? `appending would make ${JSON.stringify(key)} ${size} bytes` : `the value is ${size} bytes`;
+  return new RedisContextError(`redis_context refused: ${what}, over max_value_bytes (${maxBytes}); store less text, or split it over several keys`);
+}
+
+/**
+ * Connects, runs one command and quits: a connection per call costs little next to a model turn and can
+ * never leak. An abort (call timeout, run timeout, cancel) drops the connection at once.
+ */
+async function runOnRedis<T>(connection: RedisConnectionOptions, operation: string, signal: AbortSignal, command: (client: Redis) => Promise<T>): Promise<T> {
+  let options: RedisOptions;
+  try {
+    options = createRedisClientOptions(connection);
+  } catch (error) {
+    throw new RedisContextError(`redis_context is misconfigured: ${(error as Error).message}; fix tool_settings.redis_context`);
+  }
+  const address = redisAddress(options);
+  if (signal.aborted) throw stopped(address, false);
+  const client = createClient(options);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      client.disconnect();
+      reject(stopped(address, true));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined); // only observed through the race below
+  try {
+    const work = waitUntilReady(client, options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS).then(() => command(client));
+    return await Promise.race([work, aborted]);
+  } catch (error) {
+    if (error instanceof RedisContextError) throw error;
+    throw new RedisContextError(`redis_context failed: ${describeRedisFailure(error, address, operation).message}`);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    await quitClient(client);
+  }
+}
+
+function stopped(address: string, commandMayHaveRun: boolean): RedisContextError {
+  const outcome = commandMayHaveRun ? '; a set, append or delete may or may not have been applied' : '; nothing was sent';
+  return new RedisContextError(`redis_context stopped: the call was cancelled (time limit or cancel) before Redis at ${address} answered${outcome}`);
+}
+
+/** EVALSHA, falling back to EVAL when Redis has not cached the script yet. */
+async function evaluate(client: Redis, keys: string[], args: Array<string | number>): Promise<unknown> {
+  try {
+    return await client.evalsha(OPERATION_SCRIPT_SHA, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return await client.eval(OPERATION_SCRIPT, keys.length, ...keys, ...args);
+  }
+}
