@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -6,20 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { action, final, useScriptedServer } from './support/agent';
+import { runCli } from './support/cli';
 import { deleteKeysByPrefix, getTestRedis, uniqueKeyPrefix, type TestRedis } from './support/redis';
-
-const CLI = join(__dirname, '..', 'dist', 'src', 'cli.js');
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A local HTTP target that records what reached it. */
 async function startTarget(handler: (request: IncomingMessage, body: string) => { status?: number; json: unknown }) {

@@ -1,32 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { action, final, useScriptedServer } from './support/agent';
+import { runCli, type CliRun } from './support/cli';
 import type { Script } from '../src/demo/scripted-server';
-
-/** The built CLI (npm test builds first), run as a user would run it. */
-const CLI = join(__dirname, '..', 'dist', 'src', 'cli.js');
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], environment: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...environment },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('agent-core run', () => {
   const server = useScriptedServer();
