@@ -40,6 +40,24 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   return new AgentRun(options, config, allowed, history, newUserMessage).run();
 }
 
+/** The same step with its fields in reading order: what was asked, what came of it, then timings. */
+function readableStep(entry: TraceStep): TraceStep {
+  const { step, action, final, observation, error, repair, elapsed_ms, model_ms, tool_ms, usage, ...rest } = entry;
+  return {
+    step,
+    ...(action ? { action } : {}),
+    ...(final ? { final } : {}),
+    ...(observation !== undefined ? { observation } : {}),
+    ...(error ? { error } : {}),
+    repair,
+    elapsed_ms,
+    model_ms,
+    ...(tool_ms !== undefined ? { tool_ms } : {}),
+    ...(usage ? { usage } : {}),
+    ...rest,
+  };
+}
+
 class AgentRun {
   private readonly started = performance.now();
   private readonly trace: TraceStep[] = [];
@@ -211,7 +229,7 @@ class AgentRun {
     return this.redactor.value({
       final_answer: answer,
       finish_reason: finishReason,
-      trace: this.trace,
+      trace: this.trace.map(readableStep),
       used_tools: this.usedTools,
       usage: this.usage,
       messages,
