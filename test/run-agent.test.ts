@@ -18,6 +18,14 @@ describe('runAgent: the loop, through the real openai SDK', () => {
       { role: 'assistant', content: 'Paris' },
     ]);
     expect(result.used_tools).toEqual({});
+    expect(result.trace[0].elapsed_ms).toBeGreaterThanOrEqual(result.trace[0].model_ms);
+  });
+
+  it('records the wall time of the step that ends the run', async () => {
+    server().setScript({ text: final('slow answer'), delayMs: 60 });
+    const result = await runAgent({ model: modelFor(server()), config: baseConfig, prompt: 'q' });
+    expect(result.trace[0].model_ms).toBeGreaterThanOrEqual(50);
+    expect(result.trace[0].elapsed_ms).toBeGreaterThanOrEqual(result.trace[0].model_ms);
   });
 
   it('runs a tool, feeds the observation back and keeps the model reply as an assistant message', async () => {

@@ -67,6 +67,8 @@ class AgentRun {
   private readonly runController = new AbortController();
   private readonly redactor: Redactor;
   private toolCalls = 0;
+  /** The step being taken, so a run that ends inside it still records the step's wall time. */
+  private openStep?: { entry: TraceStep; started: number };
   private consecutiveFailures = 0;
 
   constructor(
@@ -107,9 +109,9 @@ class AgentRun {
 
       const entry: TraceStep = { step, repair: this.consecutiveFailures > 0, elapsed_ms: 0, model_ms: 0 };
       this.trace.push(entry);
-      const stepStarted = performance.now();
+      this.openStep = { entry, started: performance.now() };
       const ended = await this.takeStep(entry);
-      entry.elapsed_ms = Math.round(performance.now() - stepStarted);
+      this.closeOpenStep();
       if (ended) return ended;
     }
     return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
@@ -222,7 +224,14 @@ class AgentRun {
     return this.finish(cancelled ? 'cancelled' : 'timeout', describeAbort(reason));
   }
 
+  private closeOpenStep(): void {
+    if (!this.openStep) return;
+    this.openStep.entry.elapsed_ms = Math.round(performance.now() - this.openStep.started);
+    this.openStep = undefined;
+  }
+
   private finish(finishReason: FinishReason, stopDetail?: string, answer = ''): AgentResult {
+    this.closeOpenStep();
     const messages = [this.newUserMessage];
     if (finishReason === 'final') messages.push({ role: 'assistant', content: answer });
     // Everything the run writes goes through the redactor; the model saw the real values where calls needed them.
