@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+/**
+ * `npm run dev [-- --n8n 2] [-- --port 5678] [-- --fresh]`: a local n8n with this package installed as a
+ * community package and the example workflows imported and active.
+ *
+ * - n8n comes from the cache of scripts/n8n-cache.js (installed on first use): line 1 (1.123.x on this
+ *   machine's Node, the default) or line 2 (2.41.x on Node 24 from the cache).
+ * - The package is built, packed and installed into the n8n user folder at every start. The user folder
+ *   (${AGENT_CORE_CACHE_DIR:-~/.cache/n8n-nodes-agent-core}/dev/n8n-<version>) is kept between runs, so the
+ *   owner account and your own workflows stay; the examples and the credential are re-imported each time.
+ *   `--fresh` starts from an empty folder.
+ * - With OPENAI_API_KEY set, the credential uses it (and OPENAI_BASE_URL, default https://api.openai.com/v1).
+ *   Without it, the bundled scripted demo model runs on 127.0.0.1 and the credential points at it.
+ * - Ctrl-C stops n8n and the demo model.
+ */
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { cacheDir, ensureN8n } = require('./n8n-cache');
+const local = require('./n8n-local');
+
+const CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
+
+function parseArguments(argv) {
+  const options = { line: 1, port: 5678, portGiven: false, fresh: false };
+  for (let index = 0; index < argv.length; index++) {
+    const [flag, inline] = argv[index].split('=');
+    const value = () => inline ?? argv[++index];
+    if (flag === '--n8n') options.line = Number(value());
+    else if (flag === '--port') {
+      options.port = Number(value());
+      options.portGiven = true;
+    } else if (flag === '--fresh') options.fresh = true;
+    else if (flag === '--help' || flag === '-h') options.help = true;
+    else throw new Error(`unknown argument ${argv[index]} (use --n8n 1|2, --port N, --fresh)`);
+  }
+  if (options.line !== 1 && options.line !== 2) throw new Error('--n8n must be 1 or 2');
+  return options;
+}
+
+function say(message = '') {
+  process.stdout.write(`${message}\n`);
+}
+
+function shellQuote(text) {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Copies what n8n appends to its log onto this terminal, prefixed. */
+function followLog(logPath) {
+  let position = fs.existsSync(logPath) ? fs.statSync(logPath).size : 0;
+  const timer = setInterval(() => {
+    let size;
+    try {
+      size = fs.statSync(logPath).size;
+    } catch {
+      return;
+    }
+    if (size <= position) return;
+    const buffer = Buffer.alloc(size - position);
+    const descriptor = fs.openSync(logPath, 'r');
+    fs.readSync(descriptor, buffer, 0, buffer.length, position);
+    fs.closeSync(descriptor);
+    position = size;
+    const text = buffer.toString('utf8').replace(/\n$/, '');
+    if (text) process.stdout.write(`${text.split('\n').map((line) => `[n8n] ${line}`).join('\n')}\n`);
+  }, 500);
+  return () => clearInterval(timer);
+}
+
+async function main() {
+  const options = parseArguments(process.argv.slice(2));
+  if (options.help) {
+    say('npm run dev [-- --n8n 1|2] [-- --port N] [-- --fresh]   (see the header of scripts/dev.js)');
+    return;
+  }
+  const cleanups = [];
+  let stopping = false;
+  const stopAll = async (exitCode) => {
+    if (stopping) return;
+    stopping = true;
+    say('\nStopping…');
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        process.stderr.write(`while stopping: ${error.message}\n`);
+      }
+    }
+    process.exit(exitCode);
+  };
+  local.cleanUpOnSignals(false);
+  process.on('SIGINT', () => stopAll(0));
+  process.on('SIGTERM', () => stopAll(0));
+
+  say(`n8n line ${options.line}: checking the cache in ${cacheDir()} (the first run installs n8n: several minutes)`);
+  const installation = await ensureN8n(options.line);
+  say(`n8n ${installation.version} on ${installation.node}${installation.reused ? ' (from the cache)' : ''}`);
+
+  const userFolder = path.join(cacheDir(), 'dev', `n8n-${installation.version}`);
+  if (options.fresh) fs.rmSync(userFolder, { recursive: true, force: true });
+  fs.mkdirSync(userFolder, { recursive: true });
+
+  say('Building and packing the package…');
+  const tarball = await local.packPackage(path.join(userFolder, 'pack'));
+  await local.installPackage(tarball, path.join(userFolder, '.n8n', 'nodes'));
+  say(`Installed ${path.basename(tarball)} into ${path.join(userFolder, '.n8n', 'nodes')} (as Settings → Community Nodes would)`);
+
+  let modelDescription;
+  let credentialData;
+  let examplePrompt = 'Which of these numbers are even? {"numbers": [3, 8, 15, 42]}';
+  if (process.env.OPENAI_API_KEY) {
+    const url = process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+    credentialData = { apiKey: process.env.OPENAI_API_KEY, url };
+    modelDescription = `OpenAI-compatible API at ${url} with OPENAI_API_KEY (model gpt-4o-mini in the examples)`;
+  } else {
+    const { startScriptedServer } = require(path.join(local.REPO_FOLDER, 'dist', 'src', 'demo', 'scripted-server.js'));
+    const { demoModel, DEMO_PROMPT } = require(path.join(local.REPO_FOLDER, 'dist', 'src', 'demo', 'demo-model.js'));
+    const demoServer = await startScriptedServer({ script: demoModel });
+    cleanups.push(() => demoServer.close());
+    credentialData = { apiKey: 'demo', url: demoServer.openaiBaseUrl };
+    examplePrompt = DEMO_PROMPT;
+    modelDescription =
+      `NO OPENAI_API_KEY SET: the bundled scripted demo model on ${demoServer.openaiBaseUrl} stands in for a provider.\n` +
+      '         It only answers the catalogue question below (one json_transform call, then an answer);\n' +
+      '         set OPENAI_API_KEY (and OPENAI_BASE_URL for another compatible endpoint) to use a real model.';
+  }
+  const credential = { id: 'agentCoreDevCred', name: 'Agent Core (npm run dev)', type: CREDENTIAL_TYPE, data: credentialData };
+  const workflows = local.readExampleWorkflows().map((workflow, index) => ({
+    ...local.useCredential(workflow, CREDENTIAL_TYPE, credential),
+    id: `agentCoreDevWf${index + 1}`,
+  }));
+
+  let port = options.port;
+  if (await local.portInUse(port)) {
+    if (options.portGiven) throw new Error(`port ${port} is in use`);
+    port = await local.freePort();
+    say(`Port ${options.port} is in use; using ${port}.`);
+  }
+  say('Importing the credential and the example workflows, activating them…');
+  const n8n = await local.createN8nInstance({ installation, nodesFolder: path.join(userFolder, '.n8n', 'nodes'), credentials: [credential], workflows, userFolder, port, keepUserFolder: true });
+  say('Starting n8n…');
+  // Cleanups run last-in first-out: n8n stops while its log is still followed.
+  cleanups.push(followLog(n8n.logPath));
+  cleanups.push(() => n8n.stop({ keepUserFolder: true }));
+  await n8n.start({ webhookPaths: ['agent-core', 'agent-core-strict'] });
+  n8n.exited().then(({ code, signal }) => {
+    if (stopping) return;
+    process.stderr.write(`n8n exited on its own (${signal ?? `exit ${code}`}); see ${n8n.logPath}\n`);
+    stopAll(1);
+  });
+
+  const body = JSON.stringify({ prompt: examplePrompt });
+  say('');
+  say(`Ready: n8n ${installation.version} with n8n-nodes-agent-core (node type ${local.NODE_TYPE_PREFIX}agentCore).`);
+  say(`Editor:  ${n8n.baseUrl}/   (first visit: create the owner account; it is kept in ${userFolder})`);
+  say(`Model:   ${modelDescription}`);
+  say(`Try:     curl -s -X POST ${n8n.webhookUrl('agent-core')} -H 'content-type: application/json' -d ${shellQuote(body)}`);
+  say(`Limits:  the same with max_steps 1: ${n8n.webhookUrl('agent-core-strict')}`);
+  say(`Log:     ${n8n.logPath}`);
+  say('Ctrl-C stops n8n' + (process.env.OPENAI_API_KEY ? '.' : ' and the demo model.'));
+  say('');
+}
+
+main().catch((error) => {
+  process.stderr.write(`npm run dev failed: ${error.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+import { describeAgentCoreInN8n } from './support/agent-core-scenarios';
+
+describeAgentCoreInN8n(2);

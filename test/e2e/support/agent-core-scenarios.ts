@@ -1,0 +1,110 @@
+import { DEMO_PROMPT } from '../../../src/demo/demo-model';
+import { LINES } from '../../../scripts/n8n-cache';
+import { e2eModel, NEVER_FINISHES, promptOf } from './model-script';
+import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
+
+/**
+ * The behaviour a webhook caller sees from the example workflows in a real n8n of the given line, with the
+ * package installed as a community package and a scripted model behind the credential.
+ */
+export function describeAgentCoreInN8n(line: 1 | 2): void {
+  describe(`Agent Core in n8n ${LINES[line].version} through production webhooks`, () => {
+    const get = useAgentCoreInN8n(line, e2eModel);
+
+    /** The model calls this run made, told apart from other runs' by their prompt. */
+    const modelCallsFor = (prompt: string) => get().model.requests.filter((request) => promptOf(request) === prompt);
+
+    describe('single-turn prompt', () => {
+      it('answers the prompt posted to the webhook with final_answer in an HTTP 200', async () => {
+        const prompt = `What is the capital of France? (n8n ${line})`;
+        const response = await get().post(WEBHOOKS.main, { prompt });
+
+        get().expectStatus(response, 200);
+        expect(response.contentType).toMatch(/application\/json/);
+        expect(response.body).toMatchObject({ final_answer: `Echo: ${prompt}`, finish_reason: 'final', provider: 'openai', model: 'gpt-4o-mini' });
+        expect(response.body.trace).toHaveLength(1);
+        expect(response.body.messages).toEqual([
+          { role: 'user', content: prompt },
+          { role: 'assistant', content: `Echo: ${prompt}` },
+        ]);
+        const calls = modelCallsFor(prompt);
+        expect(calls).toHaveLength(1);
+        expect(calls[0].headers.authorization).toBe('Bearer e2e-key');
+      });
+    });
+
+    describe('tool round trip', () => {
+      it('runs json_transform for the model and returns the answer built from its observation, with the trace', async () => {
+        const response = await get().post(WEBHOOKS.main, { prompt: DEMO_PROMPT });
+
+        get().expectStatus(response, 200);
+        const { body } = response;
+        expect(body.final_answer).toBe('In stock and under 50 EUR: Desk lamp and USB-C hub.');
+        expect(body.finish_reason).toBe('final');
+        expect(body.trace).toHaveLength(2);
+        expect(body.trace[0]).toMatchObject({ step: 1, action: { tool: 'json_transform' }, observation: '["Desk lamp","USB-C hub"]' });
+        expect(body.trace[1]).toMatchObject({ step: 2, final: { answer: body.final_answer } });
+        expect(body.used_tools).toEqual({ json_transform: { count: 1, total_ms: expect.any(Number) } });
+        const calls = modelCallsFor(DEMO_PROMPT);
+        expect(calls).toHaveLength(2);
+        expect(calls[1].messages[calls[1].messages.length - 1]).toEqual({
+          role: 'user',
+          content: 'Observation from json_transform:\n["Desk lamp","USB-C hub"]',
+        });
+      });
+    });
+
+    describe('limits', () => {
+      it('answers HTTP 200 with finish_reason max_steps when the model never finishes within the limit', async () => {
+        const prompt = `Keep calling tools ${NEVER_FINISHES} (n8n ${line})`;
+        const response = await get().post(WEBHOOKS.strictLimits, { prompt });
+
+        get().expectStatus(response, 200);
+        expect(response.body).toMatchObject({ finish_reason: 'max_steps', final_answer: '' });
+        expect(response.body.stop_detail).toMatch(/max_steps \(1\)/);
+        expect(response.body.trace).toHaveLength(1);
+        expect(modelCallsFor(prompt)).toHaveLength(1);
+      });
+    });
+
+    describe('bad input', () => {
+      it('answers HTTP 400 with an error naming the prompt when the body has no prompt, without calling the model', async () => {
+        const callsBefore = get().model.requests.length;
+        const response = await get().post(WEBHOOKS.main, { question: 'the field is misnamed' });
+
+        get().expectStatus(response, 400);
+        expect(response.body).toEqual({ error: expect.stringMatching(/\bprompt\b/) });
+        expect(get().model.requests.length).toBe(callsBefore);
+      });
+
+      it('answers HTTP 400 naming the prompt when it is not text', async () => {
+        const response = await get().post(WEBHOOKS.main, { prompt: ['not', 'text'] });
+
+        get().expectStatus(response, 400);
+        expect(response.body.error).toMatch(/prompt must be text/);
+      });
+    });
+
+    describe("n8n's own answer to a node error (why the examples route errors)", () => {
+      // Under responseMode "responseNode", an execution that fails before Respond to Webhook answers the
+      // caller with n8n's generic reply, which never carries the node's message.
+      const generic = line === 1 ? { status: 200, text: '' } : { status: 500, text: '{"message":"Error in workflow"}' };
+
+      it(`answers HTTP ${generic.status} without the error message when the error output is not used`, async () => {
+        const response = await get().post(WEBHOOKS.unrouted, {});
+
+        expect({ status: response.status, text: response.text }).toEqual(generic);
+      });
+    });
+
+    // Comes with the Agent Context node: a session's turns stored between two webhook calls.
+    describe('conversation through Agent Context', () => {
+      it.todo('answers a follow-up question from the history the Agent Context node stored for the session');
+    });
+
+    // Comes with queue mode: `n8n start` (main) + `n8n worker` sharing Redis, PostgreSQL and the encryption key.
+    describe('queue mode', () => {
+      it.todo('runs the example workflow on a worker and answers the webhook through the main process');
+    });
+  });
+}
