@@ -1,14 +1,11 @@
 import {
   NodeConnectionTypes,
-  type ICredentialsDecrypted,
-  type ICredentialTestFunctions,
   type IExecuteFunctions,
-  type INodeCredentialTestResult,
   type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
-import { pingRedis } from '../../src/context/redis-store';
+import { testRedisCredential } from '../shared/redis-credential-test';
 import { agentContextProperties } from './description';
 import { agentContextExecute } from './execute';
 
@@ -17,12 +14,13 @@ export class AgentContext implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Agent Context',
     name: 'agentContext',
-    icon: 'file:agentContext.svg',
+    icon: { light: 'file:agentContext.svg', dark: 'file:agentContext.dark.svg' },
     group: ['transform'],
     version: 1,
     subtitle: '={{ $parameter["operation"] }} · {{ $parameter["storage"] }}',
     description: 'Keeps multi-turn conversation history for Agent Core, in Redis or in memory',
     defaults: { name: 'Agent Context' },
+    usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
     credentials: [{ name: 'agentCoreRedis', required: true, testedBy: 'agentCoreRedisTest', displayOptions: { show: { storage: ['redis'] } } }],
@@ -30,21 +28,7 @@ export class AgentContext implements INodeType {
   };
 
   methods = {
-    credentialTest: {
-      /** Connects, sends PING and closes, failing within about two seconds when Redis does not answer. */
-      async agentCoreRedisTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
-        const data = credential.data ?? {};
-        const result = await pingRedis({
-          host: (data.host as string) || '127.0.0.1',
-          port: Number(data.port) || 6379,
-          username: (data.username as string) || undefined,
-          password: (data.password as string) || undefined,
-          db: Number(data.database) || 0,
-          tls: data.tls === true,
-        });
-        return result.ok ? { status: 'OK', message: `Connected (PING ${result.latencyMs} ms)` } : { status: 'Error', message: result.message };
-      },
-    },
+    credentialTest: { agentCoreRedisTest: testRedisCredential },
   };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

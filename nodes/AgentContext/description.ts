@@ -26,7 +26,7 @@ export const agentContextProperties: INodeProperties[] = [
     noDataExpression: true,
     options: [
       { name: 'Redis', value: 'redis', description: 'Shared by every n8n process and worker; survives restarts' },
-      { name: 'In-Memory (This n8n Process Only)', value: 'memory', description: 'Not shared between n8n instances or queue-mode workers; lost on restart' },
+      { name: 'In-Memory (This Process Only)', value: 'memory', description: 'Kept in this n8n process: not shared between n8n instances or queue-mode workers; lost on restart' },
     ],
     default: 'memory',
   },
@@ -104,9 +104,6 @@ export const agentContextProperties: INodeProperties[] = [
     options: [
       { displayName: 'Key Prefix', name: 'keyPrefix', type: 'string', default: DEFAULT_KEY_PREFIX, description: 'Prefix of the Redis keys (and memory entries) of this history' },
       { displayName: 'Max Stored Turns', name: 'maxStoredTurns', type: 'number', typeOptions: { minValue: 1 }, default: DEFAULT_MAX_STORED_TURNS, description: 'Persist keeps at most this many newest turns per session' },
-      { displayName: 'TTL (Seconds)', name: 'ttlSeconds', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_TTL_SECONDS, description: 'The session expires this long after its last persist; 0 = never' },
-      { displayName: 'System Message', name: 'systemMessage', type: 'string', default: '', description: "Persist: store or replace the session's system message; it is always kept by prepare" },
-      { displayName: 'Store Steps', name: 'storeSteps', type: 'boolean', default: false, description: 'Whether persist also keeps a compact record of the agent steps (tool names, errors, timings) from the "trace" field' },
       {
         displayName: 'Provider Formats',
         name: 'providerFormats',
@@ -119,6 +116,9 @@ export const agentContextProperties: INodeProperties[] = [
         default: [],
         description: 'Prepare: also emit the conversation in these providers\' own formats',
       },
+      { displayName: 'Store Steps', name: 'storeSteps', type: 'boolean', default: false, description: 'Whether persist also keeps a compact record of the agent steps (tool names, errors, timings) from the "trace" field' },
+      { displayName: 'System Message', name: 'systemMessage', type: 'string', default: '', description: "Persist: store or replace the session's system message; it is always kept by prepare" },
+      { displayName: 'TTL (Seconds)', name: 'ttlSeconds', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_TTL_SECONDS, description: 'The session expires this long after its last persist; 0 = never' },
     ],
   },
 ];

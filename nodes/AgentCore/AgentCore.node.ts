@@ -7,6 +7,7 @@ import {
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
+import { testRedisCredential } from '../shared/redis-credential-test';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
 import { searchModels } from './search-models';
@@ -16,12 +17,13 @@ export class AgentCore implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Agent Core',
     name: 'agentCore',
-    icon: 'file:agentCore.svg',
+    icon: { light: 'file:agentCore.svg', dark: 'file:agentCore.dark.svg' },
     group: ['transform'],
     version: 1,
     subtitle: '={{ $parameter["model"].value || $parameter["model"] }} · {{ ($parameter["allowedTools"] || []).length }} tools',
     description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
     defaults: { name: 'Agent Core' },
+    usableAsTool: true,
     inputs: [
       NodeConnectionTypes.Main,
       { type: NodeConnectionTypes.AiTool, displayName: 'Tool', required: false },
@@ -30,12 +32,13 @@ export class AgentCore implements INodeType {
     credentials: [
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
       { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
-      { name: 'agentCoreRedis', required: true, displayOptions: { show: { allowedTools: ['redis_context'] } } },
+      { name: 'agentCoreRedis', required: true, testedBy: 'agentCoreRedisTest', displayOptions: { show: { allowedTools: ['redis_context'] } } },
     ],
     properties: agentCoreProperties,
   };
 
   methods = {
+    credentialTest: { agentCoreRedisTest: testRedisCredential },
     listSearch: {
       async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
         return searchModels.call(this, filter);

@@ -29,8 +29,9 @@ function isTool(value: unknown): value is LangChainToolLike {
  */
 export async function readConnectedTools(context: IExecuteFunctions, itemIndex: number): Promise<Tool[]> {
   const connected = await context.getInputConnectionData(NodeConnectionTypes.AiTool, itemIndex).catch((error: Error) => {
-    // Nothing connected is not an error: the input is optional.
-    if (/no (input|node).*connected|is not connected/i.test(error.message)) return [];
+    // Nothing connected is not an error: the input is optional. Used as a tool (usableAsTool), the node
+    // has no Tool input at all, and n8n says "Node does not have input of type": no connected tools either.
+    if (/no (input|node).*connected|is not connected|does not have input of type/i.test(error.message)) return [];
     throw error;
   });
   const list = (Array.isArray(connected) ? connected : connected ? [connected] : []).flatMap((entry) => (isToolkit(entry) ? entry.getTools() : [entry]));

@@ -3,6 +3,19 @@ import { DEFAULT_CONFIG } from '../../src/agent/config';
 import { builtInTools } from '../../src/tools/registry';
 import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tools';
 
+// The panel's defaults are the engine's. Plain names rather than DEFAULT_CONFIG.key, because n8n's
+// linter (node-param-default-missing) only recognises a default given as a literal or a plain name.
+const {
+  max_steps: defaultMaxSteps,
+  max_tool_calls: defaultMaxToolCalls,
+  single_call_timeout: defaultSingleCallTimeout,
+  timeout: defaultRunTimeout,
+  total_token_budget: defaultTokenBudget,
+  observation_max_len: defaultObservationMaxLength,
+  temperature: defaultTemperature,
+  json_mode: defaultJsonMode,
+} = DEFAULT_CONFIG;
+
 /** The panel of design §10: provider and model, input, tools, limits. */
 export const agentCoreProperties: INodeProperties[] = [
   {
@@ -97,7 +110,7 @@ export const agentCoreProperties: INodeProperties[] = [
     typeOptions: { multipleValues: true },
     placeholder: 'Add Workflow Tool',
     default: {},
-    description: 'n8n workflows the agent may call as tools (they are allowed automatically). The validated arguments are the workflow’s input item; its output is what the agent sees.',
+    description: 'Workflows of this n8n instance that the agent may call as tools (they are allowed automatically). The validated arguments are the workflow’s input item; its output is what the agent sees.',
     options: [
       {
         name: 'tools',
@@ -118,12 +131,12 @@ export const agentCoreProperties: INodeProperties[] = [
     placeholder: 'Add Limit',
     default: {},
     options: [
-      { displayName: 'Max Steps', name: 'maxSteps', type: 'number', typeOptions: { minValue: 1 }, default: DEFAULT_CONFIG.max_steps, description: 'Most model turns in one run, repair turns included' },
-      { displayName: 'Max Tool Calls', name: 'maxToolCalls', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_CONFIG.max_tool_calls },
-      { displayName: 'Single Call Timeout (Seconds)', name: 'singleCallTimeout', type: 'number', typeOptions: { minValue: 0.001 }, default: DEFAULT_CONFIG.single_call_timeout, description: 'Limit for each model call and each tool call' },
-      { displayName: 'Run Timeout (Seconds)', name: 'timeout', type: 'number', typeOptions: { minValue: 0.001 }, default: DEFAULT_CONFIG.timeout, description: 'Limit for the whole run' },
-      { displayName: 'Token Budget', name: 'totalTokenBudget', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_CONFIG.total_token_budget, description: 'Stop before the next model call once this many tokens were used (0 = no budget)' },
-      { displayName: 'Observation Max Length', name: 'observationMaxLen', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_CONFIG.observation_max_len, description: 'Tool output fed back to the model is cut to this many characters (0 = no cut)' },
+      { displayName: 'Max Steps', name: 'maxSteps', type: 'number', typeOptions: { minValue: 1 }, default: defaultMaxSteps, description: 'Most model turns in one run, repair turns included' },
+      { displayName: 'Max Tool Calls', name: 'maxToolCalls', type: 'number', typeOptions: { minValue: 0 }, default: defaultMaxToolCalls },
+      { displayName: 'Observation Max Length', name: 'observationMaxLen', type: 'number', typeOptions: { minValue: 0 }, default: defaultObservationMaxLength, description: 'Tool output fed back to the model is cut to this many characters (0 = no cut)' },
+      { displayName: 'Run Timeout (Seconds)', name: 'timeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultRunTimeout, description: 'Limit for the whole run' },
+      { displayName: 'Single Call Timeout (Seconds)', name: 'singleCallTimeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultSingleCallTimeout, description: 'Limit for each model call and each tool call' },
+      { displayName: 'Token Budget', name: 'totalTokenBudget', type: 'number', typeOptions: { minValue: 0 }, default: defaultTokenBudget, description: 'Stop before the next model call once this many tokens were used (0 = no budget)' },
     ],
   },
   {
@@ -133,7 +146,7 @@ export const agentCoreProperties: INodeProperties[] = [
     placeholder: 'Add Option',
     default: {},
     options: [
-      { displayName: 'Temperature', name: 'temperature', type: 'number', typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 }, default: DEFAULT_CONFIG.temperature },
+      { displayName: 'Temperature', name: 'temperature', type: 'number', typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 }, default: defaultTemperature },
       {
         displayName: 'JSON Output Mode',
         name: 'jsonMode',
@@ -143,7 +156,7 @@ export const agentCoreProperties: INodeProperties[] = [
           { name: 'JSON Schema', value: 'json_schema', description: 'Also send the Action/Final schema (OpenAI models that support it)' },
           { name: 'Off', value: 'off', description: 'Rely on the prompt alone' },
         ],
-        default: DEFAULT_CONFIG.json_mode,
+        default: defaultJsonMode,
       },
       { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 8, description: 'Per credential, in this n8n process' },
     ],
