@@ -5,7 +5,7 @@ import {
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
-import { testRedisCredential } from '../shared/redis-credential-test';
+import { testRedisCredential } from '../shared/redis-credential';
 import { agentContextProperties } from './description';
 import { agentContextExecute } from './execute';
 

@@ -14,6 +14,7 @@ import {
 import { resolveCharacterBudget } from '../../src/context/window';
 import type { TraceStep } from '../../src/trace/types';
 import { toNodeError } from '../shared/node-errors';
+import { redisConnectionFromCredential } from '../shared/redis-credential';
 
 type Operation = 'prepare' | 'persist' | 'clear' | 'get';
 
@@ -24,14 +25,7 @@ async function openStore(context: IExecuteFunctions): Promise<{ store: ContextSt
   const credentials = await context.getCredentials('agentCoreRedis');
   const store = new RedisContextStore({
     keyPrefix: '',
-    connection: {
-      host: (credentials.host as string) || '127.0.0.1',
-      port: Number(credentials.port) || 6379,
-      username: (credentials.username as string) || undefined,
-      password: (credentials.password as string) || undefined,
-      db: Number(credentials.database) || 0,
-      tls: credentials.tls === true,
-    },
+    connection: redisConnectionFromCredential(credentials),
   });
   return { store, memory: false };
 }

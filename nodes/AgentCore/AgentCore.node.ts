@@ -7,7 +7,7 @@ import {
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
-import { testRedisCredential } from '../shared/redis-credential-test';
+import { testRedisCredential } from '../shared/redis-credential';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
 import { searchModels } from './search-models';

@@ -3,6 +3,7 @@ import type { AgentConfig } from '../../src/agent/config';
 import { runAgent } from '../../src/agent/run-agent';
 import { createChatModel, type ProviderName } from '../../src/providers/create-model';
 import { nodeError, toNodeError } from '../shared/node-errors';
+import { redisConnectionFromCredential } from '../shared/redis-credential';
 import { readConnectedTools } from './connected-tools';
 import { readWorkflowTools } from './workflow-tools';
 
@@ -64,14 +65,7 @@ async function injectRedisConnection(context: IExecuteFunctions, config: Partial
   const credentials = await context.getCredentials('agentCoreRedis', itemIndex);
   settings.redis_context = {
     ...own,
-    connection: {
-      host: (credentials.host as string) || '127.0.0.1',
-      port: Number(credentials.port) || 6379,
-      ...(credentials.username ? { username: credentials.username as string } : {}),
-      ...(credentials.password ? { password: credentials.password as string } : {}),
-      db: Number(credentials.database) || 0,
-      tls: credentials.tls === true,
-    },
+    connection: redisConnectionFromCredential(credentials),
   };
 }
 
