@@ -1,4 +1,4 @@
-import type { ICredentialTestFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, ICredentialTestFunctions } from 'n8n-workflow';
 import { testRedisCredential } from '../nodes/shared/redis-credential';
 import { getTestRedis, type TestRedis } from './support/redis';
 
@@ -9,7 +9,7 @@ describe('the Agent Core: Redis credential test', () => {
   });
   afterAll(() => redis.stop());
 
-  const test = (data: Record<string, unknown>) =>
+  const test = (data: ICredentialDataDecryptedObject) =>
     testRedisCredential.call({} as ICredentialTestFunctions, { id: '1', name: 'Redis', type: 'agentCoreRedis', data });
 
   it('connects, pings and reports OK', async () => {
