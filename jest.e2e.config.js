@@ -1,8 +1,9 @@
 /**
  * `npm run test:e2e`: the packed package installed into real n8n processes (1.x on Node 20, 2.x on Node 24,
  * from the cache of scripts/n8n-cache.js) and driven through production webhooks. One suite file per n8n
- * line; they run one after the other, since each n8n start wants both cores.
- * Select a line with `npm run test:e2e -- n8n-1` (or n8n-2).
+ * line, plus n8n-2-queue (2.x in queue mode: main + two workers on PostgreSQL); they run one after the
+ * other, since each n8n start wants both cores. Needs Redis (all suites) and PostgreSQL (queue mode).
+ * Select suites with `npm run test:e2e -- n8n-1` (n8n-2 also runs n8n-2-queue; `-- queue` runs it alone).
  */
 module.exports = {
   testEnvironment: '<rootDir>/test/support/node-environment.js',

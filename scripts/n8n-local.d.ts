@@ -29,6 +29,22 @@ export interface N8nInstanceOptions {
   keepUserFolder?: boolean;
 }
 
+/** One `n8n worker` of a queue-mode instance (see `N8nInstance.startWorker`). */
+export interface N8nWorker {
+  name: string;
+  /** `<instance user folder>/workers/<name>`: its own settings, nodes folder and log. */
+  userFolder: string;
+  logPath: string;
+  /** QUEUE_HEALTH_CHECK_PORT: /healthz and /healthz/readiness on 127.0.0.1. */
+  healthPort: number;
+  brokerPort: number;
+  readonly pid: number | undefined;
+  logTail(characters?: number): string;
+  /** The whole log of this worker. */
+  log(): string;
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
 export interface N8nInstance {
   installation: N8nInstallation;
   userFolder: string;
@@ -39,15 +55,23 @@ export interface N8nInstance {
   webhookUrl(path: string): string;
   /** The imported workflows, each with its id. */
   workflows: WorkflowJson[];
-  /** Milliseconds per set-up step: import:credentials, import:workflow, activate, start, stop. */
+  /** Milliseconds per set-up step: import:credentials, import:workflow, activate, start, `start <worker>`, stop. */
   timings: Record<string, number>;
   logPath: string;
   logTail(characters?: number): string;
   /** Starts `n8n start` and resolves once n8n listens (ports chosen now) and every given production webhook path is registered. */
   start(options?: { webhookPaths?: string[]; timeoutMs?: number }): Promise<void>;
-  /** Stops n8n's whole process group and removes the user folder (unless kept). Idempotent. */
+  /**
+   * Queue mode (options.env: EXECUTIONS_MODE=queue, QUEUE_BULL_REDIS_*, a shared PostgreSQL): starts one
+   * `n8n worker` after `start()`, with its own user folder, the main's encryption key and its own ports.
+   * Resolves once it is ready (its /healthz/readiness answers 200).
+   */
+  startWorker(options?: { name?: string; concurrency?: number; timeoutMs?: number }): Promise<N8nWorker>;
+  /** The workers started so far. */
+  workers: N8nWorker[];
+  /** Stops the process groups of n8n and of every worker, and removes the user folder (unless kept). Idempotent. */
   stop(options?: { graceMs?: number; keepUserFolder?: boolean }): Promise<void>;
-  /** True while anything still accepts connections on the instance's ports. */
+  /** True while anything still accepts connections on the instance's ports (its workers' included). */
   portsInUse(): Promise<boolean>;
   /** Resolves once the started n8n process exits. */
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;

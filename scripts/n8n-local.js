@@ -9,6 +9,10 @@
  *   ...  POST `${n8n.baseUrl}/webhook/agent-core`
  *   await n8n.stop();
  *
+ * Queue mode: give `env` EXECUTIONS_MODE=queue, the QUEUE_BULL_* Redis, DB_TYPE=postgresdb with its
+ * DB_POSTGRESDB_* and N8N_ENCRYPTION_KEY, then `await n8n.startWorker()` once per worker after `start()`;
+ * `stop()` stops the workers too.
+ *
  * Every n8n process (the server and each CLI command) runs in its own process group, so stopping it also
  * stops what it started (2.x's task runner); a process that is still running when this process exits is
  * killed from an 'exit' hook.
@@ -259,9 +263,11 @@ function n8nEnvironment(installation, { userFolder, port, brokerPort, extra = {}
  * options.installation  from scripts/n8n-cache.js ensureN8n()
  * options.nodesFolder   from installPackage()
  * options.credentials   n8n credential export objects ({ id, name, type, data } with plain `data`)
- * options.workflows     workflow objects; each gets an id if it has none, and all are activated
+ * options.workflows     workflow objects; each gets an id if it has none, and all are activated (2.x: published),
+ *                       except that 1.x leaves sub-workflows (only an Execute Workflow Trigger) inactive
  * options.userFolder    defaults to a new temporary folder, removed by stop() unless `keepUserFolder`
  * options.port          defaults to a free port, chosen at start
+ * options.env           extra environment for every n8n process of this instance (CLI, main, workers)
  */
 async function createN8nInstance(options) {
   const { installation } = options;
@@ -295,16 +301,30 @@ async function createN8nInstance(options) {
     fs.writeFileSync(file, JSON.stringify(workflows, null, 2));
     await timed('import:workflow', () => n8nCli(['import:workflow', `--input=${file}`]));
     await timed('activate', async () => {
-      if (installation.line === 1) await n8nCli(['update:workflow', '--all', '--active=true']);
-      else for (const workflow of workflows) await n8nCli(['publish:workflow', `--id=${workflow.id}`]);
+      if (installation.line === 1) {
+        await n8nCli(['update:workflow', '--all', '--active=true']);
+        // 1.x runs sub-workflows without activation, and cannot activate one whose only trigger is "When
+        // Executed by Another Workflow": it logs "has no node to start the workflow" and retries forever.
+        for (const workflow of workflows.filter(isSubWorkflowOnly)) await n8nCli(['update:workflow', `--id=${workflow.id}`, '--active=false']);
+      } else {
+        // 2.x runs only the published version of a sub-workflow ("Workflow is not active and cannot be
+        // executed" otherwise), so sub-workflows are published like every other workflow.
+        // One CLI process per workflow; PostgreSQL takes several at once, SQLite's single writer does not.
+        const parallel = options.env?.DB_TYPE === 'postgresdb' ? 3 : 1;
+        const pending = [...workflows];
+        const publishNext = async () => {
+          for (let workflow; (workflow = pending.shift()); ) await n8nCli(['publish:workflow', `--id=${workflow.id}`]);
+        };
+        await Promise.all(Array.from({ length: parallel }, publishNext));
+      }
     });
   }
 
   let port = options.port ?? 0;
   let brokerPort = 0;
-  let server;
-  let exited;
+  let main;
   let stopping;
+  const workers = [];
 
   /**
    * Starts `n8n start` and resolves once n8n said it listens on its port and every given production
@@ -327,31 +347,14 @@ async function createN8nInstance(options) {
   }
 
   async function startOnce(webhookPaths, timeoutMs) {
-    const started = Date.now();
+    if (stopping) throw new Error('this n8n instance was stopped');
     port = options.port ?? (await freePort());
     brokerPort = await freePort();
     const env = n8nEnvironment(installation, { userFolder, port, brokerPort, extra: options.env });
-    const logStart = fs.existsSync(logPath) ? fs.statSync(logPath).size : 0;
-    const log = fs.openSync(logPath, 'a');
-    server = spawn(installation.node, [installation.bin, 'start'], { cwd: userFolder, env, stdio: ['ignore', log, log], detached: true });
-    fs.closeSync(log);
-    track(server);
-    const child = server;
-    exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    exited.then(() => running.delete(child));
-    let processGone;
-    exited.then((result) => (processGone = result));
+    main = spawnN8n(installation, ['start'], { cwd: userFolder, env, logPath });
     const listening = `ready on 127.0.0.1, port ${port}`;
-    for (;;) {
-      if (processGone) throw new Error(`n8n exited during start (${processGone.signal ?? `exit ${processGone.code}`}); log ${logPath}:\n${logTail()}`);
-      if (Date.now() - started > timeoutMs) {
-        killGroup(child, 'SIGKILL');
-        throw new Error(`n8n did not serve ${webhookPaths.join(', ') || '/healthz'} within ${timeoutMs / 1000} s; log ${logPath}:\n${logTail()}`);
-      }
-      // Only our n8n's own announcement proves that what answers on the port is this process.
-      if (logSince(logStart).includes(listening) && (await ready(webhookPaths))) return;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    // Only our n8n's own announcement proves that what answers on the port is this process.
+    await waitUntil(main, timeoutMs, `serve ${webhookPaths.join(', ') || '/healthz'}`, async () => main.logSince().includes(listening) && (await ready(webhookPaths)));
   }
 
   /**
@@ -360,68 +363,99 @@ async function createN8nInstance(options) {
    * is unregistered and 204 once it is, without running the workflow.
    */
   async function ready(paths) {
-    if ((await probe('GET', '/healthz')) !== 200) return false;
+    if ((await httpStatus(port, 'GET', '/healthz')) !== 200) return false;
     for (const webhookPath of paths) {
-      const status = await probe('OPTIONS', `/webhook/${webhookPath}`, { origin: `http://127.0.0.1:${port}`, 'access-control-request-method': 'POST' });
+      const status = await httpStatus(port, 'OPTIONS', `/webhook/${webhookPath}`, { origin: `http://127.0.0.1:${port}`, 'access-control-request-method': 'POST' });
       if (status !== 204) return false;
     }
     return true;
   }
 
-  /** The status of one request to this n8n, or 0 when nothing answered within 2 s. */
-  function probe(method, urlPath, headers = {}) {
-    return new Promise((resolve) => {
-      const request = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, timeout: 2000 }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
+  /**
+   * Queue mode (options.env with EXECUTIONS_MODE=queue, the QUEUE_BULL_* Redis and a shared database):
+   * starts one `n8n worker` after the main process, in its own user folder under `<userFolder>/workers/`
+   * with its own copy of the nodes folder, the main's encryption key, and its own loopback ports for the
+   * health server (QUEUE_HEALTH_CHECK_PORT) and the task broker. Resolves once the worker announced
+   * itself and its /healthz/readiness answers 200 (database and Redis connected).
+   */
+  async function startWorker({ name = `worker-${workers.length + 1}`, concurrency = 10, timeoutMs = 300000 } = {}) {
+    if (!main) throw new Error('start the main n8n before its workers: they take its address as WEBHOOK_URL');
+    const started = Date.now();
+    const folder = path.join(userFolder, 'workers', name);
+    fs.mkdirSync(folder, { recursive: true });
+    copyNodesFolder(options.nodesFolder, folder);
+    const workerLogPath = path.join(folder, 'n8n.log');
+    const encryptionKey = options.env?.N8N_ENCRYPTION_KEY ?? readEncryptionKey(userFolder);
+    const worker = {
+      name,
+      userFolder: folder,
+      logPath: workerLogPath,
+      healthPort: 0,
+      brokerPort: 0,
+      spawned: undefined,
+      get pid() {
+        return this.spawned?.child.pid;
+      },
+      logTail: (characters) => readLogTail(workerLogPath, characters),
+      log: () => readLogSince(workerLogPath, 0),
+      exited: () => worker.spawned.exited,
+    };
+    workers.push(worker);
+    for (let attempt = 1; ; attempt++) {
+      worker.healthPort = await freePort();
+      worker.brokerPort = await freePort();
+      // A set-up that outlived its timeout must not start processes after stop() ran.
+      if (stopping) throw new Error('this n8n instance was stopped');
+      const env = n8nEnvironment(installation, {
+        userFolder: folder,
+        port,
+        brokerPort: worker.brokerPort,
+        extra: {
+          ...options.env,
+          N8N_ENCRYPTION_KEY: encryptionKey,
+          QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+          QUEUE_HEALTH_CHECK_PORT: String(worker.healthPort),
+          N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+        },
       });
-      request.once('timeout', () => request.destroy());
-      request.once('error', () => resolve(0));
-      request.end();
-    });
-  }
-
-  function logSince(offset) {
-    try {
-      const descriptor = fs.openSync(logPath, 'r');
+      worker.spawned = spawnN8n(installation, ['worker', `--concurrency=${concurrency}`], { cwd: folder, env, logPath: workerLogPath });
       try {
-        const size = fs.fstatSync(descriptor).size;
-        const buffer = Buffer.alloc(Math.max(0, size - offset));
-        fs.readSync(descriptor, buffer, 0, buffer.length, offset);
-        return buffer.toString('utf8');
-      } finally {
-        fs.closeSync(descriptor);
+        await waitUntil(worker.spawned, timeoutMs, `start worker ${name}`, async () =>
+          worker.spawned.logSince().includes('n8n worker is now ready') && (await httpStatus(worker.healthPort, 'GET', '/healthz/readiness')) === 200,
+        );
+        break;
+      } catch (error) {
+        const collided = /EADDRINUSE|port \d+ is already in use/.test(readLogTail(workerLogPath, 20000));
+        if (!collided || attempt > 1) throw error;
+        fs.appendFileSync(workerLogPath, '\n[agent-core] port taken meanwhile; starting again on new ports\n');
       }
-    } catch {
-      return '';
     }
+    timings[`start ${name}`] = Date.now() - started;
+    return worker;
   }
 
   function logTail(characters = 6000) {
-    try {
-      const text = fs.readFileSync(logPath, 'utf8');
-      return text.slice(-characters);
-    } catch {
-      return '(no log)';
-    }
+    return readLogTail(logPath, characters);
   }
 
-  /** SIGTERM to n8n's process group, SIGKILL after `graceMs`; then removes the user folder. Idempotent. */
+  /**
+   * SIGTERM to the process groups of the main and every worker, SIGKILL after `graceMs`; then removes the
+   * user folder (the workers' folders are inside it). Idempotent.
+   */
   function stop({ graceMs = 15000, keepUserFolder = options.keepUserFolder } = {}) {
     stopping ??= (async () => {
       const started = Date.now();
-      if (server && server.exitCode === null && server.signalCode === null) {
-        killGroup(server, 'SIGTERM');
-        const timer = setTimeout(() => killGroup(server, 'SIGKILL'), graceMs);
-        await exited;
-        clearTimeout(timer);
-      }
-      // Children of the group (the task runner) may outlive n8n's own exit by a moment.
-      if (server) killGroup(server, 'SIGKILL');
+      await Promise.all([main, ...workers.map((worker) => worker.spawned)].filter(Boolean).map((spawned) => stopGroup(spawned, graceMs)));
       timings.stop = Date.now() - started;
       if (!keepUserFolder) fs.rmSync(userFolder, { recursive: true, force: true });
     })();
     return stopping;
+  }
+
+  async function portsInUse() {
+    const ports = [port, brokerPort, ...workers.flatMap((worker) => [worker.healthPort, worker.brokerPort])].filter((candidate) => candidate > 0);
+    for (const candidate of ports) if (await portInUse(candidate)) return true;
+    return false;
   }
 
   return {
@@ -442,11 +476,120 @@ async function createN8nInstance(options) {
     logPath,
     logTail,
     start,
+    startWorker,
+    workers,
     stop,
-    portsInUse: async () => port > 0 && ((await portInUse(port)) || (await portInUse(brokerPort))),
+    portsInUse,
     /** Resolves with n8n's exit code and signal once the started server process exits. */
-    exited: () => exited ?? Promise.reject(new Error('n8n was not started')),
+    exited: () => main?.exited ?? Promise.reject(new Error('n8n was not started')),
   };
+}
+
+/** True for a workflow that only other workflows start (its one trigger is an Execute Workflow Trigger). */
+function isSubWorkflowOnly(workflow) {
+  const triggers = workflow.nodes.filter((node) => /trigger$/i.test(node.type) || node.type === 'n8n-nodes-base.webhook');
+  return triggers.length > 0 && triggers.every((node) => node.type === 'n8n-nodes-base.executeWorkflowTrigger');
+}
+
+/** Spawns one n8n command (`start`, `worker`) in its own process group, its output appended to `logPath`. */
+function spawnN8n(installation, args, { cwd, env, logPath }) {
+  const logStart = fs.existsSync(logPath) ? fs.statSync(logPath).size : 0;
+  const log = fs.openSync(logPath, 'a');
+  const child = spawn(installation.node, [installation.bin, ...args], { cwd, env, stdio: ['ignore', log, log], detached: true });
+  fs.closeSync(log);
+  track(child);
+  const spawned = {
+    child,
+    logPath,
+    /** Set once the process exited. */
+    result: undefined,
+    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+    /** What this process wrote to the log so far. */
+    logSince: () => readLogSince(logPath, logStart),
+  };
+  spawned.exited.then((result) => {
+    running.delete(child);
+    spawned.result = result;
+  });
+  return spawned;
+}
+
+/** Polls `condition` every 500 ms; fails when the process exits first or `timeoutMs` passes (then kills it). */
+async function waitUntil(spawned, timeoutMs, what, condition) {
+  const started = Date.now();
+  for (;;) {
+    if (spawned.result) {
+      const { code, signal } = spawned.result;
+      throw new Error(`n8n exited before it could ${what} (${signal ?? `exit ${code}`}); log ${spawned.logPath}:\n${readLogTail(spawned.logPath)}`);
+    }
+    if (Date.now() - started > timeoutMs) {
+      killGroup(spawned.child, 'SIGKILL');
+      throw new Error(`n8n did not ${what} within ${timeoutMs / 1000} s; log ${spawned.logPath}:\n${readLogTail(spawned.logPath)}`);
+    }
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** SIGTERM to the process group, SIGKILL after `graceMs`, then SIGKILL for what outlives n8n (its task runner). */
+async function stopGroup(spawned, graceMs) {
+  const { child } = spawned;
+  if (!spawned.result && child.exitCode === null && child.signalCode === null) {
+    killGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+    await spawned.exited;
+    clearTimeout(timer);
+  }
+  killGroup(child, 'SIGKILL');
+}
+
+/** The status of one request to 127.0.0.1:port, or 0 when nothing answered within 2 s. */
+function httpStatus(port, method, urlPath, headers = {}) {
+  return new Promise((resolve) => {
+    const request = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, timeout: 2000 }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.once('timeout', () => request.destroy());
+    request.once('error', () => resolve(0));
+    request.end();
+  });
+}
+
+function readLogSince(logPath, offset) {
+  try {
+    const descriptor = fs.openSync(logPath, 'r');
+    try {
+      const size = fs.fstatSync(descriptor).size;
+      const buffer = Buffer.alloc(Math.max(0, size - offset));
+      fs.readSync(descriptor, buffer, 0, buffer.length, offset);
+      return buffer.toString('utf8');
+    } finally {
+      fs.closeSync(descriptor);
+    }
+  } catch {
+    return '';
+  }
+}
+
+function readLogTail(logPath, characters = 6000) {
+  try {
+    return fs.readFileSync(logPath, 'utf8').slice(-characters);
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** The encryption key n8n generated in a user folder (`.n8n/config`), which its workers must share. */
+function readEncryptionKey(userFolder) {
+  const configPath = path.join(userFolder, '.n8n', 'config');
+  try {
+    const { encryptionKey } = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+    if (encryptionKey) return encryptionKey;
+  } catch {
+    // Reported below.
+  }
+  throw new Error(`no encryption key in ${configPath}: set N8N_ENCRYPTION_KEY in options.env, or import something first`);
 }
 
 /** Reads the workflows in examples/ (or the given files), as objects. */

@@ -1,11 +1,13 @@
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
-import { e2eModel, NEVER_FINISHES, promptOf } from './model-script';
+import { concurrentTurnsOnOneSession, twoTurnConversation, workflowToolRoundTrip } from './conversation-scenarios';
+import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
 
 /**
- * The behaviour a webhook caller sees from the example workflows in a real n8n of the given line, with the
- * package installed as a community package and a scripted model behind the credential.
+ * The behaviour a webhook caller sees from the example workflows in a real n8n of the given line (one
+ * process, SQLite), with the package installed as a community package, a scripted model behind the
+ * credential and conversations kept in Redis. Queue mode has its own suite (queue-mode-scenarios.ts).
  */
 export function describeAgentCoreInN8n(line: 1 | 2): void {
   describe(`Agent Core in n8n ${LINES[line].version} through production webhooks`, () => {
@@ -97,14 +99,45 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
       });
     });
 
-    // Comes with the Agent Context node: a session's turns stored between two webhook calls.
-    describe('conversation through Agent Context', () => {
-      it.todo('answers a follow-up question from the history the Agent Context node stored for the session');
+    describe('conversation through Agent Context on Redis (examples/agent-context-chat.json)', () => {
+      it('answers a follow-up question from the turn the Agent Context node stored for the session', async () => {
+        await twoTurnConversation(get());
+      });
+
+      it('does not answer from another session\'s history', async () => {
+        const response = await get().post(WEBHOOKS.chat, { session_id: get().uniqueId('stranger'), prompt: RECALL_QUESTION });
+
+        get().expectStatus(response, 200);
+        expect(response.body).toMatchObject({ final_answer: 'You have not asked me to remember anything.', history_turns: 0, stored_turns: 1 });
+      });
+
+      it('keeps all 20 turns intact when 20 webhook calls on one session run at once', async () => {
+        await concurrentTurnsOnOneSession(get(), 20);
+      });
+
+      it('answers HTTP 400 naming the session ID when the body has none, without calling the model', async () => {
+        const prompt = `${CHAT} no session ${get().uniqueId('x')}`;
+        const response = await get().post(WEBHOOKS.chat, { prompt });
+
+        get().expectStatus(response, 400);
+        expect(response.body).toEqual({ error: expect.stringMatching(/session ID is empty/) });
+        expect(get().model.requests.filter((call) => lastUserMessageOf(call) === prompt)).toHaveLength(0);
+      });
+
+      it('answers HTTP 400 from Agent Core when there is no message to answer, and stores nothing', async () => {
+        const sessionId = get().uniqueId('no-prompt');
+        const response = await get().post(WEBHOOKS.chat, { session_id: sessionId });
+
+        get().expectStatus(response, 400);
+        expect(response.body.error).toMatch(/messages_json/);
+        expect(await get().readTurns(sessionId)).toEqual([]);
+      });
     });
 
-    // Comes with queue mode: `n8n start` (main) + `n8n worker` sharing Redis, PostgreSQL and the encryption key.
-    describe('queue mode', () => {
-      it.todo('runs the example workflow on a worker and answers the webhook through the main process');
+    describe('workflow tools (examples/agent-core-workflow-tool.json)', () => {
+      it('runs the sub-workflow with the validated arguments and answers from its output', async () => {
+        await workflowToolRoundTrip(get());
+      });
     });
   });
 }

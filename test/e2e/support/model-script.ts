@@ -4,23 +4,94 @@ import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-
 /** A prompt containing this marker gets a model that calls a tool on every turn and never answers. */
 export const NEVER_FINISHES = '[never-finishes]';
 
+/** A user message containing this marker is a conversation turn: the model answers from the history it was sent. */
+export const CHAT = '[chat]';
+
+/** `[chat] … remember that <fact>` is answered `Noted: <fact>.` */
+const REMEMBER = /remember that (.+?)\.?$/i;
+/** `[chat] What did I ask you to remember?` is answered from the `Noted: …` replies in the history sent. */
+export const RECALL_QUESTION = `${CHAT} What did I ask you to remember?`;
+const NOTED = /^Noted: (.+)\.$/;
+
+/** `What is <a> plus <b>?` makes the model call the add_numbers workflow tool and answer from its result. */
+const ADD_NUMBERS = /What is (-?\d+(?:\.\d+)?) plus (-?\d+(?:\.\d+)?)\?/;
+const ADD_NUMBERS_OBSERVATION = /^Observation from add_numbers:\n([\s\S]*)$/;
+
 /** The prompt of the run a request belongs to: its first user message. */
 export function promptOf(request: ScriptedRequest): string {
   return request.messages.find((message) => message.role === 'user')?.content ?? '';
 }
 
+/** The message a request asks the model to answer: its last user message. */
+export function lastUserMessageOf(request: ScriptedRequest): string {
+  return [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
+}
+
+/** What the scripted model answers to a conversation turn it was not asked to remember or recall. */
+export function chatReply(userMessage: string, earlierMessages: number): string {
+  return `Reply to "${userMessage}" after ${earlierMessages} earlier messages`;
+}
+
 /**
  * One stateless script for every scenario, so requests from several runs can arrive in any order: the
  * reply is chosen from the request's messages alone.
+ * - a last user message with CHAT: a conversation turn (see `conversationTurn`);
  * - a prompt with NEVER_FINISHES: a json_transform call, every turn;
+ * - "What is <a> plus <b>?": a call of the add_numbers workflow tool, then an answer from its observation;
  * - the demo's catalogue question: the demo model (one json_transform call, then an answer from its result);
  * - anything else: the final answer "Echo: <prompt>".
  */
 export function e2eModel(request: ScriptedRequest): ScriptedReply {
   const prompt = promptOf(request);
+  const last = request.messages[request.messages.length - 1]?.content ?? '';
+  if (lastUserMessageOf(request).includes(CHAT)) return final(conversationTurn(request));
   if (prompt.includes(NEVER_FINISHES)) {
     return JSON.stringify({ type: 'action', tool: 'json_transform', args: { data: { turns: request.messages.length }, expression: 'turns' } });
   }
+  const observation = ADD_NUMBERS_OBSERVATION.exec(last);
+  if (observation) {
+    try {
+      const { sum, expression } = JSON.parse(observation[1]);
+      return final(`The sum is ${sum} (${expression}, from add_numbers).`);
+    } catch {
+      return final(`add_numbers did not return a result: ${observation[1]}`);
+    }
+  }
+  const addition = ADD_NUMBERS.exec(prompt);
+  if (addition) return JSON.stringify({ type: 'action', tool: 'add_numbers', args: { a: Number(addition[1]), b: Number(addition[2]) } });
   if (prompt.includes('Catalogue:')) return demoModel(request);
-  return JSON.stringify({ type: 'final', answer: `Echo: ${prompt}` });
+  return final(`Echo: ${prompt}`);
+}
+
+/**
+ * A conversation turn, answered only from what the request carries (history + new message):
+ * "… remember that X" → "Noted: X."; RECALL_QUESTION → every fact noted earlier in the history, or that
+ * there is none; anything else → `chatReply` (which names the message and how much history came with it).
+ */
+function conversationTurn(request: ScriptedRequest): string {
+  const history = request.messages.filter((message) => message.role !== 'system');
+  const userMessage = history[history.length - 1]?.content ?? '';
+  const earlier = history.slice(0, -1);
+  const remember = REMEMBER.exec(userMessage);
+  if (remember) return `Noted: ${remember[1]}.`;
+  if (userMessage === RECALL_QUESTION) {
+    const facts = earlier.filter((message) => message.role === 'assistant').flatMap((message) => NOTED.exec(answerOf(message.content))?.[1] ?? []);
+    return facts.length ? `You asked me to remember that ${facts.join(' and that ')}.` : 'You have not asked me to remember anything.';
+  }
+  return chatReply(userMessage, earlier.length);
+}
+
+/** Earlier answers come back as the final object they were (`{"type":"final","answer":…}`), as the engine replays them. */
+function answerOf(assistantContent: string): string {
+  try {
+    const reply = JSON.parse(assistantContent);
+    if (reply?.type === 'final' && typeof reply.answer === 'string') return reply.answer;
+  } catch {
+    // Plain text.
+  }
+  return assistantContent;
+}
+
+function final(answer: string): string {
+  return JSON.stringify({ type: 'final', answer });
 }

@@ -1,10 +1,21 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureN8n, type N8nInstallation } from '../../../scripts/n8n-cache';
-import { createN8nInstance, readExampleWorkflows, useCredential, portInUse, type CredentialImport, type N8nInstance, type WorkflowJson } from '../../../scripts/n8n-local';
+import {
+  createN8nInstance,
+  readExampleWorkflows,
+  useCredential,
+  portInUse,
+  type CredentialImport,
+  type N8nInstance,
+  type N8nWorker,
+  type WorkflowJson,
+} from '../../../scripts/n8n-local';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../../src/demo/scripted-server';
 import { PhaseClock } from './phase-clock';
+import { checkPostgres, createDatabase, dropDatabase, newRunTag, openE2eRedis, postgresServer, type E2eRedis, type PostgresServer } from './services';
 
 /** The example workflows every suite imports, by their production webhook path. */
 export const WEBHOOKS = {
@@ -14,11 +25,24 @@ export const WEBHOOKS = {
   strictLimits: 'agent-core-strict',
   /** Test-only: the main example without its error branch, to see what n8n itself answers on a node error. */
   unrouted: 'agent-core-unrouted',
+  /** examples/agent-context-chat.json: Agent Context prepare → Agent Core → persist, on Redis. */
+  chat: 'agent-chat',
+  /** examples/agent-core-workflow-tool.json: Agent Core with the add_numbers workflow tool. */
+  workflowTool: 'agent-core-workflow-tool',
 } as const;
+
+const EXAMPLE_FILES = [
+  'agent-core-webhook.json',
+  'agent-core-webhook-strict-limits.json',
+  'agent-context-chat.json',
+  'agent-core-workflow-tool.json',
+  'agent-core-workflow-tool-add-numbers.json',
+];
 
 /** The main example with the error output removed: Agent Core errors fail the execution, as by default. */
 function withoutErrorRouting(example: WorkflowJson): WorkflowJson {
   const workflow: WorkflowJson = JSON.parse(JSON.stringify(example));
+  delete workflow.id;
   workflow.name = `${workflow.name} (errors not routed)`;
   for (const node of workflow.nodes) {
     if (node.type === 'n8n-nodes-base.webhook') {
@@ -32,9 +56,22 @@ function withoutErrorRouting(example: WorkflowJson): WorkflowJson {
   return workflow;
 }
 
-const CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
+/** Every Agent Context node keeps its history under `keyPrefix` (this run's own) instead of the default. */
+function withContextKeyPrefix(workflow: WorkflowJson, keyPrefix: string): WorkflowJson {
+  return {
+    ...workflow,
+    nodes: workflow.nodes.map((node) =>
+      node.type.endsWith('.agentContext') ? { ...node, parameters: { ...node.parameters, options: { ...node.parameters.options, keyPrefix } } } : node,
+    ),
+  };
+}
+
+const MODEL_CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
+const REDIS_CREDENTIAL_TYPE = 'agentCoreRedis';
+const SERVICES_TIMEOUT_MS = 2 * 60 * 1000;
 const INSTALL_TIMEOUT_MS = 45 * 60 * 1000;
 const SET_UP_TIMEOUT_MS = 10 * 60 * 1000;
+const TEAR_DOWN_TIMEOUT_MS = 2 * 60 * 1000;
 
 export interface WebhookResponse {
   status: number;
@@ -44,76 +81,202 @@ export interface WebhookResponse {
   body: any;
 }
 
+/** One stored conversation turn as Agent Context persists it (a JSON entry of the session's Redis list). */
+export interface StoredTurnJson {
+  messages: Array<{ role: string; content: string }>;
+  at: string;
+  [key: string]: unknown;
+}
+
+export interface QueueModeOptions {
+  /** How many `n8n worker` processes to start. */
+  workers: number;
+  /** Jobs one worker runs at a time (`n8n worker --concurrency`). */
+  concurrency: number;
+}
+
 export interface AgentCoreInN8n {
   installation: N8nInstallation;
   n8n: N8nInstance;
   /** The scripted model server the imported credential points at. */
   model: ScriptedServer;
+  /** The Redis behind the imported Redis credential (and, in queue mode, n8n's job queue). */
+  redis: E2eRedis;
+  /** The Agent Context key prefix of this run: sessions are stored at `<prefix><session id>:turns`. */
+  contextKeyPrefix: string;
+  /** The queue-mode workers, or an empty list on a single n8n process. */
+  workers: N8nWorker[];
   /** POSTs a JSON body to a production webhook. */
   post(webhookPath: string, body: unknown): Promise<WebhookResponse>;
   /** Fails with the response and the tail of n8n's log unless the status is `status`. */
   expectStatus(response: WebhookResponse, status: number): void;
+  /** An id no other scenario of any run uses, e.g. for a session. */
+  uniqueId(label: string): string;
+  /** A session's stored turns, oldest first, read straight from Redis. */
+  readTurns(sessionId: string): Promise<StoredTurnJson[]>;
+  /** Queue mode: the name of the worker whose log says it started this execution, if any did. */
+  workerOf(executionId: string): string | undefined;
+  /** Adds a line to the report printed with the phase timings when the suite ends. */
+  report(line: string): void;
 }
 
 /**
- * For the enclosing describe block: the n8n line from the cache (installed on first use), a scripted model
- * server in this process, and a fresh n8n with the packed package installed as a community package, a
- * credential pointing at the model server and the example workflows imported and active. Everything is
- * stopped in afterAll, also when a scenario or the set-up failed, and afterAll fails if a port stays bound.
+ * For the enclosing describe block: Redis (and, in queue mode, PostgreSQL) checked first, the n8n line from
+ * the cache (installed on first use), a scripted model server in this process, and a fresh n8n with the
+ * packed package installed as a community package, credentials pointing at the model server and Redis, and
+ * the example workflows imported and active. With `queue`, n8n runs as one main process and `workers`
+ * `n8n worker` processes on a fresh PostgreSQL database and a Bull queue in Redis under this run's prefix.
+ * Everything is stopped and removed in afterAll (n8n processes, model server, Redis keys, database), also
+ * when a scenario or the set-up failed, and afterAll fails if a port stays bound.
  */
-export function useAgentCoreInN8n(line: 1 | 2, script: Script): () => AgentCoreInN8n {
-  const clock = new PhaseClock(`n8n line ${line}`);
+export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?: QueueModeOptions } = {}): () => AgentCoreInN8n {
+  const { queue } = options;
+  const label = `n8n line ${line}${queue ? ` in queue mode (main + ${queue.workers} workers)` : ''}`;
+  const clock = new PhaseClock(label);
+  const runTag = newRunTag();
+  const contextKeyPrefix = `${runTag}:ctx:`;
+  const reportLines: string[] = [];
+  let redis: E2eRedis | undefined;
+  let postgres: PostgresServer | undefined;
+  let database: string | undefined;
   let installation: N8nInstallation | undefined;
   let model: ScriptedServer | undefined;
   let n8n: N8nInstance | undefined;
   let userFolder: string | undefined;
   let context: AgentCoreInN8n | undefined;
 
+  // Services first: a missing Redis or PostgreSQL fails in seconds, with one line saying how to get it.
   beforeAll(async () => {
+    redis = await clock.time('services (Redis, PostgreSQL)', async () => {
+      const opened = await openE2eRedis();
+      if (queue) {
+        postgres = postgresServer();
+        try {
+          await checkPostgres(postgres);
+        } catch (error) {
+          await opened.close();
+          throw error;
+        }
+      }
+      return opened;
+    });
+  }, SERVICES_TIMEOUT_MS);
+
+  beforeAll(async () => {
+    if (!redis) return; // The services hook failed and said why.
     installation = await clock.time('install (cache)', () => ensureN8n(line));
     if (installation.reused) clock.note('install (cache)', 'reused');
   }, INSTALL_TIMEOUT_MS);
 
   beforeAll(async () => {
-    if (!installation) throw new Error(`n8n line ${line} is not installed; see the error of the install step`);
+    // An earlier hook failed and said why; its error is each scenario's error.
+    if (!redis || !installation) return;
     const nodesFolder = process.env.AGENT_CORE_E2E_NODES_FOLDER;
     if (!nodesFolder) throw new Error('AGENT_CORE_E2E_NODES_FOLDER is not set: run through jest.e2e.config.js, whose global set-up packs the package');
     model = await startScriptedServer({ script });
-    const credential: CredentialImport = {
+    const modelCredential: CredentialImport = {
       id: 'agentCoreE2eCred',
       name: 'Agent Core e2e: scripted model',
-      type: CREDENTIAL_TYPE,
+      type: MODEL_CREDENTIAL_TYPE,
       data: { apiKey: 'e2e-key', url: model.openaiBaseUrl },
     };
-    const examples = readExampleWorkflows();
-    const workflows = [...examples, withoutErrorRouting(examples[0])].map((workflow) => useCredential(workflow, CREDENTIAL_TYPE, credential));
+    const redisCredential: CredentialImport = {
+      id: 'agentCoreE2eRedis',
+      name: 'Agent Core e2e: Redis',
+      type: REDIS_CREDENTIAL_TYPE,
+      data: { host: redis.host, port: redis.port, username: '', password: redis.password ?? '', database: redis.db, tls: false },
+    };
+    const examples = readExampleWorkflows(EXAMPLE_FILES);
+    const workflows = [...examples, withoutErrorRouting(examples[0])].map((workflow) =>
+      withContextKeyPrefix(useCredential(useCredential(workflow, MODEL_CREDENTIAL_TYPE, modelCredential), REDIS_CREDENTIAL_TYPE, redisCredential), contextKeyPrefix),
+    );
+    const env = queue ? await clock.time('PostgreSQL database', () => queueModeEnvironment()) : undefined;
     // Inside the run folder of the global set-up, which removes it even after a Ctrl-C.
-    userFolder = fs.mkdtempSync(path.join(process.env.AGENT_CORE_E2E_RUN_FOLDER ?? os.tmpdir(), `n8n-${line}-`));
+    userFolder = fs.mkdtempSync(path.join(process.env.AGENT_CORE_E2E_RUN_FOLDER ?? os.tmpdir(), `n8n-${line}${queue ? '-queue' : ''}-`));
     n8n = await clock.time('set up (package, import, activate)', () =>
-      createN8nInstance({ installation: installation!, nodesFolder, credentials: [credential], workflows, userFolder }),
+      createN8nInstance({ installation: installation!, nodesFolder, credentials: [modelCredential, redisCredential], workflows, userFolder, env }),
     );
     await clock.time('n8n start until webhooks answer', () => n8n!.start({ webhookPaths: Object.values(WEBHOOKS) }));
-    const { start: _start, ...setUpTimings } = n8n.timings;
-    clock.note('set up (package, import, activate)', formatTimings(setUpTimings));
+    if (queue) {
+      await clock.time(`start ${queue.workers} workers until ready`, () =>
+        Promise.all(Array.from({ length: queue.workers }, (_, index) => n8n!.startWorker({ name: `worker-${index + 1}`, concurrency: queue.concurrency }))),
+      );
+    }
+    const { start: _start, stop: _stop, ...setUpTimings } = n8n.timings;
+    clock.note('set up (package, import, activate)', formatTimings(pick(setUpTimings, ['import:credentials', 'import:workflow', 'activate'])));
+    if (queue) clock.note(`start ${queue.workers} workers until ready`, formatTimings(pick(setUpTimings, n8n.workers.map((worker) => `start ${worker.name}`))));
     clock.begin('scenarios');
-    context = { installation: installation!, n8n, model, post: (webhookPath, body) => post(n8n!, webhookPath, body), expectStatus: (response, status) => expectStatus(n8n!, response, status) };
+    const instance = n8n;
+    context = {
+      installation: installation!,
+      n8n: instance,
+      model,
+      redis,
+      contextKeyPrefix,
+      workers: instance.workers,
+      post: (webhookPath, body) => post(instance, webhookPath, body),
+      expectStatus: (response, status) => expectStatus(instance, response, status),
+      uniqueId: (idLabel) => `${idLabel}-${randomBytes(4).toString('hex')}`,
+      readTurns: async (sessionId) => (await redis!.client.lrange(`${contextKeyPrefix}${sessionId}:turns`, 0, -1)).map((entry) => JSON.parse(entry) as StoredTurnJson),
+      workerOf: (executionId) => instance.workers.find((worker) => new RegExp(`Worker started execution ${executionId} \\(`).test(worker.log()))?.name,
+      report: (reportLine) => reportLines.push(reportLine),
+    };
   }, SET_UP_TIMEOUT_MS);
+
+  /** A fresh PostgreSQL database and the environment of a queue-mode n8n around it and this run's Redis prefixes. */
+  async function queueModeEnvironment(): Promise<Record<string, string>> {
+    database = runTag;
+    await createDatabase(postgres!, database);
+    return {
+      EXECUTIONS_MODE: 'queue',
+      QUEUE_BULL_REDIS_HOST: redis!.host,
+      QUEUE_BULL_REDIS_PORT: String(redis!.port),
+      QUEUE_BULL_REDIS_DB: String(redis!.db),
+      ...(redis!.password ? { QUEUE_BULL_REDIS_PASSWORD: redis!.password } : {}),
+      // The job queue and n8n's own Redis keys (pub/sub channels, cache) under this run's tag, so that
+      // nothing meets another run's or another n8n's.
+      QUEUE_BULL_PREFIX: `${runTag}_bull`,
+      N8N_REDIS_KEY_PREFIX: `${runTag}_n8n`,
+      DB_TYPE: 'postgresdb',
+      DB_POSTGRESDB_HOST: postgres!.host,
+      DB_POSTGRESDB_PORT: String(postgres!.port),
+      DB_POSTGRESDB_DATABASE: database,
+      DB_POSTGRESDB_USER: postgres!.user,
+      DB_POSTGRESDB_PASSWORD: postgres!.password,
+      N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
+      // Executions are saved (the defaults) so that their records can be read back from PostgreSQL.
+    };
+  }
 
   afterAll(async () => {
     clock.end('scenarios');
+    const problems: string[] = [];
+    const attempt = async (what: string, work: () => Promise<unknown>) => {
+      try {
+        await work();
+      } catch (error) {
+        problems.push(`${what}: ${(error as Error).message}`);
+      }
+    };
     const port = n8n?.port;
     await clock.time('stop', async () => {
-      await n8n?.stop({ keepUserFolder: Boolean(process.env.AGENT_CORE_E2E_KEEP) });
-      await model?.close();
+      await attempt('stopping n8n', async () => n8n?.stop({ keepUserFolder: Boolean(process.env.AGENT_CORE_E2E_KEEP) }));
+      await attempt('closing the model server', async () => model?.close());
+    });
+    await clock.time('clean up (Redis keys, database)', async () => {
+      if (redis) await attempt('removing Redis keys', () => redis!.deleteKeys(runTag));
+      if (database) await attempt(`dropping database ${database}`, () => dropDatabase(postgres!, database!));
+      await attempt('closing Redis', async () => redis?.close());
     });
     if (userFolder && !process.env.AGENT_CORE_E2E_KEEP) fs.rmSync(userFolder, { recursive: true, force: true });
-    clock.print();
-    if (n8n && (await n8n.portsInUse())) throw new Error(`a port of the stopped n8n (${port} or its task broker ${n8n.brokerPort}) is still bound`);
-    if (model && (await portInUse(Number(new URL(model.url).port)))) throw new Error(`the scripted model server's port ${model.url} is still bound`);
-  }, 60000);
+    clock.print(reportLines);
+    if (n8n && (await n8n.portsInUse())) problems.push(`a port of the stopped n8n (${port}, its task broker or a worker's) is still bound`);
+    if (model && (await portInUse(Number(new URL(model.url).port)))) problems.push(`the scripted model server's port ${model.url} is still bound`);
+    if (problems.length) throw new Error(problems.join('\n'));
+  }, TEAR_DOWN_TIMEOUT_MS);
 
   return () => {
-    if (!context) throw new Error(`n8n line ${line} did not start; see the beforeAll error above`);
+    if (!context) throw new Error(`${label} did not start; see the beforeAll error above`);
     return context;
   };
 }
@@ -137,7 +300,12 @@ async function post(n8n: N8nInstance, webhookPath: string, body: unknown): Promi
 
 function expectStatus(n8n: N8nInstance, response: WebhookResponse, status: number): void {
   if (response.status === status) return;
-  throw new Error(`expected HTTP ${status}, got ${response.status}: ${response.text.slice(0, 2000)}\n--- n8n log (tail) ---\n${n8n.logTail(4000)}`);
+  const workerLogs = n8n.workers.map((worker) => `\n--- ${worker.name} log (tail) ---\n${worker.logTail(3000)}`).join('');
+  throw new Error(`expected HTTP ${status}, got ${response.status}: ${response.text.slice(0, 2000)}\n--- n8n log (tail) ---\n${n8n.logTail(4000)}${workerLogs}`);
+}
+
+function pick(timings: Record<string, number>, names: string[]): Record<string, number> {
+  return Object.fromEntries(names.filter((name) => timings[name] !== undefined).map((name) => [name, timings[name]]));
 }
 
 function formatTimings(timings: Record<string, number>): string {

@@ -1,4 +1,7 @@
-/** Times the phases of one suite (install, start, scenarios, stop) and prints them as one block at the end. */
+/**
+ * Times the phases of one suite (services, install, start, scenarios, stop) and prints them as one block at
+ * the end, followed by whatever the scenarios reported (e.g. which queue-mode worker ran which execution).
+ */
 export class PhaseClock {
   private readonly phases = new Map<string, { startedAt: number; ms?: number; note?: string }>();
 
@@ -27,12 +30,13 @@ export class PhaseClock {
     }
   }
 
-  print(): void {
+  print(report: string[] = []): void {
     const lines = [...this.phases].map(([phase, { ms, note }]) => {
       const duration = ms === undefined ? 'not finished' : `${(ms / 1000).toFixed(1)} s`;
       return `  ${phase.padEnd(38)} ${duration.padStart(9)}${note ? `  (${note})` : ''}`;
     });
     // Straight to stdout: jest's console.log would add a stack location to every line.
-    process.stdout.write(`\n[e2e] ${this.label} phases:\n${lines.join('\n')}\n`);
+    const reported = report.length ? `\n[e2e] ${this.label} report:\n${report.map((line) => `  ${line}`).join('\n')}\n` : '';
+    process.stdout.write(`\n[e2e] ${this.label} phases:\n${lines.join('\n')}\n${reported}`);
   }
 }

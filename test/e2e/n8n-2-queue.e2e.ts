@@ -1,0 +1,3 @@
+import { describeAgentCoreInQueueMode } from './support/queue-mode-scenarios';
+
+describeAgentCoreInQueueMode(2);

@@ -1,0 +1,103 @@
+import { randomInt } from 'node:crypto';
+import { CHAT, RECALL_QUESTION, lastUserMessageOf, promptOf } from './model-script';
+import { WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
+
+/**
+ * Scenarios shared by the single-process suites and the queue-mode suite: each drives the example
+ * workflows through their webhooks, asserts what a caller and Redis see, and returns the responses so that
+ * queue mode can add which worker ran each execution (`execution_id` in the chat example's answer).
+ */
+
+const user = (content: string) => ({ role: 'user', content });
+const assistant = (content: string) => ({ role: 'assistant', content });
+
+/** Two turns of one session: the second answer can only be built from the first turn, stored in Redis. */
+export async function twoTurnConversation(n8n: AgentCoreInN8n): Promise<WebhookResponse[]> {
+  const sessionId = n8n.uniqueId('two-turns');
+  const fact = `my locker code is ${randomInt(1000, 10000)}`;
+  const request = `${CHAT} Please remember that ${fact}.`;
+
+  const first = await n8n.post(WEBHOOKS.chat, { session_id: sessionId, prompt: request });
+  n8n.expectStatus(first, 200);
+  expect(first.body).toMatchObject({ final_answer: `Noted: ${fact}.`, finish_reason: 'final', session_id: sessionId, history_turns: 0, stored_turns: 1 });
+
+  const second = await n8n.post(WEBHOOKS.chat, { session_id: sessionId, prompt: RECALL_QUESTION });
+  n8n.expectStatus(second, 200);
+  expect(second.body).toMatchObject({ final_answer: `You asked me to remember that ${fact}.`, finish_reason: 'final', history_turns: 1, stored_turns: 2 });
+
+  // The model was sent the first turn, as Agent Context loaded it from Redis (the answer replayed as the
+  // final object it was), before the new question.
+  const sent = n8n.model.requests.filter((call) => lastUserMessageOf(call) === RECALL_QUESTION && promptOf(call) === request);
+  expect(sent).toHaveLength(1);
+  expect(sent[0].messages.filter((message) => message.role !== 'system')).toEqual([
+    user(request),
+    assistant(JSON.stringify({ type: 'final', answer: `Noted: ${fact}.` })),
+    user(RECALL_QUESTION),
+  ]);
+  expect(await n8n.readTurns(sessionId)).toEqual([
+    { messages: [user(request), assistant(`Noted: ${fact}.`)], at: expect.any(String) },
+    { messages: [user(RECALL_QUESTION), assistant(`You asked me to remember that ${fact}.`)], at: expect.any(String) },
+  ]);
+  return [first, second];
+}
+
+/**
+ * `count` webhook calls on one session at once: every call is answered from its own message, and the
+ * session's Redis list ends with exactly one intact turn per call (its message and its answer, adjacent),
+ * none lost or duplicated; each persist's atomic append saw a different list length.
+ */
+export async function concurrentTurnsOnOneSession(n8n: AgentCoreInN8n, count: number): Promise<WebhookResponse[]> {
+  const sessionId = n8n.uniqueId('concurrent');
+  const prompts = Array.from({ length: count }, (_, index) => `${CHAT} message ${index + 1} of ${count} in ${sessionId}`);
+
+  const responses = await Promise.all(prompts.map((prompt) => n8n.post(WEBHOOKS.chat, { session_id: sessionId, prompt })));
+
+  for (const response of responses) n8n.expectStatus(response, 200);
+  const answers = new Map(prompts.map((prompt, index) => [prompt, responses[index].body.final_answer as string]));
+  for (const [prompt, answer] of answers) {
+    expect(answer).toMatch(/^Reply to ".*" after \d+ earlier messages$/);
+    expect(answer.startsWith(`Reply to "${prompt}" after`)).toBe(true);
+  }
+  expect(responses.map((response) => response.body.stored_turns).sort((a, b) => a - b)).toEqual(prompts.map((_, index) => index + 1));
+
+  const turns = await n8n.readTurns(sessionId);
+  expect(turns).toHaveLength(count);
+  for (const turn of turns) {
+    const [request] = turn.messages;
+    expect(turn.messages).toEqual([user(request.content), assistant(answers.get(request.content) ?? `(no call sent "${request.content}")`)]);
+  }
+  expect(turns.map((turn) => turn.messages[0].content).sort()).toEqual([...prompts].sort());
+  return responses;
+}
+
+/**
+ * Agent Core calls the add_numbers workflow tool: the sub-workflow (Execute Workflow Trigger → Set) runs
+ * with the validated arguments, and its output is the observation the answer is built from.
+ */
+export async function workflowToolRoundTrip(n8n: AgentCoreInN8n): Promise<WebhookResponse> {
+  const a = randomInt(100, 1000);
+  const b = randomInt(100, 1000);
+  const prompt = `What is ${a} plus ${b}?`;
+  const expression = `${a} + ${b} = ${a + b}`;
+
+  const response = await n8n.post(WEBHOOKS.workflowTool, { prompt });
+
+  n8n.expectStatus(response, 200);
+  expect(response.body).toMatchObject({
+    final_answer: `The sum is ${a + b} (${expression}, from add_numbers).`,
+    finish_reason: 'final',
+    used_tools: { add_numbers: { count: 1, total_ms: expect.any(Number) } },
+  });
+  expect(response.body.trace).toHaveLength(2);
+  expect(response.body.trace[0]).toMatchObject({
+    step: 1,
+    action: { tool: 'add_numbers', args: { a, b } },
+    observation: JSON.stringify({ sum: a + b, expression }),
+  });
+  const calls = n8n.model.requests.filter((call) => promptOf(call) === prompt);
+  expect(calls).toHaveLength(2);
+  // The tool was offered with the name and description from the panel.
+  expect(calls[0].messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('add_numbers') });
+  expect(calls[0].messages[0].content).toContain('Adds two numbers exactly');
+  return response;
+}

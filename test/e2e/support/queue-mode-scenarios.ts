@@ -1,0 +1,90 @@
+import { LINES } from '../../../scripts/n8n-cache';
+import { concurrentTurnsOnOneSession, twoTurnConversation, workflowToolRoundTrip } from './conversation-scenarios';
+import { CHAT, chatReply, e2eModel } from './model-script';
+import { useAgentCoreInN8n, WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
+
+const WORKERS = 2;
+/** Low enough that 20 simultaneous jobs cannot all fit on one worker. */
+const WORKER_CONCURRENCY = 5;
+/** Sequential turns sent at most, waiting for each worker to have taken one. */
+const MAX_SEQUENTIAL_TURNS = 8;
+
+/**
+ * n8n's scale-out: one `n8n start` (main) that receives the production webhooks and enqueues each
+ * execution in Redis (Bull), and two `n8n worker` processes that run them, all on one PostgreSQL database
+ * with one encryption key. Conversation history lives in Redis, so turns of one session served by
+ * different workers must share it. Which worker ran an execution comes from the worker's own log
+ * ("Worker started execution <id>"); the chat example answers with its `execution_id`.
+ */
+export function describeAgentCoreInQueueMode(line: 1 | 2): void {
+  describe(`Agent Core in n8n ${LINES[line].version} queue mode (main + ${WORKERS} workers, PostgreSQL, Redis)`, () => {
+    const get = useAgentCoreInN8n(line, e2eModel, { queue: { workers: WORKERS, concurrency: WORKER_CONCURRENCY } });
+
+    /** The worker that ran each response's execution, failing when no worker's log claims it. */
+    const workersOf = (n8n: AgentCoreInN8n, responses: WebhookResponse[]): string[] =>
+      responses.map((response) => {
+        const executionId = String(response.body.execution_id);
+        const worker = n8n.workerOf(executionId);
+        if (!worker) throw new Error(`no worker log says it started execution ${executionId}; main log tail:\n${n8n.n8n.logTail(3000)}`);
+        return worker;
+      });
+
+    const distribution = (workers: string[]): string =>
+      get()
+        .workers.map((worker) => `${worker.name} ${workers.filter((name) => name === worker.name).length}`)
+        .join(', ');
+
+    it('answers a webhook on the main process with an execution that a worker ran', async () => {
+      const n8n = get();
+      const response = await n8n.post(WEBHOOKS.chat, { session_id: n8n.uniqueId('queue-single'), prompt: `${CHAT} hello from the queue` });
+
+      n8n.expectStatus(response, 200);
+      expect(response.body.final_answer).toBe(chatReply(`${CHAT} hello from the queue`, 0));
+      const [worker] = workersOf(n8n, [response]);
+      expect(n8n.workers.map((candidate) => candidate.name)).toContain(worker);
+      expect(n8n.n8n.logTail(200000)).not.toMatch(/Worker started execution/);
+      n8n.report(`single turn: execution ${response.body.execution_id} ran on ${worker}`);
+    });
+
+    it('answers a follow-up question from the turn stored in Redis, whichever workers ran the two turns', async () => {
+      const n8n = get();
+      const responses = await twoTurnConversation(n8n);
+
+      const workers = workersOf(n8n, responses);
+      n8n.report(`two-turn conversation: ${responses.map((response, index) => `turn ${index + 1} → ${workers[index]} (execution ${response.body.execution_id})`).join(', ')}`);
+    });
+
+    it('continues one conversation across both workers: every turn sees all earlier turns, whoever stored them', async () => {
+      const n8n = get();
+      const sessionId = n8n.uniqueId('across-workers');
+      const served: string[] = [];
+      for (let turn = 0; turn < MAX_SEQUENTIAL_TURNS && new Set(served).size < WORKERS; turn++) {
+        const prompt = `${CHAT} turn ${turn + 1} in ${sessionId}`;
+        const response = await n8n.post(WEBHOOKS.chat, { session_id: sessionId, prompt });
+
+        n8n.expectStatus(response, 200);
+        // The model saw every earlier turn (two messages each), stored by whichever worker ran it.
+        expect(response.body).toMatchObject({ final_answer: chatReply(prompt, 2 * turn), history_turns: turn, stored_turns: turn + 1 });
+        served.push(...workersOf(n8n, [response]));
+      }
+
+      n8n.report(`sequential turns of one session: ${served.map((worker, index) => `${index + 1}→${worker}`).join(', ')}`);
+      expect(new Set(served).size).toBe(WORKERS);
+      expect(await n8n.readTurns(sessionId)).toHaveLength(served.length);
+    });
+
+    it('keeps all 20 turns intact when 20 webhook calls on one session run at once on both workers', async () => {
+      const n8n = get();
+      const responses = await concurrentTurnsOnOneSession(n8n, 20);
+
+      const workers = workersOf(n8n, responses);
+      n8n.report(`20 concurrent turns of one session: ${distribution(workers)}`);
+      expect(new Set(workers).size).toBe(WORKERS);
+    });
+
+    it("runs a workflow tool's sub-workflow inside the worker's execution", async () => {
+      const n8n = get();
+      await workflowToolRoundTrip(n8n);
+    });
+  });
+}
