@@ -20,7 +20,9 @@ export class AgentCore implements INodeType {
     icon: { light: 'file:agentCore.svg', dark: 'file:agentCore.dark.svg' },
     group: ['transform'],
     version: 1,
-    subtitle: '={{ $parameter["model"].value || $parameter["model"] }} · {{ ($parameter["allowedTools"] || []).length }} tools',
+    // Model and how many tools the panel defines (allowed built-ins + workflow tools), singular when one.
+    subtitle:
+      '={{ ($parameter["model"].value || $parameter["model"]) + " · " + ((($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) === 1 ? "1 tool" : (($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) + " tools") }}',
     description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
     defaults: { name: 'Agent Core' },
     usableAsTool: true,

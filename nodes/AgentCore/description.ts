@@ -16,6 +16,14 @@ const {
   json_mode: defaultJsonMode,
 } = DEFAULT_CONFIG;
 
+/** How the built-in tools read in the panel; the model sees their names. */
+const TOOL_LABELS: Record<string, string> = {
+  feishu_bot: 'Feishu / Lark Bot',
+  http_request: 'HTTP Request',
+  json_transform: 'JSON Transform (JMESPath)',
+  redis_context: 'Redis Context (Per-Session Values)',
+};
+
 /** The panel of design §10: provider and model, input, tools, limits. */
 export const agentCoreProperties: INodeProperties[] = [
   {
@@ -45,6 +53,16 @@ export const agentCoreProperties: INodeProperties[] = [
       },
       { displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4o-mini' },
     ],
+  },
+  {
+    displayName: 'Allowed Tools',
+    name: 'allowedTools',
+    type: 'multiOptions',
+    options: builtInTools
+      .map((tool) => ({ name: `${TOOL_LABELS[tool.name] ?? tool.name} (${tool.name})`, value: tool.name, description: tool.description }))
+      .sort((first, second) => first.name.localeCompare(second.name)),
+    default: [],
+    description: 'The only tools the agent may see and call; a call to anything else is refused without running',
   },
   {
     displayName: 'Input',
@@ -96,14 +114,6 @@ export const agentCoreProperties: INodeProperties[] = [
     description: 'Your task description and constraints, added to the system prompt after the protocol rules',
   },
   {
-    displayName: 'Allowed Tools',
-    name: 'allowedTools',
-    type: 'multiOptions',
-    options: builtInTools.map((tool) => ({ name: tool.name, value: tool.name, description: tool.description })),
-    default: [],
-    description: 'The only tools the agent may see and call; a call to anything else is refused without running',
-  },
-  {
     displayName: 'Workflow Tools',
     name: 'workflowTools',
     type: 'fixedCollection',
@@ -132,7 +142,7 @@ export const agentCoreProperties: INodeProperties[] = [
     default: {},
     options: [
       { displayName: 'Max Steps', name: 'maxSteps', type: 'number', typeOptions: { minValue: 1 }, default: defaultMaxSteps, description: 'Most model turns in one run, repair turns included' },
-      { displayName: 'Max Tool Calls', name: 'maxToolCalls', type: 'number', typeOptions: { minValue: 0 }, default: defaultMaxToolCalls },
+      { displayName: 'Max Tool Calls', name: 'maxToolCalls', type: 'number', typeOptions: { minValue: 0 }, default: defaultMaxToolCalls, description: 'Most tool executions in one run; one more request ends the run with finish_reason max_tool_calls' },
       { displayName: 'Observation Max Length', name: 'observationMaxLen', type: 'number', typeOptions: { minValue: 0 }, default: defaultObservationMaxLength, description: 'Tool output fed back to the model is cut to this many characters (0 = no cut)' },
       { displayName: 'Run Timeout (Seconds)', name: 'timeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultRunTimeout, description: 'Limit for the whole run' },
       { displayName: 'Single Call Timeout (Seconds)', name: 'singleCallTimeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultSingleCallTimeout, description: 'Limit for each model call and each tool call' },
@@ -146,7 +156,7 @@ export const agentCoreProperties: INodeProperties[] = [
     placeholder: 'Add Option',
     default: {},
     options: [
-      { displayName: 'Temperature', name: 'temperature', type: 'number', typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 }, default: defaultTemperature },
+      { displayName: 'Temperature', name: 'temperature', type: 'number', typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 }, default: defaultTemperature, description: 'Lower is steadier; agents follow the protocol best at 0–0.3' },
       {
         displayName: 'JSON Output Mode',
         name: 'jsonMode',
