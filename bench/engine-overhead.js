@@ -1,0 +1,260 @@
+'use strict';
+/**
+ * Client-side overhead per agent step: Agent Core against a hand-written loop on the same SDK (the floor),
+ * Vercel AI SDK 6 and LangChain.js 1.5, all in one run on the same machine, printed side by side with
+ * ratios to the floor. The model servers answer instantly from a child process, so what is left is the
+ * clients' own work: building requests, the HTTP client, parsing, validation, bookkeeping.
+ *
+ * Usage: npm run build && node bench/engine-overhead.js [--runs 200] [--warmup 30] [--rounds 10] [--only bare,agentCore]
+ * Exits 0 whatever the numbers say; 1 only when a contender failed to run the task as scripted, 2 on bad options.
+ */
+const { fork } = require('node:child_process');
+const path = require('node:path');
+const { setFlagsFromString } = require('node:v8');
+const { runInNewContext } = require('node:vm');
+const { CONTENDERS } = require('./contenders');
+const scenario = require('./scenario');
+
+const TARGET_RATIO_TO_BARE_LOOP = 1.3;
+const DEFAULTS = { runs: 200, warmup: 30, rounds: 10 };
+
+// Collecting before each measured segment keeps one contender's garbage from being charged to the next one.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc');
+
+function parseArguments(argv) {
+  const options = { ...DEFAULTS, only: CONTENDERS.map((contender) => contender.key) };
+  for (let index = 0; index < argv.length; index++) {
+    const name = argv[index].replace(/^--/, '');
+    if (name === 'only') {
+      // For profiling one contender without the others' samples in the same profile.
+      options.only = String(argv[++index] ?? '').split(',');
+      const unknown = options.only.filter((key) => !CONTENDERS.some((contender) => contender.key === key));
+      if (unknown.length) throw new Error(`--only takes ${CONTENDERS.map((contender) => contender.key).join(',')}; got ${unknown.join(',')}`);
+      continue;
+    }
+    if (!(name in DEFAULTS)) throw new Error(`unknown option ${argv[index]} (known: --runs N, --warmup N, --rounds N, --only KEYS)`);
+    const value = Number(argv[++index]);
+    if (!Number.isInteger(value) || value < (name === 'warmup' ? 0 : 1)) throw new Error(`--${name} needs a whole number, got ${argv[index]}`);
+    options[name] = value;
+  }
+  options.rounds = Math.min(options.rounds, options.runs);
+  return options;
+}
+
+/** The model servers in their own process; resolves with their URLs and a way to ask their call counts. */
+function startModelServers() {
+  // No inherited Node flags: `--cpu-prof` or `--inspect` given for the benchmark are meant for the client.
+  const child = fork(path.join(__dirname, 'model-servers.js'), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const nextMessage = (type) =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message) => {
+        if (message?.type !== type) return;
+        child.off('exit', onExit);
+        child.off('message', onMessage);
+        resolve(message);
+      };
+      const onExit = (code) => {
+        child.off('message', onMessage);
+        reject(new Error(`the model server process exited (code ${code}) before answering "${type}"`));
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      if (child.connected) child.send({ type: 'close' });
+      const timer = setTimeout(() => child.kill(), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  return nextMessage('ready').then(
+    (ready) => ({
+      urls: ready,
+      counts: () => {
+        const answer = nextMessage('counts');
+        child.send({ type: 'counts' });
+        return answer;
+      },
+      stop,
+    }),
+    async (error) => {
+      await stop();
+      throw error;
+    },
+  );
+}
+
+/**
+ * Runs `runs` runs of one contender back to back and checks, outside the timed part, that every run made
+ * its ten model calls (by the client's own count and the server's) and its nine tool executions.
+ * `round` is the index of the measured round, or undefined for the warm-up.
+ */
+async function runSegment(contender, runs, servers, round) {
+  const timed = round !== undefined;
+  const serverCallsBefore = (await servers.counts())[contender.server];
+  const toolExecutionsBefore = scenario.toolExecutions();
+  if (timed) collectGarbage();
+
+  const cpuStart = process.cpuUsage();
+  const wallStart = performance.now();
+  let modelCalls = 0;
+  for (let run = 0; run < runs; run++) modelCalls += await contender.runOnce();
+  const wallMs = performance.now() - wallStart;
+  const cpu = process.cpuUsage(cpuStart);
+
+  const expectedCalls = runs * scenario.MODEL_CALLS_PER_RUN;
+  const serverCalls = (await servers.counts())[contender.server] - serverCallsBefore;
+  const toolExecutions = scenario.toolExecutions() - toolExecutionsBefore;
+  if (modelCalls !== expectedCalls || serverCalls !== expectedCalls || toolExecutions !== runs * scenario.TOOL_CALLS_PER_RUN) {
+    throw new Error(
+      `${runs} runs should make ${expectedCalls} model calls and ${runs * scenario.TOOL_CALLS_PER_RUN} tool executions; ` +
+        `the client counted ${modelCalls} calls, the server ${serverCalls}, and the tool ran ${toolExecutions} times`,
+    );
+  }
+  if (timed) {
+    contender.cpuMs += (cpu.user + cpu.system) / 1000;
+    contender.wallMs += wallMs;
+    contender.steps += modelCalls;
+    contender.runs += runs;
+    contender.cpuPerStepByRound[round] = (cpu.user + cpu.system) / 1000 / modelCalls;
+  }
+}
+
+/** Runs as evenly split as possible over the rounds. */
+function runsPerRound(runs, rounds) {
+  return Array.from({ length: rounds }, (_, round) => Math.floor(runs / rounds) + (round < runs % rounds ? 1 : 0));
+}
+
+async function measure(contenders, options, servers) {
+  const working = () => contenders.filter((contender) => !contender.failure);
+  const attempt = async (contender, work) => {
+    try {
+      await work();
+    } catch (error) {
+      contender.failure = error?.message ?? String(error);
+      console.error(`${contender.name} failed: ${error?.stack ?? error}`);
+    }
+  };
+
+  for (const contender of contenders) {
+    await attempt(contender, async () => {
+      contender.runOnce = contender.create(servers.urls);
+      // At least one unmeasured run, so that a broken contender fails here and not in the table.
+      await runSegment(contender, Math.max(1, options.warmup), servers, undefined);
+    });
+  }
+  // Interleaved rounds in rotating order: a burst of load from other work on the machine lands on every
+  // contender about equally instead of on whichever one happened to be running.
+  const rounds = runsPerRound(options.runs, options.rounds);
+  for (let round = 0; round < rounds.length; round++) {
+    const order = working();
+    for (let turn = 0; turn < order.length; turn++) {
+      const contender = order[(turn + round) % order.length];
+      await attempt(contender, () => runSegment(contender, rounds[round], servers, round));
+    }
+  }
+}
+
+function formatRatio(value) {
+  return Number.isFinite(value) ? `${value.toFixed(2)}×` : 'n/a';
+}
+
+/** The ratio to the bare loop within each round: a burst of load skews a round, the median shrugs it off. */
+function describeSpread(contender, bare) {
+  const ratios = contender.cpuPerStepByRound
+    .map((cpuPerStep, round) => cpuPerStep / bare.cpuPerStepByRound[round])
+    .filter(Number.isFinite)
+    .sort((left, right) => left - right);
+  if (ratios.length === 0) return 'n/a';
+  const middle = ratios.length >> 1;
+  const median = ratios.length % 2 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2;
+  return `${formatRatio(median)} (${ratios[0].toFixed(2)}–${formatRatio(ratios[ratios.length - 1])})`;
+}
+
+function printReport(contenders, options) {
+  const rows = contenders.map((contender) => {
+    if (contender.failure) return [contender.name, 'FAILED', '', '', ''];
+    return [contender.name, contender.cpuPerStep.toFixed(3), contender.wallPerStep.toFixed(3), formatRatio(contender.cpuRatio), formatRatio(contender.wallRatio)];
+  });
+  const header = ['contender', 'CPU ms/step', 'wall ms/step', 'CPU × bare loop', 'wall × bare loop'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join(' | ');
+
+  console.log(`Node ${process.version} on ${process.platform}/${process.arch}`);
+  console.log(
+    `${options.runs} measured runs per contender (${scenario.MODEL_CALLS_PER_RUN} model calls and ${scenario.TOOL_CALLS_PER_RUN} tool calls each) ` +
+      `after ${options.warmup} warm-up runs, in ${options.rounds} interleaved rounds; client CPU only (the model servers run in a child process)`,
+  );
+  console.log('');
+  console.log(line(header));
+  console.log(widths.map((width) => '-'.repeat(width)).join('-|-'));
+  for (const row of rows) console.log(line(row));
+  console.log('');
+
+  const [bare, agentCore, vercel] = ['bare', 'agentCore', 'vercel'].map((key) => contenders.find((contender) => contender.key === key));
+  const measured = (contender) => contender && !contender.failure;
+  if (measured(bare) && measured(agentCore)) {
+    const within = agentCore.cpuRatio <= TARGET_RATIO_TO_BARE_LOOP;
+    console.log(`Agent Core CPU/step within ${TARGET_RATIO_TO_BARE_LOOP}× the bare loop: ${within ? 'yes' : 'no'} (${formatRatio(agentCore.cpuRatio)})`);
+  } else {
+    console.log(`Agent Core CPU/step within ${TARGET_RATIO_TO_BARE_LOOP}× the bare loop: not measured`);
+  }
+  if (measured(agentCore) && measured(vercel)) {
+    const below = agentCore.cpuPerStep < vercel.cpuPerStep;
+    console.log(
+      `Agent Core below Vercel AI SDK: ${below ? 'yes' : 'no'} ` +
+        `(CPU/step ${agentCore.cpuPerStep.toFixed(3)} ms vs ${vercel.cpuPerStep.toFixed(3)} ms, ${formatRatio(agentCore.cpuPerStep / vercel.cpuPerStep)})`,
+    );
+  } else {
+    console.log('Agent Core below Vercel AI SDK: not measured');
+  }
+  if (measured(bare)) {
+    console.log(`Per-round CPU ratio to the bare loop, median (min–max) over ${options.rounds} rounds, to judge the noise:`);
+    for (const contender of contenders) {
+      if (contender !== bare && measured(contender)) console.log(`  ${contender.name}: ${describeSpread(contender, bare)}`);
+    }
+  }
+  for (const contender of contenders) {
+    if (contender.failure) console.log(`${contender.name} did not run the task correctly: ${contender.failure}`);
+  }
+}
+
+async function main() {
+  let options;
+  try {
+    options = parseArguments(process.argv.slice(2));
+  } catch (error) {
+    console.error(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  const contenders = CONTENDERS.filter((definition) => options.only.includes(definition.key)).map((definition) => ({ ...definition, cpuMs: 0, wallMs: 0, steps: 0, runs: 0, cpuPerStepByRound: [] }));
+  const servers = await startModelServers();
+  try {
+    await measure(contenders, options, servers);
+  } finally {
+    await servers.stop();
+  }
+
+  for (const contender of contenders) {
+    if (contender.failure) continue;
+    contender.cpuPerStep = contender.cpuMs / contender.steps;
+    contender.wallPerStep = contender.wallMs / contender.steps;
+  }
+  const bare = contenders.find((contender) => contender.key === 'bare' && !contender.failure);
+  for (const contender of contenders) {
+    if (contender.failure) continue;
+    contender.cpuRatio = bare ? contender.cpuPerStep / bare.cpuPerStep : NaN;
+    contender.wallRatio = bare ? contender.wallPerStep / bare.wallPerStep : NaN;
+  }
+  printReport(contenders, options);
+  if (contenders.some((contender) => contender.failure)) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  console.error(error?.stack ?? error);
+  process.exitCode = 1;
+});
