@@ -168,7 +168,7 @@ export const agentCoreProperties: INodeProperties[] = [
         ],
         default: defaultJsonMode,
       },
-      { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 8, description: 'Per credential, in this n8n process' },
+      { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
     ],
   },
   {

@@ -6,12 +6,18 @@ import { OpenAiChatModel } from './openai';
 
 export type ProviderName = 'openai' | 'gemini';
 
+/**
+ * High enough not to be the bottleneck of a busy n8n process (at 8, a 2-core n8n topped out near
+ * 8 ÷ (2 calls × call time) runs per second in the webhook benchmark), low enough to queue a burst.
+ */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
+
 export interface ProviderOptions {
   provider: ProviderName;
   apiKey: string;
   baseUrl?: string;
   maxRetries?: number;
-  /** Model calls allowed at once per credential (API key + base URL) in this process; default 8. */
+  /** Model calls allowed at once per credential (API key + base URL) in this process; default 64. */
   maxConcurrentCalls?: number;
 }
 
@@ -31,7 +37,7 @@ function limiterFor(key: string, size: number): Limit {
 
 /** Builds the provider adapter, wrapped in the per-credential concurrency cap. */
 export function createChatModel(options: ProviderOptions): ChatModel {
-  const size = options.maxConcurrentCalls ?? 8;
+  const size = options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS;
   if (!Number.isInteger(size) || size < 1) throw new Error('maxConcurrentCalls must be an integer ≥ 1');
   const inner: ChatModel =
     options.provider === 'gemini'
