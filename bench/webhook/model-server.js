@@ -1,0 +1,236 @@
+'use strict';
+/**
+ * Child process of bench/webhook.js: the model both agents talk to, in its own process so that its CPU is
+ * not taken from n8n's share of the measurement (it still shares the machine's cores).
+ *
+ * Two OpenAI-compatible endpoints, each answering every call after MODEL_DELAY_MS:
+ * - protocol: src/demo's scripted server (build first), answering Agent Core's Action/Final protocol in
+ *   assistant text — a json_transform action, then a final answer built from the observation;
+ * - native: answers n8n's AI Agent (LangChain's ChatOpenAI) with a native tool call (`tool_calls`,
+ *   finish_reason "tool_calls"), then a text answer built from the tool message.
+ *
+ * Both record what they received per call (request body size, prompt text size) so the benchmark can
+ * compare the prompts the agents send. Messages from the parent: `{ type: 'stats' }` → `{ type: 'stats',
+ * protocol, native }`; `{ type: 'reset' }` zeroes the counters; `{ type: 'close' }` ends the process. It
+ * also ends when the parent goes away.
+ */
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const scenario = require('./scenario');
+
+const { startScriptedServer } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'demo', 'scripted-server.js'));
+
+function emptyStats() {
+  return {
+    calls: 0,
+    /** Calls the script could not place (a third call, a missing tag…): the run will answer wrongly. */
+    unexpected: 0,
+    requestBodyCharacters: 0,
+    /** Text the model reads: message contents, tool-call names and arguments, and the tool definitions. */
+    promptCharacters: 0,
+    toolDefinitionCharacters: 0,
+    byCall: [0, 1].map(() => ({ calls: 0, requestBodyCharacters: 0, promptCharacters: 0 })),
+  };
+}
+
+const stats = { protocol: emptyStats(), native: emptyStats() };
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
+}
+
+/** Records one call: what it weighed and where in the run it came (0: first call, 1: after the tool). */
+function record(kind, body, callIndex) {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  let messageCharacters = 0;
+  for (const message of messages) {
+    messageCharacters += textOf(message?.content).length;
+    for (const call of message?.tool_calls ?? []) messageCharacters += String(call?.function?.name ?? '').length + String(call?.function?.arguments ?? '').length;
+  }
+  const toolDefinitionCharacters = Array.isArray(body.tools) ? JSON.stringify(body.tools).length : 0;
+  const requestBodyCharacters = JSON.stringify(body).length;
+  const target = stats[kind];
+  dumpFirst(kind, callIndex, body);
+  target.calls++;
+  target.requestBodyCharacters += requestBodyCharacters;
+  target.promptCharacters += messageCharacters + toolDefinitionCharacters;
+  target.toolDefinitionCharacters += toolDefinitionCharacters;
+  const slot = target.byCall[callIndex];
+  if (slot) {
+    slot.calls++;
+    slot.requestBodyCharacters += requestBodyCharacters;
+    slot.promptCharacters += messageCharacters + toolDefinitionCharacters;
+  } else {
+    target.unexpected++;
+  }
+  return Math.ceil((messageCharacters + toolDefinitionCharacters) / 4);
+}
+
+/** BENCH_WEBHOOK_DUMP=<folder>: the first request body of each agent and call position, for reading. */
+const dumped = new Set();
+function dumpFirst(kind, callIndex, body) {
+  const folder = process.env.BENCH_WEBHOOK_DUMP;
+  if (!folder || dumped.has(`${kind}-${callIndex}`)) return;
+  dumped.add(`${kind}-${callIndex}`);
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, `${kind}-call-${callIndex + 1}.json`), `${JSON.stringify(body, null, 2)}\n`);
+}
+
+function firstUserText(messages) {
+  return textOf(messages.find((message) => message?.role === 'user')?.content);
+}
+
+/** Agent Core's side: reads the run's position from the conversation, so runs need no state here. */
+function protocolScript(scripted) {
+  return (request) => {
+    // The scripted server keeps every request for tests; here that would only grow this process's heap.
+    scripted.requests.length = 0;
+    const earlierTurns = request.messages.filter((message) => message.role === 'assistant').length;
+    const promptTokens = record('protocol', request.body, earlierTurns);
+    const tag = scenario.tagOf(firstUserText(request.messages));
+    const last = request.messages[request.messages.length - 1]?.content ?? '';
+    const observation = /^Observation from json_transform:\n([\s\S]*)$/.exec(last);
+    let text;
+    if (!tag || earlierTurns > 1) {
+      stats.protocol.unexpected++;
+      text = JSON.stringify({ type: 'final', answer: `unexpected call ${earlierTurns + 1} (tag ${tag ?? 'missing'})` });
+    } else if (earlierTurns === 0) {
+      text = JSON.stringify({ type: 'action', tool: 'json_transform', args: { data: scenario.CATALOGUE, expression: scenario.JMESPATH_EXPRESSION } });
+    } else {
+      text = JSON.stringify({ type: 'final', answer: scenario.answerFor(tag, observation ? observation[1] : `(no observation: ${last.slice(0, 80)})`) });
+    }
+    return { text, delayMs: scenario.MODEL_DELAY_MS, usage: { prompt_tokens: promptTokens, completion_tokens: Math.ceil(text.length / 4) } };
+  };
+}
+
+/** n8n's AI Agent side: native tool calling, position read from the `tool` messages so far. */
+function startNativeServer() {
+  let completions = 0;
+  const pending = new Set();
+  const server = http.createServer((request, response) => {
+    request.on('error', () => undefined);
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+        return sendJson(response, 404, errorBody(`native model server: no route for ${request.method} ${request.url}`));
+      }
+      let body;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return sendJson(response, 400, errorBody('native model server: the request body is not valid JSON'));
+      }
+      if (body.stream === true) return sendJson(response, 400, errorBody('native model server: streaming is not served'));
+      if (!Array.isArray(body.messages)) return sendJson(response, 400, errorBody("Missing required parameter: 'messages'."));
+      const tool = body.tools?.[0]?.function;
+      if (!tool?.name) return sendJson(response, 400, errorBody('native model server: the request offers no tools'));
+      const toolMessages = body.messages.filter((message) => message?.role === 'tool');
+      const promptTokens = record('native', body, toolMessages.length);
+      const tag = scenario.tagOf(firstUserText(body.messages));
+      let message;
+      if (!tag || toolMessages.length > 1) {
+        stats.native.unexpected++;
+        message = { role: 'assistant', content: `unexpected call ${toolMessages.length + 1} (tag ${tag ?? 'missing'})`, refusal: null };
+      } else if (toolMessages.length === 0) {
+        // LangChain's classic string tools (the Calculator) take {input}; say so when a tool takes something else.
+        const takesInput = tool.parameters?.properties?.input !== undefined;
+        const args = takesInput ? { input: scenario.CALCULATOR_EXPRESSION } : { expression: scenario.CALCULATOR_EXPRESSION };
+        message = { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: `call_${++completions}`, type: 'function', function: { name: tool.name, arguments: JSON.stringify(args) } }] };
+      } else {
+        message = { role: 'assistant', content: scenario.answerFor(tag, toolResult(textOf(toolMessages[0].content))), refusal: null };
+      }
+      const completion = {
+        id: `chatcmpl-native-${++completions}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: String(body.model ?? ''),
+        choices: [{ index: 0, message, logprobs: null, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: promptTokens, completion_tokens: 10, total_tokens: promptTokens + 10 },
+      };
+      const timer = setTimeout(() => {
+        pending.delete(timer);
+        sendJson(response, 200, completion);
+      }, scenario.MODEL_DELAY_MS);
+      pending.add(timer);
+      response.once('close', () => {
+        clearTimeout(timer);
+        pending.delete(timer);
+      });
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        baseUrl: `http://127.0.0.1:${server.address().port}/v1`,
+        close: () =>
+          new Promise((done) => {
+            for (const timer of pending) clearTimeout(timer);
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      }),
+    );
+  });
+}
+
+/** n8n hands a tool's output to the model as `[{"response":"272"}]`; the model reads the value inside. */
+function toolResult(content) {
+  try {
+    const parsed = JSON.parse(content);
+    const first = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (first && typeof first === 'object' && 'response' in first) return String(first.response);
+  } catch {
+    // Plain text: the value itself.
+  }
+  return content;
+}
+
+function errorBody(message) {
+  return { error: { message, type: 'invalid_request_error', param: null, code: null } };
+}
+
+function sendJson(response, status, body) {
+  if (response.headersSent || response.destroyed) return;
+  const payload = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+  response.end(payload);
+}
+
+async function main() {
+  const holder = {};
+  const scripted = await startScriptedServer({ script: (request) => holder.script(request), models: [scenario.MODEL_ID] });
+  holder.script = protocolScript(scripted);
+  const native = await startNativeServer();
+
+  let closing;
+  const close = () => {
+    closing ??= Promise.all([scripted.close(), native.close()]).finally(() => {
+      if (process.connected) process.disconnect();
+      process.exit(0);
+    });
+    return closing;
+  };
+  process.on('message', (message) => {
+    if (message?.type === 'stats') process.send({ type: 'stats', ...stats });
+    else if (message?.type === 'reset') {
+      stats.protocol = emptyStats();
+      stats.native = emptyStats();
+      process.send({ type: 'reset' });
+    } else if (message?.type === 'close') void close();
+  });
+  process.on('disconnect', () => void close());
+  process.on('SIGINT', () => void close());
+  process.on('SIGTERM', () => void close());
+  process.send({ type: 'ready', protocolBaseUrl: scripted.openaiBaseUrl, nativeBaseUrl: native.baseUrl });
+}
+
+main().catch((error) => {
+  console.error(`model server: ${error?.stack ?? error}`);
+  process.exitCode = 1;
+  if (process.connected) process.disconnect();
+});
