@@ -10,6 +10,7 @@
  */
 const { fork } = require('node:child_process');
 const path = require('node:path');
+const { nextMessage: waitForMessage } = require('./child-messages');
 const { setFlagsFromString } = require('node:v8');
 const { runInNewContext } = require('node:vm');
 const { CONTENDERS } = require('./contenders');
@@ -47,21 +48,7 @@ function startModelServers() {
   // No inherited Node flags: `--cpu-prof` or `--inspect` given for the benchmark are meant for the client.
   const child = fork(path.join(__dirname, 'model-servers.js'), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  const nextMessage = (type) =>
-    new Promise((resolve, reject) => {
-      const onMessage = (message) => {
-        if (message?.type !== type) return;
-        child.off('exit', onExit);
-        child.off('message', onMessage);
-        resolve(message);
-      };
-      const onExit = (code) => {
-        child.off('message', onMessage);
-        reject(new Error(`the model server process exited (code ${code}) before answering "${type}"`));
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
+  const nextMessage = (type) => waitForMessage(child, type, 'the model server process');
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       if (child.connected) child.send({ type: 'close' });

@@ -36,6 +36,7 @@ const { fork } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { nextMessage: waitForMessage } = require('./child-messages');
 const { ensureN8n } = require('../scripts/n8n-cache');
 const { createN8nInstance, installPackage, packPackage, removeOnExit, runCommand } = require('../scripts/n8n-local');
 const { runLoad } = require('./webhook/load');
@@ -137,21 +138,7 @@ function startModelServer() {
   const child = fork(path.join(__dirname, 'webhook', 'model-server.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   process.once('exit', () => child.kill('SIGKILL'));
-  const nextMessage = (type) =>
-    new Promise((resolve, reject) => {
-      const onMessage = (message) => {
-        if (message?.type !== type) return;
-        child.off('exit', onExit);
-        child.off('message', onMessage);
-        resolve(message);
-      };
-      const onExit = (code) => {
-        child.off('message', onMessage);
-        reject(new Error(`the model server exited (code ${code}) before answering "${type}"`));
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
+  const nextMessage = (type) => waitForMessage(child, type, 'the model server');
   const ask = (type) => {
     const answer = nextMessage(type);
     child.send({ type });
