@@ -70,15 +70,7 @@ export async function startSilentServer(): Promise<{ port: number; close(): Prom
     socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    port,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listenOnLoopback(server, sockets);
 }
 
 async function answersPing(url: string): Promise<boolean> {
@@ -185,15 +177,7 @@ export async function startStallingRedis(stalledCommands: string[]): Promise<{ p
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    port,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listenOnLoopback(server, sockets);
 }
 
 /** Parses one RESP array of bulk strings from the front of `buffer`, or undefined if it is incomplete. */
@@ -212,4 +196,17 @@ function parseRespCommand(buffer: string): { command: string[]; rest: string } |
     offset = end + 2;
   }
   return { command, rest: buffer.slice(offset) };
+}
+
+/** Listens on a free loopback port; `close()` also destroys the sockets still open, so tests end cleanly. */
+async function listenOnLoopback(server: net.Server, sockets: Set<net.Socket>): Promise<{ port: number; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
