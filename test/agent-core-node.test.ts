@@ -63,6 +63,13 @@ describe('Agent Core node inside n8n’s execution engine', () => {
     expect(json.used_tools).toMatchObject({ json_transform: { count: 1 } });
     expect((json.trace as IDataObject[])[0]).toMatchObject({ action: { tool: 'json_transform' }, observation: '6' });
     expect(server().requests[0].messages[0].content).toContain('Be terse.');
+    expect(server().requests[0].messages[0].content).not.toContain('Examples');
+  });
+
+  it('sends the few-shot examples with every call when Options → Examples in Prompt is Always', async () => {
+    server().setScript(final('ok'));
+    await run([{ prompt: 'hi' }], { options: { promptExamples: 'always' } });
+    expect(server().requests[0].messages[0].content).toContain('Examples (format only');
   });
 
   it('ends with the limit’s finish_reason as a normal item, not an error', async () => {

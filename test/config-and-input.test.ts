@@ -33,6 +33,7 @@ describe('resolveConfig', () => {
     [{ model: 'm', allowed_tools: 'json_transform' }, 'allowed_tools', 'allowed_tools must be an array'],
     [{ model: 'm', tool_settings: { nope: {} } }, 'tool_settings', 'tool_settings names unknown tool "nope"'],
     [{ model: 'm', json_mode: 'yes' }, 'json_mode', 'json_mode must be'],
+    [{ model: 'm', prompt_examples: 'sometimes' }, 'prompt_examples', 'prompt_examples must be "on_error" or "always"'],
     [{ model: 'm', primary_output: 'trace' }, 'primary_output', 'primary_output must be "final_answer"'],
     [[1, 2], 'config', 'config must be a JSON object'],
   ])('rejects %j naming %s', (raw, key, message) => {

@@ -47,16 +47,46 @@ describe('runAgent: the loop, through the real openai SDK', () => {
     expect(second[second.length - 1]).toEqual({ role: 'user', content: 'Observation from json_transform:\n2' });
   });
 
-  it('sends the whitelisted tools with their schemas and the few-shot examples in the system prompt', async () => {
-    server().setScript(final('ok'));
+  it('sends the protocol and the whitelisted tools with their schemas in the system prompt, examples only when asked for', async () => {
+    server().setScript([final('ok'), final('ok')]);
     await runAgent({ model: modelFor(server()), config: { ...baseConfig, allowed_tools: ['json_transform'] }, prompt: 'hi', developerText: 'Answer in German.' });
     const system = server().requests[0].messages[0];
     expect(system.role).toBe('system');
+    expect(system.content).toContain('{"type":"action","tool":"<tool>","args":{...}}');
+    expect(system.content).toContain('{"type":"final","answer":"..."}');
     expect(system.content).toContain('json_transform');
     expect(system.content).toContain('"expression"');
     expect(system.content).not.toContain('http_request');
-    expect(system.content).toContain('Examples');
+    expect(system.content).not.toContain('Examples');
     expect(system.content).toContain('Answer in German.');
+
+    await runAgent({ model: modelFor(server()), config: { ...baseConfig, prompt_examples: 'always' }, prompt: 'hi' });
+    expect(server().requests[1].messages[0].content).toContain('Examples (format only; "lookup_order" is not a real tool)');
+  });
+
+  it('shows the examples with the repair turn after a protocol error, once, and not after a failed tool call', async () => {
+    server().setScript([
+      'Sure! {"type":"final","answer":"x"}',
+      action('json_transform', { data: 1, expression: '@' }),
+      action('json_transform', { data: 1 }),
+      final('fixed'),
+    ]);
+    const result = await runAgent({ model: modelFor(server()), config: { ...baseConfig, allowed_tools: ['json_transform'] }, prompt: 'q' });
+    expect(result.finish_reason).toBe('final');
+    const afterProtocolError = lastUserMessage(server(), 1);
+    expect(afterProtocolError).toContain('text before the JSON object');
+    expect(afterProtocolError).toContain('{"type":"action","tool":"lookup_order","args":{"id":"123"}}');
+    expect(afterProtocolError).toContain('This is your one repair turn');
+    const afterBadArgs = lastUserMessage(server(), 3);
+    expect(afterBadArgs).toContain('missing required property "expression"');
+    expect(afterBadArgs).not.toContain('lookup_order');
+  });
+
+  it('does not repeat the examples in the repair turn when every call already carries them', async () => {
+    server().setScript(['not json', final('fixed')]);
+    await runAgent({ model: modelFor(server()), config: { ...baseConfig, prompt_examples: 'always' }, prompt: 'q' });
+    expect(lastUserMessage(server(), 1)).not.toContain('lookup_order');
+    expect(lastUserMessage(server(), 1)).toContain('This is your one repair turn');
   });
 
   it('gives one repair turn after a protocol error, with the precise error, then accepts the fix', async () => {

@@ -14,6 +14,7 @@ const {
   observation_max_len: defaultObservationMaxLength,
   temperature: defaultTemperature,
   json_mode: defaultJsonMode,
+  prompt_examples: defaultPromptExamples,
 } = DEFAULT_CONFIG;
 
 /** How the built-in tools read in the panel; the model sees their names. */
@@ -167,6 +168,16 @@ export const agentCoreProperties: INodeProperties[] = [
           { name: 'Off', value: 'off', description: 'Rely on the prompt alone' },
         ],
         default: defaultJsonMode,
+      },
+      {
+        displayName: 'Examples in Prompt',
+        name: 'promptExamples',
+        type: 'options',
+        options: [
+          { name: 'After a Format Error', value: 'on_error', description: 'Send example replies only with the repair turn after a reply that is not one valid JSON object (fewest tokens)' },
+          { name: 'Always', value: 'always', description: 'Send example replies with every model call: for models that often stray from the JSON format' },
+        ],
+        default: defaultPromptExamples,
       },
       { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
     ],

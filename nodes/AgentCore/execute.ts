@@ -26,6 +26,7 @@ function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<Agen
     [limits, 'observationMaxLen', 'observation_max_len'],
     [options, 'temperature', 'temperature'],
     [options, 'jsonMode', 'json_mode'],
+    [options, 'promptExamples', 'prompt_examples'],
   ];
   for (const [source, name, key] of mapping) {
     if (source[name] !== undefined) config[key] = source[name];

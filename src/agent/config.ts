@@ -1,10 +1,11 @@
 import type { ToolRegistry } from '../tools/registry';
 import { validateAgainst } from '../tools/validate';
+import type { PromptExamples } from './prompt';
 
 /** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
 export type JsonMode = 'json_object' | 'json_schema' | 'off';
 
-/** The run configuration: the keys of design §5 plus `tool_settings` and `json_mode`. */
+/** The run configuration: the keys of design §5 plus `tool_settings`, `json_mode` and `prompt_examples`. */
 export interface AgentConfig {
   /** Model id as the provider names it. */
   model: string;
@@ -28,6 +29,8 @@ export interface AgentConfig {
   /** Per-tool settings, e.g. `{ "http_request": { "allowed_domains": ["api.example.com"] } }`. */
   tool_settings: Record<string, Record<string, unknown>>;
   json_mode: JsonMode;
+  /** Few-shot examples in every call's system message (`always`) or only with a protocol repair turn (`on_error`). */
+  prompt_examples: PromptExamples;
 }
 
 export const DEFAULT_CONFIG: Omit<AgentConfig, 'model'> = {
@@ -42,6 +45,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'model'> = {
   primary_output: 'final_answer',
   tool_settings: {},
   json_mode: 'json_object',
+  prompt_examples: 'on_error',
 };
 
 /** A configuration problem; `key` names the offending key and the message says what is expected. */
@@ -87,6 +91,7 @@ const CHECKS: Record<keyof AgentConfig, Check> = {
     value === 'json_object' || value === 'json_schema' || value === 'off'
       ? undefined
       : `${key} must be "json_object", "json_schema" or "off"`,
+  prompt_examples: (value, key) => (value === 'on_error' || value === 'always' ? undefined : `${key} must be "on_error" or "always"`),
 };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

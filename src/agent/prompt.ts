@@ -1,46 +1,57 @@
 import type { ChatMessage } from '../providers/chat-model';
 import type { Tool } from '../tools/tool';
 
+/** When the few-shot examples are sent: in every call's system message, or with the repair turn only. */
+export type PromptExamples = 'on_error' | 'always';
+
 /**
  * Few-shot transcripts (design §15.3): success, a failed call repaired, and a direct answer. They use a
- * tool that is never offered, and say so, so the model copies the format and not the tool.
+ * tool that is never offered, and say so, so the model copies the format and not the tool. By default
+ * (`on_error`) they go out only with the repair turn after a protocol error: every system message is sent
+ * with every call, and models in JSON mode rarely need them, so examples on every call would mostly be
+ * paid for and never used.
  */
-const FEW_SHOT = `Examples (format only; "lookup_order" is not a real tool, use only the tools listed above):
-1. Tool call, then answer.
-User: Where is order 123?
+const FEW_SHOT = `Examples (format only; "lookup_order" is not a real tool):
+1. User: Where is order 123?
 You: {"type":"action","tool":"lookup_order","args":{"id":"123"}}
-User: Observation from lookup_order: {"status":"shipped","eta":"Friday"}
-You: {"type":"final","answer":"Order 123 has shipped and should arrive on Friday."}
-2. A failed call, corrected.
-You: {"type":"action","tool":"lookup_order","args":{"order":"123"}}
-User: Error: lookup_order args are invalid: args: missing required property "id"
+User: Observation from lookup_order: {"status":"shipped"}
+You: {"type":"final","answer":"Order 123 has shipped."}
+2. User: Error: lookup_order args are invalid: args: missing required property "id"
 You: {"type":"action","tool":"lookup_order","args":{"id":"123"}}
-3. No tool needed.
-User: Say hello in French.
+3. User: Say hello in French.
 You: {"type":"final","answer":"Bonjour !"}`;
 
-const RULES = `You are an agent that completes the user's task, calling tools when they help.
-Each of your replies is exactly one JSON object and nothing else: no prose, no markdown, no second object.
-- To call a tool: {"type":"action","tool":"<tool name>","args":{...}} with args matching the tool's schema.
-- To finish: {"type":"final","answer":"<your complete answer for the user>"}.
-After each call you get the observation (possibly shortened) or an error as the next user message. On an error, fix the call or finish; invalid calls are not run.`;
+/** The protocol (design §15.1), as short as it can be while still saying everything the parser enforces. */
+const RULES = `Reply with exactly one JSON object and nothing else:
+{"type":"action","tool":"<tool>","args":{...}} calls a tool, args matching its schema; its result or error comes back as the next message.
+{"type":"final","answer":"..."} ends the task with your answer.`;
 
 function describeTools(tools: readonly Tool[]): string {
-  if (tools.length === 0) return 'No tools are available: answer directly with a final object.';
-  const lines = tools.map((tool) => `- ${tool.name}: ${tool.description}\n  args schema: ${JSON.stringify(tool.parameters)}`);
-  return `Tools you may call (no others exist):\n${lines.join('\n')}`;
+  if (tools.length === 0) return 'No tools exist: reply with a final object.';
+  const lines = tools.map((tool) => `- ${tool.name}: ${tool.description}\n  args: ${JSON.stringify(tool.parameters)}`);
+  return `Tools (no others exist):\n${lines.join('\n')}`;
 }
 
-/** The system message: protocol rules, the whitelisted tools with their schemas, examples, and the workflow's own text. */
-export function buildSystemPrompt(tools: readonly Tool[], developerText?: string, conversationSystemText?: string): string {
-  const parts = [RULES, describeTools(tools), FEW_SHOT];
-  if (conversationSystemText && conversationSystemText.trim() !== '') {
-    parts.push(`Instructions from the conversation:\n${conversationSystemText.trim()}`);
-  }
-  if (developerText && developerText.trim() !== '') {
-    parts.push(`Instructions for this task:\n${developerText.trim()}`);
-  }
+/** The system message: protocol rules, the whitelisted tools with their schemas, examples if asked for, and the workflow's own text. */
+export function buildSystemPrompt(
+  tools: readonly Tool[],
+  developerText?: string,
+  conversationSystemText?: string,
+  examples: PromptExamples = 'on_error',
+): string {
+  const parts = [RULES, describeTools(tools)];
+  if (examples === 'always') parts.push(FEW_SHOT);
+  if (conversationSystemText && conversationSystemText.trim() !== '') parts.push(conversationSystemText.trim());
+  if (developerText && developerText.trim() !== '') parts.push(developerText.trim());
   return parts.join('\n\n');
+}
+
+/** The user message of the repair turn: the precise error, the examples when the reply broke the protocol and the prompt had none. */
+export function repairMessage(error: string, protocolError: boolean, examples: PromptExamples): string {
+  const parts = [`Error: ${error}`];
+  if (protocolError && examples === 'on_error') parts.push(FEW_SHOT);
+  parts.push('This is your one repair turn: another invalid reply or failed call ends the run.');
+  return parts.join('\n');
 }
 
 /**
@@ -58,10 +69,11 @@ export function buildConversation(
   tools: readonly Tool[],
   history: readonly ChatMessage[],
   developerText?: string,
+  examples: PromptExamples = 'on_error',
 ): ChatMessage[] {
   const conversationSystem = history.filter((message) => message.role === 'system').map((message) => message.content);
   const turns = history
     .filter((message) => message.role !== 'system')
     .map((message) => (message.role === 'assistant' ? { role: message.role, content: protocolAssistantMessage(message.content) } : message));
-  return [{ role: 'system', content: buildSystemPrompt(tools, developerText, conversationSystem.join('\n\n')) }, ...turns];
+  return [{ role: 'system', content: buildSystemPrompt(tools, developerText, conversationSystem.join('\n\n'), examples) }, ...turns];
 }

@@ -7,7 +7,7 @@ import { type AgentConfig, resolveConfig } from './config';
 import { checkToolCall, describeAbort, runTool } from './execute-tool';
 import { normaliseInput } from './input';
 import { callSignal, raceAbort, TimeLimitError } from './limits';
-import { buildConversation } from './prompt';
+import { buildConversation, repairMessage } from './prompt';
 import { parseTurn } from './protocol';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
@@ -78,7 +78,7 @@ class AgentRun {
     history: ChatMessage[],
     private readonly newUserMessage: ChatMessage,
   ) {
-    this.conversation = buildConversation([...tools.values()], history, options.developerText);
+    this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples);
     this.redactor = new Redactor([...(options.secrets ?? []), ...secretsInSettings(config.tool_settings)]);
   }
 
@@ -213,8 +213,7 @@ class AgentRun {
     entry.error = error;
     this.consecutiveFailures++;
     if (this.consecutiveFailures >= 2) return this.finish(reason, `two failed turns in a row; last: ${error.message}`);
-    const lastChance = 'This is your one repair turn: another invalid reply or failed call ends the run.';
-    this.conversation.push({ role: 'user', content: `Error: ${error.message}\n${lastChance}` });
+    this.conversation.push({ role: 'user', content: repairMessage(error.message, reason === 'parse_error', this.config.prompt_examples) });
     return undefined;
   }
 
