@@ -26,7 +26,7 @@
  * spent each phase's time.
  *
  * The model is a scripted OpenAI-compatible server in a child process that answers every call after 200 ms:
- * for Agent Core a json_transform action then a final answer, for the AI Agent a native tool call then a
+ * for Agent Core a Calculator action then a final answer, for the AI Agent a native Calculator call then a
  * text answer, so each agent run is two model calls (a 400 ms floor). See bench/webhook/scenario.js.
  * Every answer is checked (status 200 and the exact expected body), and the model server counts the calls
  * and the prompt each agent sent. Targets are printed, never enforced. Exits 0 unless a workflow did not
@@ -74,7 +74,8 @@ const WORKFLOWS = [
       const expected = scenario.answerFor(scenario.tagOf(scenario.promptFor(index)), scenario.EXPECTED_TOTAL);
       if (body?.finish_reason !== 'final') return `finish_reason ${body?.finish_reason}: ${body?.stop_detail ?? ''}`;
       if (body.final_answer !== expected) return `final_answer ${JSON.stringify(body.final_answer)}`;
-      if (body.trace?.length !== 2 || body.used_tools?.json_transform?.count !== 1) return 'not one json_transform call then a final answer';
+      const calls = Object.values(body.used_tools ?? {}).reduce((sum, usage) => sum + usage.count, 0);
+      if (body.trace?.length !== 2 || calls !== 1) return 'not one Calculator call then a final answer';
       return undefined;
     },
   },

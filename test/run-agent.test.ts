@@ -52,16 +52,27 @@ describe('runAgent: the loop, through the real openai SDK', () => {
     await runAgent({ model: modelFor(server()), config: { ...baseConfig, allowed_tools: ['json_transform'] }, prompt: 'hi', developerText: 'Answer in German.' });
     const system = server().requests[0].messages[0];
     expect(system.role).toBe('system');
-    expect(system.content).toContain('{"type":"action","tool":"<tool>","args":{...}}');
+    expect(system.content).toContain('{"type":"action","tool":"<name>","args":{...}}');
     expect(system.content).toContain('{"type":"final","answer":"..."}');
     expect(system.content).toContain('json_transform');
     expect(system.content).toContain('"expression"');
     expect(system.content).not.toContain('http_request');
+    // The prompt leaves out additionalProperties: false to save tokens; validation still refuses extras.
+    expect(system.content).not.toContain('additionalProperties');
     expect(system.content).not.toContain('Examples');
     expect(system.content).toContain('Answer in German.');
 
     await runAgent({ model: modelFor(server()), config: { ...baseConfig, prompt_examples: 'always' }, prompt: 'hi' });
     expect(server().requests[1].messages[0].content).toContain('Examples (format only; "lookup_order" is not a real tool)');
+    // Without tools the rules offer the final object only.
+    expect(server().requests[1].messages[0].content).toMatch(/^Reply with one JSON object: \{"type":"final","answer":"..."\}\. There are no tools\./);
+  });
+
+  it('refuses an argument the schema does not allow, though the prompt leaves additionalProperties out', async () => {
+    server().setScript([action('json_transform', { data: 1, expression: '@', extra: true }), final('gave up')]);
+    const result = await runAgent({ model: modelFor(server()), config: { ...baseConfig, allowed_tools: ['json_transform'] }, prompt: 'q' });
+    expect(result.trace[0].error?.message).toContain('unknown property "extra" is not allowed');
+    expect(result.used_tools).toEqual({});
   });
 
   it('shows the examples with the repair turn after a protocol error, once, and not after a failed tool call', async () => {

@@ -5,7 +5,8 @@
  *
  * Two OpenAI-compatible endpoints, each answering every call after MODEL_DELAY_MS:
  * - protocol: src/demo's scripted server (build first), answering Agent Core's Action/Final protocol in
- *   assistant text — a json_transform action, then a final answer built from the observation;
+ *   assistant text — an action of the one tool its system message lists (the Calculator), then a final
+ *   answer built from the observation;
  * - native: answers n8n's AI Agent (LangChain's ChatOpenAI) with a native tool call (`tool_calls`,
  *   finish_reason "tool_calls"), then a text answer built from the tool message.
  *
@@ -50,7 +51,9 @@ function record(kind, body, callIndex) {
     messageCharacters += textOf(message?.content).length;
     for (const call of message?.tool_calls ?? []) messageCharacters += String(call?.function?.name ?? '').length + String(call?.function?.arguments ?? '').length;
   }
-  const toolDefinitionCharacters = Array.isArray(body.tools) ? JSON.stringify(body.tools).length : 0;
+  // Tool definitions, and a response_format schema (json_schema mode), are read by the model like the messages.
+  const responseSchema = body.response_format?.json_schema;
+  const toolDefinitionCharacters = (Array.isArray(body.tools) ? JSON.stringify(body.tools).length : 0) + (responseSchema ? JSON.stringify(responseSchema).length : 0);
   const requestBodyCharacters = JSON.stringify(body).length;
   const target = stats[kind];
   dumpFirst(kind, callIndex, body);
@@ -83,6 +86,13 @@ function firstUserText(messages) {
   return textOf(messages.find((message) => message?.role === 'user')?.content);
 }
 
+/** The one tool Agent Core's system message lists ("- name: description" then "  args: {schema}"). */
+function offeredTool(systemText) {
+  const match = /^- ([^:\s]+): .*\n  args: (.*)$/m.exec(String(systemText ?? ''));
+  if (!match) return undefined;
+  return { name: match[1], takesInput: /"input"/.test(match[2]) };
+}
+
 /** Agent Core's side: reads the run's position from the conversation, so runs need no state here. */
 function protocolScript(scripted) {
   return (request) => {
@@ -92,13 +102,15 @@ function protocolScript(scripted) {
     const promptTokens = record('protocol', request.body, earlierTurns);
     const tag = scenario.tagOf(firstUserText(request.messages));
     const last = request.messages[request.messages.length - 1]?.content ?? '';
-    const observation = /^Observation from json_transform:\n([\s\S]*)$/.exec(last);
+    const tool = offeredTool(request.messages[0]?.content);
+    const observation = tool ? new RegExp(`^Observation from ${tool.name}:\\n([\\s\\S]*)$`).exec(last) : null;
     let text;
-    if (!tag || earlierTurns > 1) {
+    if (!tag || !tool || earlierTurns > 1) {
       stats.protocol.unexpected++;
-      text = JSON.stringify({ type: 'final', answer: `unexpected call ${earlierTurns + 1} (tag ${tag ?? 'missing'})` });
+      text = JSON.stringify({ type: 'final', answer: `unexpected call ${earlierTurns + 1} (tag ${tag ?? 'missing'}, tool ${tool?.name ?? 'missing'})` });
     } else if (earlierTurns === 0) {
-      text = JSON.stringify({ type: 'action', tool: 'json_transform', args: { data: scenario.CATALOGUE, expression: scenario.JMESPATH_EXPRESSION } });
+      const args = tool.takesInput ? { input: scenario.CALCULATOR_EXPRESSION } : { expression: scenario.CALCULATOR_EXPRESSION };
+      text = JSON.stringify({ type: 'action', tool: tool.name, args });
     } else {
       text = JSON.stringify({ type: 'final', answer: scenario.answerFor(tag, observation ? observation[1] : `(no observation: ${last.slice(0, 80)})`) });
     }

@@ -4,10 +4,11 @@
  * checks the answers) and the model server (which plays the model): total the prices of the in-stock items
  * of a small catalogue with the agent's one tool, then answer.
  *
- * - Agent Core: one protocol action `json_transform` with a JMESPath sum over the catalogue, then a final.
- * - n8n's AI Agent: one native tool call of the Calculator tool with the sum written out, then a text answer.
+ * Both agents have the same one tool, n8n's Calculator sub-node, so that the comparison is of the agents:
+ * - Agent Core: one protocol action `calculator` with the sum written out, then a final answer;
+ * - n8n's AI Agent: one native tool call of `calculator` with the same sum, then a text answer.
  *
- * Both tools return "272", and the answer quotes the tool's output and the request's tag, so a correct
+ * The tool returns "272", and the answer quotes the tool's output and the request's tag, so a correct
  * body proves that the tool ran and that the answer belongs to the request that asked.
  */
 
@@ -25,9 +26,8 @@ const CATALOGUE = {
     { name: 'USB-C hub', price: 44, in_stock: true },
   ],
 };
-/** Integer prices keep both tools' results identical ("272"), with no floating-point tail. */
+/** Integer prices keep the tool's result exact ("272"), with no floating-point tail. */
 const EXPECTED_TOTAL = '272';
-const JMESPATH_EXPRESSION = 'sum(items[?in_stock].price)';
 const CALCULATOR_EXPRESSION = '39 + 189 + 44';
 /** The same task text for both agents: Agent Core's "Instructions", the AI Agent's system message. */
 const INSTRUCTIONS = 'Answer questions about the catalogue in the message. Compute totals with your tool instead of adding numbers yourself.';
@@ -56,7 +56,6 @@ module.exports = {
   MODEL_CALLS_PER_RUN,
   CATALOGUE,
   EXPECTED_TOTAL,
-  JMESPATH_EXPRESSION,
   CALCULATOR_EXPRESSION,
   INSTRUCTIONS,
   promptFor,

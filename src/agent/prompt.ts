@@ -21,15 +21,29 @@ You: {"type":"action","tool":"lookup_order","args":{"id":"123"}}
 3. User: Say hello in French.
 You: {"type":"final","answer":"Bonjour !"}`;
 
-/** The protocol (design §15.1), as short as it can be while still saying everything the parser enforces. */
-const RULES = `Reply with exactly one JSON object and nothing else:
-{"type":"action","tool":"<tool>","args":{...}} calls a tool, args matching its schema; its result or error comes back as the next message.
-{"type":"final","answer":"..."} ends the task with your answer.`;
+/**
+ * The protocol (design §15.1) in one sentence: it goes with every call, so every word costs on every call.
+ * JSON mode holds the reply to JSON, the parser to exactly one object of these two shapes, and a reply that
+ * misses gets the precise error and the examples in its repair turn.
+ */
+const RULES = 'Reply with one JSON object: {"type":"action","tool":"<name>","args":{...}} calls a tool, {"type":"final","answer":"..."} answers.';
+const RULES_WITHOUT_TOOLS = 'Reply with one JSON object: {"type":"final","answer":"..."}. There are no tools.';
+
+/**
+ * A tool's args schema as the model reads it: a top-level `additionalProperties: false` is left out, the
+ * model is told the properties it may use; validation still applies it, so an extra one gets a precise error.
+ */
+function argsSchemaText(parameters: Tool['parameters']): string {
+  if (parameters.additionalProperties !== false) return JSON.stringify(parameters);
+  const shown: Record<string, unknown> = { ...parameters };
+  delete shown.additionalProperties;
+  return JSON.stringify(shown);
+}
 
 function describeTools(tools: readonly Tool[]): string {
-  if (tools.length === 0) return 'No tools exist: reply with a final object.';
-  const lines = tools.map((tool) => `- ${tool.name}: ${tool.description}\n  args: ${JSON.stringify(tool.parameters)}`);
-  return `Tools (no others exist):\n${lines.join('\n')}`;
+  if (tools.length === 0) return RULES_WITHOUT_TOOLS;
+  const lines = tools.map((tool) => `- ${tool.name}: ${tool.description}\n  args: ${argsSchemaText(tool.parameters)}`);
+  return `${RULES}\nTools:\n${lines.join('\n')}`;
 }
 
 /** The system message: protocol rules, the whitelisted tools with their schemas, examples if asked for, and the workflow's own text. */
@@ -39,7 +53,7 @@ export function buildSystemPrompt(
   conversationSystemText?: string,
   examples: PromptExamples = 'on_error',
 ): string {
-  const parts = [RULES, describeTools(tools)];
+  const parts = [describeTools(tools)];
   if (examples === 'always') parts.push(FEW_SHOT);
   if (conversationSystemText && conversationSystemText.trim() !== '') parts.push(conversationSystemText.trim());
   if (developerText && developerText.trim() !== '') parts.push(developerText.trim());
