@@ -101,11 +101,16 @@ function aggregate(segments) {
       callsPerRequest: total('calls') / sent,
       unexpected: total('unexpected'),
       promptCharactersPerRequest: total('promptCharacters') / sent,
+      promptTokensPerRequest: total('promptTokens') / sent,
       requestBodyCharactersPerRequest: total('requestBodyCharacters') / sent,
       toolDefinitionCharactersPerRequest: total('toolDefinitionCharacters') / sent,
       byCall: [0, 1].map((index) => {
         const calls = Math.max(1, slot(index, 'calls'));
-        return { promptCharacters: slot(index, 'promptCharacters') / calls, requestBodyCharacters: slot(index, 'requestBodyCharacters') / calls };
+        return {
+          promptCharacters: slot(index, 'promptCharacters') / calls,
+          promptTokens: slot(index, 'promptTokens') / calls,
+          requestBodyCharacters: slot(index, 'requestBodyCharacters') / calls,
+        };
       }),
     };
   }

@@ -18,6 +18,7 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
+const { encode } = require('gpt-tokenizer/encoding/o200k_base');
 const scenario = require('./scenario');
 
 const { startScriptedServer } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'demo', 'scripted-server.js'));
@@ -28,10 +29,11 @@ function emptyStats() {
     /** Calls the script could not place (a third call, a missing tag…): the run will answer wrongly. */
     unexpected: 0,
     requestBodyCharacters: 0,
-    /** Text the model reads: message contents, tool-call names and arguments, and the tool definitions. */
+    /** Text the model reads (see promptParts), in characters and in o200k_base tokens. */
     promptCharacters: 0,
+    promptTokens: 0,
     toolDefinitionCharacters: 0,
-    byCall: [0, 1].map(() => ({ calls: 0, requestBodyCharacters: 0, promptCharacters: 0 })),
+    byCall: [0, 1].map(() => ({ calls: 0, requestBodyCharacters: 0, promptCharacters: 0, promptTokens: 0 })),
   };
 }
 
@@ -43,33 +45,52 @@ function textOf(content) {
   return content.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
 }
 
+/**
+ * The text the model reads in one request: message contents, tool-call names and arguments, the tool
+ * definitions and a response_format JSON schema (json_schema mode). The provider adds its own framing to
+ * both agents' requests (a few tokens per message, its own rendering of tool definitions); that is not
+ * visible here and not counted.
+ */
+function promptParts(body) {
+  const parts = [];
+  for (const message of Array.isArray(body.messages) ? body.messages : []) {
+    parts.push(textOf(message?.content));
+    for (const call of message?.tool_calls ?? []) parts.push(String(call?.function?.name ?? ''), String(call?.function?.arguments ?? ''));
+  }
+  const definitions = [];
+  if (Array.isArray(body.tools)) definitions.push(JSON.stringify(body.tools));
+  if (body.response_format?.json_schema) definitions.push(JSON.stringify(body.response_format.json_schema));
+  return { parts, definitions };
+}
+
+const characters = (texts) => texts.reduce((total, text) => total + text.length, 0);
+/** gpt-4o-mini's tokenizer (o200k_base), as the model in the benchmark's workflows would count. */
+const tokens = (texts) => texts.reduce((total, text) => total + encode(text).length, 0);
+
 /** Records one call: what it weighed and where in the run it came (0: first call, 1: after the tool). */
 function record(kind, body, callIndex) {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  let messageCharacters = 0;
-  for (const message of messages) {
-    messageCharacters += textOf(message?.content).length;
-    for (const call of message?.tool_calls ?? []) messageCharacters += String(call?.function?.name ?? '').length + String(call?.function?.arguments ?? '').length;
-  }
-  // Tool definitions, and a response_format schema (json_schema mode), are read by the model like the messages.
-  const responseSchema = body.response_format?.json_schema;
-  const toolDefinitionCharacters = (Array.isArray(body.tools) ? JSON.stringify(body.tools).length : 0) + (responseSchema ? JSON.stringify(responseSchema).length : 0);
+  const { parts, definitions } = promptParts(body);
+  const toolDefinitionCharacters = characters(definitions);
+  const promptCharacters = characters(parts) + toolDefinitionCharacters;
+  const promptTokens = tokens(parts) + tokens(definitions);
   const requestBodyCharacters = JSON.stringify(body).length;
   const target = stats[kind];
   dumpFirst(kind, callIndex, body);
   target.calls++;
   target.requestBodyCharacters += requestBodyCharacters;
-  target.promptCharacters += messageCharacters + toolDefinitionCharacters;
+  target.promptCharacters += promptCharacters;
+  target.promptTokens += promptTokens;
   target.toolDefinitionCharacters += toolDefinitionCharacters;
   const slot = target.byCall[callIndex];
   if (slot) {
     slot.calls++;
     slot.requestBodyCharacters += requestBodyCharacters;
-    slot.promptCharacters += messageCharacters + toolDefinitionCharacters;
+    slot.promptCharacters += promptCharacters;
+    slot.promptTokens += promptTokens;
   } else {
     target.unexpected++;
   }
-  return Math.ceil((messageCharacters + toolDefinitionCharacters) / 4);
+  return promptTokens;
 }
 
 /** BENCH_WEBHOOK_DUMP=<folder>: the first request body of each agent and call position, for reading. */

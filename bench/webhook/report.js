@@ -90,20 +90,22 @@ function promptsOf(workflows, results) {
 function printPrompts(prompts) {
   if (!prompts.length) return;
   console.log('');
-  console.log('Prompt per webhook request, as the model server received it (both model calls together; tokens estimated as characters / 4):');
+  console.log('Prompt per webhook request, as the model server received it (both model calls together):');
   printTable(
-    ['agent', 'prompt chars', '≈ tokens', 'of which tool definitions', 'call 1 chars', 'call 2 chars', 'request body chars'],
+    ['agent', 'prompt tokens', 'prompt chars', 'of which tool definitions', 'call 1 tokens', 'call 2 tokens', 'request body chars'],
     prompts.map(({ workflow, model }) => [
       workflow.name,
+      fixed(model.promptTokensPerRequest, 0),
       fixed(model.promptCharactersPerRequest, 0),
-      fixed(model.promptCharactersPerRequest / 4, 0),
       fixed(model.toolDefinitionCharactersPerRequest, 0),
-      fixed(model.byCall[0].promptCharacters, 0),
-      fixed(model.byCall[1].promptCharacters, 0),
+      fixed(model.byCall[0].promptTokens, 0),
+      fixed(model.byCall[1].promptTokens, 0),
       fixed(model.requestBodyCharactersPerRequest, 0),
     ]),
   );
-  console.log('  prompt chars = message contents + tool-call names and arguments + the `tools` JSON (native tool definitions);');
+  console.log('  prompt = message contents + tool-call names and arguments + the `tools` JSON (native tool definitions) + a');
+  console.log('  response_format JSON schema if sent; tokens by o200k_base (gpt-4o-mini\'s tokenizer). The provider adds');
+  console.log('  framing of its own to both (per message, its rendering of tool definitions), not counted here.');
   console.log('  request body chars = the whole JSON body (model, temperature, response_format, JSON punctuation…).');
 }
 
@@ -133,8 +135,8 @@ function printTargets(results, prompts, options) {
   }
   const [ours, theirs] = ['agentCore', 'aiAgent'].map((key) => prompts.find((entry) => entry.workflow.key === key)?.model);
   console.log(
-    `  fewer prompt tokens than the AI Agent: ${verdict(ours && theirs ? ours.promptCharactersPerRequest < theirs.promptCharactersPerRequest : undefined)} ` +
-      `(≈${fixed(ours?.promptCharactersPerRequest / 4, 0)} vs ≈${fixed(theirs?.promptCharactersPerRequest / 4, 0)} tokens per request)`,
+    `  fewer prompt tokens than the AI Agent: ${verdict(ours && theirs ? ours.promptTokensPerRequest < theirs.promptTokensPerRequest : undefined)} ` +
+      `(${fixed(ours?.promptTokensPerRequest, 0)} vs ${fixed(theirs?.promptTokensPerRequest, 0)} tokens per request)`,
   );
 }
 

@@ -6,16 +6,44 @@ export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false
 
 const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
 
-/** Validators are compiled once per schema object and reused for every call. */
-const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+/**
+ * Validators are compiled once per schema *content* and reused. Connected n8n tools and workflow tools
+ * hand over a new schema object on every execution; keyed by object, each run would compile again (about
+ * 1.5 ms) and ajv, which keeps every schema object it compiled, would grow without end in a long-running
+ * n8n. So: a WeakMap for schema objects seen before, then an LRU keyed by the schema's JSON text, bounded,
+ * that tells ajv to drop what it evicts.
+ */
+const MAX_COMPILED_SCHEMAS = 256;
+const byObject = new WeakMap<JsonSchema, ValidateFunction>();
+const byText = new Map<string, { schema: JsonSchema; validate: ValidateFunction }>();
 
 function validatorFor(schema: JsonSchema): ValidateFunction {
-  let validator = compiled.get(schema);
-  if (!validator) {
-    validator = ajv.compile(schema);
-    compiled.set(schema, validator);
+  const known = byObject.get(schema);
+  if (known) return known;
+  const text = JSON.stringify(schema);
+  let entry = byText.get(text);
+  if (entry) {
+    byText.delete(text);
+  } else {
+    entry = { schema, validate: ajv.compile(schema) };
+    evictOldest();
   }
-  return validator;
+  byText.set(text, entry);
+  byObject.set(schema, entry.validate);
+  return entry.validate;
+}
+
+function evictOldest(): void {
+  while (byText.size >= MAX_COMPILED_SCHEMAS) {
+    const [text, oldest] = byText.entries().next().value as [string, { schema: JsonSchema }];
+    byText.delete(text);
+    ajv.removeSchema(oldest.schema);
+  }
+}
+
+/** For tests: schemas compiled and kept here, and schema objects ajv itself holds (its meta-schemas included). */
+export function compiledSchemaCounts(): { cached: number; heldByAjv: number } {
+  return { cached: byText.size, heldByAjv: (ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size };
 }
 
 /** Throws a plain Error naming the problem when a schema itself is not valid JSON Schema. */
