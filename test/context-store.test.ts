@@ -1,27 +1,13 @@
-import type { Redis } from 'ioredis';
 import { MemoryContextStore } from '../src/context/memory-store';
 import { RedisContextStore, redisSessionKeys } from '../src/context/redis-store';
 import { InvalidContextInputError, type ContextStore, type StoredTurn } from '../src/context/store';
 import { applyHistoryWindow, HISTORY_CHARACTER_LEVELS, resolveCharacterBudget, validateHistoryWindow } from '../src/context/window';
 import { contents, exchange, PERSIST, WINDOW } from './support/context';
-import { deleteKeysByPrefix, getTestRedis, openTestClient, uniqueKeyPrefix, type TestRedis } from './support/redis';
+import { useTestRedis } from './support/redis';
 
 // The contract every context store keeps, run against memory and Redis; Redis-only behaviour is in
 // redis-context-store.test.ts.
-let testRedis: TestRedis;
-let adminClient: Redis;
-const usedPrefixes: string[] = [];
-
-beforeAll(async () => {
-  testRedis = await getTestRedis();
-  adminClient = openTestClient(testRedis.url);
-});
-
-afterAll(async () => {
-  for (const prefix of usedPrefixes) await deleteKeysByPrefix(adminClient, prefix);
-  await adminClient.quit();
-  await testRedis.stop();
-});
+const redis = useTestRedis();
 
 /** A store under test plus a way to make time pass for one session's expiry. */
 interface Harness {
@@ -40,16 +26,15 @@ const harnesses: Array<[string, () => Harness]> = [
   [
     'redis',
     () => {
-      const keyPrefix = uniqueKeyPrefix('store');
-      usedPrefixes.push(keyPrefix);
-      const store = new RedisContextStore({ connection: { url: testRedis.url }, keyPrefix });
+      const keyPrefix = redis.keyPrefix('store');
+      const store = new RedisContextStore({ connection: { url: redis.url }, keyPrefix });
       // Redis time cannot be moved, so ageing shortens the remaining expiry of the session's keys.
       const age = async (sessionKey: string, seconds: number): Promise<void> => {
         for (const key of Object.values(redisSessionKeys(keyPrefix, sessionKey))) {
-          const remaining = await adminClient.pttl(key);
+          const remaining = await redis.admin.pttl(key);
           if (remaining <= 0) continue;
-          if (remaining - seconds * 1000 <= 0) await adminClient.del(key);
-          else await adminClient.pexpire(key, remaining - seconds * 1000);
+          if (remaining - seconds * 1000 <= 0) await redis.admin.del(key);
+          else await redis.admin.pexpire(key, remaining - seconds * 1000);
         }
       };
       return { store, age };

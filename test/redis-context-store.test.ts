@@ -3,32 +3,16 @@ import { pingRedis, RedisContextStore, redisSessionKeys } from '../src/context/r
 import { ContextStoreError, type ContextStore } from '../src/context/store';
 import { contents, exchange, PERSIST, WINDOW } from './support/context';
 import {
-  deleteKeysByPrefix,
   freeLoopbackPort,
-  getTestRedis,
   hasRedisServerBinary,
   openTestClient,
   startRedisServer,
   startSilentServer,
   startStallingRedis,
-  uniqueKeyPrefix,
-  type TestRedis,
+  useTestRedis,
 } from './support/redis';
 
-let testRedis: TestRedis;
-let adminClient: Redis;
-const usedPrefixes: string[] = [];
-
-beforeAll(async () => {
-  testRedis = await getTestRedis();
-  adminClient = openTestClient(testRedis.url);
-});
-
-afterAll(async () => {
-  for (const prefix of usedPrefixes) await deleteKeysByPrefix(adminClient, prefix);
-  await adminClient.quit();
-  await testRedis.stop();
-});
+const redis = useTestRedis();
 
 describe('redis context store', () => {
   let keyPrefix: string;
@@ -36,14 +20,13 @@ describe('redis context store', () => {
   function openStore(options: Partial<{ port: number; host: string }> = {}): RedisContextStore {
     const store =
       options.port === undefined
-        ? new RedisContextStore({ connection: { url: testRedis.url }, keyPrefix })
+        ? new RedisContextStore({ connection: { url: redis.url }, keyPrefix })
         : new RedisContextStore({ connection: { host: '127.0.0.1', ...options }, keyPrefix });
     stores.push(store);
     return store;
   }
   beforeEach(() => {
-    keyPrefix = uniqueKeyPrefix('redis');
-    usedPrefixes.push(keyPrefix);
+    keyPrefix = redis.keyPrefix('redis');
   });
   afterEach(async () => {
     for (const store of stores.splice(0)) await store.close();
@@ -53,7 +36,7 @@ describe('redis context store', () => {
     const store = openStore();
     await store.persist('alice', exchange(1), PERSIST);
     const { turns } = redisSessionKeys(keyPrefix, 'alice');
-    await adminClient.rpush(turns, 'not json', '{"messages":"nope","at":"2025-01-01T00:00:00Z"}', '{}', '42');
+    await redis.admin.rpush(turns, 'not json', '{"messages":"nope","at":"2025-01-01T00:00:00Z"}', '{}', '42');
     await store.persist('alice', exchange(2), PERSIST);
 
     const prepared = await store.prepare('alice', WINDOW);
@@ -65,20 +48,20 @@ describe('redis context store', () => {
   test('a failing persist writes nothing, not even the system message', async () => {
     const store = openStore();
     const keys = redisSessionKeys(keyPrefix, 'alice');
-    await adminClient.set(keys.turns, 'a string where the list should be');
+    await redis.admin.set(keys.turns, 'a string where the list should be');
     const error = await store.persist('alice', exchange(1), { ...PERSIST, systemMessage: 'system' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ContextStoreError);
     expect((error as ContextStoreError).details.failure).toBe('command');
     expect((error as ContextStoreError).message).toMatch(/^Redis at .* failed during persist: .*WRONGTYPE/);
-    expect(await adminClient.exists(keys.system)).toBe(0);
-    expect(await adminClient.get(keys.turns)).toBe('a string where the list should be');
+    expect(await redis.admin.exists(keys.system)).toBe(0);
+    expect(await redis.admin.get(keys.turns)).toBe('a string where the list should be');
   });
 
   test('prepare is one command and reads only the window, however long the history', async () => {
     const store = openStore();
     const { turns } = redisSessionKeys(keyPrefix, 'long');
     const entry = JSON.stringify(exchange('filler'));
-    for (let batch = 0; batch < 20; batch++) await adminClient.rpush(turns, ...Array.from({ length: 1000 }, () => entry));
+    for (let batch = 0; batch < 20; batch++) await redis.admin.rpush(turns, ...Array.from({ length: 1000 }, () => entry));
     await store.prepare('long', WINDOW); // connects (and caches the script) before counting
 
     const client = (store as unknown as { client: Redis }).client;
@@ -97,8 +80,8 @@ describe('redis context store', () => {
     const store = openStore();
     await store.persist('alice', exchange(1), { ...PERSIST, ttlSeconds: 500, systemMessage: 'system' });
     const keys = redisSessionKeys(keyPrefix, 'alice');
-    expect(await adminClient.ttl(keys.turns)).toBeGreaterThan(495);
-    expect(await adminClient.ttl(keys.system)).toBeGreaterThan(495);
+    expect(await redis.admin.ttl(keys.turns)).toBeGreaterThan(495);
+    expect(await redis.admin.ttl(keys.system)).toBeGreaterThan(495);
   });
 
   test('a session really expires in Redis after its TTL', async () => {
@@ -168,7 +151,7 @@ describe('redis context store', () => {
 
   test('wrong credentials are reported as such', async () => {
     const store = new RedisContextStore({
-      connection: { url: testRedis.url, username: 'agent-core-nobody', password: 'wrong' },
+      connection: { url: redis.url, username: 'agent-core-nobody', password: 'wrong' },
       keyPrefix,
     });
     stores.push(store);
@@ -183,7 +166,7 @@ describe('redis context store', () => {
     await store.persist('alice', exchange(1), PERSIST);
     const client = (store as unknown as { client: Redis }).client;
     const ended = new Promise((resolve) => client.once('end', resolve));
-    await adminClient.client('KILL', 'ID', String(await client.client('ID'))); // the connection drops
+    await redis.admin.client('KILL', 'ID', String(await client.client('ID'))); // the connection drops
     await ended;
     await expect(store.prepare('alice', WINDOW)).resolves.toMatchObject({ turns: 1 });
   });
@@ -206,7 +189,7 @@ describe('redis context store', () => {
   });
 
   test('a borrowed client stays open after close unless asked', async () => {
-    const borrowed = openTestClient(testRedis.url);
+    const borrowed = openTestClient(redis.url);
     const store = new RedisContextStore({ client: borrowed, keyPrefix });
     await store.persist('alice', exchange(1), PERSIST);
     await store.close();
@@ -217,7 +200,7 @@ describe('redis context store', () => {
   });
 
   test('pingRedis reports success, and failure as a sentence', async () => {
-    expect(await pingRedis({ url: testRedis.url })).toMatchObject({ ok: true });
+    expect(await pingRedis({ url: redis.url })).toMatchObject({ ok: true });
     const port = await freeLoopbackPort();
     expect(await pingRedis({ host: '127.0.0.1', port })).toEqual({
       ok: false,

@@ -1,40 +1,21 @@
-import type { Redis } from 'ioredis';
 import { runAgent } from '../src/agent/run-agent';
 import { redisContextTool, sessionNamespace, type RedisContextArgs } from '../src/tools/redis-context';
 import { builtInTools } from '../src/tools/registry';
 import { validateAgainst } from '../src/tools/validate';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 import {
-  deleteKeysByPrefix,
-  getTestRedis,
   hasRedisServerBinary,
   openTestClient,
   startRedisServer,
   startStallingRedis,
-  uniqueKeyPrefix,
-  type TestRedis,
+  useTestRedis,
 } from './support/redis';
 
-let testRedis: TestRedis;
-let adminClient: Redis;
+const redis = useTestRedis();
 let keyPrefix: string;
 
-beforeAll(async () => {
-  testRedis = await getTestRedis();
-  adminClient = openTestClient(testRedis.url);
-});
-
 beforeEach(() => {
-  keyPrefix = uniqueKeyPrefix('redis-context-tool');
-});
-
-afterEach(async () => {
-  await deleteKeysByPrefix(adminClient, keyPrefix);
-});
-
-afterAll(async () => {
-  await adminClient.quit();
-  await testRedis.stop();
+  keyPrefix = redis.keyPrefix('redis-context-tool');
 });
 
 interface CallOptions {
@@ -47,7 +28,7 @@ interface CallOptions {
 async function call(args: Record<string, unknown>, options: CallOptions = {}): Promise<string> {
   const validation = validateAgainst<RedisContextArgs>(redisContextTool.parameters, args);
   if (!validation.ok) throw new Error(`invalid args: ${validation.issues.join('; ')}`);
-  const settings = options.settings ?? { redis_url: testRedis.url, key_prefix: keyPrefix };
+  const settings = options.settings ?? { redis_url: redis.url, key_prefix: keyPrefix };
   return (await redisContextTool.execute(validation.value, {
     signal: options.signal ?? new AbortController().signal,
     settings,
@@ -56,7 +37,7 @@ async function call(args: Record<string, unknown>, options: CallOptions = {}): P
   })) as string;
 }
 
-const withSettings = (extra: Record<string, unknown>) => ({ settings: { redis_url: testRedis.url, key_prefix: keyPrefix, ...extra } });
+const withSettings = (extra: Record<string, unknown>) => ({ settings: { redis_url: redis.url, key_prefix: keyPrefix, ...extra } });
 
 describe('redis_context operations', () => {
   it('stores a value with set and reads it back with get', async () => {
@@ -92,7 +73,7 @@ describe('redis_context operations', () => {
   it('prunes keys whose value vanished outside the tool before listing', async () => {
     await call({ operation: 'set', key: 'kept', value: '1' });
     await call({ operation: 'set', key: 'evicted', value: '2' });
-    await adminClient.del(`${sessionNamespace(keyPrefix, 'session-a')}evicted`);
+    await redis.admin.del(`${sessionNamespace(keyPrefix, 'session-a')}evicted`);
     expect(JSON.parse(await call({ operation: 'list' }))).toEqual(['kept']);
   });
 });
@@ -122,7 +103,7 @@ describe('redis_context session isolation', () => {
 
   it('writes only under the session\'s own encoded namespace', async () => {
     await call({ operation: 'set', key: 'x', value: '1' }, { sessionId: 'tenant:42/user' });
-    const keys = await adminClient.keys(`${keyPrefix}*`);
+    const keys = await redis.admin.keys(`${keyPrefix}*`);
     const namespace = sessionNamespace(keyPrefix, 'tenant:42/user');
     expect(namespace).toBe(`${keyPrefix}tenant%3A42%2Fuser:`);
     expect(keys.sort()).toEqual([`${namespace}#index`, `${namespace}x`]);
@@ -145,15 +126,15 @@ describe('redis_context expiry and caps', () => {
     const options = withSettings({ ttl_seconds: 500 });
     const namespace = sessionNamespace(keyPrefix, 'session-a');
     await call({ operation: 'set', key: 'first', value: '1' }, options);
-    expect(await adminClient.ttl(`${namespace}first`)).toBeGreaterThan(490);
-    expect(await adminClient.ttl(`${namespace}#index`)).toBeGreaterThan(490);
+    expect(await redis.admin.ttl(`${namespace}first`)).toBeGreaterThan(490);
+    expect(await redis.admin.ttl(`${namespace}#index`)).toBeGreaterThan(490);
 
-    await adminClient.expire(`${namespace}first`, 20);
-    await adminClient.expire(`${namespace}#index`, 20);
+    await redis.admin.expire(`${namespace}first`, 20);
+    await redis.admin.expire(`${namespace}#index`, 20);
     await call({ operation: 'append', key: 'second', value: '2' }, options);
-    expect(await adminClient.ttl(`${namespace}first`)).toBeGreaterThan(490);
-    expect(await adminClient.ttl(`${namespace}second`)).toBeGreaterThan(490);
-    expect(await adminClient.ttl(`${namespace}#index`)).toBeGreaterThan(490);
+    expect(await redis.admin.ttl(`${namespace}first`)).toBeGreaterThan(490);
+    expect(await redis.admin.ttl(`${namespace}second`)).toBeGreaterThan(490);
+    expect(await redis.admin.ttl(`${namespace}#index`)).toBeGreaterThan(490);
   });
 
   it('refuses a value over max_value_bytes, counting UTF-8 bytes, and an append whose result would be too long', async () => {
@@ -211,11 +192,11 @@ describe('redis_context args, settings and failures', () => {
   });
 
   it('accepts a connection object like the node\'s Redis credential, and refuses both forms at once', async () => {
-    const url = new URL(testRedis.url);
+    const url = new URL(redis.url);
     const connection = { host: url.hostname, port: Number(url.port || 6379) };
     expect(validateAgainst(redisContextTool.settingsSchema!, { connection, key_prefix: keyPrefix }).ok).toBe(true);
     expect(await call({ operation: 'set', key: 'k', value: 'v' }, { settings: { connection, key_prefix: keyPrefix } })).toContain('stored');
-    await expect(call({ operation: 'get', key: 'k' }, { settings: { connection, redis_url: testRedis.url } })).rejects.toThrow(
+    await expect(call({ operation: 'get', key: 'k' }, { settings: { connection, redis_url: redis.url } })).rejects.toThrow(
       'redis_context is misconfigured: tool_settings.redis_context gives both redis_url and connection; keep only one',
     );
     expect(validateAgainst(redisContextTool.settingsSchema!, { redis_url: 'http://x' }).ok).toBe(false);
@@ -281,7 +262,7 @@ describe('redis_context inside runAgent', () => {
     const config = () => ({
       model: 'scripted-model',
       allowed_tools: ['redis_context'],
-      tool_settings: { redis_context: { redis_url: testRedis.url, key_prefix: keyPrefix } },
+      tool_settings: { redis_context: { redis_url: redis.url, key_prefix: keyPrefix } },
     });
     server().setScript([action('redis_context', { operation: 'set', key: 'favourite_colour', value: 'teal' }), final('Noted.')]);
     const first = await runAgent({ model: modelFor(server()), config: config(), extraTools, prompt: 'My favourite colour is teal.', sessionId: 'chat-1' });
@@ -303,7 +284,7 @@ describe('redis_context inside runAgent', () => {
     server().setScript([action('redis_context', { operation: 'list' }), final('ok')]);
     const result = await runAgent({
       model: modelFor(server()),
-      config: { model: 'scripted-model', allowed_tools: ['redis_context'], tool_settings: { redis_context: { redis_url: testRedis.url, key_prefix: keyPrefix } } },
+      config: { model: 'scripted-model', allowed_tools: ['redis_context'], tool_settings: { redis_context: { redis_url: redis.url, key_prefix: keyPrefix } } },
       extraTools,
       prompt: 'list',
     });

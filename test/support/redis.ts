@@ -210,3 +210,46 @@ async function listenOnLoopback(server: net.Server, sockets: Set<net.Socket>): P
     },
   };
 }
+
+/** A test file's Redis: found or started before its tests; after them, every key under the prefixes it handed out is deleted and both are closed. */
+export interface TestRedisScope {
+  readonly url: string;
+  /** A client for setting up and inspecting keys behind the code under test. */
+  readonly admin: Redis;
+  /** A key prefix no other test uses, cleaned up after the file. */
+  keyPrefix(label: string): string;
+}
+
+export function useTestRedis(): TestRedisScope {
+  let testRedis: TestRedis | undefined;
+  let admin: Redis | undefined;
+  const prefixes: string[] = [];
+  beforeAll(async () => {
+    testRedis = await getTestRedis();
+    admin = openTestClient(testRedis.url);
+  });
+  afterAll(async () => {
+    if (admin) {
+      for (const prefix of prefixes) await deleteKeysByPrefix(admin, prefix);
+      await admin.quit();
+    }
+    await testRedis?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useTestRedis(): the test Redis is not up yet (use it inside tests or hooks)');
+    return value;
+  };
+  return {
+    get url() {
+      return started(testRedis).url;
+    },
+    get admin() {
+      return started(admin);
+    },
+    keyPrefix(label: string) {
+      const prefix = uniqueKeyPrefix(label);
+      prefixes.push(prefix);
+      return prefix;
+    },
+  };
+}
