@@ -34,6 +34,11 @@ describe('resolveConfig', () => {
     [{ model: 'm', tool_settings: { nope: {} } }, 'tool_settings', 'tool_settings names unknown tool "nope"'],
     [{ model: 'm', json_mode: 'yes' }, 'json_mode', 'json_mode must be'],
     [{ model: 'm', prompt_examples: 'sometimes' }, 'prompt_examples', 'prompt_examples must be "on_error" or "always"'],
+    [
+      { model: 'm', tool_settings: { http_request: { headers: { 'x-api-key': 'k-123' } } } },
+      'tool_settings.http_request',
+      'tool_settings.http_request.headers: fixed headers (x-api-key) are sent only to allowed_domains, and allowed_domains is empty; list the hosts',
+    ],
     [{ model: 'm', primary_output: 'trace' }, 'primary_output', 'primary_output must be "final_answer"'],
     [[1, 2], 'config', 'config must be a JSON object'],
   ])('rejects %j naming %s', (raw, key, message) => {

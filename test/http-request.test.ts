@@ -31,7 +31,7 @@ describe('http_request against a local server (private network allowed)', () => 
 
   it('adds the fixed settings headers to the request but never shows them to the model', async () => {
     const server = await startServer((request, response) => sendJson(response, { echoed: request.headers }));
-    const settings = { ...PRIVATE_ALLOWED, headers: { Authorization: 'Bearer sk-secret-123456', 'X-Api-Key': 'key-987654' } };
+    const settings = { ...PRIVATE_ALLOWED, allowed_domains: ['127.0.0.1'], headers: { Authorization: 'Bearer sk-secret-123456', 'X-Api-Key': 'key-987654' } };
     const observation = await run({ url: server.url, headers: { authorization: 'Bearer guessed', accept: 'application/json' } }, context(settings));
     expect(server.requests[0].headers).toMatchObject({ authorization: 'Bearer sk-secret-123456', 'x-api-key': 'key-987654', accept: 'application/json' });
     expect(observation).not.toContain('sk-secret-123456');
@@ -39,9 +39,20 @@ describe('http_request against a local server (private network allowed)', () => 
     expect(observation).toContain('"x-api-key":"[redacted]"');
   });
 
+  it('refuses fixed headers without allowed_domains, before any connection', async () => {
+    const canary = await startCanary();
+    const settings = { ...PRIVATE_ALLOWED, headers: { authorization: 'Bearer sk-secret-123456' } };
+    const failure = run({ url: canary.url }, context(settings));
+    await expect(failure).rejects.toThrow(
+      'http_request is misconfigured: tool_settings.http_request.headers: fixed headers (authorization) are sent only to allowed_domains, and allowed_domains is empty',
+    );
+    await expect(failure).rejects.not.toThrow('sk-secret-123456');
+    expect(canary.connections).toBe(0);
+  });
+
   it('never echoes a settings header value in an error either', async () => {
     const server = await startServer((_, response) => redirect(response, 302, `/again?token=key-987654`));
-    const settings = { ...PRIVATE_ALLOWED, max_redirects: 1, headers: { 'x-api-key': 'key-987654' } };
+    const settings = { ...PRIVATE_ALLOWED, allowed_domains: ['127.0.0.1'], max_redirects: 1, headers: { 'x-api-key': 'key-987654' } };
     const failure = run({ url: server.url }, context(settings));
     await expect(failure).rejects.toThrow('/again?token=[redacted]');
     await expect(failure).rejects.not.toThrow('key-987654');
@@ -107,7 +118,7 @@ describe('http_request redirects', () => {
     const other = await startServer((_, response) => response.end('elsewhere'));
     const first = await startServer((_, response) => redirect(response, 302, `http://other.test:${other.port}/landing`));
     const tool = createHttpRequestTool({ resolveHost: fakeResolver({ 'other.test': [['127.0.0.1']] }) });
-    const settings = { ...PRIVATE_ALLOWED, headers: { 'x-api-key': 'key-987654' } };
+    const settings = { ...PRIVATE_ALLOWED, allowed_domains: ['127.0.0.1', 'other.test'], headers: { 'x-api-key': 'key-987654' } };
     const headers = { authorization: 'Bearer model-token', cookie: 'session=1', accept: 'text/plain' };
     await expect(run({ url: first.url, headers }, context(settings), tool)).resolves.toContain('elsewhere');
     expect(first.requests[0].headers).toMatchObject({ authorization: 'Bearer model-token', cookie: 'session=1', 'x-api-key': 'key-987654' });

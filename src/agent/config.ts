@@ -137,6 +137,8 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
       const result = validateAgainst(tool.settingsSchema, settings, `tool_settings.${name}`);
       if (!result.ok) throw new ConfigError(`tool_settings.${name}`, result.issues.join('; '));
     }
+    const problems = tool.checkSettings?.(settings) ?? [];
+    if (problems.length > 0) throw new ConfigError(`tool_settings.${name}`, problems.map((problem) => `tool_settings.${name}.${problem}`).join('; '));
   }
   return config;
 }

@@ -90,6 +90,20 @@ export const httpRequestSettingsSchema: JsonSchema = {
   additionalProperties: false,
 };
 
+/**
+ * Fixed headers usually carry a credential, and the model picks the URLs: with no allowed_domains the
+ * headers would go to any host it (or a page it read) names. So they need the list of hosts they are for.
+ */
+export function checkHttpRequestSettings(raw: Record<string, unknown>): string[] {
+  const headers = raw.headers && typeof raw.headers === 'object' ? Object.keys(raw.headers) : [];
+  const domains = Array.isArray(raw.allowed_domains) ? raw.allowed_domains : [];
+  if (headers.length === 0 || domains.length > 0) return [];
+  return [
+    `headers: fixed headers (${headers.join(', ')}) are sent only to allowed_domains, and allowed_domains is empty; ` +
+      'list the hosts they are meant for, e.g. "allowed_domains": ["api.example.com"]',
+  ];
+}
+
 /** Applies defaults to an (already schema-validated) settings entry. */
 export function readHttpRequestSettings(raw: Record<string, unknown> = {}): HttpRequestSettings {
   const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);

@@ -8,6 +8,7 @@ import { HttpRequestError } from './http-request-error';
 import {
   DEFAULT_TIMEOUT_MS,
   httpRequestParameters,
+  checkHttpRequestSettings,
   httpRequestSettingsSchema,
   readHttpRequestSettings,
   type HttpRequestArgs,
@@ -56,7 +57,11 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
       'Call an HTTP(S) API or fetch a web page. Returns the status line, content type and size, then the body (JSON compacted). Non-2xx answers are returned too.',
     parameters: httpRequestParameters,
     settingsSchema: httpRequestSettingsSchema,
+    checkSettings: checkHttpRequestSettings,
     async execute(args: HttpRequestArgs, context: ToolContext): Promise<string> {
+      // Checked when the run is configured; again here for callers that hand settings to the tool directly.
+      const problems = checkHttpRequestSettings(context.settings);
+      if (problems.length > 0) throw new Error(`http_request is misconfigured: tool_settings.http_request.${problems[0]}`);
       const settings = readHttpRequestSettings(context.settings);
       const secrets = secretSpellings(Object.values(settings.headers));
       const deadline = new Deadline(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, context.signal);

@@ -25,6 +25,11 @@ export interface Tool<Args = any> {
   /** JSON Schema of this tool's `tool_settings` entry; checked when the run is configured. */
   settingsSchema?: JsonSchema;
   /**
+   * Rules across settings fields that a schema would state only cryptically; called after the schema
+   * check, returns `field: problem` lines (empty when the settings are fine).
+   */
+  checkSettings?(settings: Record<string, unknown>): string[];
+  /**
    * Runs the tool. A returned string is the observation as is; anything else is rendered as compact JSON.
    * Throwing (or rejecting) is a tool failure: the model sees the message and gets one repair turn.
    */
