@@ -11,6 +11,7 @@ import { testRedisCredential } from '../shared/redis-credential';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
 import { searchModels } from './search-models';
+import { testFeishuCredential, testHttpHeaderCredential } from './tool-credentials';
 
 /** Agent Core: a controlled, auditable agent speaking the Action/Final JSON protocol. */
 export class AgentCore implements INodeType {
@@ -35,12 +36,19 @@ export class AgentCore implements INodeType {
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
       { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
       { name: 'agentCoreRedis', required: true, testedBy: 'agentCoreRedisTest', displayOptions: { show: { allowedTools: ['redis_context'] } } },
+      // Optional: without them the tools read their settings from Tool Settings (JSON).
+      { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
+      { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
     ],
     properties: agentCoreProperties,
   };
 
   methods = {
-    credentialTest: { agentCoreRedisTest: testRedisCredential },
+    credentialTest: {
+      agentCoreRedisTest: testRedisCredential,
+      agentCoreHttpHeaderApiTest: testHttpHeaderCredential,
+      agentCoreFeishuBotApiTest: testFeishuCredential,
+    },
     listSearch: {
       async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
         return searchModels.call(this, filter);

@@ -3,8 +3,8 @@ import type { AgentConfig } from '../../src/agent/config';
 import { runAgent } from '../../src/agent/run-agent';
 import { createChatModel, type ProviderName } from '../../src/providers/create-model';
 import { nodeError, toNodeError } from '../shared/node-errors';
-import { redisConnectionFromCredential } from '../shared/redis-credential';
 import { readConnectedTools } from './connected-tools';
+import { injectToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 
 /** Panel values of one item → the engine's config. Names map one to one onto design §5 keys. */
@@ -57,19 +57,6 @@ async function createModel(context: IExecuteFunctions, provider: ProviderName, i
   return { apiKey, model: createChatModel({ provider, apiKey, baseUrl, maxConcurrentCalls }) };
 }
 
-/** redis_context uses the node's Redis credential unless its tool settings name a Redis themselves. */
-async function injectRedisConnection(context: IExecuteFunctions, config: Partial<AgentConfig>, itemIndex: number): Promise<void> {
-  if (!config.allowed_tools?.includes('redis_context')) return;
-  const settings = (config.tool_settings ??= {});
-  const own = settings.redis_context ?? {};
-  if (own.redis_url !== undefined || own.connection !== undefined) return;
-  const credentials = await context.getCredentials('agentCoreRedis', itemIndex);
-  settings.redis_context = {
-    ...own,
-    connection: redisConnectionFromCredential(credentials),
-  };
-}
-
 async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName;
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
@@ -78,7 +65,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   if (!config.model) {
     throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   }
-  await injectRedisConnection(context, config, itemIndex);
+  await injectToolCredentials(context, config, itemIndex);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const extraTools = [...readWorkflowTools(context, itemIndex), ...(await readConnectedTools(context, itemIndex))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];

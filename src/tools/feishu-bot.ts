@@ -98,7 +98,9 @@ export function signFeishuRequest(timestampSeconds: string, secret: string): str
 /** Applies defaults to an (already schema-validated) settings entry. */
 export function readFeishuBotSettings(raw: Record<string, unknown> = {}): FeishuBotSettings {
   if (typeof raw.webhook_url !== 'string' || !/^https?:\/\//i.test(raw.webhook_url)) {
-    throw new FeishuBotError('feishu_bot is not configured: set tool_settings.feishu_bot.webhook_url to the custom bot\'s webhook address (http or https)');
+    throw new FeishuBotError(
+      "feishu_bot is not configured: in n8n choose an 'Agent Core: Feishu / Lark Bot' credential on the node; elsewhere set tool_settings.feishu_bot.webhook_url to the custom bot's webhook address (http or https)",
+    );
   }
   if (!URL.canParse(raw.webhook_url)) {
     throw new FeishuBotError('feishu_bot is misconfigured: tool_settings.feishu_bot.webhook_url is not a valid URL; copy it again from the bot\'s settings');
