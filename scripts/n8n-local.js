@@ -150,9 +150,13 @@ function runCommand(command, args, { cwd, env, timeoutMs = 10 * 60 * 1000, detac
 async function packPackage(destination, { build = true } = {}) {
   fs.mkdirSync(destination, { recursive: true });
   if (build) await runCommand('npm', ['run', 'build', '--silent'], { cwd: REPO_FOLDER });
-  const output = await runCommand('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: REPO_FOLDER });
-  const [{ filename }] = JSON.parse(output.slice(output.indexOf('[')));
-  return path.join(destination, path.basename(filename));
+  // npm's --json listing of every file outgrew runCommand's output cap; the tarball's name is known anyway.
+  const { name, version } = JSON.parse(fs.readFileSync(path.join(REPO_FOLDER, 'package.json'), 'utf8'));
+  const tarball = path.join(destination, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
+  fs.rmSync(tarball, { force: true });
+  const output = await runCommand('npm', ['pack', '--ignore-scripts', '--pack-destination', destination], { cwd: REPO_FOLDER });
+  if (!fs.existsSync(tarball)) throw new Error(`npm pack did not write ${tarball}:\n${output.slice(-2000)}`);
+  return tarball;
 }
 
 /**

@@ -17,6 +17,10 @@ const NOTED = /^Noted: (.+)\.$/;
 const ADD_NUMBERS = /What is (-?\d+(?:\.\d+)?) plus (-?\d+(?:\.\d+)?)\?/;
 const ADD_NUMBERS_OBSERVATION = /^Observation from add_numbers:\n([\s\S]*)$/;
 
+/** `Fetch <url>` makes the model call http_request with that URL and answer with the body it got. */
+const FETCH = /^Fetch (https?:\/\/\S+)$/;
+const HTTP_OBSERVATION = /^Observation from http_request:\n[^\n]*\n([\s\S]*)$/;
+
 /** The prompt of the run a request belongs to: its first user message. */
 export function promptOf(request: ScriptedRequest): string {
   return request.messages.find((message) => message.role === 'user')?.content ?? '';
@@ -38,6 +42,7 @@ export function chatReply(userMessage: string, earlierMessages: number): string 
  * - a last user message with CHAT: a conversation turn (see `conversationTurn`);
  * - a prompt with NEVER_FINISHES: a json_transform call, every turn;
  * - "What is <a> plus <b>?": a call of the add_numbers workflow tool, then an answer from its observation;
+ * - "Fetch <url>": an http_request call of that URL (again after an error), then "Fetched: <body>";
  * - the demo's catalogue question: the demo model (one json_transform call, then an answer from its result);
  * - anything else: the final answer "Echo: <prompt>".
  */
@@ -57,6 +62,10 @@ export function e2eModel(request: ScriptedRequest): ScriptedReply {
       return final(`add_numbers did not return a result: ${observation[1]}`);
     }
   }
+  const fetched = HTTP_OBSERVATION.exec(last);
+  if (fetched) return final(`Fetched: ${fetched[1]}`);
+  const fetch = FETCH.exec(prompt);
+  if (fetch) return JSON.stringify({ type: 'action', tool: 'http_request', args: { url: fetch[1] } });
   const addition = ADD_NUMBERS.exec(prompt);
   if (addition) return JSON.stringify({ type: 'action', tool: 'add_numbers', args: { a: Number(addition[1]), b: Number(addition[2]) } });
   if (prompt.includes('Catalogue:')) return demoModel(request);

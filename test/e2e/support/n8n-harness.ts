@@ -29,7 +29,12 @@ export const WEBHOOKS = {
   chat: 'agent-chat',
   /** examples/agent-core-workflow-tool.json: Agent Core with the add_numbers workflow tool. */
   workflowTool: 'agent-core-workflow-tool',
+  /** examples/agent-core-http-tool.json: http_request with the API header credential. */
+  httpTool: 'agent-core-http-tool',
 } as const;
+
+/** The header the imported *Agent Core: HTTP Request Tool API* credential sends, and to which host. */
+export const HTTP_TOOL_HEADER = { name: 'X-Api-Key', secret: 'e2e-header-secret-5b1d9a', allowedDomains: '127.0.0.1' } as const;
 
 const EXAMPLE_FILES = [
   'agent-core-webhook.json',
@@ -37,7 +42,24 @@ const EXAMPLE_FILES = [
   'agent-context-chat.json',
   'agent-core-workflow-tool.json',
   'agent-core-workflow-tool-add-numbers.json',
+  'agent-core-http-tool.json',
 ];
+
+/**
+ * The scenarios' HTTP targets listen on loopback, which http_request refuses by default; the test lets the
+ * HTTP tool example reach them (the credential's Allowed Domains still limit it to 127.0.0.1).
+ */
+function withPrivateNetworkForHttpTool(workflow: WorkflowJson): WorkflowJson {
+  return {
+    ...workflow,
+    nodes: workflow.nodes.map((node) => {
+      if (!node.type.endsWith('.agentCore') || !(node.parameters.allowedTools as string[] | undefined)?.includes('http_request')) return node;
+      const settings = JSON.parse(String(node.parameters.toolSettingsJson || '{}'));
+      settings.http_request = { ...settings.http_request, allow_private_network: true };
+      return { ...node, parameters: { ...node.parameters, toolSettingsJson: JSON.stringify(settings) } };
+    }),
+  };
+}
 
 /** The main example with the error output removed: Agent Core errors fail the execution, as by default. */
 function withoutErrorRouting(example: WorkflowJson): WorkflowJson {
@@ -68,6 +90,7 @@ function withContextKeyPrefix(workflow: WorkflowJson, keyPrefix: string): Workfl
 
 const MODEL_CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
 const REDIS_CREDENTIAL_TYPE = 'agentCoreRedis';
+const HTTP_HEADER_CREDENTIAL_TYPE = 'agentCoreHttpHeaderApi';
 const SERVICES_TIMEOUT_MS = 2 * 60 * 1000;
 const INSTALL_TIMEOUT_MS = 45 * 60 * 1000;
 const SET_UP_TIMEOUT_MS = 10 * 60 * 1000;
@@ -186,15 +209,27 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       type: REDIS_CREDENTIAL_TYPE,
       data: { host: redis.host, port: redis.port, username: '', password: redis.password ?? '', database: redis.db, tls: false },
     };
+    const headerCredential: CredentialImport = {
+      id: 'agentCoreE2eHeader',
+      name: 'Agent Core e2e: API header',
+      type: HTTP_HEADER_CREDENTIAL_TYPE,
+      data: { headerName: HTTP_TOOL_HEADER.name, headerSecret: HTTP_TOOL_HEADER.secret, allowedDomains: HTTP_TOOL_HEADER.allowedDomains },
+    };
+    const credentials = [modelCredential, redisCredential, headerCredential];
     const examples = readExampleWorkflows(EXAMPLE_FILES);
     const workflows = [...examples, withoutErrorRouting(examples[0])].map((workflow) =>
-      withContextKeyPrefix(useCredential(useCredential(workflow, MODEL_CREDENTIAL_TYPE, modelCredential), REDIS_CREDENTIAL_TYPE, redisCredential), contextKeyPrefix),
+      withPrivateNetworkForHttpTool(
+        withContextKeyPrefix(
+          credentials.reduce((patched, credential) => useCredential(patched, credential.type, credential), workflow),
+          contextKeyPrefix,
+        ),
+      ),
     );
     const env = queue ? await clock.time('PostgreSQL database', () => queueModeEnvironment()) : undefined;
     // Inside the run folder of the global set-up, which removes it even after a Ctrl-C.
     userFolder = fs.mkdtempSync(path.join(process.env.AGENT_CORE_E2E_RUN_FOLDER ?? os.tmpdir(), `n8n-${line}${queue ? '-queue' : ''}-`));
     n8n = await clock.time('set up (package, import, activate)', () =>
-      createN8nInstance({ installation: installation!, nodesFolder, credentials: [modelCredential, redisCredential], workflows, userFolder, env }),
+      createN8nInstance({ installation: installation!, nodesFolder, credentials, workflows, userFolder, env }),
     );
     await clock.time('n8n start until webhooks answer', () => n8n!.start({ webhookPaths: Object.values(WEBHOOKS) }));
     if (queue) {
