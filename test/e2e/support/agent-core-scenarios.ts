@@ -1,10 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
-import { concurrentTurnsOnOneSession, twoTurnConversation, workflowToolRoundTrip } from './conversation-scenarios';
+import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
-import { HTTP_TOOL_HEADER, useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
+import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
 
 /**
  * The behaviour a webhook caller sees from the example workflows in a real n8n of the given line (one
@@ -146,13 +144,7 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
       const api = useLoopbackApi();
 
       it("sends the credential's header to its host and keeps the secret out of the answer", async () => {
-        const response = await get().post(WEBHOOKS.httpTool, { prompt: `Fetch ${api().url}/status?line=${line}` });
-
-        get().expectStatus(response, 200);
-        expect(response.body).toMatchObject({ finish_reason: 'final', final_answer: 'Fetched: {"status":"green"}' });
-        const received = api().requests.find((request) => request.url === `/status?line=${line}`);
-        expect(received?.headers[HTTP_TOOL_HEADER.name.toLowerCase()]).toBe(HTTP_TOOL_HEADER.secret);
-        expect(response.text).not.toContain(HTTP_TOOL_HEADER.secret);
+        await apiHeaderRoundTrip(get(), api(), `line-${line}`);
       });
 
       it('calls no host outside the credential’s Allowed Domains', async () => {
@@ -166,31 +158,4 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
       });
     });
   });
-}
-
-interface LoopbackApi {
-  url: string;
-  port: number;
-  requests: Array<{ url: string; headers: http.IncomingHttpHeaders }>;
-  connections: number;
-}
-
-/** A JSON API on 127.0.0.1 for the suite's http_request scenarios, recording what reached it. */
-function useLoopbackApi(): () => LoopbackApi {
-  const api: LoopbackApi = { url: '', port: 0, requests: [], connections: 0 };
-  const server = http.createServer((request, response) => {
-    api.requests.push({ url: request.url ?? '', headers: request.headers });
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'green' }));
-  });
-  server.on('connection', () => (api.connections += 1));
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    api.port = (server.address() as AddressInfo).port;
-    api.url = `http://127.0.0.1:${api.port}`;
-  });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return () => api;
 }

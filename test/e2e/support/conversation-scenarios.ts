@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CHAT, RECALL_QUESTION, lastUserMessageOf, promptOf } from './model-script';
-import { WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
+import { HTTP_TOOL_HEADER, WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 
 /**
  * Scenarios shared by the single-process suites and the queue-mode suite: each drives the example
@@ -99,5 +101,44 @@ export async function workflowToolRoundTrip(n8n: AgentCoreInN8n): Promise<Webhoo
   // The tool was offered with the name and description from the panel.
   expect(calls[0].messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('add_numbers') });
   expect(calls[0].messages[0].content).toContain('Adds two numbers exactly');
+  return response;
+}
+
+export interface LoopbackApi {
+  url: string;
+  port: number;
+  requests: Array<{ url: string; headers: http.IncomingHttpHeaders }>;
+  connections: number;
+}
+
+/** A JSON API on 127.0.0.1 for the suite's http_request scenarios, recording what reached it. */
+export function useLoopbackApi(): () => LoopbackApi {
+  const api: LoopbackApi = { url: '', port: 0, requests: [], connections: 0 };
+  const server = http.createServer((request, response) => {
+    api.requests.push({ url: request.url ?? '', headers: request.headers });
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'green' }));
+  });
+  server.on('connection', () => (api.connections += 1));
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    api.port = (server.address() as AddressInfo).port;
+    api.url = `http://127.0.0.1:${api.port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return () => api;
+}
+
+/** The HTTP tool example fetches from the API with the credential's header; the secret never reaches the caller. */
+export async function apiHeaderRoundTrip(n8n: AgentCoreInN8n, api: LoopbackApi, tag: string): Promise<WebhookResponse> {
+  const response = await n8n.post(WEBHOOKS.httpTool, { prompt: `Fetch ${api.url}/status?run=${tag}` });
+
+  n8n.expectStatus(response, 200);
+  expect(response.body).toMatchObject({ finish_reason: 'final', final_answer: 'Fetched: {"status":"green"}' });
+  const received = api.requests.find((request) => request.url === `/status?run=${tag}`);
+  expect(received?.headers[HTTP_TOOL_HEADER.name.toLowerCase()]).toBe(HTTP_TOOL_HEADER.secret);
+  expect(response.text).not.toContain(HTTP_TOOL_HEADER.secret);
   return response;
 }

@@ -1,5 +1,5 @@
 import { LINES } from '../../../scripts/n8n-cache';
-import { concurrentTurnsOnOneSession, twoTurnConversation, workflowToolRoundTrip } from './conversation-scenarios';
+import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, chatReply, e2eModel } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 
@@ -85,6 +85,11 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
     it("runs a workflow tool's sub-workflow inside the worker's execution", async () => {
       const n8n = get();
       await workflowToolRoundTrip(n8n);
+    });
+
+    const api = useLoopbackApi();
+    it("decrypts the API header credential on the worker and sends the header to the credential's host", async () => {
+      await apiHeaderRoundTrip(get(), api(), 'queue');
     });
   });
 }
