@@ -1,6 +1,6 @@
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
-import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
+import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
 
@@ -155,6 +155,12 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
         expect(response.body.finish_reason).toBe('tool_error');
         expect(response.body.trace[0].error.message).toMatch(/localhost is not in allowed_domains/);
         expect(api().connections).toBe(before);
+      });
+    });
+
+    describe('feishu_bot with the Feishu bot credential (examples/agent-core-feishu-notify.json)', () => {
+      it('posts the message to the bot of the credential, signed, and keeps its token and secret from the caller', async () => {
+        await feishuNotifyRoundTrip(get(), `line-${line}`);
       });
     });
   });

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CHAT, RECALL_QUESTION, lastUserMessageOf, promptOf } from './model-script';
+import { SECRET as FEISHU_SECRET, TOKEN as FEISHU_TOKEN } from '../../support/feishu';
 import { HTTP_TOOL_HEADER, WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 
 /**
@@ -140,5 +141,21 @@ export async function apiHeaderRoundTrip(n8n: AgentCoreInN8n, api: LoopbackApi, 
   const received = api.requests.find((request) => request.url === `/status?run=${tag}`);
   expect(received?.headers[HTTP_TOOL_HEADER.name.toLowerCase()]).toBe(HTTP_TOOL_HEADER.secret);
   expect(response.text).not.toContain(HTTP_TOOL_HEADER.secret);
+  return response;
+}
+
+/** The Feishu example posts through the credential's bot, signed; neither the bot's token nor its secret reaches the caller. */
+export async function feishuNotifyRoundTrip(n8n: AgentCoreInN8n, tag: string): Promise<WebhookResponse> {
+  const text = `Deploy ${tag} finished`;
+  const response = await n8n.post(WEBHOOKS.feishu, { prompt: `Tell the team: ${text}` });
+
+  n8n.expectStatus(response, 200);
+  expect(response.body).toMatchObject({ finish_reason: 'final', final_answer: `Sent to the team: ${text}`, used_tools: { feishu_bot: { count: 1 } } });
+  // The fake checks the token in the path and the signature (secret + timestamp) as Feishu does.
+  const posted = n8n.feishu.bodies.filter((body) => body.content?.text === text);
+  expect(posted).toHaveLength(1);
+  expect(posted[0]).toMatchObject({ msg_type: 'text', timestamp: expect.any(String), sign: expect.any(String) });
+  expect(response.text).not.toContain(FEISHU_TOKEN);
+  expect(response.text).not.toContain(FEISHU_SECRET);
   return response;
 }

@@ -21,6 +21,10 @@ const ADD_NUMBERS_OBSERVATION = /^Observation from add_numbers:\n([\s\S]*)$/;
 const FETCH = /^Fetch (https?:\/\/\S+)$/;
 const HTTP_OBSERVATION = /^Observation from http_request:\n[^\n]*\n([\s\S]*)$/;
 
+/** `Tell the team: <text>` makes the model post <text> with feishu_bot, then confirm. */
+const NOTIFY = /^Tell the team: (.+)$/;
+const FEISHU_OBSERVATION = /^Observation from feishu_bot:\n/;
+
 /** The prompt of the run a request belongs to: its first user message. */
 export function promptOf(request: ScriptedRequest): string {
   return request.messages.find((message) => message.role === 'user')?.content ?? '';
@@ -43,6 +47,7 @@ export function chatReply(userMessage: string, earlierMessages: number): string 
  * - a prompt with NEVER_FINISHES: a json_transform call, every turn;
  * - "What is <a> plus <b>?": a call of the add_numbers workflow tool, then an answer from its observation;
  * - "Fetch <url>": an http_request call of that URL (again after an error), then "Fetched: <body>";
+ * - "Tell the team: <text>": a feishu_bot call posting <text>, then "Sent to the team: <text>";
  * - the demo's catalogue question: the demo model (one json_transform call, then an answer from its result);
  * - anything else: the final answer "Echo: <prompt>".
  */
@@ -62,6 +67,9 @@ export function e2eModel(request: ScriptedRequest): ScriptedReply {
       return final(`add_numbers did not return a result: ${observation[1]}`);
     }
   }
+  const notify = NOTIFY.exec(prompt);
+  if (notify && FEISHU_OBSERVATION.test(last)) return final(`Sent to the team: ${notify[1]}`);
+  if (notify) return JSON.stringify({ type: 'action', tool: 'feishu_bot', args: { text: notify[1] } });
   const fetched = HTTP_OBSERVATION.exec(last);
   if (fetched) return final(`Fetched: ${fetched[1]}`);
   const fetch = FETCH.exec(prompt);

@@ -14,6 +14,7 @@ import {
   type WorkflowJson,
 } from '../../../scripts/n8n-local';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../../src/demo/scripted-server';
+import { SECRET as FEISHU_SECRET, startFakeFeishu, type FakeFeishu } from '../../support/feishu';
 import { PhaseClock } from './phase-clock';
 import { checkPostgres, createDatabase, dropDatabase, newRunTag, openE2eRedis, postgresServer, type E2eRedis, type PostgresServer } from './services';
 
@@ -31,6 +32,8 @@ export const WEBHOOKS = {
   workflowTool: 'agent-core-workflow-tool',
   /** examples/agent-core-http-tool.json: http_request with the API header credential. */
   httpTool: 'agent-core-http-tool',
+  /** examples/agent-core-feishu-notify.json: feishu_bot with the Feishu bot credential. */
+  feishu: 'agent-core-feishu',
 } as const;
 
 /** The header the imported *Agent Core: HTTP Request Tool API* credential sends, and to which host. */
@@ -43,6 +46,7 @@ const EXAMPLE_FILES = [
   'agent-core-workflow-tool.json',
   'agent-core-workflow-tool-add-numbers.json',
   'agent-core-http-tool.json',
+  'agent-core-feishu-notify.json',
 ];
 
 /**
@@ -91,6 +95,7 @@ function withContextKeyPrefix(workflow: WorkflowJson, keyPrefix: string): Workfl
 const MODEL_CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
 const REDIS_CREDENTIAL_TYPE = 'agentCoreRedis';
 const HTTP_HEADER_CREDENTIAL_TYPE = 'agentCoreHttpHeaderApi';
+const FEISHU_CREDENTIAL_TYPE = 'agentCoreFeishuBotApi';
 const SERVICES_TIMEOUT_MS = 2 * 60 * 1000;
 const INSTALL_TIMEOUT_MS = 45 * 60 * 1000;
 const SET_UP_TIMEOUT_MS = 10 * 60 * 1000;
@@ -123,6 +128,8 @@ export interface AgentCoreInN8n {
   n8n: N8nInstance;
   /** The scripted model server the imported credential points at. */
   model: ScriptedServer;
+  /** The fake Feishu bot the imported Feishu credential points at (signature checked with its SECRET). */
+  feishu: FakeFeishu;
   /** The Redis behind the imported Redis credential (and, in queue mode, n8n's job queue). */
   redis: E2eRedis;
   /** The Agent Context key prefix of this run: sessions are stored at `<prefix><session id>:turns`. */
@@ -164,6 +171,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
   let database: string | undefined;
   let installation: N8nInstallation | undefined;
   let model: ScriptedServer | undefined;
+  let feishu: FakeFeishu | undefined;
   let n8n: N8nInstance | undefined;
   let userFolder: string | undefined;
   let context: AgentCoreInN8n | undefined;
@@ -215,7 +223,15 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       type: HTTP_HEADER_CREDENTIAL_TYPE,
       data: { headerName: HTTP_TOOL_HEADER.name, headerSecret: HTTP_TOOL_HEADER.secret, allowedDomains: HTTP_TOOL_HEADER.allowedDomains },
     };
-    const credentials = [modelCredential, redisCredential, headerCredential];
+    feishu = await startFakeFeishu();
+    feishu.secret = FEISHU_SECRET;
+    const feishuCredential: CredentialImport = {
+      id: 'agentCoreE2eFeishu',
+      name: 'Agent Core e2e: Feishu bot',
+      type: FEISHU_CREDENTIAL_TYPE,
+      data: { webhookUrlWithToken: feishu.url, signingSecret: FEISHU_SECRET },
+    };
+    const credentials = [modelCredential, redisCredential, headerCredential, feishuCredential];
     const examples = readExampleWorkflows(EXAMPLE_FILES);
     const workflows = [...examples, withoutErrorRouting(examples[0])].map((workflow) =>
       withPrivateNetworkForHttpTool(
@@ -246,6 +262,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       installation: installation!,
       n8n: instance,
       model,
+      feishu,
       redis,
       contextKeyPrefix,
       workers: instance.workers,
@@ -297,6 +314,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
     await clock.time('stop', async () => {
       await attempt('stopping n8n', async () => n8n?.stop({ keepUserFolder: Boolean(process.env.AGENT_CORE_E2E_KEEP) }));
       await attempt('closing the model server', async () => model?.close());
+      await attempt('closing the fake Feishu bot', async () => feishu?.close());
     });
     await clock.time('clean up (Redis keys, database)', async () => {
       if (redis) await attempt('removing Redis keys', () => redis!.deleteKeys(runTag));
