@@ -14,10 +14,11 @@ import { readExampleWorkflows, REPO_FOLDER } from '../../scripts/n8n-local';
 import { DEMO_PROMPT } from '../../src/demo/demo-model';
 import { assertChromiumInstalled, launchBrowser, type BrowserSession } from './support/browser';
 import * as editor from './support/editor';
-import { CREDENTIAL, LISTED_MODELS, OWNER, runFolders, startN8nForEditor, type N8nForEditor } from './support/n8n-for-editor';
+import { CREDENTIAL, HEADER_CREDENTIAL, LISTED_MODELS, OWNER, runFolders, startN8nForEditor, type N8nForEditor } from './support/n8n-for-editor';
 import { freshFolder, Steps } from './support/steps';
 
 const EXAMPLE = readExampleWorkflows(['agent-core-webhook.json'])[0];
+const HTTP_TOOL_EXAMPLE = readExampleWorkflows(['agent-core-http-tool.json'])[0];
 const WEBHOOK_PATH = 'agent-core';
 const NODE = 'Agent Core';
 /** What the demo model answers to DEMO_PROMPT after its one json_transform call. */
@@ -163,6 +164,22 @@ for (const line of selectedLines()) {
         const providers = await editor.providersInCredentialDialog(page, panel, () => steps.screenshot('08-provider-choice.png'));
         expect(providers).toEqual(expect.arrayContaining(PROVIDERS));
       });
+      await steps.run('close the panel', () => editor.closeNodePanel(page));
+    });
+
+    test('the HTTP tool example offers its optional API header credential in the panel', async () => {
+      const page = signedInPage();
+      const id = await steps.run('find the HTTP tool example through the REST API', () => editor.workflowIdByName(page, HTTP_TOOL_EXAMPLE.name));
+      await steps.run('open the HTTP tool example', () => editor.openWorkflow(page, instance!.baseUrl, id, NODE));
+      const panel = await steps.run('open its Agent Core panel', () => editor.openNodePanel(page, NODE));
+      await steps.run('see the API header credential chosen beside the model credential', async () => {
+        const chosen = await panel.locator('[data-test-id="node-credentials-select"]').evaluateAll((elements: any[]) =>
+          elements.map((element) => [element.innerText, ...[...element.querySelectorAll('input')].map((input: any) => input.value)].join(' ')),
+        );
+        expect(chosen.join(' | ')).toContain(HEADER_CREDENTIAL.name);
+        expect(chosen.join(' | ')).toContain(CREDENTIAL.name);
+      });
+      await steps.screenshot('09-http-tool-credentials.png');
       await steps.run('close the panel', () => editor.closeNodePanel(page));
     });
   });

@@ -17,6 +17,17 @@ export const CREDENTIAL: Omit<CredentialImport, 'data'> = {
   type: 'agentCoreOpenAiApi',
 };
 
+/** The API header credential of examples/agent-core-http-tool.json, which the panel should offer. */
+export const HEADER_CREDENTIAL: CredentialImport = {
+  id: 'agentCoreBrowserHeader',
+  name: 'API header (browser test)',
+  type: 'agentCoreHttpHeaderApi',
+  data: { headerName: 'X-Api-Key', headerSecret: 'browser-test-secret', allowedDomains: 'api.example.com' },
+};
+
+/** The examples imported: the two the editor test runs, and the HTTP tool example for its credential. */
+export const EXAMPLE_FILES = ['agent-core-webhook.json', 'agent-core-webhook-strict-limits.json', 'agent-core-http-tool.json'];
+
 /** The models the scripted server lists at GET /v1/models, i.e. what the panel's model list shows. */
 export const LISTED_MODELS = ['gpt-4o-mini', 'demo-model'];
 
@@ -61,9 +72,11 @@ export async function startN8nForEditor(line: 1 | 2, onStarted: (stop: () => Pro
 
   model = await startScriptedServer({ script: demoModel, models: LISTED_MODELS });
   const credential: CredentialImport = { ...CREDENTIAL, data: { apiKey: 'browser-test', url: model.openaiBaseUrl } };
-  const workflows = readExampleWorkflows().map((workflow) => useCredential(workflow, CREDENTIAL.type, credential));
+  const workflows = readExampleWorkflows(EXAMPLE_FILES).map((workflow) =>
+    useCredential(useCredential(workflow, CREDENTIAL.type, credential), HEADER_CREDENTIAL.type, HEADER_CREDENTIAL),
+  );
   const userFolder = fs.mkdtempSync(path.join(runFolder, `n8n-${line}-`));
-  n8n = await createN8nInstance({ installation, nodesFolder, credentials: [credential], workflows, userFolder });
+  n8n = await createN8nInstance({ installation, nodesFolder, credentials: [credential, HEADER_CREDENTIAL], workflows, userFolder });
   await n8n.start({ webhookPaths: ['agent-core'], timeoutMs: 240000 });
   await setUpOwner(n8n);
   return { installation, n8n, model, baseUrl: n8n.baseUrl, stop };
