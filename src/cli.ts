@@ -16,6 +16,26 @@ const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-j
                       [--system TEXT]
                       [--session ID --context memory|redis [--redis-url URL]]`;
 
+const HELP = `${USAGE}
+
+Runs one agent task and prints its result as JSON: final_answer, finish_reason, trace, used_tools, usage.
+
+  --config FILE          the run's configuration (JSON): model (required), allowed_tools, max_steps,
+                         max_tool_calls, timeout, single_call_timeout, total_token_budget,
+                         observation_max_len, temperature, json_mode, prompt_examples, tool_settings
+  --prompt TEXT          the user's message; or --messages-json FILE: a [{role, content}] conversation
+                         that ends with the user's message
+  --provider NAME        openai (default; any OpenAI-compatible endpoint) or gemini
+  --base-url URL         the endpoint (else OPENAI_BASE_URL / GEMINI_BASE_URL, else the provider's own)
+  --api-key KEY          else OPENAI_API_KEY / GEMINI_API_KEY
+  --system TEXT          instructions added to the system prompt
+  --session ID           keep a conversation: each run reads the session's history and stores its turn,
+                         with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
+                         or --context memory (this process only)
+
+Exit status: 0 when the run ended (any finish_reason; read it), 2 for a bad command line, configuration
+or input, 1 for anything unexpected.`;
+
 /** A command-line mistake: printed as one line, exit status 2. */
 class UsageError extends Error {}
 
@@ -35,7 +55,11 @@ function readJsonFile(path: string, flag: string): unknown {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command !== 'run') throw new UsageError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+  if (command === 'help' || command === '--help' || command === '-h' || (command === 'run' && (rest.includes('--help') || rest.includes('-h')))) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (command !== 'run') throw new UsageError(command ? `unknown command "${command}" (agent-core --help explains)\n${USAGE}` : USAGE);
   let values: Record<string, string | undefined>;
   try {
     values = parseArgs({

@@ -98,6 +98,15 @@ describe('agent-core run', () => {
     expect(run.stderr).toContain(message);
   });
 
+  it.each([[['--help']], [['-h']], [['help']], [['run', '--help']]])('prints the help on %j and exits 0', async (args) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('usage: agent-core run --config FILE');
+    expect(run.stdout).toContain('prompt_examples');
+    expect(run.stdout).toContain('Exit status: 0 when the run ended');
+    expect(server().requests).toHaveLength(0);
+  });
+
   it('rejects messages_json that does not end with a user message, naming the field', async () => {
     const messages = writeJson('ends-assistant.json', [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }]);
     const run = await runCli(['run', '--config', writeJson('c2.json', { model: 'm' }), '--messages-json', messages, '--api-key', 'k']);
