@@ -100,7 +100,8 @@ export function checkHttpRequestSettings(raw: Record<string, unknown>): string[]
   if (headers.length === 0 || domains.length > 0) return [];
   return [
     `headers: fixed headers (${headers.join(', ')}) are sent only to allowed_domains, and allowed_domains is empty; ` +
-      'list the hosts they are meant for, e.g. "allowed_domains": ["api.example.com"]',
+      'list the hosts they are meant for, e.g. "allowed_domains": ["api.example.com"] ' +
+      "(in n8n, the 'Agent Core: HTTP Request Tool API' credential holds a secret header with its hosts)",
   ];
 }
 
