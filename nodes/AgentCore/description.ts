@@ -187,6 +187,7 @@ export const agentCoreProperties: INodeProperties[] = [
     name: 'toolSettingsJson',
     type: 'json',
     default: '{}',
-    description: 'Settings per tool, e.g. {"http_request": {"allowed_domains": ["api.example.com"], "allowed_methods": ["GET"]}}',
+    description:
+      'Settings per tool, e.g. {"http_request": {"allowed_domains": ["api.example.com"], "allowed_methods": ["GET"]}}. Saved with the workflow as it is: keep API keys and bot addresses in the tool credentials above.',
   },
 ];
