@@ -7,12 +7,13 @@ import type {
   INodeCredentialTestResult,
 } from 'n8n-workflow';
 import type { AgentConfig } from '../../src/agent/config';
+import { HEADER_NAME_PATTERN } from '../../src/tools/http-request-settings';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 
 type ToolSettings = AgentConfig['tool_settings'];
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_NAME = new RegExp(HEADER_NAME_PATTERN);
 const DOMAIN_ENTRY = /^(\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/;
 const HTTP_HEADER_CREDENTIAL = "the 'Agent Core: HTTP Request Tool API' credential";
 const FEISHU_CREDENTIAL = "the 'Agent Core: Feishu / Lark Bot API' credential";

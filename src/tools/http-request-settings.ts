@@ -35,7 +35,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
 export const DEFAULT_MAX_REDIRECTS = 5;
 const MAX_REDIRECTS_LIMIT = 10;
-const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+/** An HTTP header name (RFC 9110 token); fixed headers from settings or a credential must match it. */
+export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 const HEADER_VALUE_PATTERN = '^[^\\r\\n\\u0000]*$';
 
 /** JSON Schema of the args; the descriptions are what the model reads. */
