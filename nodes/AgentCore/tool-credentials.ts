@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type {
   ICredentialDataDecryptedObject,
   ICredentialsDecrypted,
@@ -7,6 +6,7 @@ import type {
   INodeCredentialTestResult,
 } from 'n8n-workflow';
 import type { AgentConfig } from '../../src/agent/config';
+import { domainEntryProblem } from '../../src/tools/address-policy';
 import { HEADER_NAME_PATTERN } from '../../src/tools/http-request-settings';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
@@ -14,9 +14,9 @@ import { redisConnectionFromCredential } from '../shared/redis-credential';
 type ToolSettings = AgentConfig['tool_settings'];
 
 const HEADER_NAME = new RegExp(HEADER_NAME_PATTERN);
-const DOMAIN_ENTRY = /^(\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/;
 const HTTP_HEADER_CREDENTIAL = "the 'Agent Core: HTTP Request Tool API' credential";
 const FEISHU_CREDENTIAL = "the 'Agent Core: Feishu / Lark Bot API' credential";
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** A problem with a credential's values: what is wrong and how to fix it. */
 interface CredentialProblem {
@@ -38,9 +38,10 @@ export function readHttpHeaderCredential(data: ICredentialDataDecryptedObject): 
     return { message: `The header value in ${HTTP_HEADER_CREDENTIAL} is ${value === '' ? 'empty' : 'split over lines'}`, fix: 'Paste the value (e.g. "Bearer sk-…") again, as one line.' };
   }
   if (domains.length === 0) return { message: `${HTTP_HEADER_CREDENTIAL} lists no Allowed Domains`, fix: 'Add the hosts the header is for, e.g. api.example.com.' };
-  const unusable = domains.find((domain) => !DOMAIN_ENTRY.test(domain) && isIP(domain.replace(/^\[|\]$/g, '')) === 0);
-  if (unusable) {
-    return { message: `Allowed Domains in ${HTTP_HEADER_CREDENTIAL} has "${unusable}", which is not a host name`, fix: 'List host names only, e.g. api.example.com or *.example.com, without https:// or a path.' };
+  // The same rule as allowed_domains in Tool Settings (JSON) and the CLI config, with the credential named.
+  for (const domain of domains) {
+    const problem = domainEntryProblem(domain);
+    if (problem) return { message: `Allowed Domains in ${HTTP_HEADER_CREDENTIAL}: ${problem.reason}`, fix: `${capitalize(problem.fix)}.` };
   }
   return { name, value, domains };
 }

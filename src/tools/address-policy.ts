@@ -203,7 +203,75 @@ export interface DomainRule {
   wildcard: boolean;
 }
 
-/** Parses `allowed_domains` entries; blank entries are dropped. */
+/** Why an `allowed_domains` entry can never match a host, and how to write it instead. */
+export interface DomainEntryProblem {
+  /** E.g. `"https://api.example.com/v1" is not a host name: it has a scheme and a path`. */
+  reason: string;
+  /** E.g. `write the host name only, e.g. api.example.com`. */
+  fix: string;
+}
+
+/** Labels of letters, digits, `-` and `_` (internal names use it), after IDNA conversion to ASCII. */
+const HOST_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
+
+/**
+ * The one rule for an `allowed_domains` entry, whether it comes from tool settings, the CLI config or the
+ * n8n header credential: a host name (`api.example.com`, `bücher.example`), a wildcard `*.example.com`, or
+ * an IP address (`127.0.0.1`, `::1`, `[::1]`). A URL, a path, a query or a port is refused rather than
+ * ignored, because such an entry matches no host and every call would fail with a puzzling "not in
+ * allowed_domains". Ports are not part of the rule: an entry allows every port of its host.
+ */
+export function domainEntryProblem(entry: string): DomainEntryProblem | undefined {
+  const trimmed = entry.trim();
+  const wildcard = trimmed.startsWith('*.');
+  const host = wildcard ? trimmed.slice(2) : trimmed;
+  const bracketless = host.replace(/^\[(.*)\]$/, '$1');
+  // domainToASCII parses its input as a URL's host and quietly drops what follows (`a.com/v1` → `a.com`),
+  // so URL syntax is refused before; after it, the entry reads as URLs do (IDNA, lower case, `127.1` = 127.0.0.1).
+  const ascii = /[/?#@\\%:\s[\]]/.test(host) ? '' : domainToASCII(host.toLowerCase()).replace(/\.$/, '');
+  // A zone index (`fe80::1%eth0`) never appears in a URL's host, so such an entry could never match.
+  const address = isIP(bracketless) && !bracketless.includes('%') ? bracketless : isIP(ascii) ? ascii : '';
+  if (address) {
+    if (!wildcard) return undefined;
+    return { reason: `"${trimmed}" puts *. before an IP address, which has no subdomains`, fix: `write the address only, e.g. ${address}` };
+  }
+  if (ascii !== '' && HOST_NAME.test(ascii)) return undefined;
+  const parts = entryShape(trimmed);
+  const reason = `"${trimmed}" is not a host name${parts.length > 0 ? `: it has ${joinWithAnd(parts)}` : ''}`;
+  const suggestion = parts.length > 0 ? suggestedHost(trimmed) : undefined;
+  return { reason, fix: `write the host name only, e.g. ${suggestion ?? 'api.example.com'}` };
+}
+
+/** The URL parts an entry carries that a host name cannot, for the refusal message. */
+function entryShape(entry: string): string[] {
+  const afterScheme = entry.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const authority = afterScheme.split(/[/?#]/)[0];
+  const parts: string[] = [];
+  if (afterScheme !== entry) parts.push('a scheme');
+  if (authority.includes('@')) parts.push('a user name');
+  if (/:\d*$/.test(authority.replace(/^.*@/, '')) && !isIP(authority)) parts.push('a port');
+  if (afterScheme.slice(authority.length).replace(/[?#].*$/, '').length > 0) parts.push('a path');
+  if (/[?#]/.test(afterScheme)) parts.push('a query or fragment');
+  if (/\s/.test(entry)) parts.push('spaces');
+  return parts;
+}
+
+/** The host a URL-shaped entry names, when it has one that would itself be a valid entry. */
+function suggestedHost(entry: string): string | undefined {
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ? entry : `http://${entry}`);
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    return host !== '' && !domainEntryProblem(host) ? host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function joinWithAnd(items: string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** Parses `allowed_domains` entries; blank entries are dropped. Check them first with `domainEntryProblem`. */
 export function parseDomainRules(entries: readonly string[]): DomainRule[] {
   return entries
     .filter((entry) => entry.trim() !== '')
