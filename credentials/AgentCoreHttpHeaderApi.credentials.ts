@@ -2,7 +2,8 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /**
  * A secret header for Agent Core's http_request tool (an API token), bound to the hosts it is for: while
- * the credential is set, the tool calls those hosts only, so the model cannot send the token elsewhere.
+ * the credential is set, the tool calls those hosts only, so the model cannot send the token elsewhere,
+ * and only over https to the default port unless Tool Settings allow insecure headers.
  */
 export class AgentCoreHttpHeaderApi implements ICredentialType {
   name = 'agentCoreHttpHeaderApi';
@@ -31,7 +32,8 @@ export class AgentCoreHttpHeaderApi implements ICredentialType {
       required: true,
       default: '',
       placeholder: 'Bearer sk-…',
-      description: 'Sent with every call of the HTTP Request tool; the model never sees it and it never appears in the output',
+      description:
+        'Sent with every call of the HTTP Request tool, over https to the default port only (for a plain-http API, add "allow_insecure_headers": true to http_request in Tool Settings); the model never sees it and it never appears in the output',
     },
     {
       displayName: 'Allowed Domains',
@@ -40,7 +42,8 @@ export class AgentCoreHttpHeaderApi implements ICredentialType {
       required: true,
       default: '',
       placeholder: 'api.example.com, *.example.org',
-      description: 'The hosts this header is for, separated by commas; "*.example.org" matches its subdomains. The tool calls no other host while this credential is set.',
+      description:
+        'The host names this header is for, separated by commas, without https:// or a path; "*.example.org" matches its subdomains. The tool calls no other host while this credential is set.',
     },
   ];
 }

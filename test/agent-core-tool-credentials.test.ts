@@ -42,7 +42,8 @@ describe('Agent Core: tool credentials chosen on the node', () => {
     });
   }
 
-  const httpTool = (settings: IDataObject = { http_request: { allow_private_network: true } }) => ({
+  // The targets speak plain http on loopback, so the header may travel in clear here.
+  const httpTool = (settings: IDataObject = { http_request: { allow_private_network: true, allow_insecure_headers: true } }) => ({
     allowedTools: ['http_request'],
     toolSettingsJson: JSON.stringify(settings),
   });
@@ -64,6 +65,15 @@ describe('Agent Core: tool credentials chosen on the node', () => {
     expect(JSON.stringify(server().requests.map((request) => request.messages))).not.toContain(HEADER_SECRET);
   });
 
+  it('refuses to send the header over plain http unless Tool Settings allow insecure headers', async () => {
+    const canary = await startCanary();
+    server().setScript([action('http_request', { url: `${canary.url}/data` }), final('gave up')]);
+    const result = await run(httpTool({ http_request: { allow_private_network: true } }), headerCredential());
+    const trace = result.outputOf('Agent Core')[0].json.trace as IDataObject[];
+    expect((trace[0].error as IDataObject).message).toMatch(/the configured headers \(x-api-key\) are sent only over https to the default port, and http:\/\/127\.0\.0\.1:\d+ is plain http/);
+    expect(canary.connections).toBe(0);
+  });
+
   it('calls no host outside the credential’s Allowed Domains', async () => {
     const canary = await startCanary();
     server().setScript([action('http_request', { url: canary.url }), final('gave up')]);
@@ -77,7 +87,8 @@ describe('Agent Core: tool credentials chosen on the node', () => {
     [{ http_request: { allow_private_network: true, allowed_domains: ['127.0.0.1'] } }, {}, 'Tool Settings (JSON) lists allowed_domains too'],
     [{ http_request: { allow_private_network: true, headers: { 'x-api-key': 'other' } } }, {}, 'The header X-Api-Key is set both in'],
     [undefined, { headerName: 'X Api Key' }, 'is not a valid HTTP header name: "X Api Key"'],
-    [undefined, { allowedDomains: 'https://api.example.test/v1' }, 'has "https://api.example.test/v1", which is not a host name'],
+    [undefined, { allowedDomains: 'https://api.example.test/v1' }, '"https://api.example.test/v1" is not a host name: it has a scheme and a path'],
+    [undefined, { allowedDomains: '127.0.0.1, api.example.test:8443' }, '"api.example.test:8443" is not a host name: it has a port'],
     [undefined, { allowedDomains: ' , ' }, 'lists no Allowed Domains'],
   ])('refuses an unclear header set-up before any call: %j %j', async (settings, overrides, message) => {
     const canary = await startCanary();
@@ -131,7 +142,7 @@ describe('Agent Core: tool credentials chosen on the node', () => {
     it.each([
       [{ headerName: 'Bad:Name' }, 'is not a valid HTTP header name: "Bad:Name". Use a name like Authorization'],
       [{ headerSecret: '' }, 'header value in the \'Agent Core: HTTP Request Tool API\' credential is empty'],
-      [{ allowedDomains: 'api.example.test/path' }, 'has "api.example.test/path", which is not a host name. List host names only'],
+      [{ allowedDomains: 'api.example.test/path' }, '"api.example.test/path" is not a host name: it has a path. Write the host name only, e.g. api.example.test.'],
     ])('fails a header credential with %j', async (overrides, message) => {
       const result = await test(testHttpHeaderCredential, { ...headerCredential().agentCoreHttpHeaderApi, ...overrides });
       expect(result.status).toBe('Error');

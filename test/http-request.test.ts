@@ -1,5 +1,5 @@
 import { createHttpRequestTool } from '../src/tools/http-request';
-import { context, fakeResolver, PRIVATE_ALLOWED, redirect, run, sendJson, startCanary, startServer, useLoopbackGuard } from './support/http-servers';
+import { context, fakeResolver, LOOPBACK_HEADERS_ALLOWED, PRIVATE_ALLOWED, redirect, run, sendJson, startCanary, startServer, useLoopbackGuard } from './support/http-servers';
 
 // Every server here listens on loopback; the guard makes sure no socket opened by this file can reach
 // anything else, even if the code under test were broken. Refusals are in http-request-refusals.test.ts.
@@ -31,7 +31,7 @@ describe('http_request against a local server (private network allowed)', () => 
 
   it('adds the fixed settings headers to the request but never shows them to the model', async () => {
     const server = await startServer((request, response) => sendJson(response, { echoed: request.headers }));
-    const settings = { ...PRIVATE_ALLOWED, allowed_domains: ['127.0.0.1'], headers: { Authorization: 'Bearer sk-secret-123456', 'X-Api-Key': 'key-987654' } };
+    const settings = { ...LOOPBACK_HEADERS_ALLOWED, allowed_domains: ['127.0.0.1'], headers: { Authorization: 'Bearer sk-secret-123456', 'X-Api-Key': 'key-987654' } };
     const observation = await run({ url: server.url, headers: { authorization: 'Bearer guessed', accept: 'application/json' } }, context(settings));
     expect(server.requests[0].headers).toMatchObject({ authorization: 'Bearer sk-secret-123456', 'x-api-key': 'key-987654', accept: 'application/json' });
     expect(observation).not.toContain('sk-secret-123456');
@@ -52,7 +52,7 @@ describe('http_request against a local server (private network allowed)', () => 
 
   it('never echoes a settings header value in an error either', async () => {
     const server = await startServer((_, response) => redirect(response, 302, `/again?token=key-987654`));
-    const settings = { ...PRIVATE_ALLOWED, allowed_domains: ['127.0.0.1'], max_redirects: 1, headers: { 'x-api-key': 'key-987654' } };
+    const settings = { ...LOOPBACK_HEADERS_ALLOWED, allowed_domains: ['127.0.0.1'], max_redirects: 1, headers: { 'x-api-key': 'key-987654' } };
     const failure = run({ url: server.url }, context(settings));
     await expect(failure).rejects.toThrow('/again?token=[redacted]');
     await expect(failure).rejects.not.toThrow('key-987654');
@@ -118,7 +118,7 @@ describe('http_request redirects', () => {
     const other = await startServer((_, response) => response.end('elsewhere'));
     const first = await startServer((_, response) => redirect(response, 302, `http://other.test:${other.port}/landing`));
     const tool = createHttpRequestTool({ resolveHost: fakeResolver({ 'other.test': [['127.0.0.1']] }) });
-    const settings = { ...PRIVATE_ALLOWED, allowed_domains: ['127.0.0.1', 'other.test'], headers: { 'x-api-key': 'key-987654' } };
+    const settings = { ...LOOPBACK_HEADERS_ALLOWED, allowed_domains: ['127.0.0.1', 'other.test'], headers: { 'x-api-key': 'key-987654' } };
     const headers = { authorization: 'Bearer model-token', cookie: 'session=1', accept: 'text/plain' };
     await expect(run({ url: first.url, headers }, context(settings), tool)).resolves.toContain('elsewhere');
     expect(first.requests[0].headers).toMatchObject({ authorization: 'Bearer model-token', cookie: 'session=1', 'x-api-key': 'key-987654' });

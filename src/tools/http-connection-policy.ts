@@ -8,7 +8,7 @@ import {
   normalizeHost,
   type AddressClassification,
 } from './address-policy';
-import type { Hop } from './http-hop';
+import { carriesSettingsHeaders, type Hop } from './http-hop';
 import { HttpRequestError } from './http-request-error';
 import type { HttpRequestSettings } from './http-request-settings';
 
@@ -31,6 +31,8 @@ export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export interface ConnectionPolicy {
   resolveHost: HostResolver;
   classifyAddress: (address: string) => AddressClassification;
+  /** Certificate authorities trusted for https instead of Node's bundled ones; unset in production. */
+  certificateAuthorities?: string[];
 }
 
 const PRIVATE_NETWORK_HINT = 'loopback, private, link-local and cloud metadata addresses are blocked. Use a public host';
@@ -59,6 +61,7 @@ export function checkHop(hop: Hop, settings: HttpRequestSettings, policy: Connec
   if (isMetadataHostname(host)) {
     throw new HttpRequestError(`http_request refused: ${host} is a cloud metadata service name, which is never allowed ${METADATA_HINT}`);
   }
+  refuseInsecureHeaders(hop, settings);
   // Node connects to IP literals without calling the `lookup` option, so they are checked here instead.
   if (isIP(host)) refuseIfForbidden(host, host, policy, settings.allowPrivateNetwork);
   if (settings.allowPrivateNetwork) return;
@@ -90,6 +93,25 @@ export function guardedLookup(policy: ConnectionPolicy, allowPrivateNetwork: boo
       (error: NodeJS.ErrnoException) => callback(error, ''),
     );
   };
+}
+
+/**
+ * A secret header must not cross the network in clear, nor reach another service on the same host (a
+ * debug port, say). Refusing beats sending the call without the header, which would fail in a way the
+ * model cannot explain.
+ */
+function refuseInsecureHeaders(hop: Hop, settings: HttpRequestSettings): void {
+  const { url } = hop;
+  if (settings.allowInsecureHeaders || !carriesSettingsHeaders(hop, settings)) return;
+  // URL leaves `port` empty for the scheme's default, so https://host:443/ passes as https://host/ does.
+  if (url.protocol === 'https:' && url.port === '') return;
+  const names = Object.keys(settings.headers).join(', ');
+  const problem = url.protocol === 'https:' ? `${url.origin} uses port ${url.port}` : `${url.origin} is plain http`;
+  throw new HttpRequestError(
+    `http_request refused: the configured headers (${names}) are sent only over https to the default port, and ${problem}; ` +
+      `call https://${url.hostname}/ on the default port instead, or, for a plain-http API on a trusted network, ` +
+      'set allow_insecure_headers: true in tool_settings.http_request',
+  );
 }
 
 /** Throws when `address` (a literal `host`, or what `host` resolved to) may not be contacted under this policy. */

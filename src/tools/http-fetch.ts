@@ -4,15 +4,20 @@ import type { Deadline } from './http-deadline';
 import { redirectedHop, type Hop } from './http-hop';
 import { HttpRequestError } from './http-request-error';
 import type { HttpRequestSettings } from './http-request-settings';
-import { readBody, sendHop } from './http-send';
+import { readBody } from './http-body';
+import { sendHop } from './http-send';
 
-/** What the last hop answered, as read (body possibly cut at max_response_bytes). */
+/** What the last hop answered, as read (body decoded if compressed, possibly cut at max_response_bytes). */
 export interface FetchedResponse {
   status: number;
   statusText: string;
   contentType?: string;
   body: Buffer;
   truncated: boolean;
+  /** The content-encoding the body was decoded from (`gzip`, `br`, `deflate`). */
+  decodedFrom?: string;
+  /** Why the body was not decoded (`unsupported content-encoding zstd`); it is then not shown. */
+  undecodable?: string;
   finalUrl: string;
   redirects: number;
 }
@@ -41,10 +46,10 @@ export async function fetchFollowingRedirects(first: Hop, settings: HttpRequestS
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
     if (!REDIRECT_STATUSES.has(status) || !location) {
-      const { body, truncated } = await readBody(response, settings.maxResponseBytes, deadline);
+      const read = await readBody(response, settings.maxResponseBytes, deadline);
       const contentType = response.headers['content-type'];
       const statusText = response.statusMessage || http.STATUS_CODES[status] || '';
-      return { status, statusText, contentType, body, truncated, finalUrl: hop.url.href, redirects };
+      return { status, statusText, contentType, ...read, finalUrl: hop.url.href, redirects };
     }
     response.destroy();
     if (redirects >= settings.maxRedirects) {

@@ -48,6 +48,11 @@ export function firstHop(args: HttpRequestArgs, settings: HttpRequestSettings): 
   return { url, method, headers, body, credentialsDropped: false };
 }
 
+/** Settings headers (an API token) go on every hop until a redirect has left the original origin. */
+export function carriesSettingsHeaders(hop: Hop, settings: HttpRequestSettings): boolean {
+  return !hop.credentialsDropped && Object.keys(settings.headers).length > 0;
+}
+
 /** Follows the fetch standard: 303 becomes GET, and so does POST on 301/302; 307/308 keep method and body. */
 export function redirectedHop(hop: Hop, status: number, location: string): Hop {
   let url: URL;

@@ -1,4 +1,4 @@
-import { parseDomainRules, type DomainRule } from './address-policy';
+import { domainEntryProblem, parseDomainRules, type DomainRule } from './address-policy';
 import type { JsonSchema } from './tool';
 
 /**
@@ -28,6 +28,8 @@ export interface HttpRequestSettings {
   allowPrivateNetwork: boolean;
   /** Added to every request (names lower-cased); never shown to the model. */
   headers: Record<string, string>;
+  /** Lets `headers` travel over plain http or to a non-default port; off, such a call is refused. */
+  allowInsecureHeaders: boolean;
   maxRedirects: number;
 }
 
@@ -72,7 +74,7 @@ export const httpRequestSettingsSchema: JsonSchema = {
     allowed_domains: {
       type: 'array',
       items: { type: 'string', minLength: 1 },
-      description: 'Hosts the tool may call: exact names or IPs ("api.example.com") and wildcards ("*.example.com" matches subdomains, not example.com itself); case-insensitive. Empty or absent: any host that passes the address policy.',
+      description: 'Hosts the tool may call: exact names or IPs ("api.example.com") and wildcards ("*.example.com" matches subdomains, not example.com itself); case-insensitive; host names only, without scheme, port or path. Empty or absent: any host that passes the address policy.',
     },
     allowed_methods: { type: 'array', items: { type: 'string', enum: [...HTTP_METHODS] }, description: 'Methods the tool may use; default (or empty) all five.' },
     max_response_bytes: { type: 'integer', minimum: 1, maximum: 100_000_000, description: `Response bytes read before cutting; default ${DEFAULT_MAX_RESPONSE_BYTES}.` },
@@ -84,7 +86,13 @@ export const httpRequestSettingsSchema: JsonSchema = {
       type: 'object',
       propertyNames: { pattern: HEADER_NAME_PATTERN },
       additionalProperties: { type: 'string', pattern: HEADER_VALUE_PATTERN },
-      description: 'Headers added to every request (e.g. an API token); the model never sees them and they are dropped when a redirect leaves the origin.',
+      description:
+        'Headers added to every request (e.g. an API token); the model never sees them and they are dropped when a redirect leaves the origin. They go only over https to the default port (443): a call to http:// or another port is refused unless allow_insecure_headers.',
+    },
+    allow_insecure_headers: {
+      type: 'boolean',
+      description:
+        'Also send headers over plain http and to non-default ports; default false. For a plain-http API on a private network or a local test server: the token then crosses the network readable by anyone on the path.',
     },
     max_redirects: { type: 'integer', minimum: 0, maximum: MAX_REDIRECTS_LIMIT, description: `Redirects followed per call; default ${DEFAULT_MAX_REDIRECTS}.` },
   },
@@ -92,18 +100,26 @@ export const httpRequestSettingsSchema: JsonSchema = {
 };
 
 /**
- * Fixed headers usually carry a credential, and the model picks the URLs: with no allowed_domains the
- * headers would go to any host it (or a page it read) names. So they need the list of hosts they are for.
+ * Problems the schema cannot express, as `path: problem` lines. An allowed_domains entry that is not a
+ * host (a URL, say) would match nothing and make every call fail; and fixed headers usually carry a
+ * credential while the model picks the URLs, so without allowed_domains they would go to any host it
+ * (or a page it read) names.
  */
 export function checkHttpRequestSettings(raw: Record<string, unknown>): string[] {
   const headers = raw.headers && typeof raw.headers === 'object' ? Object.keys(raw.headers) : [];
   const domains = Array.isArray(raw.allowed_domains) ? raw.allowed_domains : [];
-  if (headers.length === 0 || domains.length > 0) return [];
-  return [
-    `headers: fixed headers (${headers.join(', ')}) are sent only to allowed_domains, and allowed_domains is empty; ` +
-      'list the hosts they are meant for, e.g. "allowed_domains": ["api.example.com"] ' +
-      "(in n8n, the 'Agent Core: HTTP Request Tool API' credential holds a secret header with its hosts)",
-  ];
+  const problems = domains.flatMap((entry, index) => {
+    const problem = typeof entry === 'string' ? domainEntryProblem(entry) : undefined;
+    return problem ? [`allowed_domains[${index}]: ${problem.reason}; ${problem.fix}`] : [];
+  });
+  if (headers.length > 0 && domains.length === 0) {
+    problems.push(
+      `headers: fixed headers (${headers.join(', ')}) are sent only to allowed_domains, and allowed_domains is empty; ` +
+        'list the hosts they are meant for, e.g. "allowed_domains": ["api.example.com"] ' +
+        "(in n8n, the 'Agent Core: HTTP Request Tool API' credential holds a secret header with its hosts)",
+    );
+  }
+  return problems;
 }
 
 /** Applies defaults to an (already schema-validated) settings entry. */
@@ -123,6 +139,7 @@ export function readHttpRequestSettings(raw: Record<string, unknown> = {}): Http
     maxResponseBytes: Math.max(1, integer(raw.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES)),
     allowPrivateNetwork: raw.allow_private_network === true,
     headers,
+    allowInsecureHeaders: raw.allow_insecure_headers === true,
     maxRedirects: Math.min(MAX_REDIRECTS_LIMIT, Math.max(0, integer(raw.max_redirects, DEFAULT_MAX_REDIRECTS))),
   };
 }

@@ -3,7 +3,7 @@ import { resolveWithSystem, type ConnectionPolicy, type HostResolver } from './h
 import { Deadline } from './http-deadline';
 import { fetchFollowingRedirects } from './http-fetch';
 import { firstHop } from './http-hop';
-import { cutToLength, redactSecrets, renderObservation, secretSpellings } from './http-observation';
+import { cutToLength, redactSecrets, renderObservation, secretSpellings, withoutTrailingPartialSecret } from './http-observation';
 import { HttpRequestError } from './http-request-error';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -43,6 +43,8 @@ export interface HttpRequestToolOptions {
    * Cloud metadata endpoints are refused whatever it answers.
    */
   classifyAddress?: (address: string) => AddressClassification;
+  /** PEM certificates trusted for https instead of Node's bundled authorities, so a test can serve https on loopback. */
+  certificateAuthorities?: string[];
 }
 
 /** Builds the tool; `httpRequestTool` is this with the production defaults. */
@@ -50,6 +52,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
   const policy: ConnectionPolicy = {
     resolveHost: options.resolveHost ?? resolveWithSystem,
     classifyAddress: options.classifyAddress ?? defaultClassifyAddress,
+    certificateAuthorities: options.certificateAuthorities,
   };
   return {
     name: 'http_request',
@@ -67,7 +70,11 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
       const deadline = new Deadline(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, context.signal);
       try {
         const response = await fetchFollowingRedirects(firstHop(args, settings), settings, policy, deadline);
-        return cutToLength(redactSecrets(renderObservation(response), secrets), context.observationMaxLength);
+        // Redact, then cut: a secret cut in two would no longer be recognised. The body ends the observation,
+        // so a secret the byte limit cut into is at its very end.
+        const redacted = redactSecrets(renderObservation(response), secrets);
+        const observation = response.truncated ? withoutTrailingPartialSecret(redacted, secrets) : redacted;
+        return cutToLength(observation, context.observationMaxLength);
       } catch (error) {
         const message = error instanceof HttpRequestError ? error.message : `http_request failed: ${(error as Error).message}`;
         throw new Error(redactSecrets(message, secrets));

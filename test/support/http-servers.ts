@@ -1,5 +1,6 @@
 import dns from 'node:dns';
 import http from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { httpRequestTool, type HostResolver, type HttpRequestArgs } from '../../src/tools/http-request';
@@ -25,10 +26,42 @@ export interface TestServer {
 
 export type Handler = (request: RecordedRequest, response: http.ServerResponse, server: TestServer) => void;
 
-const openServers: http.Server[] = [];
+const openServers: Array<http.Server | https.Server> = [];
 
-export async function startServer(handler: Handler, host = '127.0.0.1'): Promise<TestServer> {
-  const server = http.createServer();
+/**
+ * A self-signed certificate for 127.0.0.1 and localhost, valid 2000–2125, made for these tests only (its
+ * key guards nothing): `startHttpsServer` serves with it and a tool built with `certificateAuthorities:
+ * [LOOPBACK_CERTIFICATE]` trusts it.
+ */
+export const LOOPBACK_CERTIFICATE = `-----BEGIN CERTIFICATE-----
+MIIBpjCCAUugAwIBAgICEAAwCgYIKoZIzj0EAwIwIzEhMB8GA1UEAwwYYWdlbnQt
+Y29yZSBsb29wYmFjayB0ZXN0MCAXDTAwMDEwMTAwMDAwMFoYDzIxMjUwMTAxMDAw
+MDAwWjAjMSEwHwYDVQQDDBhhZ2VudC1jb3JlIGxvb3BiYWNrIHRlc3QwWTATBgcq
+hkjOPQIBBggqhkjOPQMBBwNCAATCwRBZN0yMjDq90/XThj4eRBBXp+zER7KD8ty2
+VvTG3XJCB6UCNxY17bGHnRymJ2dvJ/V9qjr0bKfa++LC9fYio20wazAaBgNVHREE
+EzARhwR/AAABgglsb2NhbGhvc3QwDAYDVR0TAQH/BAIwADALBgNVHQ8EBAMCB4Aw
+EwYDVR0lBAwwCgYIKwYBBQUHAwEwHQYDVR0OBBYEFPne4oTZWOvzxCq5SmxeYKdf
+RXxOMAoGCCqGSM49BAMCA0kAMEYCIQCIpP8kgk45pgdtiqiRlIvEHrmAL/IyIEJh
+QRhc12QdRwIhAM/mJ7eE1N1HIxawOX/KCyguKBgmPCHoyhikXpyKCoCA
+-----END CERTIFICATE-----
+`;
+const LOOPBACK_CERTIFICATE_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgYEMX6WD5k1id8PCs
+r4+lgyAmDH5IYtrg1anlqbk5rJGhRANCAATCwRBZN0yMjDq90/XThj4eRBBXp+zE
+R7KD8ty2VvTG3XJCB6UCNxY17bGHnRymJ2dvJ/V9qjr0bKfa++LC9fYi
+-----END PRIVATE KEY-----
+`;
+
+export function startServer(handler: Handler, host = '127.0.0.1'): Promise<TestServer> {
+  return listen(http.createServer(), 'http', handler, host);
+}
+
+/** Like `startServer`, over TLS with `LOOPBACK_CERTIFICATE`, on 127.0.0.1; `url` starts with https://. */
+export function startHttpsServer(handler: Handler): Promise<TestServer> {
+  return listen(https.createServer({ key: LOOPBACK_CERTIFICATE_KEY, cert: LOOPBACK_CERTIFICATE }), 'https', handler, '127.0.0.1');
+}
+
+async function listen(server: http.Server | https.Server, scheme: 'http' | 'https', handler: Handler, host: string): Promise<TestServer> {
   const state: TestServer = { port: 0, url: '', requests: [], connections: 0 };
   server.on('connection', () => (state.connections += 1));
   server.on('request', (request, response) => {
@@ -46,7 +79,7 @@ export async function startServer(handler: Handler, host = '127.0.0.1'): Promise
   });
   openServers.push(server);
   state.port = (server.address() as AddressInfo).port;
-  state.url = `http://${host.includes(':') ? `[${host}]` : host}:${state.port}`;
+  state.url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${state.port}`;
   return state;
 }
 
@@ -68,6 +101,8 @@ export function context(settings: Record<string, unknown> = {}, overrides: Parti
 }
 
 export const PRIVATE_ALLOWED = { allow_private_network: true };
+/** For fixed headers to reach a loopback server, which speaks plain http on a random port. */
+export const LOOPBACK_HEADERS_ALLOWED = { ...PRIVATE_ALLOWED, allow_insecure_headers: true };
 
 /** A resolver for made-up names; each entry gives the answers for successive lookups (the last one repeats). */
 export function fakeResolver(answers: Record<string, string[][]>): HostResolver & { asked: string[] } {
