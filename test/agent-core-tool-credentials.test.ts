@@ -99,6 +99,17 @@ describe('Agent Core: tool credentials chosen on the node', () => {
     expect(canary.connections).toBe(0);
   });
 
+  it('refuses a URL in allowed_domains of Tool Settings (JSON) as it refuses one in the credential', async () => {
+    const canary = await startCanary();
+    server().setScript([action('http_request', { url: canary.url }), final('never')]);
+    const result = await run(httpTool({ http_request: { allow_private_network: true, allowed_domains: ['https://api.example.test/v1'] } }), {});
+    expect(result.errorOf('Agent Core')?.message).toContain(
+      'tool_settings.http_request.allowed_domains[0]: "https://api.example.test/v1" is not a host name: it has a scheme and a path; write the host name only, e.g. api.example.test',
+    );
+    expect(server().requests).toHaveLength(0);
+    expect(canary.connections).toBe(0);
+  });
+
   it('posts to the Feishu bot of the credential, signed, and keeps its address out of the output', async () => {
     feishu.secret = SECRET;
     feishu.bodies = [];

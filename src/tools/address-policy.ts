@@ -223,6 +223,8 @@ const HOST_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
  */
 export function domainEntryProblem(entry: string): DomainEntryProblem | undefined {
   const trimmed = entry.trim();
+  // Blank entries are dropped when read, so a list of only blanks would quietly allow every host.
+  if (trimmed === '') return { reason: 'an entry is blank', fix: 'remove it, or write a host name such as api.example.com' };
   const wildcard = trimmed.startsWith('*.');
   const host = wildcard ? trimmed.slice(2) : trimmed;
   const bracketless = host.replace(/^\[(.*)\]$/, '$1');
