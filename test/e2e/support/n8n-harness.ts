@@ -51,7 +51,8 @@ const EXAMPLE_FILES = [
 
 /**
  * The scenarios' HTTP targets listen on loopback, which http_request refuses by default; the test lets the
- * HTTP tool example reach them (the credential's Allowed Domains still limit it to 127.0.0.1).
+ * HTTP tool example reach them (the credential's Allowed Domains still limit it to 127.0.0.1), and send
+ * the credential's header over their plain http on a random port, which a real API would get over https.
  */
 function withPrivateNetworkForHttpTool(workflow: WorkflowJson): WorkflowJson {
   return {
@@ -59,7 +60,7 @@ function withPrivateNetworkForHttpTool(workflow: WorkflowJson): WorkflowJson {
     nodes: workflow.nodes.map((node) => {
       if (!node.type.endsWith('.agentCore') || !(node.parameters.allowedTools as string[] | undefined)?.includes('http_request')) return node;
       const settings = JSON.parse(String(node.parameters.toolSettingsJson || '{}'));
-      settings.http_request = { ...settings.http_request, allow_private_network: true };
+      settings.http_request = { ...settings.http_request, allow_private_network: true, allow_insecure_headers: true };
       return { ...node, parameters: { ...node.parameters, toolSettingsJson: JSON.stringify(settings) } };
     }),
   };
