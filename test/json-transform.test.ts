@@ -80,7 +80,7 @@ describe('json_transform cannot hold the event loop', () => {
   });
 
   it('reports the engine timeout as tool_timeout when single_call_timeout stops the expression', async () => {
-    const outcome = await runTool(jsonTransformTool, {
+    const request = {
       tools: new Map([[jsonTransformTool.name, jsonTransformTool]]),
       name: jsonTransformTool.name,
       args: { data: { a: [1], b: [1] }, expression: `${doublingPair(40)} | @[0] == @[1]` },
@@ -88,7 +88,9 @@ describe('json_transform cannot hold the event loop', () => {
       runSignal: new AbortController().signal,
       singleCallTimeout: 1,
       observationMaxLength: 0,
-    });
+      redact: (text: string) => text,
+    };
+    const outcome = await runTool(jsonTransformTool, request);
 
     expect(outcome).toMatchObject({ ok: false, error: { type: 'tool_timeout', message: 'json_transform did not finish within single_call_timeout (1 s)' } });
     await expect(transform([3, 1, 2], 'sort(@)')).resolves.toEqual([3, 1, 2].sort());
