@@ -12,7 +12,6 @@ const {
   timeout: defaultRunTimeout,
   total_token_budget: defaultTokenBudget,
   observation_max_len: defaultObservationMaxLength,
-  temperature: defaultTemperature,
   json_mode: defaultJsonMode,
   prompt_examples: defaultPromptExamples,
 } = DEFAULT_CONFIG;
@@ -157,7 +156,37 @@ export const agentCoreProperties: INodeProperties[] = [
     placeholder: 'Add Option',
     default: {},
     options: [
-      { displayName: 'Temperature', name: 'temperature', type: 'number', typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 }, default: defaultTemperature, description: 'Lower is steadier; agents follow the protocol best at 0–0.3' },
+      {
+        displayName: 'Temperature',
+        name: 'temperature',
+        type: 'number',
+        typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
+        default: 0.2,
+        description:
+          "Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series models accept only their default: a refused temperature is dropped and the call retried, noted in the trace.",
+      },
+      {
+        displayName: 'Max Output Tokens',
+        name: 'maxOutputTokens',
+        type: 'number',
+        typeOptions: { minValue: 0 },
+        default: 0,
+        description: "Cap on each reply's tokens, reasoning included (OpenAI max_completion_tokens, Gemini maxOutputTokens); 0 = the provider's default",
+      },
+      {
+        displayName: 'Reasoning Effort',
+        name: 'reasoningEffort',
+        type: 'options',
+        options: [
+          { name: "Model's Default", value: '' },
+          { name: 'Minimal', value: 'minimal' },
+          { name: 'Low', value: 'low' },
+          { name: 'Medium', value: 'medium' },
+          { name: 'High', value: 'high' },
+        ],
+        default: '',
+        description: 'How hard a reasoning model thinks (OpenAI reasoning_effort; Gemini: a thinking budget)',
+      },
       {
         displayName: 'JSON Output Mode',
         name: 'jsonMode',

@@ -25,12 +25,16 @@ function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<Agen
     [limits, 'totalTokenBudget', 'total_token_budget'],
     [limits, 'observationMaxLen', 'observation_max_len'],
     [options, 'temperature', 'temperature'],
+    [options, 'maxOutputTokens', 'max_output_tokens'],
+    [options, 'reasoningEffort', 'reasoning_effort'],
     [options, 'jsonMode', 'json_mode'],
     [options, 'promptExamples', 'prompt_examples'],
   ];
   for (const [source, name, key] of mapping) {
     if (source[name] !== undefined) config[key] = source[name];
   }
+  // 0 in the panel means the provider's default.
+  if (config.max_output_tokens === 0) delete config.max_output_tokens;
   return config as Partial<AgentConfig> & { model: string };
 }
 

@@ -1,6 +1,10 @@
 import type { ToolRegistry } from '../tools/registry';
 import { validateAgainst } from '../tools/validate';
+import type { ReasoningEffort } from '../providers/chat-model';
 import type { PromptExamples } from './prompt';
+
+/** The values `reasoning_effort` takes. */
+export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
 
 /** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
 export type JsonMode = 'json_object' | 'json_schema' | 'off';
@@ -9,7 +13,12 @@ export type JsonMode = 'json_object' | 'json_schema' | 'off';
 export interface AgentConfig {
   /** Model id as the provider names it. */
   model: string;
-  temperature: number;
+  /** Sent only when set; absent = the model's own default (GPT-5 and o-series models refuse any other). */
+  temperature?: number;
+  /** Cap on each reply's tokens (OpenAI `max_completion_tokens`, Gemini `maxOutputTokens`); absent = the provider's default. */
+  max_output_tokens?: number;
+  /** How hard a reasoning model thinks (OpenAI `reasoning_effort`, Gemini thinking budget); absent = the model's default. */
+  reasoning_effort?: ReasoningEffort;
   /** Whole-run timeout, seconds. */
   timeout: number;
   /** Maximum model turns (each reply, repair turns included, is a step). */
@@ -33,8 +42,7 @@ export interface AgentConfig {
   prompt_examples: PromptExamples;
 }
 
-export const DEFAULT_CONFIG: Omit<AgentConfig, 'model'> = {
-  temperature: 0.2,
+export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort'> = {
   timeout: 120,
   max_steps: 5,
   max_tool_calls: 10,
@@ -61,6 +69,9 @@ export class ConfigError extends Error {
 
 type Check = (value: unknown, key: string) => string | undefined;
 
+/** Keys that may be absent (the provider's own default then applies). */
+const OPTIONAL_KEYS = new Set<string>(['temperature', 'max_output_tokens', 'reasoning_effort']);
+
 const number =
   (minimum: number, maximum: number, integer: boolean): Check =>
   (value, key) => {
@@ -74,6 +85,11 @@ const number =
 const CHECKS: Record<keyof AgentConfig, Check> = {
   model: (value, key) => (typeof value === 'string' && value.trim() !== '' ? undefined : `${key} must be a non-empty string (the model id)`),
   temperature: number(0, 2, false),
+  max_output_tokens: number(1, 10_000_000, true),
+  reasoning_effort: (value, key) =>
+    typeof value === 'string' && (REASONING_EFFORTS as readonly string[]).includes(value)
+      ? undefined
+      : `${key} must be one of ${REASONING_EFFORTS.map((effort) => `"${effort}"`).join(', ')}`,
   timeout: number(0.001, 86_400, false),
   max_steps: number(1, 1000, true),
   max_tool_calls: number(0, 10_000, true),
@@ -110,7 +126,8 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
   if (input.json_mode === false) input.json_mode = 'off';
 
   for (const key of Object.keys(input)) {
-    if (!(key in CHECKS)) {
+    // Own properties only: "constructor", "toString" or "__proto__" are unknown keys like any other.
+    if (!Object.prototype.hasOwnProperty.call(CHECKS, key)) {
       throw new ConfigError(key, `unknown config key "${key}" (known keys: ${Object.keys(CHECKS).join(', ')})`);
     }
   }
@@ -118,7 +135,13 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
 
   const config = { ...DEFAULT_CONFIG, ...input } as AgentConfig;
   for (const [key, check] of Object.entries(CHECKS)) {
-    const problem = check(config[key as keyof AgentConfig], key);
+    const value = config[key as keyof AgentConfig];
+    // An absent optional key, or null / "" from an empty panel field, means the provider's default.
+    if (OPTIONAL_KEYS.has(key) && (value === undefined || value === null || value === '')) {
+      delete config[key as keyof AgentConfig];
+      continue;
+    }
+    const problem = check(value, key);
     if (problem) throw new ConfigError(key, problem);
   }
 

@@ -3,6 +3,9 @@ import { validateAgainst } from '../tools/validate';
 import type { StepError } from '../trace/types';
 import { callSignal, raceAbort, TimeLimitError, truncateObservation } from './limits';
 
+/** A tool's error message fed back to the model is cut to this many characters. */
+const MAX_TOOL_ERROR_LENGTH = 2000;
+
 /** What one requested tool call came to; `ran` says whether the tool's code was executed at all. */
 export type ToolOutcome =
   | { ok: true; observation: string; ran: true; elapsedMs: number }
@@ -17,6 +20,8 @@ export interface ToolCallRequest {
   singleCallTimeout: number;
   observationMaxLength: number;
   sessionId?: string;
+  /** The run's redactor: applied to observations before they are cut, so no cut leaves a secret's first characters. */
+  redact: (text: string) => string;
 }
 
 /** Checks the whitelist and the args schema; returns an error for the model, or the tool to run. */
@@ -52,7 +57,7 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
       }),
     );
     const result = await raceAbort(work, call.signal);
-    const observation = truncateObservation(renderResult(result), request.observationMaxLength);
+    const observation = truncateObservation(request.redact(renderResult(result)), request.observationMaxLength);
     return { ok: true, observation, ran: true, elapsedMs: performance.now() - started };
   } catch (error) {
     const elapsedMs = performance.now() - started;
@@ -71,7 +76,7 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
     const message = error instanceof Error ? error.message : String(error);
     // Tools that already name themselves ("http_request refused: …") are not prefixed twice.
     const text = message.startsWith(tool.name) ? message : `${tool.name} failed: ${message}`;
-    return { ok: false, ran: true, elapsedMs, runAborted: false, error: { type: 'tool_error', message: text } };
+    return { ok: false, ran: true, elapsedMs, runAborted: false, error: { type: 'tool_error', message: truncateObservation(request.redact(text), MAX_TOOL_ERROR_LENGTH) } };
   } finally {
     call.dispose();
   }

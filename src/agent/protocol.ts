@@ -31,6 +31,12 @@ export type ParsedTurn = ActionTurn | FinalTurn | ProtocolError;
 /** Replies longer than this are rejected without being parsed: no valid turn is that long. */
 export const MAX_REPLY_CHARACTERS = 200_000;
 
+/**
+ * Objects and arrays nested deeper than this are refused: no tool's arguments need more, and deeper
+ * values could not be redacted, written to the trace or serialised without risk to the process.
+ */
+export const MAX_NESTING_DEPTH = 64;
+
 /** How much of a reasoning block is kept for the trace. */
 const REASONING_EXCERPT = 2_000;
 
@@ -91,6 +97,9 @@ function parseObject(text: string, reasoning: string | undefined): ParsedTurn {
     return protocolError('Your reply had text before the JSON object. Do not write prose around the object.', reasoning);
   }
   const end = findObjectEnd(text);
+  if (end === TOO_DEEP) {
+    return protocolError(`Your reply nested JSON objects or arrays more than ${MAX_NESTING_DEPTH} levels deep; send flatter arguments.`, reasoning);
+  }
   if (end === -1) {
     return protocolError('Your reply started a JSON object but never closed it.', reasoning);
   }
@@ -139,15 +148,32 @@ function interpret(turn: Record<string, unknown>, reasoning: string | undefined)
   return protocolError(`Unknown "type" ${JSON.stringify(type).slice(0, 40)}; it must be "action" or "final".`, reasoning);
 }
 
+/** The repair text for a reply that used the provider's native function calling instead of the protocol. */
+export function nativeToolCallError(toolNames: readonly string[]): ProtocolError {
+  const names = toolNames.slice(0, 5).map((name) => JSON.stringify(name.slice(0, 64))).join(', ');
+  return protocolError(
+    `Your reply was a native function call (${names}) with no text; this agent does not use native function calling. Write the call as the JSON action object in your reply text.`,
+  );
+}
+
+/** The repair text for a reply cut at the output-token limit. */
+export function outputLimitError(maxOutputTokens: number | undefined): ProtocolError {
+  const raise = maxOutputTokens === undefined ? '' : ` (max_output_tokens is ${maxOutputTokens})`;
+  return protocolError(`Your reply was cut off at the output-token limit${raise} before the JSON object was complete. Answer shorter: one compact object, no long reasoning.`);
+}
+
 function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
 }
 
+const TOO_DEEP = -2;
+
 /**
- * Index of the brace closing the object that starts at index 0, or -1. Aware of strings and escapes, so
- * braces inside string values don't count. Linear in the text length.
+ * Index of the brace closing the object that starts at index 0, -1 when it never closes, or TOO_DEEP
+ * past MAX_NESTING_DEPTH. Aware of strings and escapes, so braces inside string values don't count.
+ * Linear in the text length.
  */
 function findObjectEnd(text: string): number {
   let depth = 0;
@@ -160,7 +186,9 @@ function findObjectEnd(text: string): number {
       continue;
     }
     if (character === 0x22) inString = true;
-    else if (character === 0x7b /* { */ || character === 0x5b /* [ */) depth++;
+    else if (character === 0x7b /* { */ || character === 0x5b /* [ */) {
+      if (++depth > MAX_NESTING_DEPTH) return TOO_DEEP;
+    }
     else if (character === 0x7d /* } */ || character === 0x5d /* ] */) {
       depth--;
       if (depth === 0) return index;

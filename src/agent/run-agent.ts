@@ -8,7 +8,8 @@ import { checkToolCall, describeAbort, runTool } from './execute-tool';
 import { normaliseInput } from './input';
 import { callSignal, raceAbort, TimeLimitError } from './limits';
 import { buildConversation, repairMessage } from './prompt';
-import { parseTurn } from './protocol';
+import { nativeToolCallError, outputLimitError, parseTurn, type ParsedTurn } from './protocol';
+import { sanitiseUsage } from '../providers/usage';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
@@ -70,6 +71,7 @@ class AgentRun {
   /** The step being taken, so a run that ends inside it still records the step's wall time. */
   private openStep?: { entry: TraceStep; started: number };
   private consecutiveFailures = 0;
+  private lastFailureType?: StepError['type'];
 
   constructor(
     private readonly options: RunAgentOptions,
@@ -79,7 +81,7 @@ class AgentRun {
     private readonly newUserMessage: ChatMessage,
   ) {
     this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples);
-    this.redactor = new Redactor([...(options.secrets ?? []), ...secretsInSettings(config.tool_settings)]);
+    this.redactor = new Redactor([...(options.secrets ?? []), ...(options.model.secrets ?? []), ...secretsInSettings(config.tool_settings)]);
   }
 
   async run(): Promise<AgentResult> {
@@ -122,10 +124,18 @@ class AgentRun {
     const response = await this.callModel(entry);
     if ('finish' in response) return response.finish;
 
-    const turn = parseTurn(response.text);
+    const turn = this.readTurn(response);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
     if (turn.kind === 'error') {
       entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
+      if (response.finishReason === 'content_filter') {
+        entry.error = { type: 'content_filter', message: 'the provider withheld the reply (its safety filter)' };
+        return this.finish('content_filter', entry.error.message);
+      }
+      if (response.finishReason === 'length') {
+        const ended = this.fail(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
+        return ended;
+      }
       return this.fail(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
     }
     if (turn.kind === 'final') {
@@ -146,7 +156,8 @@ class AgentRun {
       tools: this.tools,
       name: turn.tool,
       args: turn.args,
-      settings: this.config.tool_settings[turn.tool] ?? {},
+      settings: Object.prototype.hasOwnProperty.call(this.config.tool_settings, turn.tool) ? this.config.tool_settings[turn.tool] : {},
+      redact: (text) => this.redactor.text(text),
       runSignal: this.runController.signal,
       singleCallTimeout: this.config.single_call_timeout,
       observationMaxLength: this.config.observation_max_len,
@@ -165,9 +176,19 @@ class AgentRun {
       return this.fail(entry, outcome.error, 'tool_error');
     }
     this.consecutiveFailures = 0;
+    this.lastFailureType = undefined;
     entry.observation = outcome.observation;
     this.conversation.push({ role: 'user', content: `Observation from ${turn.tool}:\n${outcome.observation}` });
     return undefined;
+  }
+
+  /** The reply as a protocol turn; a native function call or a reply cut at the output limit gets its own repair text. */
+  private readTurn(response: ChatResponse): ParsedTurn {
+    const turn = parseTurn(response.text);
+    if (turn.kind !== 'error') return turn;
+    if (response.text.trim() === '' && response.nativeToolCalls?.length) return nativeToolCallError(response.nativeToolCalls);
+    if (response.finishReason === 'length') return { ...outputLimitError(this.config.max_output_tokens), reasoning: turn.reasoning };
+    return turn;
   }
 
   private async callModel(entry: TraceStep): Promise<ChatResponse | { finish: AgentResult }> {
@@ -178,16 +199,20 @@ class AgentRun {
         model: this.config.model,
         messages: this.conversation,
         temperature: this.config.temperature,
+        maxOutputTokens: this.config.max_output_tokens,
+        reasoningEffort: this.config.reasoning_effort,
         jsonMode: this.config.json_mode !== 'off',
         jsonSchema: this.config.json_mode === 'json_schema',
         signal: call.signal,
       });
       const response = await raceAbort(work, call.signal);
-      entry.usage = response.usage;
+      const usage = sanitiseUsage(response.usage);
+      entry.usage = usage;
       if (response.notices?.length) entry.notices = response.notices;
-      this.usage.prompt_tokens += response.usage.prompt_tokens;
-      this.usage.completion_tokens += response.usage.completion_tokens;
-      this.usage.total_tokens += response.usage.total_tokens;
+      this.usage.prompt_tokens += usage.prompt_tokens;
+      this.usage.completion_tokens += usage.completion_tokens;
+      this.usage.total_tokens += usage.total_tokens;
+      if (usage.reasoning_tokens) this.usage.reasoning_tokens = (this.usage.reasoning_tokens ?? 0) + usage.reasoning_tokens;
       this.conversation.push({ role: 'assistant', content: response.text });
       return response;
     } catch (error) {
@@ -208,12 +233,20 @@ class AgentRun {
     }
   }
 
-  /** A failed step: the model sees the error and gets one repair turn; a second failure in a row ends the run. */
-  private fail(entry: TraceStep, error: StepError, reason: 'parse_error' | 'tool_error'): AgentResult | undefined {
+  /**
+   * A failed step: the model sees the error and gets one repair turn; a second failure in a row ends the
+   * run, with `max_output_tokens` only when both replies were cut at the output limit.
+   */
+  private fail(entry: TraceStep, error: StepError, reason: 'parse_error' | 'tool_error' | 'max_output_tokens'): AgentResult | undefined {
     entry.error = error;
     this.consecutiveFailures++;
-    if (this.consecutiveFailures >= 2) return this.finish(reason, `two failed turns in a row; last: ${error.message}`);
-    this.conversation.push({ role: 'user', content: repairMessage(error.message, reason === 'parse_error', this.config.prompt_examples) });
+    const previousCut = this.lastFailureType === 'output_limit';
+    this.lastFailureType = error.type;
+    if (this.consecutiveFailures >= 2) {
+      const finishReason = reason === 'max_output_tokens' && !previousCut ? 'parse_error' : reason;
+      return this.finish(finishReason, `two failed turns in a row; last: ${error.message}`);
+    }
+    this.conversation.push({ role: 'user', content: repairMessage(error.message, reason !== 'tool_error', this.config.prompt_examples) });
     return undefined;
   }
 

@@ -7,6 +7,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatMessage } from '../providers/chat-model';
+import { errorBody, geminiCompletion, openAiCompletion, reasoningModelRefusal, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
 /** One model call as the server received it, in the neutral message form. */
 export interface ScriptedRequest {
@@ -25,18 +26,21 @@ export interface ScriptedRequest {
  * What the server answers to one call. A string is the assistant text. In the object form, a `status`
  * of 400 or more (or an `errorMessage` without a status, which means 500) answers an error in the
  * provider's own error format; `delayMs` waits before answering; `usage` replaces the estimated token
- * counts; `headers` are added to the response (e.g. `retry-after`).
+ * counts (any JSON, to play a broken endpoint); `headers` are added to the response (e.g. `retry-after`);
+ * `rawBody` (with `contentType`) is sent as it is instead of a completion; the rest shape the completion
+ * as the provider would (see `WireReply`).
  */
 export type ScriptedReply =
   | string
-  | {
-      text?: string;
+  | (Partial<WireReply> & {
       status?: number;
       errorMessage?: string;
       delayMs?: number;
-      usage?: { prompt_tokens: number; completion_tokens: number };
+      usage?: WireUsage;
       headers?: Record<string, string>;
-    };
+      rawBody?: string;
+      contentType?: string;
+    });
 
 /** One reply for every call, an array indexed by call number, or a function of the request. */
 export type Script = ScriptedReply | ScriptedReply[] | ((request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>);
@@ -48,6 +52,8 @@ export interface ScriptedServerOptions {
   models?: string[];
   /** Answer HTTP 400 to OpenAI calls carrying `response_format`, like endpoints without JSON mode. */
   rejectResponseFormat?: boolean;
+  /** Refuse what GPT-5-family models refuse: any temperature but 1, and `max_tokens` (see `reasoningModelRefusal`). */
+  reasoningModel?: boolean;
   /** Defaults to 0: a free port. */
   port?: number;
 }
@@ -78,20 +84,15 @@ const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
   user: 'user',
   assistant: 'assistant',
 };
-const GEMINI_STATUS_NAMES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',
-  429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
-};
-
-type Provider = ScriptedRequest['provider'];
 type Usage = { prompt_tokens: number; completion_tokens: number };
-interface ResolvedReply {
-  text: string;
+interface ResolvedReply extends WireReply {
   status: number;
   errorMessage: string;
   delayMs: number;
-  usage?: Usage;
+  usage?: WireUsage;
   headers: Record<string, string>;
+  rawBody?: string;
+  contentType?: string;
 }
 type ParsedCall = { model: string; messages: ChatMessage[]; body: any };
 
@@ -109,6 +110,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       const message = 'Unrecognized request argument supplied: response_format';
       return sendJson(response, 400, { error: { message, type: 'invalid_request_error', param: 'response_format', code: null } });
     }
+    const refusal = options.reasoningModel ? reasoningModelRefusal(call.provider, call.body) : undefined;
+    if (refusal) {
+      requests.push({ ...call, callIndex: nextCallIndex });
+      return sendJson(response, refusal.status, refusal.body);
+    }
     const request: ScriptedRequest = { ...call, callIndex: nextCallIndex++ };
     requests.push(request);
     let reply: ResolvedReply;
@@ -122,9 +128,10 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     if (reply.status >= 400) {
       return sendJson(response, reply.status, errorBody(call.provider, reply.status, reply.errorMessage), reply.headers);
     }
+    if (reply.rawBody !== undefined) return sendRaw(response, reply.status, reply.rawBody, reply.contentType ?? 'text/html; charset=utf-8', reply.headers);
     const usage = reply.usage ?? estimateUsage(request.messages, reply.text);
     const completion = call.provider === 'openai' ? openAiCompletion : geminiCompletion;
-    sendJson(response, reply.status, completion(request, reply.text, usage), reply.headers);
+    sendJson(response, reply.status, completion(request, reply, usage), reply.headers);
   }
 
   async function route(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -205,11 +212,11 @@ function resolveReply(reply: ScriptedReply): ResolvedReply {
   // Lower-cased so that a scripted header replaces ours instead of being sent twice.
   for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
   return {
+    ...reply,
     text: reply.text ?? '',
     status,
     errorMessage: reply.errorMessage ?? `scripted server: HTTP ${status}`,
     delayMs: reply.delayMs ?? 0,
-    usage: reply.usage,
     headers,
   };
 }
@@ -262,41 +269,6 @@ function estimateUsage(messages: ChatMessage[], text: string): Usage {
   return { prompt_tokens: Math.ceil(promptCharacters / 4), completion_tokens: Math.ceil(text.length / 4) };
 }
 
-function openAiCompletion(request: ScriptedRequest, text: string, usage: Usage): object {
-  return {
-    id: `chatcmpl-scripted-${request.callIndex}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: request.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-  };
-}
-
-function geminiCompletion(request: ScriptedRequest, text: string, usage: Usage): object {
-  return {
-    candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: {
-      promptTokenCount: usage.prompt_tokens,
-      candidatesTokenCount: usage.completion_tokens,
-      totalTokenCount: usage.prompt_tokens + usage.completion_tokens,
-    },
-    modelVersion: request.model,
-    responseId: `scripted-${request.callIndex}`,
-  };
-}
-
-function errorBody(provider: Provider, status: number, message: string): object {
-  if (provider === 'gemini') {
-    const statusName = GEMINI_STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
-    return { error: { code: status, message, status: statusName } };
-  }
-  // Type and code as the real API reports them, since adapters may branch on them.
-  const type = status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error';
-  const code = status === 429 ? 'rate_limit_exceeded' : status === 401 ? 'invalid_api_key' : null;
-  return { error: { message, type, param: null, code } };
-}
-
 /** Gemini clients announce themselves with Google headers or a `key` query parameter; OpenAI ones never do. */
 function isGeminiClient(headers: http.IncomingHttpHeaders, query: string): boolean {
   return headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined || /(?:^|&)key=/.test(query);
@@ -329,6 +301,12 @@ function waitUnlessClientLeaves(
     response.once('close', cancel);
     pendingDelays.add(cancel);
   });
+}
+
+function sendRaw(response: http.ServerResponse, status: number, body: string, contentType: string, headers: Record<string, string>): void {
+  if (response.headersSent || response.destroyed) return;
+  response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
+  response.end(body);
 }
 
 function sendJson(response: http.ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {

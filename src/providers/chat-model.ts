@@ -8,24 +8,47 @@ export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Reasoning ("thinking") tokens, when the provider reports them; already counted in `completion_tokens`. */
+  reasoning_tokens?: number;
 }
+
+/** Reasoning effort as the engine names it; each adapter maps it to its provider's setting. */
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
+  /** Sent only when set; absent means the model's own default. */
   temperature?: number;
+  /** Cap on the reply's tokens (reasoning included where the provider counts it so); absent = the provider's default. */
+  maxOutputTokens?: number;
+  /** How hard a reasoning model thinks; absent = the model's default. */
+  reasoningEffort?: ReasoningEffort;
   /** Ask the provider for its JSON output mode (the Action/Final text protocol stays the contract). */
   jsonMode: boolean;
   /** With jsonMode: constrain replies to the Action/Final union schema where the provider supports it. */
   jsonSchema?: boolean;
-  /** Aborted by the per-call or whole-run timeout. */
+  /** Aborted by the per-call or whole-run timeout; every wait of the adapter (retries included) ends with it. */
   signal: AbortSignal;
 }
 
+/**
+ * Why the provider stopped generating, normalised: `stop` (a natural end), `length` (cut at the
+ * output-token limit), `content_filter` (withheld by the provider's safety filter), `other`.
+ */
+export type ModelFinishReason = 'stop' | 'length' | 'content_filter' | 'other';
+
 export interface ChatResponse {
   text: string;
-  /** Usage as the provider reported it; zeros when it reported none. */
+  /** Usage as the provider reported it; zeros when it reported none. The engine sanitises it. */
   usage: TokenUsage;
+  /** Normalised; absent when the provider did not say. */
+  finishReason?: ModelFinishReason;
+  /**
+   * Names of tools the model tried to call through the provider's native function calling instead of
+   * the text protocol (OpenAI `tool_calls` with `content: null`, Gemini `functionCall` parts).
+   */
+  nativeToolCalls?: string[];
   /** Things the adapter did that the trace should show (e.g. "retried without response_format"). */
   notices?: string[];
 }
@@ -33,7 +56,24 @@ export interface ChatResponse {
 /** The provider contract: the engine never imports a vendor SDK, only this. */
 export interface ChatModel {
   readonly provider: string;
+  /** Values the engine must redact from every output (e.g. this model's API key). */
+  readonly secrets?: readonly string[];
   generate(request: ChatRequest): Promise<ChatResponse>;
   /** Model ids the endpoint offers, when it can list them. */
   listModels?(signal?: AbortSignal): Promise<string[]>;
+}
+
+/**
+ * A provider answered, but not with a model reply (an HTML page, an SSE stream on a plain call, JSON of
+ * another shape): the run ends `llm_error` with this message instead of treating it as an empty reply.
+ */
+export class ProviderResponseError extends Error {
+  override readonly name = 'ProviderResponseError';
+}
+
+/** A short, single-line excerpt of an unexpected provider body for an error message. */
+export function describeUnexpectedBody(body: unknown): string {
+  const text = typeof body === 'string' ? body : JSON.stringify(body) ?? String(body);
+  const excerpt = text.slice(0, 160).replace(/\s+/g, ' ').trim();
+  return excerpt === '' ? 'an empty body' : `${JSON.stringify(excerpt)}${text.length > 160 ? '…' : ''}`;
 }

@@ -47,7 +47,10 @@ export function createChatModel(options: ProviderOptions): ChatModel {
   const limit = limiterFor(credentialKey, size);
   return {
     provider: inner.provider,
-    generate: (request: ChatRequest): Promise<ChatResponse> => limit(() => inner.generate(request)),
+    secrets: inner.secrets,
+    // A call that waited in the queue past its deadline is not sent at all.
+    generate: (request: ChatRequest): Promise<ChatResponse> =>
+      limit(() => (request.signal.aborted ? Promise.reject(request.signal.reason) : inner.generate(request))),
     listModels: inner.listModels?.bind(inner),
   };
 }

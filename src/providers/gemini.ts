@@ -1,49 +1,96 @@
-import { GoogleGenAI, type Content } from '@google/genai';
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model';
+import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
+import {
+  describeUnexpectedBody,
+  ProviderResponseError,
+  type ChatMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ModelFinishReason,
+  type ReasoningEffort,
+} from './chat-model';
+import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';
 
 /** Connection settings of the Gemini API. */
 export interface GeminiModelOptions {
   apiKey: string;
   /** Overrides https://generativelanguage.googleapis.com (e.g. a proxy or a local test server). */
   baseUrl?: string;
-  /** Retries of 408/429/5xx done by the SDK (default 2). */
+  /** Retries of 408/429/5xx and connection errors, with abortable waits (default 2). */
   maxRetries?: number;
 }
+
+/**
+ * `reasoning_effort` as a Gemini thinking budget in tokens (provider-behaviours.md §2: `thinkingBudget`,
+ * 0 disables; 2.5 Flash takes 0–24576). `minimal` asks for the least thinking a model allows.
+ */
+export const GEMINI_THINKING_BUDGETS: Record<ReasoningEffort, number> = { minimal: 0, low: 1024, medium: 8192, high: 24576 };
 
 /** generateContent through the official `@google/genai` SDK. */
 export class GeminiChatModel implements ChatModel {
   readonly provider = 'gemini';
+  readonly secrets: readonly string[];
   private readonly client: GoogleGenAI;
+  private readonly maxRetries: number;
 
   constructor(options: GeminiModelOptions) {
-    this.client = new GoogleGenAI({
-      apiKey: options.apiKey,
-      httpOptions: {
-        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-        retryOptions: { attempts: (options.maxRetries ?? 2) + 1, initialDelay: 0.5, maxDelay: 8 },
-      },
-    });
+    this.secrets = [options.apiKey];
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    // No `retryOptions`: the SDK's retries (p-retry) sleep past the abort signal; ./retry.ts does them.
+    this.client = new GoogleGenAI({ apiKey: options.apiKey, httpOptions: options.baseUrl ? { baseUrl: options.baseUrl } : {} });
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
-    const { systemInstruction, contents } = toGeminiContents(request.messages);
-    const response = await this.client.models.generateContent({
-      model: request.model,
-      contents,
-      config: {
-        abortSignal: request.signal,
-        ...(systemInstruction ? { systemInstruction } : {}),
-        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-        ...(request.jsonMode ? { responseMimeType: 'application/json' } : {}),
+    try {
+      return await this.generateOnce(request);
+    } catch (error) {
+      // A user-set temperature the model refuses: once more without it, as the OpenAI adapter does.
+      const refusesTemperature = error instanceof ApiError && error.status === 400 && /temperature/i.test(error.message);
+      if (!refusesTemperature || request.temperature === undefined || request.signal.aborted) throw error;
+      const response = await this.generateOnce({ ...request, temperature: undefined });
+      const notice = `the endpoint rejected temperature (${error.message.slice(0, 200)}); retried without temperature (the model's default applies)`;
+      return { ...response, notices: [...(response.notices ?? []), notice] };
+    }
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
+    const response = await withRetries(() => this.call(request), {
+      maxRetries: this.maxRetries,
+      signal: request.signal,
+      classify: (error) => {
+        if (request.signal.aborted) return { retry: false };
+        if (error instanceof ApiError) return decideByStatus(error.status);
+        // fetch's own failure (connection refused or reset) is a TypeError; anything else is not retried.
+        return { retry: error instanceof TypeError };
       },
     });
-    const metadata = response.usageMetadata;
-    const prompt = metadata?.promptTokenCount ?? 0;
-    const completion = (metadata?.candidatesTokenCount ?? 0) + (metadata?.thoughtsTokenCount ?? 0);
-    return {
-      text: response.text ?? '',
-      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: metadata?.totalTokenCount ?? prompt + completion },
-    };
+    return readResponse(response);
+  }
+
+  private async call(request: ChatRequest): Promise<GenerateContentResponse> {
+    const { systemInstruction, contents } = toGeminiContents(request.messages);
+    try {
+      return await this.client.models.generateContent({
+        model: request.model,
+        contents,
+        config: {
+          abortSignal: request.signal,
+          ...(systemInstruction ? { systemInstruction } : {}),
+          ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+          ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+          ...(request.reasoningEffort === undefined ? {} : { thinkingConfig: { thinkingBudget: GEMINI_THINKING_BUDGETS[request.reasoningEffort] } }),
+          ...(request.jsonMode ? { responseMimeType: 'application/json' } : {}),
+        },
+      });
+    } catch (error) {
+      // The SDK parses every 200 body as JSON: an HTML page or an event stream fails right there.
+      // (By name, not instanceof: the error may come from another realm.)
+      const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+      if (name === 'SyntaxError' || (typeof message === 'string' && /^SyntaxError\b/.test(message))) {
+        throw new ProviderResponseError(`the endpoint answered without a Gemini response (${String(message).slice(0, 160)}); check the base URL`);
+      }
+      throw error;
+    }
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -54,6 +101,38 @@ export class GeminiChatModel implements ChatModel {
     }
     return ids.sort();
   }
+}
+
+function readResponse(response: GenerateContentResponse): ChatResponse {
+  const candidate = response.candidates?.[0];
+  const blocked = response.promptFeedback?.blockReason;
+  if (!candidate && !blocked) {
+    throw new ProviderResponseError(`the endpoint answered without candidates (body: ${describeUnexpectedBody(response)}); check the base URL and model`);
+  }
+  const parts = candidate?.content?.parts ?? [];
+  const nativeToolCalls = parts.filter((part) => part.functionCall).map((part) => part.functionCall?.name ?? 'unnamed');
+  const metadata = response.usageMetadata;
+  const prompt = metadata?.promptTokenCount ?? 0;
+  const thoughts = metadata?.thoughtsTokenCount ?? 0;
+  const completion = (metadata?.candidatesTokenCount ?? 0) + thoughts;
+  return {
+    // Thought parts are left out, as the SDK's own `text` does (provider-behaviours.md §2).
+    text: parts.filter((part) => typeof part.text === 'string' && !part.thought).map((part) => part.text).join(''),
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: metadata?.totalTokenCount ?? 0, ...(thoughts ? { reasoning_tokens: thoughts } : {}) },
+    finishReason: blocked ? 'content_filter' : mapGeminiFinishReason(candidate?.finishReason),
+    ...(nativeToolCalls.length ? { nativeToolCalls } : {}),
+  };
+}
+
+const GEMINI_FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+
+/** Gemini's finishReason values (provider-behaviours.md §2, [GG-types]) in the engine's terms. */
+export function mapGeminiFinishReason(reason: unknown): ModelFinishReason | undefined {
+  if (reason === undefined || reason === null || reason === 'FINISH_REASON_UNSPECIFIED') return undefined;
+  if (reason === 'STOP') return 'stop';
+  if (reason === 'MAX_TOKENS') return 'length';
+  if (typeof reason === 'string' && GEMINI_FILTERED.has(reason)) return 'content_filter';
+  return 'other';
 }
 
 /** Gemini takes one system instruction and alternating user/model contents; consecutive same-role turns are merged. */

@@ -1,28 +1,44 @@
 import OpenAI from 'openai';
 import { ACTION_FINAL_SCHEMA } from './action-final-schema';
-import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
+import {
+  describeUnexpectedBody,
+  ProviderResponseError,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ModelFinishReason,
+} from './chat-model';
+import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {
   apiKey: string;
   /** e.g. https://api.openai.com/v1 (default), or any OpenAI-compatible server's /v1 URL. */
   baseUrl?: string;
-  /** Retries of 408/409/429/5xx and connection errors done by the SDK, with its backoff (default 2). */
+  /** Retries of 408/409/429/5xx and connection errors, with abortable waits (default 2). */
   maxRetries?: number;
 }
+
+/** Request fields an endpoint may refuse; each is dropped once, with a notice, and the call made again. */
+type Droppable = 'response_format' | 'temperature';
 
 /** Chat completions through the official `openai` SDK. */
 export class OpenAiChatModel implements ChatModel {
   readonly provider = 'openai';
+  readonly secrets: readonly string[];
   private readonly client: OpenAI;
-  /** Set once an endpoint rejected `response_format`, so later calls of the same model object skip it. */
-  private responseFormatRejected = false;
+  private readonly maxRetries: number;
+  /** Fields an endpoint refused, so later calls of the same model object leave them out. */
+  private readonly refused = new Set<Droppable>();
 
   constructor(options: OpenAiModelOptions) {
+    this.secrets = [options.apiKey];
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.client = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
-      maxRetries: options.maxRetries ?? 2,
+      // Retries are ours (./retry.ts): the SDK's retry sleep ignores the abort signal.
+      maxRetries: 0,
       // The engine enforces single_call_timeout itself through the abort signal.
       timeout: 24 * 3600 * 1000,
     });
@@ -30,39 +46,38 @@ export class OpenAiChatModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const notices: string[] = [];
-    const wantsFormat = request.jsonMode && !this.responseFormatRejected;
-    try {
-      return await this.complete(request, wantsFormat, notices);
-    } catch (error) {
-      if (!wantsFormat || !rejectsResponseFormat(error) || request.signal.aborted) throw error;
-      this.responseFormatRejected = true;
-      notices.push(`the endpoint rejected response_format (${(error as Error).message.slice(0, 200)}); retried without JSON mode`);
-      return this.complete(request, false, notices);
+    for (;;) {
+      const dropped = new Set(this.refused);
+      try {
+        return await withRetries(() => this.complete(request, dropped, notices), {
+          maxRetries: this.maxRetries,
+          signal: request.signal,
+          classify: classifyOpenAiError,
+        });
+      } catch (error) {
+        const field = refusedField(error, request, dropped);
+        if (!field || request.signal.aborted) throw error;
+        this.refused.add(field);
+        const without = field === 'response_format' ? 'JSON mode' : "temperature (the model's default applies)";
+        notices.push(`the endpoint rejected ${field} (${(error as Error).message.slice(0, 200)}); retried without ${without}`);
+      }
     }
   }
 
-  private async complete(request: ChatRequest, withFormat: boolean, notices: string[]): Promise<ChatResponse> {
-    const completion = await this.client.chat.completions.create(
+  private async complete(request: ChatRequest, dropped: ReadonlySet<Droppable>, notices: string[]): Promise<ChatResponse> {
+    const withFormat = request.jsonMode && !dropped.has('response_format');
+    const completion: unknown = await this.client.chat.completions.create(
       {
         model: request.model,
         messages: request.messages,
-        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        ...(request.temperature === undefined || dropped.has('temperature') ? {} : { temperature: request.temperature }),
+        ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
+        ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
         ...(withFormat ? { response_format: responseFormat(request) } : {}),
       },
       { signal: request.signal },
     );
-    const choice = completion.choices?.[0];
-    const text = choice?.message?.content ?? '';
-    const usage = completion.usage;
-    return {
-      text,
-      usage: {
-        prompt_tokens: usage?.prompt_tokens ?? 0,
-        completion_tokens: usage?.completion_tokens ?? 0,
-        total_tokens: usage?.total_tokens ?? (usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0),
-      },
-      ...(notices.length ? { notices } : {}),
-    };
+    return readCompletion(completion, notices);
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -72,14 +87,67 @@ export class OpenAiChatModel implements ChatModel {
   }
 }
 
+/** A chat completion's reply, or ProviderResponseError when the 200 body was something else (the SDK does not check). */
+function readCompletion(completion: unknown, notices: string[]): ChatResponse {
+  const choices = (completion as { choices?: unknown } | null)?.choices;
+  if (typeof completion !== 'object' || completion === null || !Array.isArray(choices)) {
+    throw new ProviderResponseError(
+      `the endpoint answered HTTP 200 without a chat completion (body: ${describeUnexpectedBody(completion)}); check that the base URL is the API's /v1 URL`,
+    );
+  }
+  const choice = (choices[0] ?? {}) as OpenAI.ChatCompletion.Choice & { message?: { refusal?: string | null } };
+  const message = choice.message ?? ({} as OpenAI.ChatCompletionMessage);
+  const toolCalls = (message.tool_calls ?? []).map((call) => ('function' in call ? call.function?.name : undefined) ?? 'unnamed');
+  const usage = (completion as OpenAI.ChatCompletion).usage;
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
+  const refused = typeof message.refusal === 'string' && message.refusal !== '';
+  return {
+    text: typeof message.content === 'string' ? message.content : '',
+    usage: {
+      prompt_tokens: usage?.prompt_tokens ?? 0,
+      completion_tokens: usage?.completion_tokens ?? 0,
+      total_tokens: usage?.total_tokens ?? 0,
+      ...(reasoning ? { reasoning_tokens: reasoning } : {}),
+    },
+    finishReason: refused ? 'content_filter' : mapOpenAiFinishReason(choice.finish_reason),
+    ...(toolCalls.length ? { nativeToolCalls: toolCalls } : {}),
+    ...(notices.length ? { notices } : {}),
+  };
+}
+
+/** OpenAI's finish_reason values (provider-behaviours.md §1.5) in the engine's terms. */
+export function mapOpenAiFinishReason(reason: unknown): ModelFinishReason | undefined {
+  if (reason === null || reason === undefined) return undefined;
+  if (reason === 'stop' || reason === 'tool_calls' || reason === 'function_call') return 'stop';
+  if (reason === 'length') return 'length';
+  if (reason === 'content_filter') return 'content_filter';
+  return 'other';
+}
+
+function classifyOpenAiError(error: unknown): RetryDecision {
+  if (error instanceof OpenAI.APIUserAbortError) return { retry: false };
+  if (error instanceof OpenAI.APIConnectionError) return { retry: true };
+  if (error instanceof OpenAI.APIError) return decideByStatus(error.status, error.headers);
+  return { retry: false };
+}
+
 function responseFormat(request: ChatRequest): OpenAI.ResponseFormatJSONObject | OpenAI.ResponseFormatJSONSchema {
   if (!request.jsonSchema) return { type: 'json_object' };
   return { type: 'json_schema', json_schema: { name: 'agent_turn', schema: ACTION_FINAL_SCHEMA as any, strict: false } };
 }
 
-/** A 400/422 whose message or `param` points at response_format: the endpoint has no JSON mode. */
-function rejectsResponseFormat(error: unknown): boolean {
-  if (!(error instanceof OpenAI.APIError)) return false;
-  if (error.status !== 400 && error.status !== 422) return false;
-  return error.param === 'response_format' || /response_format|json_object|json_schema/i.test(error.message);
+/**
+ * The request field a 400/422 refuses, when it is one the call can do without: `response_format` (an
+ * endpoint without JSON mode) or a user-set `temperature` (GPT-5 and o-series models accept only their
+ * default: provider-behaviours.md §1.1, `param: "temperature"`, code `unsupported_value` or `unsupported_parameter`).
+ */
+function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<Droppable>): Droppable | undefined {
+  if (!(error instanceof OpenAI.APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
+  if (request.jsonMode && !dropped.has('response_format') && (error.param === 'response_format' || /response_format|json_object|json_schema/i.test(error.message))) {
+    return 'response_format';
+  }
+  if (request.temperature !== undefined && !dropped.has('temperature') && (error.param === 'temperature' || /'temperature'/.test(error.message))) {
+    return 'temperature';
+  }
+  return undefined;
 }

@@ -61,15 +61,26 @@ export function validateAgainst<T = unknown>(schema: JsonSchema, value: unknown,
   return { ok: false, issues: renderIssues(validator.errors ?? [], rootName) };
 }
 
-/** Renders ajv errors as `path: problem` lines a model (or a person) can act on. */
+/** At most this many `path: problem` lines are rendered; the rest are counted. */
+export const MAX_RENDERED_ISSUES = 10;
+/** A line longer than this (a model can send a key of any length) is cut. */
+const MAX_ISSUE_LENGTH = 300;
+
+/**
+ * Renders ajv errors as `path: problem` lines a model (or a person) can act on: the first
+ * MAX_RENDERED_ISSUES distinct ones, then a line counting the rest, each line bounded in length.
+ */
 export function renderIssues(errors: ErrorObject[], rootName: string): string[] {
   const lines = errors.map((error) => {
     const path = rootName + error.instancePath.replace(/\/([^/]*)/g, (_, segment: string) =>
       /^\d+$/.test(segment) ? `[${segment}]` : `.${segment.replace(/~1/g, '/').replace(/~0/g, '~')}`,
     );
-    return `${path}: ${describeError(error)}`;
+    const line = `${path}: ${describeError(error)}`;
+    return line.length > MAX_ISSUE_LENGTH ? `${line.slice(0, MAX_ISSUE_LENGTH)}…` : line;
   });
-  return [...new Set(lines)];
+  const unique = [...new Set(lines)];
+  if (unique.length <= MAX_RENDERED_ISSUES) return unique;
+  return [...unique.slice(0, MAX_RENDERED_ISSUES), `… and ${unique.length - MAX_RENDERED_ISSUES} more problems`];
 }
 
 function describeError(error: ErrorObject): string {

@@ -10,11 +10,23 @@ export type FinishReason =
   | 'llm_error'
   | 'parse_error'
   | 'tool_error'
+  | 'max_output_tokens'
+  | 'content_filter'
   | 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
 export interface StepError {
-  type: 'parse_error' | 'tool_not_allowed' | 'invalid_args' | 'tool_error' | 'tool_timeout' | 'llm_error' | 'timeout' | 'limit';
+  type:
+    | 'parse_error'
+    | 'output_limit'
+    | 'content_filter'
+    | 'tool_not_allowed'
+    | 'invalid_args'
+    | 'tool_error'
+    | 'tool_timeout'
+    | 'llm_error'
+    | 'timeout'
+    | 'limit';
   message: string;
 }
 
