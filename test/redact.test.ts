@@ -1,5 +1,5 @@
 import { runAgent } from '../src/agent/run-agent';
-import { REDACTED, Redactor, secretsInSettings } from '../src/trace/redact';
+import { REDACTED, Redactor, secretSpellings, secretsInSettings } from '../src/trace/redact';
 import { action, final, modelFor, probeTool, useScriptedServer } from './support/agent';
 
 describe('Redactor', () => {
@@ -36,6 +36,57 @@ describe('Redactor', () => {
       redis_context: { redis_url: 'redis://:pw@127.0.0.1:6379', ttl_seconds: 60 },
     });
     expect(found.sort()).toEqual(['abc123456', 'https://open.feishu.cn/open-apis/bot/v2/hook/tok', 'redis://:pw@127.0.0.1:6379', 'shh-secret']);
+  });
+});
+
+describe('Redactor with known secrets in the spellings servers echo them in', () => {
+  const secret = 'p@ss/word+Key é "quoted" 2024';
+  const redactor = new Redactor([secret]);
+  const bytes = Buffer.from(secret, 'utf8');
+  const base64 = bytes.toString('base64');
+
+  it.each([
+    ['raw', secret],
+    ['JSON-escaped', JSON.stringify(secret).slice(1, -1)],
+    ['JSON-escaped as Python writes it', JSON.stringify(secret).slice(1, -1).replace('é', '\\u00e9')],
+    ['JSON-escaped as PHP writes it', JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/').replace('é', '\\u00e9')],
+    ['URL-encoded', encodeURIComponent(secret)],
+    ['URL-encoded with lower-case escapes', encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())],
+    ['form-encoded', new URLSearchParams({ q: secret }).toString().slice(2)],
+    ['hex', bytes.toString('hex')],
+    ['upper-case hex', bytes.toString('hex').toUpperCase()],
+    ['base64', base64],
+    ['base64 without padding', base64.replace(/=+$/, '')],
+    ['URL-safe base64', bytes.toString('base64url')],
+  ])('replaces the %s spelling whole', (_name, spelling) => {
+    expect(redactor.text(`echo ${spelling} end`)).toBe(`echo ${REDACTED} end`);
+  });
+
+  // Basic auth sends base64("user:password"): the secret starts at any byte offset of the encoded data.
+  it.each(['', 'u:', 'us:', 'bob:', 'alice:', 'x'.repeat(20) + ':'])('catches the secret base64-encoded after %j and before ":rest"', (prefix) => {
+    for (const alphabet of ['base64', 'base64url'] as const) {
+      const encoded = Buffer.from(`${prefix}${secret}:rest`, 'utf8').toString(alphabet);
+      const result = redactor.text(`Header: ${encoded}`);
+      const left = result.slice('Header: '.length).split(REDACTED);
+      expect(left).toHaveLength(2);
+      // What stays is the encoding of the prefix and suffix, plus at most two mixed characters at each edge.
+      expect(left[0].length).toBeLessThanOrEqual(Math.ceil((prefix.length * 4) / 3) + 2);
+      expect(left[1].length).toBeLessThanOrEqual(Math.ceil((':rest'.length * 4) / 3) + 2 + 2);
+      expect(encoded.startsWith(left[0])).toBe(true);
+    }
+  });
+
+  it('leaves ordinary text alone, even text that shares a short piece of a spelling', () => {
+    const shortSecret = 'abcdef';
+    const text = `the YWJj base64 of "abc", 616263 in hex, and abcde are not ${shortSecret.slice(1)}x`;
+    expect(new Redactor([shortSecret]).text(text)).toBe(text);
+  });
+
+  it('lists the raw secret among its spellings, each once, longest first', () => {
+    const spellings = secretSpellings(secret);
+    expect(spellings).toContain(secret);
+    expect(new Set(spellings).size).toBe(spellings.length);
+    expect(spellings.map((spelling) => spelling.length)).toEqual([...spellings.map((spelling) => spelling.length)].sort((left, right) => right - left));
   });
 });
 
