@@ -7,7 +7,7 @@ import { runAgent } from './agent/run-agent';
 import { MemoryContextStore } from './context/memory-store';
 import { RedisContextStore } from './context/redis-store';
 import { persistSession, prepareSession } from './context/session';
-import { ContextStoreError, DEFAULT_KEY_PREFIX, DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, InvalidContextInputError, type ContextStore } from './context/store';
+import { ContextStoreError, DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, InvalidContextInputError, type ContextStore } from './context/store';
 import { createChatModel, type ProviderName } from './providers/create-model';
 import type { AgentResult } from './trace/types';
 
@@ -138,7 +138,7 @@ async function runInSession(session: SessionOptions, prompt: string, run: (input
   const store: ContextStore =
     session.context === 'memory' ? new MemoryContextStore() : new RedisContextStore({ connection: { url: session.redisUrl } });
   try {
-    const address = { sessionId: session.sessionId, keyPrefix: DEFAULT_KEY_PREFIX };
+    const address = { sessionId: session.sessionId };
     const prepared = await prepareSession(store, { ...address, window: {}, userMessage: prompt });
     const result = await run({ messages: prepared.messages_json });
     const persisted = await persistSession(store, {

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { runCli } from './support/cli';
 import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { final, useScriptedServer } from './support/agent';
@@ -31,27 +35,27 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
     return { agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false } };
   }
 
-  function contextNode(name: string, operation: string, storage: string, extra: INodeParameters = {}): INode {
+  function contextNode(name: string, operation: string, storage: string, extra: INodeParameters = {}, options: INodeParameters = { keyPrefix }): INode {
     return createNode({
       name,
       type: 'agentContext',
-      parameters: { operation, storage, options: { keyPrefix }, ...extra },
+      parameters: { operation, storage, options, ...extra },
       settings: storage === 'redis' ? { credentials: REDIS_CREDENTIAL } : {},
     });
   }
 
-  async function chain(storage: 'redis' | 'memory', item: IDataObject, redisUrl?: string) {
+  async function chain(storage: 'redis' | 'memory', item: IDataObject, redisUrl?: string, options?: INodeParameters) {
     return runWorkflow({
       nodes: [
         createInputNode([item], 'Webhook'),
-        contextNode('Prepare', 'prepare', storage),
+        contextNode('Prepare', 'prepare', storage, {}, options),
         createNode({
           name: 'Agent Core',
           type: 'agentCore',
           parameters: { model: { __rl: true, mode: 'id', value: 'scripted-model' }, inputMode: 'messages' },
           settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
         }),
-        contextNode('Persist', 'persist', storage),
+        contextNode('Persist', 'persist', storage, {}, options),
       ],
       connections: connectInSequence('Webhook', 'Prepare', 'Agent Core', 'Persist'),
       nodeTypes: { agentCore: new AgentCore(), agentContext: new AgentContext() },
@@ -88,6 +92,45 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
     });
   });
 
+  it('an unanswered run stores nothing; with Store Unanswered Question it is kept, marked, and never replayed', async () => {
+    const session = `unanswered-${randomUUID()}`;
+    server().setScript('not the protocol');
+    const failed = await chain('redis', { body: { session_id: session, prompt: 'First question' } });
+    expect(failed.outputOf('Persist')[0].json).toMatchObject({ finish_reason: 'parse_error', context: { stored: false, stored_turns: null, persisted_messages: 0 } });
+    expect(await client.llen(`${keyPrefix}${session}:turns`)).toBe(0);
+
+    await chain('redis', { body: { session_id: session, prompt: 'Second question' } }, undefined, { keyPrefix, storeUnanswered: true });
+    const stored = (await client.lrange(`${keyPrefix}${session}:turns`, 0, -1)).map((entry) => JSON.parse(entry));
+    expect(stored).toMatchObject([{ unanswered: true, messages: [{ role: 'user', content: 'Second question' }] }]);
+
+    rememberingModel();
+    await chain('redis', { body: { session_id: session, prompt: 'Third question' } });
+    const sent = server().requests.at(-1)!.messages;
+    expect(sent.slice(1)).toEqual([{ role: 'user', content: 'Third question' }]);
+  });
+
+  it('a conversation started by the CLI continues in the node and back: one key layout', async () => {
+    const session = `shared-${randomUUID()}`;
+    const folder = mkdtempSync(join(tmpdir(), 'agent-core-shared-'));
+    const config = join(folder, 'config.json');
+    writeFileSync(config, JSON.stringify({ model: 'scripted-model' }));
+    const cli = (prompt: string) =>
+      runCli(['run', '--config', config, '--prompt', prompt, '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--session', session, '--redis-url', redis.url]);
+    try {
+      rememberingModel();
+      const first = await cli('My name is Ada');
+      expect(JSON.parse(first.stdout)).toMatchObject({ context: { history_turns: 0, stored_turns: 1 } });
+      const inNode = await chain('redis', { body: { session_id: session, prompt: 'Who am I?' } }, undefined, {});
+      expect(inNode.outputOf('Persist')[0].json).toMatchObject({ final_answer: 'You are Ada.', context: { stored_turns: 2 } });
+      const back = await cli('And again?');
+      expect(JSON.parse(back.stdout)).toMatchObject({ final_answer: 'You are Ada.', context: { history_turns: 2, stored_turns: 3 } });
+      expect(await client.exists(`agent_core:ctx:${session}:turns`)).toBe(1);
+    } finally {
+      await deleteKeysByPrefix(client, `agent_core:ctx:${session}`);
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('keeps separate sessions apart', async () => {
     rememberingModel();
     await chain('redis', { body: { session_id: 'alpha', prompt: 'My name is Alan' } });
@@ -117,7 +160,8 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
   });
 
   it('skips and counts corrupt stored entries instead of failing prepare', async () => {
-    await client.rpush(`${keyPrefix}corrupt:turns`, 'not json', JSON.stringify({ messages: [{ role: 'user', content: 'ok' }], at: new Date().toISOString() }), '{"wrong":"shape"}');
+    const answered = [{ role: 'user', content: 'ok' }, { role: 'assistant', content: 'fine' }];
+    await client.rpush(`${keyPrefix}corrupt:turns`, 'not json', JSON.stringify({ messages: answered, at: new Date().toISOString() }), '{"wrong":"shape"}');
     const result = await single('prepare', { userMessage: 'next' }, { session_id: 'corrupt' });
     expect(result.outputOf('Context')[0].json).toMatchObject({ history_turns: 1, skipped_corrupt: 2 });
   });

@@ -47,7 +47,7 @@ describe('agent-core run uses every built-in tool through tool_settings', () => 
       server().setScript([action('http_request', { url: `${target.url}/stock?sku=7` }), final('12 in stock')]);
       const output = await runWithConfig({
         allowed_tools: ['http_request'],
-        tool_settings: { http_request: { allowed_domains: ['127.0.0.1'], allow_private_network: true, headers: { 'X-Api-Token': 'cli-secret-token' } } },
+        tool_settings: { http_request: { allowed_domains: ['127.0.0.1'], allow_private_network: true, allow_insecure_headers: true, headers: { 'X-Api-Token': 'cli-secret-token' } } },
       });
       expect(output.finish_reason).toBe('final');
       expect(output.trace[0].observation).toContain('HTTP 200');

@@ -214,12 +214,14 @@ describe.each(harnesses)('%s context store', (_name, createHarness) => {
     expect((await store.get('alice')).turns).toEqual([]);
   });
 
-  test('a 1 MB message is stored, kept out of a bounded window whole, and trimmed like any turn', async () => {
+  test('a 1 MB message is stored, kept out of a bounded window and of the default cap whole, and trimmed like any turn', async () => {
     const huge = 'y'.repeat(1024 * 1024);
     await store.persist('alice', { messages: [{ role: 'user', content: huge }], at: new Date().toISOString() }, { ...PERSIST, maxStoredTurns: 2 });
     const normal = await store.prepare('alice', { maxTurns: 20, maxCharacters: HISTORY_CHARACTER_LEVELS.normal });
     expect(normal).toMatchObject({ messages: [], turns: 0, truncated: true });
-    expect((await store.prepare('alice', WINDOW)).messages[0].content).toHaveLength(huge.length);
+    // "full" (no budget) still replays at most DEFAULT_MAX_HISTORY_CHARACTERS; a custom budget may allow more.
+    expect(await store.prepare('alice', { maxTurns: 20, maxCharacters: 0 })).toMatchObject({ messages: [], turns: 0, truncated: true });
+    expect((await store.prepare('alice', { maxTurns: 20, maxCharacters: 2 * huge.length })).messages[0].content).toHaveLength(huge.length);
 
     await store.persist('alice', exchange('small'), { ...PERSIST, maxStoredTurns: 2 });
     const afterSmall = await store.prepare('alice', { maxTurns: 20, maxCharacters: HISTORY_CHARACTER_LEVELS.normal });

@@ -1,5 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { DEFAULT_KEY_PREFIX, DEFAULT_MAX_STORED_TURNS, DEFAULT_MAX_TURNS, DEFAULT_TTL_SECONDS } from '../../src/context/store';
+import {
+  DEFAULT_KEY_PREFIX,
+  DEFAULT_MAX_HISTORY_CHARACTERS,
+  DEFAULT_MAX_STORED_TURNS,
+  DEFAULT_MAX_TURN_CHARACTERS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TTL_SECONDS,
+} from '../../src/context/store';
 import { HISTORY_CHARACTER_LEVELS } from '../../src/context/window';
 
 const onlyFor = (...operation: string[]) => ({ show: { operation } });
@@ -77,7 +84,7 @@ export const agentContextProperties: INodeProperties[] = [
     name: 'historySize',
     type: 'options',
     options: [
-      { name: 'Full', value: 'full', description: 'No character budget' },
+      { name: 'Full', value: 'full', description: `Every turn within Max Turns, up to ${DEFAULT_MAX_HISTORY_CHARACTERS} characters (Custom sets more)` },
       { name: 'Normal', value: 'normal', description: `${HISTORY_CHARACTER_LEVELS.normal} characters` },
       { name: 'Compact', value: 'compact', description: `${HISTORY_CHARACTER_LEVELS.compact} characters` },
       { name: 'Minimal', value: 'minimal', description: `${HISTORY_CHARACTER_LEVELS.minimal} characters` },
@@ -103,6 +110,7 @@ export const agentContextProperties: INodeProperties[] = [
     default: {},
     options: [
       { displayName: 'Key Prefix', name: 'keyPrefix', type: 'string', default: DEFAULT_KEY_PREFIX, description: 'Prefix of the Redis keys (and memory entries) of this history' },
+      { displayName: 'Max Stored Turn Size', name: 'maxTurnCharacters', type: 'number', typeOptions: { minValue: 100 }, default: DEFAULT_MAX_TURN_CHARACTERS, description: 'Persist: characters one turn (question and answer) keeps; longer messages are cut with a visible marker' },
       { displayName: 'Max Stored Turns', name: 'maxStoredTurns', type: 'number', typeOptions: { minValue: 1 }, default: DEFAULT_MAX_STORED_TURNS, description: 'Persist keeps at most this many newest turns per session' },
       {
         displayName: 'Provider Formats',
@@ -116,6 +124,7 @@ export const agentContextProperties: INodeProperties[] = [
         default: [],
         description: 'Prepare: also emit the conversation in these providers\' own formats',
       },
+      { displayName: 'Store Unanswered Question', name: 'storeUnanswered', type: 'boolean', default: false, description: 'Whether persist also stores a run that ended without an answer (a limit, an error), marked as unanswered: kept for Get, never replayed to the model. Off: such a run stores nothing.' },
       { displayName: 'Store Steps', name: 'storeSteps', type: 'boolean', default: false, description: 'Whether persist also keeps a compact record of the agent steps (tool names, errors, timings) from the "trace" field' },
       { displayName: 'System Message', name: 'systemMessage', type: 'string', default: '', description: "Persist: store or replace the session's system message; it is always kept by prepare" },
       { displayName: 'TTL (Seconds)', name: 'ttlSeconds', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_TTL_SECONDS, description: 'The session expires this long after its last persist; 0 = never' },

@@ -23,10 +23,7 @@ async function openStore(context: IExecuteFunctions): Promise<{ store: ContextSt
   const storage = context.getNodeParameter('storage', 0) as 'redis' | 'memory';
   if (storage === 'memory') return { store: sharedMemoryContextStore(), memory: true };
   const credentials = await context.getCredentials('agentCoreRedis');
-  const store = new RedisContextStore({
-    keyPrefix: '',
-    connection: redisConnectionFromCredential(credentials),
-  });
+  const store = new RedisContextStore({ connection: redisConnectionFromCredential(credentials) });
   return { store, memory: false };
 }
 
@@ -65,6 +62,8 @@ async function runItem(context: IExecuteFunctions, store: ContextStore, operatio
       ...address,
       messages: context.getNodeParameter('messages', itemIndex),
       maxStoredTurns: (options.maxStoredTurns as number) ?? DEFAULT_MAX_STORED_TURNS,
+      ...(typeof options.maxTurnCharacters === 'number' ? { maxTurnCharacters: options.maxTurnCharacters } : {}),
+      storeUnanswered: options.storeUnanswered === true,
       ttlSeconds: (options.ttlSeconds as number) ?? DEFAULT_TTL_SECONDS,
       ...(typeof options.systemMessage === 'string' && options.systemMessage !== '' ? { systemMessage: options.systemMessage } : {}),
       ...(options.storeSteps && Array.isArray(trace) ? { steps: compactSteps(trace) } : {}),

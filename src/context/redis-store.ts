@@ -14,7 +14,6 @@ import {
 import {
   assertSessionKey,
   ContextStoreError,
-  DEFAULT_KEY_PREFIX,
   decodeStoredTurns,
   encodeStoredTurn,
   InvalidContextInputError,
@@ -96,7 +95,9 @@ export class RedisContextStore implements ContextStore {
   private closed = false;
 
   constructor(options: RedisContextStoreOptions) {
-    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    // The session key already carries the history's prefix (sessionStoreKey owns the layout); this one
+    // only namespaces a whole store, e.g. per test.
+    this.keyPrefix = options.keyPrefix ?? '';
     if ('client' in options) {
       this.client = options.client;
       this.ownsClient = options.closeClient ?? false;

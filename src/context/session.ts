@@ -1,7 +1,8 @@
 import { InputError, parseMessages } from '../agent/input';
 import type { ChatMessage } from '../providers/chat-model';
 import type { TraceStep } from '../trace/types';
-import { assertSessionKey, type ContextStore, type HistoryWindow, type PersistOptions } from './store';
+import { truncateObservation } from '../agent/limits';
+import { assertSessionKey, DEFAULT_KEY_PREFIX, DEFAULT_MAX_TURN_CHARACTERS, type ContextStore, type HistoryWindow, type PersistOptions } from './store';
 
 /**
  * The prepare → agent → persist chain (design §8), shared by the Agent Context node and the CLI so
@@ -22,7 +23,11 @@ export interface PreparedSession {
   truncated: boolean;
 }
 
-/** Which session, under which key prefix (the store sees `keyPrefix + sessionId`). */
+/**
+ * Which session, under which key prefix. The one owner of the key layout: the store sees
+ * `keyPrefix + sessionId` (default prefix DEFAULT_KEY_PREFIX), and the Redis store adds `:turns` and
+ * `:system`, so the node and the CLI write `agent_core:ctx:<session>:turns` alike.
+ */
 export interface SessionAddress {
   sessionId: unknown;
   keyPrefix?: string;
@@ -34,9 +39,11 @@ export async function prepareSession(
 ): Promise<PreparedSession> {
   const { sessionId, key } = sessionStoreKey(request);
   const history = await store.prepare(key, request.window as HistoryWindow);
-  const messages = [...history.messages];
   const userMessage = request.userMessage;
-  if (typeof userMessage === 'string' && userMessage.trim() !== '') messages.push({ role: 'user', content: userMessage });
+  const withNew = typeof userMessage === 'string' && userMessage.trim() !== '' ? [...history.messages, { role: 'user' as const, content: userMessage }] : history.messages;
+  // History written before persist skipped unanswered runs can hold a question with no answer; it is
+  // left out so that no two user messages in a row reach the model.
+  const messages = withNew.filter((message, index) => !(message.role === 'user' && withNew[index + 1]?.role === 'user'));
   return {
     session_id: sessionId,
     messages_json: messages,
@@ -53,6 +60,24 @@ export interface PersistSessionRequest extends SessionAddress, PersistOptions {
   messages: unknown;
   /** A compact record of the run's steps to keep with the turn (see `compactSteps`). */
   steps?: unknown;
+  /** Characters the stored turn keeps (default DEFAULT_MAX_TURN_CHARACTERS); each message gets an equal share. */
+  maxTurnCharacters?: number;
+  /**
+   * Store a run that ended without an answer too, as a turn marked `unanswered` (kept for `get`, never
+   * replayed). Default false: such a run stores nothing.
+   */
+  storeUnanswered?: boolean;
+}
+
+/** What persist did; `stored: false` when the run had no answer and `storeUnanswered` was off. */
+export interface PersistedSession {
+  session_id: string;
+  stored: boolean;
+  /** Turns the session holds after this persist; null when nothing was written. */
+  stored_turns: number | null;
+  persisted_messages: number;
+  /** Why nothing was stored, when it was not. */
+  skipped?: string;
 }
 
 /**
@@ -62,16 +87,32 @@ export interface PersistSessionRequest extends SessionAddress, PersistOptions {
 export async function persistSession(
   store: ContextStore,
   request: PersistSessionRequest,
-): Promise<{ session_id: string; stored_turns: number; persisted_messages: number }> {
+): Promise<PersistedSession> {
   const { sessionId, key } = sessionStoreKey(request);
-  const messages = parseMessages(request.messages, 'messages').filter((message) => message.role !== 'system');
-  if (messages.length === 0) {
+  const parsed = parseMessages(request.messages, 'messages').filter((message) => message.role !== 'system');
+  if (parsed.length === 0) {
     throw new InputError('messages', 'messages has no user or assistant message to persist; pass the Agent Core output field "messages"');
   }
-  const turn = { messages, at: new Date().toISOString(), ...(request.steps === undefined ? {} : { steps: request.steps }) };
+  const maxTurnCharacters = request.maxTurnCharacters ?? DEFAULT_MAX_TURN_CHARACTERS;
+  if (!Number.isInteger(maxTurnCharacters) || maxTurnCharacters < 100) {
+    throw new InputError('maxTurnCharacters', `maxTurnCharacters must be an integer ≥ 100, got ${String(maxTurnCharacters)}`);
+  }
+  // Bounds what every later prepare loads: a turn is never split, so its size is capped when it is written.
+  const share = Math.floor(maxTurnCharacters / parsed.length);
+  const messages = parsed.map((message) => ({ ...message, content: truncateObservation(message.content, share) }));
+  const answered = messages[messages.length - 1].role === 'assistant';
+  if (!answered && !request.storeUnanswered) {
+    return { session_id: sessionId, stored: false, stored_turns: null, persisted_messages: 0, skipped: 'the run ended without an answer; nothing was stored' };
+  }
+  const turn = {
+    messages,
+    at: new Date().toISOString(),
+    ...(answered ? {} : { unanswered: true as const }),
+    ...(request.steps === undefined ? {} : { steps: request.steps }),
+  };
   const { maxStoredTurns, ttlSeconds, systemMessage } = request;
   const result = await store.persist(key, turn, { maxStoredTurns, ttlSeconds, ...(systemMessage === undefined ? {} : { systemMessage }) });
-  return { session_id: sessionId, stored_turns: result.storedTurns, persisted_messages: messages.length };
+  return { session_id: sessionId, stored: true, stored_turns: result.storedTurns, persisted_messages: messages.length };
 }
 
 /** One small record per step: enough to audit what the agent did without storing observations. */
@@ -92,7 +133,7 @@ export function sessionStoreKey(address: SessionAddress): { sessionId: string; k
     throw new InputError('session_id', 'session ID is empty; set it to the conversation ID, e.g. {{ $json.body.session_id }}');
   }
   try {
-    return { sessionId: raw, key: assertSessionKey(`${address.keyPrefix ?? ''}${raw}`) };
+    return { sessionId: raw, key: assertSessionKey(`${address.keyPrefix ?? DEFAULT_KEY_PREFIX}${raw}`) };
   } catch (error) {
     throw new InputError('session_id', (error as Error).message);
   }

@@ -9,6 +9,14 @@ export const DEFAULT_MAX_STORED_TURNS = 200;
 export const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 /** Session keys longer than this are refused (they become Redis keys and log lines). */
 export const MAX_SESSION_KEY_LENGTH = 256;
+/**
+ * Characters of history replayed to the model when the window sets no character budget (History Size
+ * "full"): about 100k tokens. Bounds what one prepare can load into memory and send; a custom budget
+ * may set more.
+ */
+export const DEFAULT_MAX_HISTORY_CHARACTERS = 400_000;
+/** Characters one stored turn keeps when persist is not told otherwise; longer messages are cut with a marker. */
+export const DEFAULT_MAX_TURN_CHARACTERS = 100_000;
 /** Prefix of every Redis key the store writes, unless its options say otherwise. */
 export const DEFAULT_KEY_PREFIX = 'agent_core:ctx:';
 
@@ -22,13 +30,15 @@ export interface StoredTurn {
   at: string;
   /** Optional compact record of the agent's steps (any JSON value). */
   steps?: unknown;
+  /** Set on a turn stored without an answer (persist's `storeUnanswered`); such turns are never replayed. */
+  unanswered?: true;
 }
 
 /** Which part of the stored history `prepare` hands to the model. */
 export interface HistoryWindow {
   /** Newest turns to include; 0 means no turn limit. Default 20. */
   maxTurns: number;
-  /** Character budget for the included turns' message contents; 0 means none. See `HISTORY_CHARACTER_LEVELS`. */
+  /** Character budget for the included turns' message contents; 0 means DEFAULT_MAX_HISTORY_CHARACTERS. See `HISTORY_CHARACTER_LEVELS`. */
   maxCharacters: number;
   /**
    * When `maxTurns` is 0, `prepare` still reads at most this many newest entries, so its cost never
@@ -160,6 +170,7 @@ export function encodeStoredTurn(turn: StoredTurn): string {
   const issues = describeTurnProblems(turn);
   if (issues.length > 0) throw new InvalidContextInputError('turn', issues);
   const entry: StoredTurn = { messages: turn.messages.map(({ role, content }) => ({ role, content })), at: turn.at };
+  if (turn.unanswered === true) entry.unanswered = true;
   if (turn.steps !== undefined) entry.steps = turn.steps;
   try {
     return JSON.stringify(entry);

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../providers/chat-model';
 import type { ValidationResult } from '../tools/validate';
 import {
+  DEFAULT_MAX_HISTORY_CHARACTERS,
   DEFAULT_MAX_STORED_TURNS,
   DEFAULT_MAX_TURNS,
   decodeStoredTurns,
@@ -11,19 +12,20 @@ import {
 } from './store';
 
 /**
- * Named character budgets for the history handed to the model. `full` means unlimited; the others
+ * Named character budgets for the history handed to the model. `full` means the default cap
+ * (DEFAULT_MAX_HISTORY_CHARACTERS); the others
  * are sized for small-context models (roughly 4k, 1.5k and 500 tokens of history).
  */
 export const HISTORY_CHARACTER_LEVELS = { full: 0, normal: 16000, compact: 6000, minimal: 2000 } as const;
 
 export type HistoryCharacterLevel = keyof typeof HISTORY_CHARACTER_LEVELS;
 
-/** Resolves a named level or a custom number of characters (0 = unlimited) into a budget. */
+/** Resolves a named level or a custom number of characters (0 = the default cap) into a budget. */
 export function resolveCharacterBudget(level: HistoryCharacterLevel | number | string): ValidationResult<number> {
   if (typeof level === 'number') {
     return Number.isInteger(level) && level >= 0
       ? { ok: true, value: level }
-      : { ok: false, issues: [`maxCharacters: must be 0 (unlimited) or a positive integer, got ${level}`] };
+      : { ok: false, issues: [`maxCharacters: must be 0 (the default cap) or a positive integer, got ${level}`] };
   }
   if (Object.prototype.hasOwnProperty.call(HISTORY_CHARACTER_LEVELS, level)) {
     return { ok: true, value: HISTORY_CHARACTER_LEVELS[level as HistoryCharacterLevel] };
@@ -85,13 +87,18 @@ export function applyHistoryWindow(
   input: { entries: readonly string[]; storedTurns: number; systemMessage?: string | null },
   window: HistoryWindow,
 ): PreparedHistory {
-  const { turns, skippedCorrupt } = decodeStoredTurns(input.entries);
+  const decoded = decodeStoredTurns(input.entries);
+  // A turn stored without an answer (persist's storeUnanswered) is kept for `get` but never replayed:
+  // its question followed by the next one would reach the model as two user messages in a row.
+  const turns = decoded.turns.filter((turn) => turn.unanswered !== true);
+  const skippedCorrupt = decoded.skippedCorrupt;
   const included: StoredTurn[] = [];
   let characters = 0;
+  const budget = window.maxCharacters > 0 ? window.maxCharacters : DEFAULT_MAX_HISTORY_CHARACTERS;
   for (let index = turns.length - 1; index >= 0; index--) {
     if (window.maxTurns > 0 && included.length >= window.maxTurns) break;
     const cost = turnCharacters(turns[index]);
-    if (window.maxCharacters > 0 && characters + cost > window.maxCharacters) break;
+    if (characters + cost > budget) break;
     characters += cost;
     included.push(turns[index]);
   }
@@ -106,6 +113,6 @@ export function applyHistoryWindow(
     characters,
     storedTurns: input.storedTurns,
     skippedCorrupt,
-    truncated: included.length + skippedCorrupt < input.storedTurns,
+    truncated: included.length + skippedCorrupt + (decoded.turns.length - turns.length) < input.storedTurns,
   };
 }
