@@ -30,6 +30,14 @@ export interface ChatRequest {
   jsonSchema?: boolean;
   /** Aborted by the per-call or whole-run timeout; every wait of the adapter (retries included) ends with it. */
   signal: AbortSignal;
+  /**
+   * When set, the adapter streams the reply (where the provider can) and calls this with each piece of
+   * reply text as it arrives, in order; the returned ChatResponse still holds the whole text. Pieces of
+   * an attempt that later failed and was retried are followed by `onTextReset` before the new attempt's.
+   */
+  onTextDelta?: (delta: string) => void;
+  /** Called when text already passed to `onTextDelta` is void (the attempt failed and is retried). */
+  onTextReset?: () => void;
 }
 
 /**
