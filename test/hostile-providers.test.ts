@@ -112,8 +112,25 @@ describe.each(['openai', 'gemini'] as const)('hostile provider replies through t
   });
 });
 
-describe('hostile configuration and arguments', () => {
+describe('hostile configuration, arguments and answers', () => {
   const server = useScriptedServer();
+  useEventLoopWatchdog('arguments and answers');
+
+  it('a JMESPath expression that would run for days ends at single_call_timeout without stalling the event loop', async () => {
+    const side = (name: string) => `${name}${'|[@,@]'.repeat(40)}`;
+    server().setScript([action('json_transform', { data: { a: [1], b: [1] }, expression: `[${side('a')}, ${side('b')}] | @[0] == @[1]` }), final('gave up')]);
+    const result = await runAgent({ model: modelFor(server()), config: { ...config, allowed_tools: ['json_transform'], single_call_timeout: 1, timeout: 3 }, prompt: 'q' });
+    expect(result.trace[0].error?.type).toBe('tool_timeout');
+    expect(result.finish_reason).toBe('final');
+  });
+
+  it('a final answer of "-eyJ" × 45,000 (180 KB) is redacted without stalling the event loop', async () => {
+    const answer = '-eyJ'.repeat(45_000);
+    server().setScript(final(answer));
+    const result = await runAgent({ model: modelFor(server()), config, prompt: 'q' });
+    expect(result.finish_reason).toBe('final');
+    expect(result.final_answer === answer).toBe(true);
+  });
 
   it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('config key %s is an unknown key like any other', async (key) => {
     const raw = JSON.parse(`{"model":"m",${JSON.stringify(key)}:1}`);
