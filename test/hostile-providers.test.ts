@@ -138,6 +138,16 @@ describe('hostile configuration, arguments and answers', () => {
     return expect(run).rejects.toThrow(new ConfigError(key, `unknown config key "${key}"`).message);
   });
 
+  it('the trace shows every key the tool was sent, a __proto__ key included', async () => {
+    server().setScript(['{"type":"action","tool":"probe","args":{"value":1,"__proto__":{"polluted":true}}}', final('ok')]);
+    const { tool, calls } = probeTool();
+    const result = await runAgent({ model: modelFor(server()), config: { ...config, allowed_tools: ['probe'] }, prompt: 'q', extraTools: [tool] });
+    expect(JSON.stringify(result.trace[0].action)).toContain('"__proto__":{"polluted":true}');
+    expect(result.trace[0].error?.message).toContain('unknown property "__proto__"');
+    expect(calls).toHaveLength(0);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('validation errors for 1,000 bad arguments are bounded: the first ten, then a count', async () => {
     const args: Record<string, unknown> = { value: 1 };
     for (let index = 0; index < 1000; index++) args[`extra_${index}_${'k'.repeat(100)}`] = index;
