@@ -1,13 +1,16 @@
 /** Agent Core's engine, usable from plain Node code; the n8n nodes and the CLI are thin callers of it. */
 export { runAgent, type RunAgentOptions } from './agent/run-agent';
-export { resolveConfig, ConfigError, DEFAULT_CONFIG, type AgentConfig, type JsonMode } from './agent/config';
+export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type AgentConfig, type JsonMode } from './agent/config';
 export { InputError } from './agent/input';
-export { parseTurn, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
+export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
 export type { AgentResult, FinishReason, StepError, TraceStep, ToolUsage } from './trace/types';
-export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, TokenUsage } from './providers/chat-model';
+export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelFinishReason, ReasoningEffort, TokenUsage } from './providers/chat-model';
+export { ProviderResponseError } from './providers/chat-model';
+export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './providers/usage';
 export { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
 export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
 export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
 export type { Tool, ToolContext, JsonSchema } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { validateAgainst, type ValidationResult } from './tools/validate';
+export { JSON_TRANSFORM_MAX_DATA_LENGTH, JSON_TRANSFORM_MAX_RESULT_LENGTH, JSON_TRANSFORM_WORKER_MEMORY_MB } from './tools/json-transform';
