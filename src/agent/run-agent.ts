@@ -3,7 +3,9 @@ import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { Redactor, secretsInSettings } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
+import { AnswerRelease, holdBackFor } from './answer-release';
 import { type AgentConfig, resolveConfig } from './config';
+import { actionSummary, observationSummary, type AgentEvent, type AgentEventListener } from './events';
 import { checkToolCall, describeAbort, runTool } from './execute-tool';
 import { normaliseInput } from './input';
 import { callSignal, raceAbort, TimeLimitError } from './limits';
@@ -28,6 +30,11 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
   secrets?: readonly string[];
+  /**
+   * Told what happens as it happens (steps, tool calls, the final answer's text as the model writes it).
+   * With it the model is asked to stream its replies; without it no model call streams.
+   */
+  onEvent?: AgentEventListener;
 }
 
 const REPLY_EXCERPT = 500;
@@ -67,6 +74,10 @@ class AgentRun {
   private readonly conversation: ChatMessage[];
   private readonly runController = new AbortController();
   private readonly redactor: Redactor;
+  /** How much answer text is held back before it is streamed, so that no known secret goes out in pieces. */
+  private readonly answerHoldBack: number;
+  /** The current reply's answer text on its way to the listener; only when there is one. */
+  private answerRelease?: AnswerRelease;
   private toolCalls = 0;
   /** The step being taken, so a run that ends inside it still records the step's wall time. */
   private openStep?: { entry: TraceStep; started: number };
@@ -81,7 +92,9 @@ class AgentRun {
     private readonly newUserMessage: ChatMessage,
   ) {
     this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples);
-    this.redactor = new Redactor([...(options.secrets ?? []), ...(options.model.secrets ?? []), ...secretsInSettings(config.tool_settings)]);
+    const knownSecrets = [...(options.secrets ?? []), ...(options.model.secrets ?? []), ...secretsInSettings(config.tool_settings)];
+    this.redactor = new Redactor(knownSecrets);
+    this.answerHoldBack = holdBackFor(knownSecrets);
   }
 
   async run(): Promise<AgentResult> {
@@ -112,6 +125,7 @@ class AgentRun {
       const entry: TraceStep = { step, repair: this.consecutiveFailures > 0, elapsed_ms: 0, model_ms: 0 };
       this.trace.push(entry);
       this.openStep = { entry, started: performance.now() };
+      this.emit({ type: 'step_start', step });
       const ended = await this.takeStep(entry);
       this.closeOpenStep();
       if (ended) return ended;
@@ -126,6 +140,8 @@ class AgentRun {
 
     const turn = this.readTurn(response);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
+    if (turn.kind === 'final') this.answerRelease?.finishWithAnswer(turn.answer);
+    else this.answerRelease?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
     if (turn.kind === 'error') {
       entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
       if (response.finishReason === 'content_filter') {
@@ -144,8 +160,12 @@ class AgentRun {
     }
 
     entry.action = { tool: turn.tool, args: turn.args };
+    this.emit({ type: 'action', step: entry.step, tool: turn.tool, summary: actionSummary(turn.tool, turn.args, this.redactor) });
     const checked = checkToolCall(this.tools, turn.tool, turn.args);
-    if ('error' in checked) return this.fail(entry, checked.error, 'tool_error');
+    if ('error' in checked) {
+      this.emit({ type: 'observation', step: entry.step, tool: turn.tool, ok: false, summary: observationSummary(checked.error.message, this.redactor) });
+      return this.fail(entry, checked.error, 'tool_error');
+    }
     if (this.toolCalls >= this.config.max_tool_calls) {
       entry.error = { type: 'limit', message: `max_tool_calls (${this.config.max_tool_calls}) reached; ${turn.tool} was not run` };
       return this.finish('max_tool_calls', entry.error.message);
@@ -167,6 +187,8 @@ class AgentRun {
     const usage = (this.usedTools[turn.tool] ??= { count: 0, total_ms: 0 });
     usage.count++;
     usage.total_ms += entry.tool_ms;
+    const summary = observationSummary(outcome.ok ? outcome.observation : outcome.error.message, this.redactor);
+    this.emit({ type: 'observation', step: entry.step, tool: turn.tool, ok: outcome.ok, summary });
 
     if (!outcome.ok) {
       if (outcome.runAborted) {
@@ -194,6 +216,8 @@ class AgentRun {
   private async callModel(entry: TraceStep): Promise<ChatResponse | { finish: AgentResult }> {
     const call = callSignal(this.runController.signal, this.config.single_call_timeout);
     const started = performance.now();
+    const release = this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined;
+    this.answerRelease = release;
     try {
       const work = this.options.model.generate({
         model: this.config.model,
@@ -204,6 +228,7 @@ class AgentRun {
         jsonMode: this.config.json_mode !== 'off',
         jsonSchema: this.config.json_mode === 'json_schema',
         signal: call.signal,
+        ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
       });
       const response = await raceAbort(work, call.signal);
       const usage = sanitiseUsage(response.usage);
@@ -216,6 +241,7 @@ class AgentRun {
       this.conversation.push({ role: 'assistant', content: response.text });
       return response;
     } catch (error) {
+      release?.finishWithoutAnswer('the model call failed');
       if (this.runController.signal.aborted) {
         entry.error = { type: 'timeout', message: describeAbort(this.runController.signal.reason) };
         return { finish: this.finishAborted() };
@@ -225,7 +251,9 @@ class AgentRun {
         return { finish: this.finish('timeout', entry.error.message) };
       }
       const message = error instanceof Error ? error.message : String(error);
-      entry.error = { type: 'llm_error', message: `model call failed: ${message}` };
+      // openai-node's APIError and @google/genai's ApiError both carry the HTTP status as `status`.
+      const status = (error as { status?: unknown } | null)?.status;
+      entry.error = { type: 'llm_error', message: `model call failed: ${message}`, ...(typeof status === 'number' ? { status } : {}) };
       return { finish: this.finish('llm_error', entry.error.message) };
     } finally {
       entry.model_ms = Math.round(performance.now() - started);
@@ -267,7 +295,7 @@ class AgentRun {
     const messages = [this.newUserMessage];
     if (finishReason === 'final') messages.push({ role: 'assistant', content: answer });
     // Everything the run writes goes through the redactor; the model saw the real values where calls needed them.
-    return this.redactor.value({
+    const result = this.redactor.value({
       final_answer: answer,
       finish_reason: finishReason,
       trace: this.trace.map(readableStep),
@@ -279,5 +307,15 @@ class AgentRun {
       model: this.config.model,
       provider: this.options.model.provider,
     });
+    this.emit({ type: 'done', finish_reason: finishReason });
+    return result;
+  }
+
+  private emit(event: AgentEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // The listener only watches: its failure must not change the run or its result.
+    }
   }
 }
