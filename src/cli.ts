@@ -14,7 +14,7 @@ import type { AgentResult } from './trace/types';
 const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
                       [--provider openai|gemini] [--base-url URL] [--api-key KEY]
                       [--system TEXT]
-                      [--session ID --context memory|redis [--redis-url URL]]`;
+                      [--session ID --context memory|redis [--redis-url URL]] [--stream]`;
 
 const HELP = `${USAGE}
 
@@ -32,6 +32,12 @@ Runs one agent task and prints its result as JSON: final_answer, finish_reason, 
   --session ID           keep a conversation: each run reads the session's history and stores its turn,
                          with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
                          or --context memory (this process only)
+  --stream               print the run's events as they happen, one JSON object per line (NDJSON):
+                         {"type":"step_start","step":1}, {"type":"action","step":1,"tool":..,"summary":..},
+                         {"type":"observation",..,"ok":true,"summary":..}, {"type":"answer_delta","text":..}
+                         (the final answer's text as the model writes it), {"type":"answer_restart","reason":..}
+                         (drop the answer text so far), {"type":"done","finish_reason":..}; then the result
+                         as the last line, compact
 
 Exit status: 0 when the run ended (any finish_reason; read it), 2 for a bad command line, configuration
 or input, 1 for anything unexpected.`;
@@ -61,8 +67,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command !== 'run') throw new UsageError(command ? `unknown command "${command}" (agent-core --help explains)\n${USAGE}` : USAGE);
   let values: Record<string, string | undefined>;
+  let stream: boolean;
   try {
-    values = parseArgs({
+    const parsed: Record<string, string | boolean | undefined> = parseArgs({
       args: rest,
       options: {
         config: { type: 'string' },
@@ -75,10 +82,14 @@ async function main(argv: string[]): Promise<number> {
         session: { type: 'string' },
         context: { type: 'string' },
         'redis-url': { type: 'string' },
+        stream: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
-    }).values as Record<string, string | undefined>;
+    }).values;
+    stream = parsed.stream === true;
+    delete parsed.stream;
+    values = parsed as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
@@ -108,10 +119,13 @@ async function main(argv: string[]): Promise<number> {
       sessionId: session?.sessionId,
       signal: controller.signal,
       secrets: [apiKey],
+      // One line per event, written as it happens; the engine has redacted every text in it.
+      onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
     });
 
   const output = session ? await runInSession(session, values.prompt!, run) : await run({ prompt: values.prompt, messages });
-  process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+  // Streamed, the result is one more NDJSON line; otherwise it is printed for people to read.
+  process.stdout.write(`${stream ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   return 0;
 }
 
