@@ -51,6 +51,22 @@ describe('Agent Core node inside n8n’s execution engine', () => {
     expect((output[0].json.trace as IDataObject[])[0]).toMatchObject({ step: 1, final: { answer: 'answer to first' }, repair: false });
   });
 
+  it('answers a Chat Trigger message (chatInput, sessionId) with the default fields, the reply also in output', async () => {
+    server().setScript((request) => final(`chat reply to ${request.messages[request.messages.length - 1].content}`));
+    const result = await run([{ action: 'sendMessage', sessionId: 'chat-session-1', chatInput: 'hello from the chat' }], {});
+    expect(result.outputOf('Agent Core')[0].json).toMatchObject({
+      final_answer: 'chat reply to hello from the chat',
+      output: 'chat reply to hello from the chat',
+      session_id: 'chat-session-1',
+    });
+  });
+
+  it("reads a Webhook node's body.prompt with the default Prompt, and chatInput before prompt", async () => {
+    server().setScript((request) => final(`got ${request.messages[request.messages.length - 1].content}`));
+    const result = await run([{ headers: {}, body: { prompt: 'from the webhook body' } }, { chatInput: 'the chat message', prompt: 'older field' }], {});
+    expect(result.outputOf('Agent Core').map((item) => item.json.output)).toEqual(['got from the webhook body', 'got the chat message']);
+  });
+
   it('runs whitelisted tools with panel limits and tool settings, the trace holding objects', async () => {
     server().setScript([action('json_transform', { data: { a: [1, 2, 3] }, expression: 'sum(a)' }), final('6')]);
     const result = await run([{ prompt: 'sum it' }], {

@@ -84,9 +84,10 @@ export const agentCoreProperties: INodeProperties[] = [
     name: 'prompt',
     type: 'string',
     typeOptions: { rows: 3 },
-    default: '={{ $json.prompt }}',
+    // Chat Trigger and Chat Hub send chatInput, a Webhook node's body is under body, older workflows set prompt.
+    default: '={{ $json.chatInput ?? $json.body?.prompt ?? $json.prompt }}',
     required: true,
-    description: "The user's request",
+    description: "The user's request: by default the chat message (chatInput), a webhook body's prompt, or the item's prompt",
     displayOptions: { show: { inputMode: ['prompt'] } },
   },
   {
@@ -102,8 +103,8 @@ export const agentCoreProperties: INodeProperties[] = [
     displayName: 'Session ID',
     name: 'sessionId',
     type: 'string',
-    default: '={{ $json.session_id ?? "" }}',
-    description: 'The conversation this run belongs to (set by Agent Context prepare); copied to the output for persist and given to per-session tools',
+    default: '={{ $json.session_id ?? $json.sessionId ?? "" }}',
+    description: "The conversation this run belongs to (set by Agent Context prepare, or the Chat Trigger's sessionId); copied to the output for persist and given to per-session tools",
   },
   {
     displayName: 'Instructions',
@@ -207,6 +208,34 @@ export const agentCoreProperties: INodeProperties[] = [
           { name: 'Always', value: 'always', description: 'Send example replies with every model call: for models that often stray from the JSON format' },
         ],
         default: defaultPromptExamples,
+      },
+      {
+        displayName: 'On Model Error',
+        name: 'onModelError',
+        type: 'options',
+        options: [
+          { name: 'Fail the Node', value: 'fail', description: "A model call that failed after the retries, or a run timeout, is a node error with the provider's status: Retry On Fail, the error output and Error Workflows act on it" },
+          { name: 'Return the Run as an Item', value: 'returnItem', description: 'The run comes out as an item with finish_reason llm_error or timeout' },
+        ],
+        default: 'fail',
+      },
+      {
+        displayName: 'On Limit Reached',
+        name: 'onLimitReached',
+        type: 'options',
+        options: [
+          { name: 'Return the Run as an Item', value: 'returnItem', description: 'A run stopped by a limit (max_steps, max_tool_calls, token_budget, parse_error, tool_error, max_output_tokens, content_filter) comes out as an item with that finish_reason' },
+          { name: 'Fail the Node', value: 'fail', description: 'Such a run is a node error, e.g. for the error output' },
+        ],
+        default: 'returnItem',
+      },
+      {
+        displayName: 'Stream Response',
+        name: 'streamResponse',
+        type: 'boolean',
+        default: true,
+        description:
+          'Whether to stream the run as it happens when the workflow streams (a Webhook in Response Mode Streaming, a Chat Trigger in streaming mode): one line per tool call and the answer as the model writes it. The output item is the same either way.',
       },
       { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
     ],

@@ -3,6 +3,7 @@ import type { AgentConfig } from '../../src/agent/config';
 import { runAgent } from '../../src/agent/run-agent';
 import { createChatModel, type ProviderName } from '../../src/providers/create-model';
 import { nodeError, toNodeError } from '../shared/node-errors';
+import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { readConnectedTools } from './connected-tools';
 import { injectToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
@@ -61,7 +62,16 @@ async function createModel(context: IExecuteFunctions, provider: ProviderName, i
   return { apiKey, model: createChatModel({ provider, apiKey, baseUrl, maxConcurrentCalls }) };
 }
 
-async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+/** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
+function readFailurePolicy(context: IExecuteFunctions, itemIndex: number): RunFailurePolicy {
+  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  return {
+    onModelError: options.onModelError === 'returnItem' ? 'returnItem' : 'fail',
+    onLimitReached: options.onLimitReached === 'fail' ? 'fail' : 'returnItem',
+  };
+}
+
+async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName;
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
@@ -85,7 +95,17 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
     sessionId: sessionId || undefined,
     signal: context.getExecutionCancelSignal?.(),
   });
-  return (sessionId ? { ...result, session_id: sessionId } : result) as unknown as IDataObject;
+  const failure = runFailureError(context, result, readFailurePolicy(context, itemIndex), itemIndex);
+  if (failure) {
+    if (!context.continueOnFail()) throw failure;
+    // n8n moves an item to the error output only when its json is { error } alone (and replaces the json of
+    // an item carrying `error` with just the message), so the run's details ride only on the regular output.
+    const json = context.getNode().onError === 'continueErrorOutput' ? { error: failure.message } : failedRunJson(result, failure, sessionId);
+    return { json, pairedItem: { item: itemIndex } };
+  }
+  // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply.
+  const json = { ...result, output: result.final_answer, ...(sessionId ? { session_id: sessionId } : {}) };
+  return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex } };
 }
 
 /** One output item per input item, each paired with its input; continueOnFail() turns errors into items. */
@@ -94,7 +114,7 @@ export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeEx
   const output: INodeExecutionData[] = [];
   for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
     try {
-      output.push({ json: await runItem(this, itemIndex), pairedItem: { item: itemIndex } });
+      output.push(await runItem(this, itemIndex));
     } catch (error) {
       const nodeError = toNodeError(this, error, itemIndex);
       if (!this.continueOnFail()) throw nodeError;

@@ -1,4 +1,4 @@
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import { ConfigError } from '../../src/agent/config';
 import { InputError } from '../../src/agent/input';
 import { ContextStoreError, InvalidContextInputError } from '../../src/context/store';
@@ -14,8 +14,8 @@ export function nodeError(context: IExecuteFunctions, message: string, itemIndex
 }
 
 /** Engine errors (typed, in src/) become n8n errors here, and only here, naming the field and the fix. */
-export function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
-  if (error instanceof NodeOperationError) return error;
+export function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError | NodeApiError {
+  if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
   if (error instanceof InputError || error instanceof InvalidContextInputError) {
     return nodeError(context, error.message, itemIndex, `Check the field behind "${error.field}".`);
   }

@@ -28,6 +28,8 @@ export interface StepError {
     | 'timeout'
     | 'limit';
   message: string;
+  /** llm_error only: the provider's HTTP status, when the SDK's error carried one (e.g. 401 for a wrong API key). */
+  status?: number;
 }
 
 /** One model turn and what came of it. */
