@@ -92,6 +92,42 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
     });
   });
 
+  it('follows a Chat Trigger conversation (sessionId, chatInput) with the default fields, the reply in output', async () => {
+    rememberingModel();
+    const sessionId = `chat-${randomUUID()}`;
+    const chatMessage = (chatInput: string) => ({ action: 'sendMessage', sessionId, chatInput });
+    const first = await chain('memory', chatMessage('My name is Linus'));
+    expect(first.outputOf('Persist')[0].json).toMatchObject({ output: 'Hello, stranger.', session_id: sessionId, context: { stored_turns: 1 } });
+
+    const second = await chain('memory', chatMessage('Who am I?'));
+    expect(second.outputOf('Persist')[0].json).toMatchObject({ output: 'You are Linus.', final_answer: 'You are Linus.', context: { stored_turns: 2 } });
+  });
+
+  describe('in queue mode (EXECUTIONS_MODE=queue)', () => {
+    const before = process.env.EXECUTIONS_MODE;
+    beforeEach(() => {
+      process.env.EXECUTIONS_MODE = 'queue';
+    });
+    afterEach(() => {
+      if (before === undefined) delete process.env.EXECUTIONS_MODE;
+      else process.env.EXECUTIONS_MODE = before;
+    });
+
+    it('refuses In-Memory storage with an error that says to use Redis, before the model is called', async () => {
+      const result = await chain('memory', { body: { session_id: `queue-${randomUUID()}`, prompt: 'hi' } });
+      const error = result.errorOf('Prepare') as Error & { description?: string };
+      expect(error.message).toMatch(/In-Memory storage does not work in queue mode/);
+      expect(error.description).toMatch(/Set Storage to Redis/);
+      expect(server().requests).toHaveLength(0);
+    });
+
+    it('keeps working on Redis', async () => {
+      rememberingModel();
+      const result = await chain('redis', { body: { session_id: `queue-${randomUUID()}`, prompt: 'My name is Q' } });
+      expect(result.outputOf('Persist')[0].json).toMatchObject({ final_answer: 'Hello, stranger.', context: { stored_turns: 1 } });
+    });
+  });
+
   it('an unanswered run stores nothing; with Store Unanswered Question it is kept, marked, and never replayed', async () => {
     const session = `unanswered-${randomUUID()}`;
     server().setScript('not the protocol');

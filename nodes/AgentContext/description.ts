@@ -38,7 +38,7 @@ export const agentContextProperties: INodeProperties[] = [
     default: 'memory',
   },
   {
-    displayName: 'In-memory history lives in this n8n process only: queue-mode workers and restarts do not see it. Use Redis in production.',
+    displayName: 'In-memory history lives in this n8n process only: restarts lose it, and in queue mode it is refused (workers do not share it). Use Redis in production.',
     name: 'memoryNotice',
     type: 'notice',
     default: '',
@@ -48,17 +48,18 @@ export const agentContextProperties: INodeProperties[] = [
     displayName: 'Session ID',
     name: 'sessionId',
     type: 'string',
-    default: '={{ $json.session_id ?? $json.body?.session_id }}',
+    // session_id from a webhook body or an earlier Agent Context node; sessionId from the Chat Trigger and Chat Hub.
+    default: '={{ $json.session_id ?? $json.body?.session_id ?? $json.sessionId }}',
     required: true,
-    description: 'The conversation this item belongs to, e.g. the session_id the webhook caller sends',
+    description: "The conversation this item belongs to: by default the session_id the webhook caller sends, or the Chat Trigger's sessionId",
   },
   {
     displayName: 'User Message',
     name: 'userMessage',
     type: 'string',
     typeOptions: { rows: 2 },
-    default: '={{ $json.body?.prompt ?? $json.prompt }}',
-    description: 'The new message to answer; appended to messages_json after the history. Leave empty to emit the history only.',
+    default: '={{ $json.chatInput ?? $json.body?.prompt ?? $json.prompt }}',
+    description: "The new message to answer (by default the Chat Trigger's chatInput or a webhook body's prompt); appended to messages_json after the history. Leave empty to emit the history only.",
     displayOptions: onlyFor('prepare'),
   },
   {

@@ -13,7 +13,7 @@ import {
 } from '../../src/context/store';
 import { resolveCharacterBudget } from '../../src/context/window';
 import type { TraceStep } from '../../src/trace/types';
-import { toNodeError } from '../shared/node-errors';
+import { nodeError, toNodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 
 type Operation = 'prepare' | 'persist' | 'clear' | 'get';
@@ -21,6 +21,15 @@ type Operation = 'prepare' | 'persist' | 'clear' | 'get';
 /** A store for this execution: Redis opens its own connection (closed in `finally`), memory is the process's one. */
 async function openStore(context: IExecuteFunctions): Promise<{ store: ContextStore; memory: boolean }> {
   const storage = context.getNodeParameter('storage', 0) as 'redis' | 'memory';
+  // Read at execute time: each execution may land on another worker, whose memory holds other sessions.
+  if (storage === 'memory' && process.env.EXECUTIONS_MODE === 'queue') {
+    throw nodeError(
+      context,
+      'In-Memory storage does not work in queue mode: each execution may run on another worker, which does not see this history',
+      0,
+      "Set Storage to Redis (and pick a Redis credential). n8n refuses its own Simple Memory in queue mode for the same reason.",
+    );
+  }
   if (storage === 'memory') return { store: sharedMemoryContextStore(), memory: true };
   const credentials = await context.getCredentials('agentCoreRedis');
   const store = new RedisContextStore({ connection: redisConnectionFromCredential(credentials) });
