@@ -5,6 +5,7 @@ import { createChatModel, type ProviderName } from '../../src/providers/create-m
 import { nodeError, toNodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { readConnectedTools } from './connected-tools';
+import { openItemStream } from './streaming';
 import { injectToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 
@@ -84,6 +85,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   const extraTools = [...readWorkflowTools(context, itemIndex), ...(await readConnectedTools(context, itemIndex))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
   const { apiKey, model } = await createModel(context, provider, itemIndex);
+  const stream = openItemStream(context, itemIndex);
   const result = await runAgent({
     model,
     extraTools,
@@ -94,7 +96,8 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
     developerText: context.getNodeParameter('developerText', itemIndex, '') as string,
     sessionId: sessionId || undefined,
     signal: context.getExecutionCancelSignal?.(),
-  });
+    onEvent: stream?.onEvent,
+  }).finally(() => stream?.close());
   const failure = runFailureError(context, result, readFailurePolicy(context, itemIndex), itemIndex);
   if (failure) {
     if (!context.continueOnFail()) throw failure;
