@@ -3,6 +3,7 @@ import { LINES } from '../../../scripts/n8n-cache';
 import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
+import { describeStreamingWebhook } from './streaming-scenarios';
 
 /**
  * The behaviour a webhook caller sees from the example workflows in a real n8n of the given line (one
@@ -163,5 +164,7 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
         await feishuNotifyRoundTrip(get(), `line-${line}`);
       });
     });
+
+    describeStreamingWebhook(get);
   });
 }

@@ -34,6 +34,8 @@ export const WEBHOOKS = {
   httpTool: 'agent-core-http-tool',
   /** examples/agent-core-feishu-notify.json: feishu_bot with the Feishu bot credential. */
   feishu: 'agent-core-feishu',
+  /** examples/agent-core-streaming.json: a Webhook in Response Mode Streaming → Agent Core. */
+  streaming: 'agent-core-stream',
 } as const;
 
 /** The header the imported *Agent Core: HTTP Request Tool API* credential sends, and to which host. */
@@ -47,6 +49,7 @@ const EXAMPLE_FILES = [
   'agent-core-workflow-tool-add-numbers.json',
   'agent-core-http-tool.json',
   'agent-core-feishu-notify.json',
+  'agent-core-streaming.json',
 ];
 
 /**
