@@ -1,5 +1,6 @@
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
+import { chatWidgetConversation, streamingChatConversation, wrongApiKeyRetriedThenRoutedToErrorOutput } from './chat-scenarios';
 import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
@@ -132,6 +133,22 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
         get().expectStatus(response, 400);
         expect(response.body.error).toMatch(/messages_json/);
         expect(await get().readTurns(sessionId)).toEqual([]);
+      });
+    });
+
+    describe("n8n's Chat Trigger (examples/agent-core-chat.json), posted to as n8n's chat widget does", () => {
+      it('answers in last-node mode with output, the second message answered from the first', async () => {
+        await chatWidgetConversation(get());
+      });
+
+      it('streams the answer in streaming mode as NDJSON chunks, with no error chunk', async () => {
+        await streamingChatConversation(get());
+      });
+    });
+
+    describe('model errors n8n can act on (On Model Error: Fail the Node)', () => {
+      it("retries a wrong API key with n8n's Retry On Fail, then answers through the error output with the 401", async () => {
+        await wrongApiKeyRetriedThenRoutedToErrorOutput(get());
       });
     });
 

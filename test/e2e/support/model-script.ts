@@ -1,6 +1,9 @@
 import { demoModel } from '../../../src/demo/demo-model';
 import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-server';
 
+/** The API key of the credential the suites import; any other key is refused with HTTP 401. */
+export const VALID_API_KEY = 'e2e-key';
+
 /** A prompt containing this marker gets a model that calls a tool on every turn and never answers. */
 export const NEVER_FINISHES = '[never-finishes]';
 
@@ -50,8 +53,13 @@ export function chatReply(userMessage: string, earlierMessages: number): string 
  * - "Tell the team: <text>": a feishu_bot call posting <text>, then "Sent to the team: <text>";
  * - the demo's catalogue question: the demo model (one json_transform call, then an answer from its result);
  * - anything else: the final answer "Echo: <prompt>".
+ * A request without the valid API key gets HTTP 401 before any of that.
  */
 export function e2eModel(request: ScriptedRequest): ScriptedReply {
+  // As OpenAI answers a wrong key: HTTP 401 with its invalid_api_key message.
+  if (request.headers.authorization !== `Bearer ${VALID_API_KEY}`) {
+    return { status: 401, errorMessage: 'Incorrect API key provided: e2e-wr*****ey. You can find your API key at https://platform.openai.com/account/api-keys.' };
+  }
   const prompt = promptOf(request);
   const last = request.messages[request.messages.length - 1]?.content ?? '';
   if (lastUserMessageOf(request).includes(CHAT)) return final(conversationTurn(request));

@@ -15,6 +15,8 @@ import {
 } from '../../../scripts/n8n-local';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../../src/demo/scripted-server';
 import { SECRET as FEISHU_SECRET, startFakeFeishu, type FakeFeishu } from '../../support/feishu';
+import { CHAT_TRIGGER_WEBHOOK_ID, STREAMING_CHAT_TRIGGER_WEBHOOK_ID, WRONG_KEY_WEBHOOK_PATH, withStreamingChatTrigger, withWrongKeyAndRetry } from './derived-workflows';
+import { VALID_API_KEY } from './model-script';
 import { PhaseClock } from './phase-clock';
 import { checkPostgres, createDatabase, dropDatabase, newRunTag, openE2eRedis, postgresServer, type E2eRedis, type PostgresServer } from './services';
 
@@ -36,6 +38,12 @@ export const WEBHOOKS = {
   feishu: 'agent-core-feishu',
   /** examples/agent-core-streaming.json: a Webhook in Response Mode Streaming → Agent Core. */
   streaming: 'agent-core-stream',
+  /** examples/agent-core-chat.json: the Chat Trigger (last-node mode) where n8n's chat widget posts. */
+  chatTrigger: `${CHAT_TRIGGER_WEBHOOK_ID}/chat`,
+  /** Test-only: the same chat workflow with the Chat Trigger in streaming mode. */
+  chatTriggerStreaming: `${STREAMING_CHAT_TRIGGER_WEBHOOK_ID}/chat`,
+  /** Test-only: the main example with a wrong API key and Retry On Fail (2 tries). */
+  wrongKey: WRONG_KEY_WEBHOOK_PATH,
 } as const;
 
 /** The header the imported *Agent Core: HTTP Request Tool API* credential sends, and to which host. */
@@ -50,6 +58,7 @@ const EXAMPLE_FILES = [
   'agent-core-http-tool.json',
   'agent-core-feishu-notify.json',
   'agent-core-streaming.json',
+  'agent-core-chat.json',
 ];
 
 /**
@@ -97,6 +106,8 @@ function withContextKeyPrefix(workflow: WorkflowJson, keyPrefix: string): Workfl
 }
 
 const MODEL_CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
+/** The API key of the credential the scripted model refuses with HTTP 401 (see model-script.ts). */
+export const WRONG_API_KEY = 'e2e-wrong-key';
 const REDIS_CREDENTIAL_TYPE = 'agentCoreRedis';
 const HTTP_HEADER_CREDENTIAL_TYPE = 'agentCoreHttpHeaderApi';
 const FEISHU_CREDENTIAL_TYPE = 'agentCoreFeishuBotApi';
@@ -213,7 +224,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       id: 'agentCoreE2eCred',
       name: 'Agent Core e2e: scripted model',
       type: MODEL_CREDENTIAL_TYPE,
-      data: { apiKey: 'e2e-key', url: model.openaiBaseUrl },
+      data: { apiKey: VALID_API_KEY, url: model.openaiBaseUrl },
     };
     const redisCredential: CredentialImport = {
       id: 'agentCoreE2eRedis',
@@ -236,8 +247,10 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       data: { webhookUrlWithToken: feishu.url, signingSecret: FEISHU_SECRET },
     };
     const credentials = [modelCredential, redisCredential, headerCredential, feishuCredential];
+    // Kept out of `credentials`, whose entries every workflow is pointed at; only the wrong-key workflow uses it.
+    const wrongKeyCredential: CredentialImport = { ...modelCredential, id: 'agentCoreE2eWrongKey', name: 'Agent Core e2e: wrong API key', data: { ...modelCredential.data, apiKey: WRONG_API_KEY } };
     const examples = readExampleWorkflows(EXAMPLE_FILES);
-    const workflows = [...examples, withoutErrorRouting(examples[0])].map((workflow) =>
+    const patched = [...examples, withoutErrorRouting(examples[0])].map((workflow) =>
       withPrivateNetworkForHttpTool(
         withContextKeyPrefix(
           credentials.reduce((patched, credential) => useCredential(patched, credential.type, credential), workflow),
@@ -245,11 +258,13 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
         ),
       ),
     );
+    const chatExample = patched[EXAMPLE_FILES.indexOf('agent-core-chat.json')];
+    const workflows = [...patched, withStreamingChatTrigger(chatExample), withWrongKeyAndRetry(patched[0], wrongKeyCredential)];
     const env = queue ? await clock.time('PostgreSQL database', () => queueModeEnvironment()) : undefined;
     // Inside the run folder of the global set-up, which removes it even after a Ctrl-C.
     userFolder = fs.mkdtempSync(path.join(process.env.AGENT_CORE_E2E_RUN_FOLDER ?? os.tmpdir(), `n8n-${line}${queue ? '-queue' : ''}-`));
     n8n = await clock.time('set up (package, import, activate)', () =>
-      createN8nInstance({ installation: installation!, nodesFolder, credentials, workflows, userFolder, env }),
+      createN8nInstance({ installation: installation!, nodesFolder, credentials: [...credentials, wrongKeyCredential], workflows, userFolder, env }),
     );
     await clock.time('n8n start until webhooks answer', () => n8n!.start({ webhookPaths: Object.values(WEBHOOKS) }));
     if (queue) {

@@ -1,0 +1,88 @@
+import { randomInt } from 'node:crypto';
+import { CHAT, RECALL_QUESTION, promptOf } from './model-script';
+import { WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
+
+/** What n8n's chat widget (@n8n/chat) posts to the Chat Trigger for one message. */
+const chatMessage = (sessionId: string, chatInput: string) => ({ action: 'sendMessage', sessionId, chatInput });
+
+/** One line of n8n's streaming answer (NDJSON), as n8n-workflow types it. */
+interface StreamChunk {
+  type: 'begin' | 'item' | 'end' | 'error';
+  content?: string;
+  metadata?: { nodeName?: string };
+}
+
+function chunksOf(response: WebhookResponse): StreamChunk[] {
+  return response.text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as StreamChunk);
+}
+
+/**
+ * The chat example (Chat Trigger → Agent Context prepare → Agent Core → Agent Context persist, all node
+ * defaults for the chat fields) driven exactly as n8n's chat widget drives it, in last-node mode: the
+ * widget shows `output` of the answer JSON; the second message is answered from the first.
+ */
+export async function chatWidgetConversation(n8n: AgentCoreInN8n): Promise<WebhookResponse[]> {
+  const sessionId = n8n.uniqueId('chat-widget');
+  const fact = `my parking spot is ${randomInt(100, 1000)}`;
+
+  const first = await n8n.post(WEBHOOKS.chatTrigger, chatMessage(sessionId, `${CHAT} Please remember that ${fact}.`));
+  n8n.expectStatus(first, 200);
+  expect(first.body).toMatchObject({ output: `Noted: ${fact}.`, finish_reason: 'final', session_id: sessionId, context: { stored_turns: 1 } });
+
+  const second = await n8n.post(WEBHOOKS.chatTrigger, chatMessage(sessionId, RECALL_QUESTION));
+  n8n.expectStatus(second, 200);
+  expect(second.body).toMatchObject({ output: `You asked me to remember that ${fact}.`, session_id: sessionId, context: { stored_turns: 2 } });
+  return [first, second];
+}
+
+/**
+ * The same workflow with the Chat Trigger in streaming mode: NDJSON chunks, none of them an error, the
+ * answer text arriving in Agent Core's `item` chunks, and the second message answered from the first.
+ */
+export async function streamingChatConversation(n8n: AgentCoreInN8n): Promise<void> {
+  const sessionId = n8n.uniqueId('chat-stream');
+  const fact = `my desk is number ${randomInt(100, 1000)}`;
+
+  const first = await n8n.post(WEBHOOKS.chatTriggerStreaming, chatMessage(sessionId, `${CHAT} Please remember that ${fact}.`));
+  n8n.expectStatus(first, 200);
+  const second = await n8n.post(WEBHOOKS.chatTriggerStreaming, chatMessage(sessionId, RECALL_QUESTION));
+  n8n.expectStatus(second, 200);
+
+  for (const [response, answer] of [
+    [first, `Noted: ${fact}.`],
+    [second, `You asked me to remember that ${fact}.`],
+  ] as const) {
+    const chunks = chunksOf(response);
+    expect(chunks.filter((chunk) => chunk.type === 'error')).toEqual([]);
+    const fromAgentCore = chunks.filter((chunk) => chunk.metadata?.nodeName === 'Agent Core');
+    expect(fromAgentCore[0]?.type).toBe('begin');
+    expect(fromAgentCore.at(-1)?.type).toBe('end');
+    const text = fromAgentCore
+      .filter((chunk) => chunk.type === 'item')
+      .map((chunk) => chunk.content ?? '')
+      .join('');
+    expect(text.trim()).toBe(answer);
+  }
+  expect((await n8n.readTurns(sessionId)).map((turn) => turn.messages[1]?.content)).toEqual([`Noted: ${fact}.`, `You asked me to remember that ${fact}.`]);
+}
+
+/**
+ * A wrong API key fails Agent Core (On Model Error's default), so n8n's Retry On Fail runs it again (2
+ * tries, one model call each: the adapter does not retry a 401), and then its error output answers the
+ * webhook with the provider's 401 and message.
+ */
+export async function wrongApiKeyRetriedThenRoutedToErrorOutput(n8n: AgentCoreInN8n): Promise<WebhookResponse> {
+  const prompt = `Wrong key ${n8n.uniqueId('wrong-key')}`;
+
+  const response = await n8n.post(WEBHOOKS.wrongKey, { prompt });
+
+  n8n.expectStatus(response, 400);
+  expect(response.body).toEqual({ error: expect.stringMatching(/^model call failed: 401 Incorrect API key provided/) });
+  const calls = n8n.model.requests.filter((request) => promptOf(request) === prompt);
+  expect(calls).toHaveLength(2);
+  expect(calls.map((call) => call.headers.authorization)).toEqual(['Bearer e2e-wrong-key', 'Bearer e2e-wrong-key']);
+  return response;
+}
