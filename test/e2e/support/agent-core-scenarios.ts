@@ -1,5 +1,6 @@
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
+import { chatHubConversation } from './chat-hub-scenarios';
 import { chatWidgetConversation, streamingChatConversation, wrongApiKeyRetriedThenRoutedToErrorOutput } from './chat-scenarios';
 import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
@@ -143,6 +144,29 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
 
       it('streams the answer in streaming mode as NDJSON chunks, with no error chunk', async () => {
         await streamingChatConversation(get());
+      });
+    });
+
+    if (line === 2) {
+      describe("n8n 2.x Chat Hub with the chat example's workflow", () => {
+        it('shows the output of each answer in last-node mode, the second message answered from the first', async () => {
+          await chatHubConversation(get(), 'lastNode');
+        });
+
+        it('shows the streamed answer in streaming mode, the second message answered from the first', async () => {
+          await chatHubConversation(get(), 'streaming');
+        });
+      });
+    }
+
+    describe('Agent Context on In-Memory storage outside queue mode', () => {
+      it('answers a follow-up question from the turn kept in this n8n process', async () => {
+        const sessionId = get().uniqueId('in-memory');
+        const first = await get().post(WEBHOOKS.memoryChat, { session_id: sessionId, prompt: `${CHAT} Please remember that the memory store works.` });
+        get().expectStatus(first, 200);
+        const second = await get().post(WEBHOOKS.memoryChat, { session_id: sessionId, prompt: RECALL_QUESTION });
+        get().expectStatus(second, 200);
+        expect(second.body).toMatchObject({ final_answer: 'You asked me to remember that the memory store works.', history_turns: 1 });
       });
     });
 

@@ -15,7 +15,16 @@ import {
 } from '../../../scripts/n8n-local';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../../src/demo/scripted-server';
 import { SECRET as FEISHU_SECRET, startFakeFeishu, type FakeFeishu } from '../../support/feishu';
-import { CHAT_TRIGGER_WEBHOOK_ID, STREAMING_CHAT_TRIGGER_WEBHOOK_ID, WRONG_KEY_WEBHOOK_PATH, withStreamingChatTrigger, withWrongKeyAndRetry } from './derived-workflows';
+import {
+  CHAT_TRIGGER_WEBHOOK_ID,
+  MEMORY_CHAT_WEBHOOK_PATH,
+  STREAMING_CHAT_TRIGGER_WEBHOOK_ID,
+  WRONG_KEY_WEBHOOK_PATH,
+  withChatHubAccess,
+  withInMemoryContext,
+  withStreamingChatTrigger,
+  withWrongKeyAndRetry,
+} from './derived-workflows';
 import { VALID_API_KEY } from './model-script';
 import { PhaseClock } from './phase-clock';
 import { checkPostgres, createDatabase, dropDatabase, newRunTag, openE2eRedis, postgresServer, type E2eRedis, type PostgresServer } from './services';
@@ -44,6 +53,8 @@ export const WEBHOOKS = {
   chatTriggerStreaming: `${STREAMING_CHAT_TRIGGER_WEBHOOK_ID}/chat`,
   /** Test-only: the main example with a wrong API key and Retry On Fail (2 tries). */
   wrongKey: WRONG_KEY_WEBHOOK_PATH,
+  /** Test-only: the webhook chat example with Agent Context on In-Memory storage. */
+  memoryChat: MEMORY_CHAT_WEBHOOK_PATH,
 } as const;
 
 /** The header the imported *Agent Core: HTTP Request Tool API* credential sends, and to which host. */
@@ -259,7 +270,15 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       ),
     );
     const chatExample = patched[EXAMPLE_FILES.indexOf('agent-core-chat.json')];
-    const workflows = [...patched, withStreamingChatTrigger(chatExample), withWrongKeyAndRetry(patched[0], wrongKeyCredential)];
+    const webhookChatExample = patched[EXAMPLE_FILES.indexOf('agent-context-chat.json')];
+    const workflows = [
+      ...patched,
+      withStreamingChatTrigger(chatExample),
+      withWrongKeyAndRetry(patched[0], wrongKeyCredential),
+      withInMemoryContext(webhookChatExample),
+      // Chat Hub exists in n8n 2.x only.
+      ...(line === 2 ? [withChatHubAccess(chatExample, 'lastNode'), withChatHubAccess(chatExample, 'streaming')] : []),
+    ];
     const env = queue ? await clock.time('PostgreSQL database', () => queueModeEnvironment()) : undefined;
     // Inside the run folder of the global set-up, which removes it even after a Ctrl-C.
     userFolder = fs.mkdtempSync(path.join(process.env.AGENT_CORE_E2E_RUN_FOLDER ?? os.tmpdir(), `n8n-${line}${queue ? '-queue' : ''}-`));

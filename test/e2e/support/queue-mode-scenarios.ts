@@ -87,6 +87,14 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
       await workflowToolRoundTrip(n8n);
     });
 
+    it('refuses In-Memory storage on Agent Context with an error that says to pick Redis', async () => {
+      const n8n = get();
+      const response = await n8n.post(WEBHOOKS.memoryChat, { session_id: n8n.uniqueId('queue-memory'), prompt: `${CHAT} remember me` });
+
+      n8n.expectStatus(response, 400);
+      expect(response.body).toEqual({ error: expect.stringMatching(/^In-Memory storage does not work in queue mode/) });
+    });
+
     const api = useLoopbackApi();
     it("decrypts the API header credential on the worker and sends the header to the credential's host", async () => {
       await apiHeaderRoundTrip(get(), api(), 'queue');
