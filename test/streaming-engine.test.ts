@@ -201,6 +201,31 @@ describe('runAgent with onEvent: the run streams as it happens', () => {
     }
   });
 
+  it('does not hold the answer back by the length of a long API key without whitespace, and still never sends it', async () => {
+    const apiKey = `sk-proj-${'A1b2C3d4'.repeat(20)}`;
+    const answer = `Here it is: ${apiKey} and a few more words after it.`;
+    const pieces = inPieces(final(LONG_ANSWER + answer), 4);
+    const events: AgentEvent[] = [];
+    let piecesSentAtFirstAnswer: number | undefined;
+    const model: ChatModel = {
+      provider: 'pieces',
+      secrets: [apiKey],
+      async generate(request) {
+        for (let sent = 1; sent <= pieces.length; sent++) {
+          request.onTextDelta?.(pieces[sent - 1]);
+          if (piecesSentAtFirstAnswer === undefined && events.some((event) => event.type === 'answer_delta')) piecesSentAtFirstAnswer = sent;
+        }
+        return { text: pieces.join(''), usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
+      },
+    };
+    const result = await runAgent({ model, config: { model: 'm' }, prompt: 'q', onEvent: (event) => events.push(event) });
+    // The first text goes out within the first sentence, long before the key's 168 characters.
+    expect(piecesSentAtFirstAnswer! * 4).toBeLessThan(final(LONG_ANSWER).length);
+    expect(answerText(events)).toBe(result.final_answer);
+    expect(answerText(events)).toContain('Here it is: [REDACTED] and');
+    for (const event of events) if (event.type === 'answer_delta') expect(event.text).not.toContain('A1b2C3d4');
+  });
+
   it('redacts action and observation summaries and keeps them on one line', async () => {
     const secret = 'tool-secret-9f8e7d6c5b4a';
     const { model } = piecedModel([

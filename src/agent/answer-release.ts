@@ -4,8 +4,8 @@ import type { AgentEvent } from './events';
 
 /**
  * Hands one model reply's answer text to the run's listener as it arrives, without ever sending a secret:
- * decoded answer text is released only up to a whitespace that lies at least `holdBack` characters
- * before the newest text (the longest spelling of a known secret), and only where redacting across the
+ * decoded answer text is released only up to just after a whitespace that lies at least `holdBack`
+ * characters before the newest text (see holdBackFor), and only where redacting across the
  * cut gives what redacting each side gives, so a secret split across pieces is held until it is whole
  * and then sent as `[REDACTED]`. When the reply ends, `finish` sends the rest, so that the pieces equal
  * the redacted final answer, or voids what was sent with `answer_restart`.
@@ -109,12 +109,20 @@ function lastWhitespaceCut(text: string, limit: number, floor: number): number {
 /** Held back at least this much, so a credential shape (`sk-` and 16 characters, `AIza` and 35) is whole before it is sent. */
 const MIN_HOLD_BACK = 48;
 
-/** How much answer text to hold back for these known secrets: their longest spelling, at least MIN_HOLD_BACK. */
+/**
+ * How much answer text to hold back for these known secrets: their longest spelling that contains
+ * whitespace, at least MIN_HOLD_BACK. Text is cut only just after a whitespace character, so a spelling
+ * without whitespace can never straddle a cut; it always ends up whole in one released piece and is
+ * redacted there. That keeps a long API key (OpenAI project keys run past 160 characters) from delaying
+ * every answer by its length.
+ */
 export function holdBackFor(knownSecrets: Iterable<string | undefined>): number {
   let longest = MIN_HOLD_BACK;
   for (const secret of knownSecrets) {
-    if (typeof secret !== 'string' || secret === '') continue;
-    for (const spelling of secretSpellings(secret)) longest = Math.max(longest, spelling.length);
+    if (typeof secret !== 'string' || !/\s/.test(secret)) continue;
+    for (const spelling of secretSpellings(secret)) {
+      if (/\s/.test(spelling)) longest = Math.max(longest, spelling.length);
+    }
   }
   return longest;
 }
