@@ -7,6 +7,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatMessage } from '../providers/chat-model';
+import { sendEventStream, streamFor, waitUnlessClientLeaves, type StreamShape } from './scripted-stream';
 import { errorBody, geminiCompletion, openAiCompletion, reasoningModelRefusal, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
 /** One model call as the server received it, in the neutral message form. */
@@ -20,6 +21,10 @@ export interface ScriptedRequest {
   headers: http.IncomingHttpHeaders;
   /** 0-based index of the scripted reply this call consumed (or would have, when rejected before the script). */
   callIndex: number;
+  /** The call asked for a stream (OpenAI `stream: true`, Gemini `:streamGenerateContent`). */
+  streamed: boolean;
+  /** Becomes true when the client closed the connection before the whole answer was sent (e.g. an abort mid-stream). */
+  clientLeftEarly: boolean;
 }
 
 /**
@@ -28,11 +33,14 @@ export interface ScriptedRequest {
  * provider's own error format; `delayMs` waits before answering; `usage` replaces the estimated token
  * counts (any JSON, to play a broken endpoint); `headers` are added to the response (e.g. `retry-after`);
  * `rawBody` (with `contentType`) is sent as it is instead of a completion; the rest shape the completion
- * as the provider would (see `WireReply`).
+ * as the provider would (see `WireReply`). A call that asks for a stream gets the same reply as events,
+ * shaped by `StreamShape` (`chunks`, `chunkDelayMs`, `streamCutAfter`, `streamErrorAfter`, which makes
+ * `errorMessage` the in-stream error's message instead of an HTTP 500); `chunks` alone also gives the text.
  */
 export type ScriptedReply =
   | string
-  | (Partial<WireReply> & {
+  | (Partial<WireReply> &
+      StreamShape & {
       status?: number;
       errorMessage?: string;
       delayMs?: number;
@@ -76,7 +84,7 @@ export interface ScriptedServer {
 }
 
 const DEFAULT_MODELS = ['scripted-model', 'gpt-4o-mini', 'gemini-2.5-flash'];
-const GEMINI_GENERATE_PATH = /^\/(?:v1|v1beta|v1alpha)\/models\/([^/:]+):generateContent$/;
+const GEMINI_GENERATE_PATH = /^\/(?:v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const GEMINI_LIST_PATH = /^\/(?:v1|v1beta|v1alpha)\/models$/;
 const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
   system: 'system',
@@ -85,7 +93,7 @@ const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
   assistant: 'assistant',
 };
 type Usage = { prompt_tokens: number; completion_tokens: number };
-interface ResolvedReply extends WireReply {
+interface ResolvedReply extends WireReply, StreamShape {
   status: number;
   errorMessage: string;
   delayMs: number;
@@ -95,6 +103,7 @@ interface ResolvedReply extends WireReply {
   contentType?: string;
 }
 type ParsedCall = { model: string; messages: ChatMessage[]; body: any };
+type ParsedRequest = Omit<ScriptedRequest, 'callIndex' | 'clientLeftEarly'>;
 
 /** Starts a scripted model server on 127.0.0.1 and resolves once it listens. */
 export async function startScriptedServer(options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
@@ -104,19 +113,28 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   let script: Script = options.script ?? [];
   let nextCallIndex = 0;
 
-  async function answerModelCall(call: Omit<ScriptedRequest, 'callIndex'>, response: http.ServerResponse): Promise<void> {
+  /** Logs the call under `callIndex`; the logged object notes a client that leaves before the answer is whole. */
+  function logCall(call: ParsedRequest, callIndex: number, response: http.ServerResponse): ScriptedRequest {
+    const logged: ScriptedRequest = { ...call, callIndex, clientLeftEarly: false };
+    response.once('close', () => {
+      if (!response.writableFinished) logged.clientLeftEarly = true;
+    });
+    requests.push(logged);
+    return logged;
+  }
+
+  async function answerModelCall(call: ParsedRequest, response: http.ServerResponse): Promise<void> {
     if (call.provider === 'openai' && options.rejectResponseFormat && call.body.response_format !== undefined) {
-      requests.push({ ...call, callIndex: nextCallIndex });
+      logCall(call, nextCallIndex, response);
       const message = 'Unrecognized request argument supplied: response_format';
       return sendJson(response, 400, { error: { message, type: 'invalid_request_error', param: 'response_format', code: null } });
     }
     const refusal = options.reasoningModel ? reasoningModelRefusal(call.provider, call.body) : undefined;
     if (refusal) {
-      requests.push({ ...call, callIndex: nextCallIndex });
+      logCall(call, nextCallIndex, response);
       return sendJson(response, refusal.status, refusal.body);
     }
-    const request: ScriptedRequest = { ...call, callIndex: nextCallIndex++ };
-    requests.push(request);
+    const request = logCall(call, nextCallIndex++, response);
     let reply: ResolvedReply;
     try {
       reply = resolveReply(await pickReply(script, request));
@@ -130,6 +148,10 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     }
     if (reply.rawBody !== undefined) return sendRaw(response, reply.status, reply.rawBody, reply.contentType ?? 'text/html; charset=utf-8', reply.headers);
     const usage = reply.usage ?? estimateUsage(request.messages, reply.text);
+    if (request.streamed) {
+      const streamOptions = { provider: call.provider, chunkDelayMs: reply.chunkDelayMs ?? 0, headers: reply.headers, pendingDelays };
+      return sendEventStream(response, streamFor(request, reply, usage), streamOptions);
+    }
     const completion = call.provider === 'openai' ? openAiCompletion : geminiCompletion;
     sendJson(response, reply.status, completion(request, reply, usage), reply.headers);
   }
@@ -142,7 +164,9 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       const provider: Provider = generateMatch ? 'gemini' : 'openai';
       const parsed = parseModelCall(provider, await readBody(request), generateMatch?.[1]);
       if ('problem' in parsed) return sendJson(response, 400, errorBody(provider, 400, `scripted server: ${parsed.problem}`));
-      return answerModelCall({ provider, ...parsed, headers: request.headers }, response);
+      // Gemini's stream is always SSE here, as the SDK always asks `alt=sse` [GG-api].
+      const streamed = generateMatch ? generateMatch[2] === 'streamGenerateContent' : parsed.body.stream === true;
+      return answerModelCall({ provider, ...parsed, headers: request.headers, streamed }, response);
     }
     const fromGemini = isGeminiClient(request.headers, query);
     if (request.method === 'GET' && path === '/v1/models' && !fromGemini) {
@@ -207,15 +231,20 @@ function pickReply(script: Script, request: ScriptedRequest): ScriptedReply | Pr
 
 function resolveReply(reply: ScriptedReply): ResolvedReply {
   if (typeof reply === 'string') return { text: reply, status: 200, errorMessage: '', delayMs: 0, headers: {} };
-  const status = reply.status ?? (reply.errorMessage !== undefined ? 500 : 200);
+  const text = reply.text ?? reply.chunks?.join('') ?? '';
+  if (reply.chunks && reply.chunks.join('') !== text) {
+    return resolveReply({ status: 500, errorMessage: 'scripted server: the scripted chunks do not join to the scripted text' });
+  }
+  // With streamErrorAfter the error comes inside a 200 stream, so errorMessage alone does not mean HTTP 500.
+  const status = reply.status ?? (reply.errorMessage !== undefined && reply.streamErrorAfter === undefined ? 500 : 200);
   const headers: Record<string, string> = {};
   // Lower-cased so that a scripted header replaces ours instead of being sent twice.
   for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
   return {
     ...reply,
-    text: reply.text ?? '',
+    text,
     status,
-    errorMessage: reply.errorMessage ?? `scripted server: HTTP ${status}`,
+    errorMessage: reply.errorMessage ?? (status === 200 ? 'scripted server: the stream broke off' : `scripted server: HTTP ${status}`),
     delayMs: reply.delayMs ?? 0,
     headers,
   };
@@ -280,26 +309,6 @@ function readBody(request: http.IncomingMessage): Promise<string> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
-  });
-}
-
-/** Resolves true after the delay, or false as soon as the client disconnects or the server closes. */
-function waitUnlessClientLeaves(
-  delayMs: number,
-  response: http.ServerResponse,
-  pendingDelays: Set<() => void>,
-): Promise<boolean> {
-  return new Promise((resolve) => {
-    const finish = (clientStillThere: boolean) => {
-      clearTimeout(timer);
-      response.off('close', cancel);
-      pendingDelays.delete(cancel);
-      resolve(clientStillThere);
-    };
-    const cancel = () => finish(false);
-    const timer = setTimeout(() => finish(true), delayMs);
-    response.once('close', cancel);
-    pendingDelays.add(cancel);
   });
 }
 

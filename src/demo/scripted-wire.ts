@@ -77,7 +77,7 @@ export function geminiCompletion(request: ScriptedRequest, reply: WireReply, usa
 }
 
 /** [GG-rec-think]: thoughts are reported apart, and candidatesTokenCount is left out when no visible text was made. */
-function geminiUsage(usage: WireUsage, thoughts?: number): object {
+export function geminiUsage(usage: WireUsage, thoughts?: number): object {
   const prompt = usage.prompt_tokens;
   const candidates = usage.completion_tokens;
   const total = typeof prompt === 'number' && typeof candidates === 'number' ? prompt + candidates + (thoughts ?? 0) : usage.total_tokens;

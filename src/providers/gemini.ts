@@ -1,4 +1,4 @@
-import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
+import { ApiError, GoogleGenAI, type Content, type GenerateContentParameters } from '@google/genai';
 import {
   describeUnexpectedBody,
   ProviderResponseError,
@@ -9,7 +9,9 @@ import {
   type ModelFinishReason,
   type ReasoningEffort,
 } from './chat-model';
+import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gemini-stream';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';
+import { streamedTextFor, type StreamedText } from './streamed-text';
 
 /** Connection settings of the Gemini API. */
 export interface GeminiModelOptions {
@@ -41,47 +43,55 @@ export class GeminiChatModel implements ChatModel {
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    const streamed = streamedTextFor(request);
     try {
-      return await this.generateOnce(request);
+      return await this.generateOnce(request, streamed);
     } catch (error) {
       // A user-set temperature the model refuses: once more without it, as the OpenAI adapter does.
       const refusesTemperature = error instanceof ApiError && error.status === 400 && /temperature/i.test(error.message);
       if (!refusesTemperature || request.temperature === undefined || request.signal.aborted) throw error;
-      const response = await this.generateOnce({ ...request, temperature: undefined });
+      const response = await this.generateOnce({ ...request, temperature: undefined }, streamed);
       const notice = `the endpoint rejected temperature (${error.message.slice(0, 200)}); retried without temperature (the model's default applies)`;
       return { ...response, notices: [...(response.notices ?? []), notice] };
     }
   }
 
-  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
-    const response = await withRetries(() => this.call(request), {
+  private async generateOnce(request: ChatRequest, streamed?: StreamedText): Promise<ChatResponse> {
+    const response = await withRetries(() => this.call(request, streamed), {
       maxRetries: this.maxRetries,
       signal: request.signal,
       classify: (error) => {
         if (request.signal.aborted) return { retry: false };
+        // An error event inside a 200 stream is the provider's answer to this call, not retried (as openai-node does not).
+        if (isStreamErrorEvent(error)) return { retry: false };
         if (error instanceof ApiError) return decideByStatus(error.status);
-        // fetch's own failure (connection refused or reset) is a TypeError; anything else is not retried.
-        return { retry: error instanceof TypeError };
+        // fetch's own failure (connection refused or reset, or broken mid-stream) is a TypeError; anything
+        // else is not retried. By name: undici's TypeError may come from another realm (as under jest).
+        return { retry: (error as Error | null)?.name === 'TypeError' };
       },
     });
     return readResponse(response);
   }
 
-  private async call(request: ChatRequest): Promise<GenerateContentResponse> {
+  /** One attempt; with a stream listener it streams (`streamGenerateContent?alt=sse`), else it asks for the whole reply. */
+  private async call(request: ChatRequest, streamed?: StreamedText): Promise<GeminiReply> {
     const { systemInstruction, contents } = toGeminiContents(request.messages);
+    const parameters: GenerateContentParameters = {
+      model: request.model,
+      contents,
+      config: {
+        abortSignal: request.signal,
+        ...(systemInstruction ? { systemInstruction } : {}),
+        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+        ...(request.reasoningEffort === undefined ? {} : { thinkingConfig: { thinkingBudget: GEMINI_THINKING_BUDGETS[request.reasoningEffort] } }),
+        ...(request.jsonMode ? { responseMimeType: 'application/json' } : {}),
+      },
+    };
     try {
-      return await this.client.models.generateContent({
-        model: request.model,
-        contents,
-        config: {
-          abortSignal: request.signal,
-          ...(systemInstruction ? { systemInstruction } : {}),
-          ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-          ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
-          ...(request.reasoningEffort === undefined ? {} : { thinkingConfig: { thinkingBudget: GEMINI_THINKING_BUDGETS[request.reasoningEffort] } }),
-          ...(request.jsonMode ? { responseMimeType: 'application/json' } : {}),
-        },
-      });
+      if (!streamed) return await this.client.models.generateContent(parameters);
+      streamed.beginAttempt();
+      return await collectGeminiStream(await this.client.models.generateContentStream(parameters), streamed);
     } catch (error) {
       // The SDK parses every 200 body as JSON: an HTML page or an event stream fails right there.
       // (By name, not instanceof: the error may come from another realm.)
@@ -103,7 +113,8 @@ export class GeminiChatModel implements ChatModel {
   }
 }
 
-function readResponse(response: GenerateContentResponse): ChatResponse {
+/** The ChatResponse of a whole reply or of one joined from a stream's events. */
+function readResponse(response: GeminiReply): ChatResponse {
   const candidate = response.candidates?.[0];
   const blocked = response.promptFeedback?.blockReason;
   if (!candidate && !blocked) {

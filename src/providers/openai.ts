@@ -8,7 +8,9 @@ import {
   type ChatResponse,
   type ModelFinishReason,
 } from './chat-model';
+import { collectChatCompletionStream } from './openai-stream';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
+import { streamedTextFor, type StreamedText } from './streamed-text';
 
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {
@@ -20,7 +22,14 @@ export interface OpenAiModelOptions {
 }
 
 /** Request fields an endpoint may refuse; each is dropped once, with a notice, and the call made again. */
-type Droppable = 'response_format' | 'temperature';
+type Droppable = 'response_format' | 'temperature' | 'stream_options';
+
+/** What the call does without each droppable field, for the notice. */
+const WITHOUT: Record<Droppable, string> = {
+  response_format: 'JSON mode',
+  temperature: "temperature (the model's default applies)",
+  stream_options: 'stream_options (the stream reports no token usage)',
+};
 
 /** Chat completions through the official `openai` SDK. */
 export class OpenAiChatModel implements ChatModel {
@@ -46,38 +55,46 @@ export class OpenAiChatModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const notices: string[] = [];
+    const streamed = streamedTextFor(request);
     for (;;) {
       const dropped = new Set(this.refused);
       try {
-        return await withRetries(() => this.complete(request, dropped, notices), {
+        return await withRetries(() => this.complete(request, dropped, notices, streamed), {
           maxRetries: this.maxRetries,
           signal: request.signal,
-          classify: classifyOpenAiError,
+          classify: (error) => classifyOpenAiError(error, streamed !== undefined),
         });
       } catch (error) {
         const field = refusedField(error, request, dropped);
         if (!field || request.signal.aborted) throw error;
         this.refused.add(field);
-        const without = field === 'response_format' ? 'JSON mode' : "temperature (the model's default applies)";
-        notices.push(`the endpoint rejected ${field} (${(error as Error).message.slice(0, 200)}); retried without ${without}`);
+        notices.push(`the endpoint rejected ${field} (${(error as Error).message.slice(0, 200)}); retried without ${WITHOUT[field]}`);
       }
     }
   }
 
-  private async complete(request: ChatRequest, dropped: ReadonlySet<Droppable>, notices: string[]): Promise<ChatResponse> {
+  /** One attempt; with a stream listener it streams ([ON-cc] `stream: true`), else it asks for the whole reply. */
+  private async complete(request: ChatRequest, dropped: ReadonlySet<Droppable>, notices: string[], streamed?: StreamedText): Promise<ChatResponse> {
     const withFormat = request.jsonMode && !dropped.has('response_format');
-    const completion: unknown = await this.client.chat.completions.create(
-      {
-        model: request.model,
-        messages: request.messages,
-        ...(request.temperature === undefined || dropped.has('temperature') ? {} : { temperature: request.temperature }),
-        ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
-        ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
-        ...(withFormat ? { response_format: responseFormat(request) } : {}),
-      },
+    const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
+      model: request.model,
+      messages: request.messages,
+      ...(request.temperature === undefined || dropped.has('temperature') ? {} : { temperature: request.temperature }),
+      ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
+      ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
+      ...(withFormat ? { response_format: responseFormat(request) } : {}),
+    };
+    if (!streamed) {
+      const completion: unknown = await this.client.chat.completions.create(body, { signal: request.signal });
+      return readCompletion(completion, notices);
+    }
+    streamed.beginAttempt();
+    const stream = await this.client.chat.completions.create(
+      // include_usage: the usage comes on one extra chunk before [DONE] (provider-behaviours.md §1.6).
+      { ...body, stream: true, ...(dropped.has('stream_options') ? {} : { stream_options: { include_usage: true } }) },
       { signal: request.signal },
     );
-    return readCompletion(completion, notices);
+    return readCompletion(await collectChatCompletionStream(stream, streamed, request.signal), notices);
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -124,10 +141,15 @@ export function mapOpenAiFinishReason(reason: unknown): ModelFinishReason | unde
   return 'other';
 }
 
-function classifyOpenAiError(error: unknown): RetryDecision {
+function classifyOpenAiError(error: unknown, streaming: boolean): RetryDecision {
   if (error instanceof OpenAI.APIUserAbortError) return { retry: false };
   if (error instanceof OpenAI.APIConnectionError) return { retry: true };
+  // An error event inside a 200 stream: openai-node throws it without a status and never retries it ([ON-stream]).
+  if (error instanceof OpenAI.APIError && error.status === undefined) return { retry: false };
   if (error instanceof OpenAI.APIError) return decideByStatus(error.status, error.headers);
+  // A stream whose connection broke mid-reply fails with undici's TypeError ("terminated"): a connection
+  // error like any other, retried after the text already passed on is voided. By name: it may come from another realm.
+  if (streaming && (error as Error | null)?.name === 'TypeError') return { retry: true };
   return { retry: false };
 }
 
@@ -138,8 +160,9 @@ function responseFormat(request: ChatRequest): OpenAI.ResponseFormatJSONObject |
 
 /**
  * The request field a 400/422 refuses, when it is one the call can do without: `response_format` (an
- * endpoint without JSON mode) or a user-set `temperature` (GPT-5 and o-series models accept only their
- * default: provider-behaviours.md §1.1, `param: "temperature"`, code `unsupported_value` or `unsupported_parameter`).
+ * endpoint without JSON mode), a user-set `temperature` (GPT-5 and o-series models accept only their
+ * default: provider-behaviours.md §1.1, `param: "temperature"`, code `unsupported_value` or
+ * `unsupported_parameter`) or, on a streamed call, `stream_options`.
  */
 function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<Droppable>): Droppable | undefined {
   if (!(error instanceof OpenAI.APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
@@ -148,6 +171,10 @@ function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet
   }
   if (request.temperature !== undefined && !dropped.has('temperature') && (error.param === 'temperature' || /'temperature'/.test(error.message))) {
     return 'temperature';
+  }
+  // OpenAI-compatible servers that stream but predate stream_options refuse the field.
+  if (request.onTextDelta && !dropped.has('stream_options') && (error.param === 'stream_options' || /stream_options/.test(error.message))) {
+    return 'stream_options';
   }
   return undefined;
 }
