@@ -402,3 +402,165 @@ describe('closing', () => {
     expect((refused as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
   });
 });
+
+/** The `data:` payloads of an event stream, checking that every event is one `data:` line and ends as `separator` says. */
+function eventsOf(body: string, separator: '\n\n' | '\r\n\r\n'): string[] {
+  expect(body.endsWith(separator)).toBe(true);
+  const events = body.slice(0, -separator.length).split(separator);
+  for (const event of events) expect(event).toMatch(/^data: [^\r\n]*$/);
+  return events.map((event) => event.slice('data: '.length));
+}
+
+async function postStream(url: string, body: object): Promise<Response> {
+  return fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+}
+
+const openAiStreamBody = (extra: object = {}) => ({ model: 'gpt-test', messages: [{ role: 'user', content: '12345678' }], stream: true, ...extra });
+const geminiStreamBody = { contents: [{ role: 'user', parts: [{ text: '12345678' }] }] };
+const geminiStreamPath = '/v1beta/models/gemini-test:streamGenerateContent?alt=sse';
+
+describe('streamed answers on the wire', () => {
+  it('streams OpenAI chunks: role first, the text in the scripted pieces, finish_reason last, the usage chunk with no choices, then [DONE]', async () => {
+    const server = await startServer({ script: { chunks: ['Hel', 'lo, ', 'world'], usage: { prompt_tokens: 9, completion_tokens: 4 } } });
+    const response = await postStream(`${server.url}/v1/chat/completions`, openAiStreamBody({ stream_options: { include_usage: true } }));
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = eventsOf(await response.text(), '\n\n');
+
+    expect(events[events.length - 1]).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event));
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ id: chunks[0].id, object: 'chat.completion.chunk', created: chunks[0].created, model: 'gpt-test' });
+    }
+    const usageChunk = chunks.pop();
+    expect(usageChunk.choices).toEqual([]);
+    expect(usageChunk.usage).toEqual({ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 });
+    for (const chunk of chunks) expect(chunk.usage).toBeNull();
+    expect(chunks[0].choices[0].delta.role).toBe('assistant');
+    expect(chunks.slice(1).some((chunk) => 'role' in chunk.choices[0].delta)).toBe(false);
+    expect(chunks.map((chunk) => chunk.choices[0].delta.content ?? '').filter((piece: string) => piece !== '')).toEqual(['Hel', 'lo, ', 'world']);
+    expect(chunks.map((chunk) => chunk.choices[0].finish_reason)).toEqual([...chunks.slice(1).map(() => null), 'stop']);
+    for (const chunk of chunks) expect(chunk.choices[0]).toMatchObject({ index: 0, logprobs: null });
+    expect(server.requests[0]).toMatchObject({ streamed: true, body: { stream: true } });
+  });
+
+  it('streams OpenAI chunks without usage when include_usage is not asked for', async () => {
+    const server = await startServer({ script: 'streamed without usage' });
+    const events = eventsOf(await (await postStream(`${server.url}/v1/chat/completions`, openAiStreamBody())).text(), '\n\n');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event));
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) {
+      expect(chunk).not.toHaveProperty('usage');
+      expect(chunk.choices).toHaveLength(1);
+    }
+    expect(chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('')).toBe('streamed without usage');
+  });
+
+  it('streams OpenAI tool calls as an opening delta with the name, then the arguments', async () => {
+    const server = await startServer({ script: { text: '', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] } });
+    const events = eventsOf(await (await postStream(`${server.url}/v1/chat/completions`, openAiStreamBody())).text(), '\n\n');
+    const deltas = events.slice(0, -1).map((event) => JSON.parse(event).choices[0]);
+    expect(deltas[0].delta).toMatchObject({ role: 'assistant', content: null });
+    const calls = deltas.flatMap((choice) => choice.delta.tool_calls ?? []);
+    expect(calls[0]).toMatchObject({ index: 0, id: 'call_scripted_0', type: 'function', function: { name: 'get_weather' } });
+    expect(JSON.parse(calls.map((call: any) => call.function.arguments).join(''))).toEqual({ city: 'Paris' });
+    expect(deltas[deltas.length - 1].finish_reason).toBe('tool_calls');
+  });
+
+  it('ends an OpenAI stream with the error event after the scripted number of pieces, and no [DONE]', async () => {
+    const server = await startServer({ script: { chunks: ['one ', 'two ', 'three'], streamErrorAfter: 2, errorMessage: 'broke off' } });
+    const response = await postStream(`${server.url}/v1/chat/completions`, openAiStreamBody());
+    expect(response.status).toBe(200);
+    const events = eventsOf(await response.text(), '\n\n');
+    expect(JSON.parse(events[events.length - 1])).toEqual({ error: { message: 'broke off', type: 'server_error', param: null, code: null } });
+    const pieces = events.slice(0, -1).map((event) => JSON.parse(event).choices[0].delta.content ?? '');
+    expect(pieces.join('')).toBe('one two ');
+  });
+
+  it('streams Gemini events as whole responses with cumulative usage, finishReason only on the last, and no [DONE]', async () => {
+    const server = await startServer({ script: { chunks: ['Hel', 'lo, ', 'world'], usage: { prompt_tokens: 9, completion_tokens: 6 } } });
+    const response = await postStream(`${server.url}${geminiStreamPath}`, geminiStreamBody);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = eventsOf(await response.text(), '\r\n\r\n');
+
+    expect(events).not.toContain('[DONE]');
+    const chunks = events.map((event) => JSON.parse(event));
+    expect(chunks.map((chunk) => chunk.candidates[0].content.parts[0].text)).toEqual(['Hel', 'lo, ', 'world']);
+    expect(chunks.map((chunk) => chunk.candidates[0].finishReason)).toEqual([undefined, undefined, 'STOP']);
+    expect(chunks.map((chunk) => chunk.usageMetadata.candidatesTokenCount)).toEqual([2, 4, 6]);
+    expect(chunks.map((chunk) => chunk.usageMetadata.promptTokenCount)).toEqual([9, 9, 9]);
+    expect(chunks[2].usageMetadata.totalTokenCount).toBe(15);
+    for (const chunk of chunks) expect(chunk).toMatchObject({ modelVersion: 'gemini-test', responseId: chunks[0].responseId });
+    expect(server.requests[0]).toMatchObject({ provider: 'gemini', model: 'gemini-test', streamed: true });
+  });
+
+  it('ends a Gemini stream with the error event after the scripted number of pieces', async () => {
+    const server = await startServer({ script: { chunks: ['one ', 'two'], streamErrorAfter: 1, errorMessage: 'broke off' } });
+    const events = eventsOf(await (await postStream(`${server.url}${geminiStreamPath}`, geminiStreamBody)).text(), '\r\n\r\n');
+    expect(events).toHaveLength(2);
+    expect(JSON.parse(events[0]).candidates[0].content.parts[0].text).toBe('one ');
+    expect(JSON.parse(events[1])).toEqual({ error: { code: 500, message: 'broke off', status: 'INTERNAL' } });
+  });
+
+  it.each<[string, string, object]>([
+    ['openai', '/v1/chat/completions', openAiStreamBody()],
+    ['gemini', geminiStreamPath, geminiStreamBody],
+  ])('answers a scripted HTTP error to a %s stream request as JSON, before any event', async (_provider, path, body) => {
+    const server = await startServer({ script: { status: 429, errorMessage: 'slow down', chunkDelayMs: 10 } });
+    const response = await postStream(`${server.url}${path}`, body);
+    expect(response.status).toBe(429);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await response.json()) as any).error.message).toBe('slow down');
+  });
+
+  it('sends each event when it is due, not the stream at the end, and notes a client that leaves mid-stream', async () => {
+    // The second event is due in a minute: reading the first proves events are not held back.
+    const server = await startServer({ script: { chunks: ['first', 'second'], chunkDelayMs: 60_000 } });
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}${geminiStreamPath}`, { method: 'POST', body: JSON.stringify(geminiStreamBody), signal: controller.signal });
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toMatch(/^data: .*"text":"first".*\r\n\r\n$/);
+    expect(server.requests[0].clientLeftEarly).toBe(false);
+
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    await waitFor(() => server.requests[0].clientLeftEarly, 'the server to note the client leaving');
+  });
+
+  it('breaks the connection after the scripted number of pieces, without ending the stream', async () => {
+    const server = await startServer({ script: { chunks: ['kept ', 'lost'], streamCutAfter: 1 } });
+    const response = await postStream(`${server.url}/v1/chat/completions`, openAiStreamBody());
+    const reader = response.body!.getReader();
+    let received = '';
+    const error = await rejectionOf(
+      (async () => {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          received += new TextDecoder().decode(value);
+        }
+      })(),
+    );
+    // undici's TypeError ("terminated"), from node's realm rather than jest's.
+    expect(error.name).toBe('TypeError');
+    expect(received).toContain('"content":"kept "');
+    expect(received).not.toContain('lost');
+    expect(received).not.toContain('[DONE]');
+  });
+
+  it('refuses chunks that do not join to the scripted text with a 500 naming the mistake', async () => {
+    const server = await startServer({ script: { text: 'whole', chunks: ['who', 'LE'] } });
+    const response = await rawPost(`${server.url}/v1/chat/completions`, JSON.stringify(openAiStreamBody()));
+    expect(response.status).toBe(500);
+    expect(response.json.error.message).toMatch(/chunks do not join to the scripted text/);
+  });
+});
+
+/** Bounded polling, so that a state that never comes fails the test instead of hanging it. */
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

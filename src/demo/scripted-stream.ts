@@ -164,15 +164,17 @@ export async function sendEventStream(
   const { events } = plan;
   if (response.headersSent || response.destroyed) return;
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...options.headers });
+  response.flushHeaders();
   const end = options.provider === 'openai' ? '\n\n' : '\r\n\r\n';
+  let written = Promise.resolve();
   for (const [index, event] of events.entries()) {
     if (index > 0 && options.chunkDelayMs > 0 && !(await waitUnlessClientLeaves(options.chunkDelayMs, response, options.pendingDelays))) return;
     if (response.destroyed) return;
-    response.write(`data: ${event.data}${end}`);
+    written = new Promise((resolve) => response.write(`data: ${event.data}${end}`, () => resolve()));
   }
   if (!plan.breakConnection) return void response.end();
-  // Let the last event reach the client before the connection goes, so that it sees the pieces first.
-  if (options.chunkDelayMs > 0 && !(await waitUnlessClientLeaves(options.chunkDelayMs, response, options.pendingDelays))) return;
+  // Destroying at once would drop the events still buffered in the socket: the client must get them first.
+  await written;
   response.socket?.destroy();
 }
 
