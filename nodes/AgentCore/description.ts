@@ -158,35 +158,14 @@ export const agentCoreProperties: INodeProperties[] = [
     default: {},
     options: [
       {
-        displayName: 'Temperature',
-        name: 'temperature',
-        type: 'number',
-        typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
-        default: 0.2,
-        description:
-          "Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series models accept only their default: a refused temperature is dropped and the call retried, noted in the trace.",
-      },
-      {
-        displayName: 'Max Output Tokens',
-        name: 'maxOutputTokens',
-        type: 'number',
-        typeOptions: { minValue: 0 },
-        default: 0,
-        description: "Cap on each reply's tokens, reasoning included (OpenAI max_completion_tokens, Gemini maxOutputTokens); 0 = the provider's default",
-      },
-      {
-        displayName: 'Reasoning Effort',
-        name: 'reasoningEffort',
+        displayName: 'Examples in Prompt',
+        name: 'promptExamples',
         type: 'options',
         options: [
-          { name: "Model's Default", value: '' },
-          { name: 'Minimal', value: 'minimal' },
-          { name: 'Low', value: 'low' },
-          { name: 'Medium', value: 'medium' },
-          { name: 'High', value: 'high' },
+          { name: 'After a Format Error', value: 'on_error', description: 'Send example replies only with the repair turn after a reply that is not one valid JSON object (fewest tokens)' },
+          { name: 'Always', value: 'always', description: 'Send example replies with every model call: for models that often stray from the JSON format' },
         ],
-        default: '',
-        description: 'How hard a reasoning model thinks (OpenAI reasoning_effort; Gemini: a thinking budget)',
+        default: defaultPromptExamples,
       },
       {
         displayName: 'JSON Output Mode',
@@ -199,25 +178,14 @@ export const agentCoreProperties: INodeProperties[] = [
         ],
         default: defaultJsonMode,
       },
+      { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
       {
-        displayName: 'Examples in Prompt',
-        name: 'promptExamples',
-        type: 'options',
-        options: [
-          { name: 'After a Format Error', value: 'on_error', description: 'Send example replies only with the repair turn after a reply that is not one valid JSON object (fewest tokens)' },
-          { name: 'Always', value: 'always', description: 'Send example replies with every model call: for models that often stray from the JSON format' },
-        ],
-        default: defaultPromptExamples,
-      },
-      {
-        displayName: 'On Model Error',
-        name: 'onModelError',
-        type: 'options',
-        options: [
-          { name: 'Fail the Node', value: 'fail', description: "A model call that failed after the retries, or a run timeout, is a node error with the provider's status: Retry On Fail, the error output and Error Workflows act on it" },
-          { name: 'Return the Run as an Item', value: 'returnItem', description: 'The run comes out as an item with finish_reason llm_error or timeout' },
-        ],
-        default: 'fail',
+        displayName: 'Max Output Tokens',
+        name: 'maxOutputTokens',
+        type: 'number',
+        typeOptions: { minValue: 0 },
+        default: 0,
+        description: "Cap on each reply's tokens, reasoning included (OpenAI max_completion_tokens, Gemini maxOutputTokens); 0 = the provider's default",
       },
       {
         displayName: 'On Limit Reached',
@@ -230,6 +198,30 @@ export const agentCoreProperties: INodeProperties[] = [
         default: 'returnItem',
       },
       {
+        displayName: 'On Model Error',
+        name: 'onModelError',
+        type: 'options',
+        options: [
+          { name: 'Fail the Node', value: 'fail', description: "A model call that failed after the retries, or a run timeout, is a node error with the provider's status: Retry On Fail, the error output and Error Workflows act on it" },
+          { name: 'Return the Run as an Item', value: 'returnItem', description: 'The run comes out as an item with finish_reason llm_error or timeout' },
+        ],
+        default: 'fail',
+      },
+      {
+        displayName: 'Reasoning Effort',
+        name: 'reasoningEffort',
+        type: 'options',
+        options: [
+          { name: 'High', value: 'high' },
+          { name: 'Low', value: 'low' },
+          { name: 'Medium', value: 'medium' },
+          { name: 'Minimal', value: 'minimal' },
+          { name: "Model's Default", value: '' },
+        ],
+        default: '',
+        description: 'How hard a reasoning model thinks (OpenAI reasoning_effort; Gemini: a thinking budget)',
+      },
+      {
         displayName: 'Stream Response',
         name: 'streamResponse',
         type: 'boolean',
@@ -237,7 +229,15 @@ export const agentCoreProperties: INodeProperties[] = [
         description:
           'Whether to stream the run as it happens when the workflow streams (a Webhook in Response Mode Streaming, a Chat Trigger in streaming mode): one line per tool call and the answer as the model writes it. The output item is the same either way.',
       },
-      { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
+      {
+        displayName: 'Temperature',
+        name: 'temperature',
+        type: 'number',
+        typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
+        default: 0.2,
+        description:
+          "Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series models accept only their default: a refused temperature is dropped and the call retried, noted in the trace.",
+      },
     ],
   },
   {
