@@ -13,7 +13,9 @@ interface Chunk {
 /** What the client saw, in the order it saw it: each line of the body as it was read, then the body's end. */
 type Arrival = { kind: 'chunk'; chunk: Chunk } | { kind: 'ended' };
 
-const ANSWER = 'In stock and under 50 EUR: Desk lamp and USB-C hub.';
+/** Long enough to come in several chunks past the answer hold-back (48 characters). */
+const ANSWER =
+  'In stock and under 50 EUR: Desk lamp and USB-C hub. Both ship within two working days; the office chair is over budget and the notebook pack is out of stock.';
 
 /**
  * A hang guard, not a speed assertion: if n8n held the chunks back until the execution ended, the gated
@@ -70,6 +72,7 @@ export function describeStreamingWebhook(get: () => AgentCoreInN8n): void {
           const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(() => ((gateGaveUp = true), resolve()), GATE_LIMIT_MS)));
           await Promise.race([stepChunkSeen, gaveUp]);
           clearTimeout(timer);
+          return JSON.stringify({ type: 'final', answer: ANSWER });
         }
         return e2eModel(request);
       });
@@ -87,6 +90,9 @@ export function describeStreamingWebhook(get: () => AgentCoreInN8n): void {
         expect(items[0]).toMatch(/^\n\[json_transform \{"data":\{"items":/);
         expect(items[1]).toBe('[json_transform returned: ["Desk lamp","USB-C hub"]]\n\n');
         expect(items.slice(2).join('')).toBe(ANSWER);
+        // The model calls streamed, and the answer reached the caller in several pieces as it was written.
+        expect(get().model.requests.filter((request) => promptOf(request) === prompt).map((request) => request.streamed)).toEqual([true, true]);
+        expect(items.length - 2).toBeGreaterThanOrEqual(3);
 
         // Order, as the client read it: the first answer chunk before the end chunk, and that before the body ended.
         const indexOf = (test: (arrival: Arrival) => boolean) => arrivals.findIndex(test);
