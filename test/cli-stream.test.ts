@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../src/agent/events';
 import type { Script } from '../src/demo/scripted-server';
+import { splitIntoPieces } from '../src/demo/scripted-stream';
 import { action, final, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
 
@@ -55,6 +56,17 @@ describe('agent-core run --stream', () => {
     const answer = events.filter((event) => event.type === 'answer_delta').map((event) => event.text).join('');
     expect(answer).toBe(events[events.length - 1].final_answer);
     expect(answer).toContain('[REDACTED]');
+  });
+
+  it('prints a long answer as several answer_delta lines while the model streams it', async () => {
+    const answer = 'A longer answer, so that it comes in several lines: '.repeat(4).trim();
+    const run = await runStreaming({}, { text: final(answer), chunks: splitIntoPieces(final(answer), 5) }, ['--stream']);
+    expect(run.code).toBe(0);
+    const parsed = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const deltas = parsed.filter((line) => line.type === 'answer_delta');
+    expect(deltas.length).toBeGreaterThan(2);
+    expect(deltas.map((line) => line.text).join('')).toBe(answer);
+    expect(server().requests[0].streamed).toBe(true);
   });
 
   it('ends the stream with done and the result on a run that stops at a limit', async () => {
