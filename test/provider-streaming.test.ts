@@ -222,3 +222,18 @@ describe('streaming through the real openai SDK, OpenAI-compatible servers', () 
     expect(server().requests.map((request) => request.body.stream_options)).toEqual([{ include_usage: true }, undefined]);
   });
 });
+
+describe('streaming through the real @google/genai SDK, thinking models', () => {
+  const server = useScriptedServer();
+
+  it('passes on the answer text but not the thought parts, and counts the thoughts as reasoning tokens', async () => {
+    // [GG-rec-think]: thoughts come as {text, thought: true} parts; each event is a whole response [GG-rec-stream].
+    const event = (parts: object[], extra: object = {}) =>
+      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, thoughtsTokenCount: 7, totalTokenCount: 14 } })}\r\n\r\n`;
+    const rawBody = event([{ text: 'Let me think this over.', thought: true }]) + event([{ text: 'The ' }]) + event([{ text: 'answer.' }], { finishReason: 'STOP' });
+    server().setScript({ rawBody, contentType: 'text/event-stream' });
+    const { response, deltas } = await streamedCall(modelFor(server(), 'gemini'));
+    expect(deltas).toEqual(['The ', 'answer.']);
+    expect(response).toMatchObject({ text: 'The answer.', finishReason: 'stop', usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14, reasoning_tokens: 7 } });
+  });
+});
