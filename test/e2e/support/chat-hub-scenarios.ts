@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { CHAT, RECALL_QUESTION } from './model-script';
 import { CHAT_HUB_WORKFLOW_IDS } from './derived-workflows';
-import type { AgentCoreInN8n } from './n8n-harness';
+import { parseJsonOrUndefined, type AgentCoreInN8n } from './n8n-harness';
 
 /** The owner this suite signs up as; n8n's REST API (and so Chat Hub) wants a signed-in user. */
 const OWNER = { email: 'owner@agent-core.example.com', firstName: 'Agent', lastName: 'Core', password: 'E2e-Owner-Password-1' };
@@ -47,13 +47,7 @@ class RestClient {
     const issued = response.headers.getSetCookie().find((cookie) => cookie.startsWith('n8n-auth='));
     if (issued) this.cookie = issued.split(';')[0];
     const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, text, body: parsed };
+    return { status: response.status, text, body: parseJsonOrUndefined(text) };
   }
 }
 

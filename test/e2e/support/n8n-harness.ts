@@ -380,13 +380,16 @@ async function post(n8n: N8nInstance, webhookPath: string, body: unknown): Promi
     signal: AbortSignal.timeout(90000),
   });
   const text = await response.text();
-  let parsed: unknown;
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, body: parseJsonOrUndefined(text) };
+}
+
+/** A response body as JSON, or undefined when it is not JSON (n8n answers some errors as text). */
+export function parseJsonOrUndefined(text: string): unknown {
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    parsed = undefined;
+    return undefined;
   }
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, body: parsed };
 }
 
 function expectStatus(n8n: N8nInstance, response: WebhookResponse, status: number): void {
