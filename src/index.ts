@@ -1,5 +1,6 @@
 /** Agent Core's engine, usable from plain Node code; the n8n nodes and the CLI are thin callers of it. */
 export { runAgent, type RunAgentOptions } from './agent/run-agent';
+export type { AgentEvent, AgentEventListener } from './agent/events';
 export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type AgentConfig, type JsonMode } from './agent/config';
 export { InputError } from './agent/input';
 export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
@@ -12,5 +13,7 @@ export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
 export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
 export type { Tool, ToolContext, JsonSchema } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
+export { domainEntryProblem } from './tools/address-policy';
+export { HEADER_NAME_PATTERN } from './tools/http-request-settings';
 export { validateAgainst, type ValidationResult } from './tools/validate';
 export { JSON_TRANSFORM_MAX_DATA_LENGTH, JSON_TRANSFORM_MAX_RESULT_LENGTH, JSON_TRANSFORM_WORKER_MEMORY_MB } from './tools/json-transform';

@@ -6,8 +6,8 @@ import {
   DEFAULT_MAX_TURN_CHARACTERS,
   DEFAULT_MAX_TURNS,
   DEFAULT_TTL_SECONDS,
-} from '../../src/context/store';
-import { HISTORY_CHARACTER_LEVELS } from '../../src/context/window';
+  HISTORY_CHARACTER_LEVELS,
+} from '../../src/context';
 
 const onlyFor = (...operation: string[]) => ({ show: { operation } });
 

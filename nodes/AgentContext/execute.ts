@@ -1,18 +1,21 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { InputError } from '../../src/agent/input';
-import { toProviderFormats, type ProviderFormats } from '../../src/context/formats';
-import { sharedMemoryContextStore } from '../../src/context/memory-store';
-import { RedisContextStore } from '../../src/context/redis-store';
-import { compactSteps, persistSession, prepareSession, sessionStoreKey } from '../../src/context/session';
+import { InputError, type TraceStep } from '../../src';
 import {
+  compactSteps,
+  type ContextStore,
   DEFAULT_KEY_PREFIX,
   DEFAULT_MAX_STORED_TURNS,
   DEFAULT_MAX_TURNS,
   DEFAULT_TTL_SECONDS,
-  type ContextStore,
-} from '../../src/context/store';
-import { resolveCharacterBudget } from '../../src/context/window';
-import type { TraceStep } from '../../src/trace/types';
+  persistSession,
+  prepareSession,
+  type ProviderFormats,
+  RedisContextStore,
+  resolveCharacterBudget,
+  sessionStoreKey,
+  sharedMemoryContextStore,
+  toProviderFormats,
+} from '../../src/context';
 import { nodeError, toNodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 

@@ -1,7 +1,7 @@
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
 import { toJSONSchema, type ZodType } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import type { JsonSchema, Tool } from '../../src/tools/tool';
+import type { JsonSchema, Tool } from '../../src';
 
 /** The part of a LangChain tool (what n8n's tool sub-nodes supply) that Agent Core uses. */
 interface LangChainToolLike {

@@ -1,6 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { DEFAULT_CONFIG } from '../../src/agent/config';
-import { builtInTools } from '../../src/tools/registry';
+import { builtInTools, DEFAULT_CONFIG } from '../../src';
 import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tools';
 
 // The panel's defaults are the engine's. Plain names rather than DEFAULT_CONFIG.key, because n8n's

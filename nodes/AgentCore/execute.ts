@@ -1,7 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { AgentConfig } from '../../src/agent/config';
-import { runAgent } from '../../src/agent/run-agent';
-import { createChatModel, type ProviderName } from '../../src/providers/create-model';
+import { type AgentConfig, createChatModel, type ProviderName, runAgent } from '../../src';
 import { nodeError, toNodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { readConnectedTools } from './connected-tools';

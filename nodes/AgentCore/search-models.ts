@@ -1,5 +1,5 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { createChatModel, type ProviderName } from '../../src/providers/create-model';
+import { createChatModel, type ProviderName } from '../../src';
 
 /** Lists the endpoint's models for the Model field; typing an ID stays possible when listing fails. */
 export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {

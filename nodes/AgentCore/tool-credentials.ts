@@ -5,9 +5,7 @@ import type {
   IExecuteFunctions,
   INodeCredentialTestResult,
 } from 'n8n-workflow';
-import type { AgentConfig } from '../../src/agent/config';
-import { domainEntryProblem } from '../../src/tools/address-policy';
-import { HEADER_NAME_PATTERN } from '../../src/tools/http-request-settings';
+import { type AgentConfig, domainEntryProblem, HEADER_NAME_PATTERN } from '../../src';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { JsonSchema, Tool } from '../../src/tools/tool';
+import type { JsonSchema, Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */

@@ -1,7 +1,6 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
-import { ConfigError } from '../../src/agent/config';
-import { InputError } from '../../src/agent/input';
-import { ContextStoreError, InvalidContextInputError } from '../../src/context/store';
+import { ConfigError, InputError } from '../../src';
+import { ContextStoreError, InvalidContextInputError } from '../../src/context';
 
 /**
  * A NodeOperationError that keeps our message. n8n rewrites any message mentioning a common error code

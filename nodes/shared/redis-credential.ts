@@ -1,5 +1,5 @@
 import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
-import { pingRedis, type RedisConnectionOptions } from '../../src/context/redis-store';
+import { pingRedis, type RedisConnectionOptions } from '../../src/context';
 
 /** The "Agent Core: Redis" credential's fields as connection options; empty fields are left out. */
 export function redisConnectionFromCredential(data: ICredentialDataDecryptedObject): RedisConnectionOptions {

@@ -1,5 +1,5 @@
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
-import type { AgentResult, FinishReason } from '../../src/trace/types';
+import type { AgentResult, FinishReason } from '../../src';
 
 /** What the node does with a run that ended on a model error or a run timeout. */
 export type OnModelError = 'fail' | 'returnItem';

@@ -1,0 +1,24 @@
+/**
+ * The conversation store's entry point: what the Agent Context node and the CLI use (design: prepare →
+ * agent → persist). Code outside src/context imports from here, not from the files behind it.
+ */
+export {
+  DEFAULT_KEY_PREFIX,
+  DEFAULT_MAX_HISTORY_CHARACTERS,
+  DEFAULT_MAX_STORED_TURNS,
+  DEFAULT_MAX_TURN_CHARACTERS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TTL_SECONDS,
+  ContextStoreError,
+  InvalidContextInputError,
+  type ContextStore,
+  type HistoryWindow,
+  type PersistOptions,
+  type StoredTurn,
+} from './store';
+export { compactSteps, persistSession, prepareSession, sessionStoreKey, type PersistedSession, type PreparedSession } from './session';
+export { HISTORY_CHARACTER_LEVELS, resolveCharacterBudget, type HistoryCharacterLevel } from './window';
+export { toProviderFormats, type ProviderFormats } from './formats';
+export { MemoryContextStore, sharedMemoryContextStore } from './memory-store';
+export { RedisContextStore, type RedisContextStoreOptions } from './redis-store';
+export { pingRedis, type RedisConnectionOptions } from './redis-connection';
