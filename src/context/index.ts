@@ -21,4 +21,4 @@ export { HISTORY_CHARACTER_LEVELS, resolveCharacterBudget, type HistoryCharacter
 export { toProviderFormats, type ProviderFormats } from './formats';
 export { MemoryContextStore, sharedMemoryContextStore } from './memory-store';
 export { RedisContextStore, type RedisContextStoreOptions } from './redis-store';
-export { pingRedis, type RedisConnectionOptions } from './redis-connection';
+export { pingRedis, type RedisConnectionOptions } from '../redis/connection';

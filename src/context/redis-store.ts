@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
   createClient,
@@ -10,7 +9,7 @@ import {
   redisAddress,
   waitUntilReady,
   type RedisConnectionOptions,
-} from './redis-connection';
+} from '../redis/connection';
 import {
   assertSessionKey,
   ContextStoreError,
@@ -25,6 +24,7 @@ import {
   type SessionSnapshot,
   type StoredTurn,
 } from './store';
+import { evaluateScript, luaScript } from '../redis/script';
 import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from './window';
 
 export {
@@ -34,7 +34,7 @@ export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   pingRedis,
   type RedisConnectionOptions,
-} from './redis-connection';
+} from '../redis/connection';
 
 /** Either a connection the store opens and owns, or a client the caller owns and closes. */
 export type RedisContextStoreOptions = { keyPrefix?: string } & (
@@ -51,7 +51,7 @@ export function redisSessionKeys(keyPrefix: string, sessionKey: string): { turns
  * Reads the newest entries (LRANGE from ARGV[1]) with the length, system message and TTL: one
  * command, so prepare costs one round trip and O(window), whatever the history length.
  */
-const READ_SCRIPT = script(`
+const READ_SCRIPT = luaScript(`
 local entries = redis.call('LRANGE', KEYS[1], tonumber(ARGV[1]), -1)
 return { entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('TTL', KEYS[1]) }
 `);
@@ -60,7 +60,7 @@ return { entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]), redis
  * Appends, trims, sets or removes the system message and refreshes both expiries in one script.
  * The RPUSH goes first: if it fails (e.g. a foreign key of another type), nothing has been written.
  */
-const PERSIST_SCRIPT = script(`
+const PERSIST_SCRIPT = luaScript(`
 local length = redis.call('RPUSH', KEYS[1], ARGV[1])
 local maxStored = tonumber(ARGV[2])
 if length > maxStored then
@@ -114,7 +114,7 @@ export class RedisContextStore implements ContextStore {
     const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
     const checkedWindow = assertHistoryWindow(window);
     const [entries, storedTurns, systemMessage] = (await this.run('prepare', () =>
-      this.evaluate(READ_SCRIPT, [keys.turns, keys.system], [-entriesToRead(checkedWindow)]),
+      evaluateScript(this.client, READ_SCRIPT, [keys.turns, keys.system], [-entriesToRead(checkedWindow)]),
     )) as ReadReply;
     return applyHistoryWindow({ entries, storedTurns: Number(storedTurns), systemMessage }, checkedWindow);
   }
@@ -126,7 +126,7 @@ export class RedisContextStore implements ContextStore {
     const entry = encodeStoredTurn(turn);
     const systemMode = options.systemMessage === undefined ? 'keep' : options.systemMessage === '' ? 'delete' : 'set';
     const storedTurns = await this.run('persist', () =>
-      this.evaluate(PERSIST_SCRIPT, [keys.turns, keys.system], [
+      evaluateScript(this.client, PERSIST_SCRIPT, [keys.turns, keys.system], [
         entry,
         options.maxStoredTurns,
         options.ttlSeconds,
@@ -146,7 +146,7 @@ export class RedisContextStore implements ContextStore {
   async get(sessionKey: string): Promise<SessionSnapshot> {
     const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
     const [entries, , systemMessage, ttl] = (await this.run('get', () =>
-      this.evaluate(READ_SCRIPT, [keys.turns, keys.system], [0]),
+      evaluateScript(this.client, READ_SCRIPT, [keys.turns, keys.system], [0]),
     )) as ReadReply;
     const snapshot: SessionSnapshot = { ...decodeStoredTurns(entries), ttlSeconds: ttl > 0 ? Number(ttl) : null };
     if (systemMessage !== null) snapshot.systemMessage = systemMessage;
@@ -191,22 +191,4 @@ export class RedisContextStore implements ContextStore {
     return this.connecting;
   }
 
-  /** EVALSHA, falling back to EVAL once when Redis has not cached the script yet (after a restart). */
-  private async evaluate(lua: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.client.evalsha(lua.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return await this.client.eval(lua.source, keys.length, ...keys, ...args);
-    }
-  }
-}
-
-interface LuaScript {
-  source: string;
-  sha: string;
-}
-
-function script(source: string): LuaScript {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
 }

@@ -99,36 +99,9 @@ export interface ContextStore {
   close(): Promise<void>;
 }
 
-/** Why a store operation against its backend failed. */
-export type ContextStoreFailure = 'unreachable' | 'timeout' | 'authentication' | 'command';
-
-/** The backend (Redis) failed or did not answer in time. Nothing was half-written. */
-export class ContextStoreError extends Error {
-  override readonly name = 'ContextStoreError';
-  constructor(
-    message: string,
-    readonly details: {
-      failure: ContextStoreFailure;
-      /** `host:port` of the backend, never with credentials. */
-      address: string;
-      operation: string;
-      cause?: unknown;
-    },
-  ) {
-    super(message, { cause: details.cause });
-  }
-}
-
-/** A session key, turn or option given to the store is not acceptable; `field` names which. */
-export class InvalidContextInputError extends Error {
-  override readonly name = 'InvalidContextInputError';
-  constructor(
-    readonly field: string,
-    readonly issues: string[],
-  ) {
-    super(`Invalid ${field}: ${issues.join('; ')}`);
-  }
-}
+// The store's error types live with the Redis plumbing that raises most of them; re-exported for callers.
+export { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from '../redis/errors';
+import { InvalidContextInputError } from '../redis/errors';
 
 /** Session keys must be non-empty and at most `MAX_SESSION_KEY_LENGTH` characters. */
 export function validateSessionKey(sessionKey: unknown): ValidationResult<string> {

@@ -2,7 +2,6 @@
  * The `redis_context` tool: small string values the model keeps between runs of one session
  * (get / set / append / delete / list), confined to that session's own key namespace in Redis.
  */
-import { createHash } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
 import {
   createClient,
@@ -13,7 +12,8 @@ import {
   quitClient,
   waitUntilReady,
   type RedisConnectionOptions,
-} from '../context/redis-connection';
+} from '../redis/connection';
+import { evaluateScript, luaScript } from '../redis/script';
 import type { JsonSchema, Tool, ToolContext } from './tool';
 
 export const REDIS_CONTEXT_OPERATIONS = ['get', 'set', 'append', 'delete', 'list'] as const;
@@ -128,7 +128,7 @@ export function sessionNamespace(keyPrefix: string, sessionId: string): string {
  * which is fine for the standalone Redis this tool connects to (not Redis Cluster).
  * KEYS[1] index, KEYS[2] value key; ARGV: operation, namespace, ttl, max keys, max bytes, key, value.
  */
-const OPERATION_SCRIPT = `
+const OPERATION_SCRIPT = luaScript(`
 local index, namespace = KEYS[1], ARGV[2]
 local ttl, maxKeys, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local name, value, operation = ARGV[6], ARGV[7], ARGV[1]
@@ -160,8 +160,7 @@ if operation == 'append' then size = redis.call('APPEND', KEYS[2], value) else r
 redis.call('SADD', index, name)
 refresh()
 return {'stored', size}
-`;
-const OPERATION_SCRIPT_SHA = createHash('sha1').update(OPERATION_SCRIPT).digest('hex');
+`);
 
 /** The `redis_context` tool. */
 export const redisContextTool: Tool<RedisContextArgs> = {
@@ -181,7 +180,7 @@ export const redisContextTool: Tool<RedisContextArgs> = {
     }
     const namespace = sessionNamespace(settings.keyPrefix, sessionId);
     const reply = await runOnRedis(settings.connection, args.operation, context.signal, (client) =>
-      evaluate(client, [`${namespace}${INDEX_SUFFIX}`, `${namespace}${key}`], [
+      evaluateScript(client, OPERATION_SCRIPT, [`${namespace}${INDEX_SUFFIX}`, `${namespace}${key}`], [
         args.operation, namespace, settings.ttlSeconds, settings.maxKeys, settings.maxValueBytes, key, args.value ?? '',
       ]),
     );
@@ -266,14 +265,4 @@ async function runOnRedis<T>(connection: RedisConnectionOptions, operation: stri
 function stopped(address: string, commandMayHaveRun: boolean): RedisContextError {
   const outcome = commandMayHaveRun ? '; a set, append or delete may or may not have been applied' : '; nothing was sent';
   return new RedisContextError(`redis_context stopped: the call was cancelled (time limit or cancel) before Redis at ${address} answered${outcome}`);
-}
-
-/** EVALSHA, falling back to EVAL when Redis has not cached the script yet. */
-async function evaluate(client: Redis, keys: string[], args: Array<string | number>): Promise<unknown> {
-  try {
-    return await client.evalsha(OPERATION_SCRIPT_SHA, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return await client.eval(OPERATION_SCRIPT, keys.length, ...keys, ...args);
-  }
 }

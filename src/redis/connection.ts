@@ -3,7 +3,7 @@
  * `ContextStoreError`. Shared by the Redis context store and the node's credential test.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from './store';
+import { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from './errors';
 
 /** Where Redis is, as the n8n Redis credential describes it; `url` (redis:// or rediss://) wins over the fields. */
 export interface RedisConnectionOptions {
