@@ -33,7 +33,10 @@ export interface AgentConfig {
   total_token_budget: number;
   /** Observations fed back to the model are cut to this many characters; 0 = no cut. */
   observation_max_len: number;
-  /** The output field a synchronous caller reads; only `final_answer` exists. */
+  /**
+   * Kept only so that existing configs stay valid: its one value, `final_answer`, is the field a
+   * synchronous caller reads, and nothing else reads this key.
+   */
   primary_output: 'final_answer';
   /** Per-tool settings, e.g. `{ "http_request": { "allowed_domains": ["api.example.com"] } }`. */
   tool_settings: Record<string, Record<string, unknown>>;

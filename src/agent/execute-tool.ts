@@ -1,15 +1,15 @@
 import type { Tool } from '../tools/tool';
 import { validateAgainst } from '../tools/validate';
 import type { StepError } from '../trace/types';
-import { callSignal, raceAbort, TimeLimitError, truncateObservation } from './limits';
+import { callSignal, raceAbort, truncateObservation } from './limits';
 
 /** A tool's error message fed back to the model is cut to this many characters. */
 const MAX_TOOL_ERROR_LENGTH = 2000;
 
-/** What one requested tool call came to; `ran` says whether the tool's code was executed at all. */
+/** What one requested tool call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ToolOutcome =
-  | { ok: true; observation: string; ran: true; elapsedMs: number }
-  | { ok: false; error: StepError; ran: boolean; elapsedMs: number; runAborted: boolean };
+  | { ok: true; observation: string; elapsedMs: number }
+  | { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
 
 export interface ToolCallRequest {
   tools: ReadonlyMap<string, Tool>;
@@ -58,16 +58,15 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
     );
     const result = await raceAbort(work, call.signal);
     const observation = truncateObservation(request.redact(renderResult(result)), request.observationMaxLength);
-    return { ok: true, observation, ran: true, elapsedMs: performance.now() - started };
+    return { ok: true, observation, elapsedMs: performance.now() - started };
   } catch (error) {
     const elapsedMs = performance.now() - started;
     if (request.runSignal.aborted) {
-      return { ok: false, ran: true, elapsedMs, runAborted: true, error: { type: 'timeout', message: describeAbort(request.runSignal.reason) } };
+      return { ok: false, elapsedMs, runAborted: true, error: { type: 'timeout', message: describeAbort(request.runSignal.reason) } };
     }
     if (call.timedOut()) {
       return {
         ok: false,
-        ran: true,
         elapsedMs,
         runAborted: false,
         error: { type: 'tool_timeout', message: `${tool.name} did not finish within single_call_timeout (${request.singleCallTimeout} s)` },
@@ -76,16 +75,15 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
     const message = error instanceof Error ? error.message : String(error);
     // Tools that already name themselves ("http_request refused: …") are not prefixed twice.
     const text = message.startsWith(tool.name) ? message : `${tool.name} failed: ${message}`;
-    return { ok: false, ran: true, elapsedMs, runAborted: false, error: { type: 'tool_error', message: truncateObservation(request.redact(text), MAX_TOOL_ERROR_LENGTH) } };
+    return { ok: false, elapsedMs, runAborted: false, error: { type: 'tool_error', message: truncateObservation(request.redact(text), MAX_TOOL_ERROR_LENGTH) } };
   } finally {
     call.dispose();
   }
 }
 
 export function describeAbort(reason: unknown): string {
-  if (reason instanceof TimeLimitError) return reason.message;
-  if (reason instanceof Error) return reason.message;
-  return 'the run was stopped';
+  // Every abort in the engine carries a TimeLimitError; an outside signal may carry anything.
+  return reason instanceof Error ? reason.message : 'the run was stopped';
 }
 
 function renderResult(result: unknown): string {
