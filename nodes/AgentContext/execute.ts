@@ -16,6 +16,7 @@ import {
   sharedMemoryContextStore,
   toProviderFormats,
 } from '../../src/context';
+import { mapItems } from '../shared/items';
 import { nodeError, toNodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 
@@ -100,7 +101,6 @@ async function runItem(context: IExecuteFunctions, store: ContextStore, operatio
 export async function agentContextExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const items = this.getInputData();
   const operation = this.getNodeParameter('operation', 0) as Operation;
-  const output: INodeExecutionData[] = [];
   let opened: { store: ContextStore; memory: boolean } | undefined;
   try {
     opened = await openStore(this);
@@ -109,18 +109,10 @@ export async function agentContextExecute(this: IExecuteFunctions): Promise<INod
     if (!this.continueOnFail()) throw nodeError;
     return [items.map((_, itemIndex) => ({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } }))];
   }
+  const { store, memory } = opened;
   try {
-    for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-      try {
-        output.push({ json: await runItem(this, opened.store, operation, itemIndex), pairedItem: { item: itemIndex } });
-      } catch (error) {
-        const nodeError = toNodeError(this, error, itemIndex);
-        if (!this.continueOnFail()) throw nodeError;
-        output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
-      }
-    }
+    return [await mapItems(this, async (itemIndex) => ({ json: await runItem(this, store, operation, itemIndex), pairedItem: { item: itemIndex } }))];
   } finally {
-    if (!opened.memory) await opened.store.close();
+    if (!memory) await store.close();
   }
-  return [output];
 }

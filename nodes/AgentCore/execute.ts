@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { type AgentConfig, createChatModel, type ProviderName, runAgent } from '../../src';
-import { nodeError, toNodeError } from '../shared/node-errors';
+import { type AgentConfig, type ProviderName, runAgent } from '../../src';
+import { mapItems } from '../shared/items';
+import { nodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { readConnectedTools } from './connected-tools';
+import { modelFromCredential } from './provider-credential';
 import { openItemStream } from './streaming';
 import { injectToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
@@ -51,14 +53,7 @@ function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: 
 
 async function createModel(context: IExecuteFunctions, provider: ProviderName, itemIndex: number) {
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const maxConcurrentCalls = options.maxConcurrentCalls as number | undefined;
-  const credentials =
-    provider === 'gemini'
-      ? await context.getCredentials('agentCoreGeminiApi', itemIndex)
-      : await context.getCredentials('agentCoreOpenAiApi', itemIndex);
-  const apiKey = String(credentials.apiKey ?? '');
-  const baseUrl = ((provider === 'gemini' ? credentials.host : credentials.url) as string) || undefined;
-  return { apiKey, model: createChatModel({ provider, apiKey, baseUrl, maxConcurrentCalls }) };
+  return modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined });
 }
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
@@ -111,16 +106,5 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
 
 /** One output item per input item, each paired with its input; continueOnFail() turns errors into items. */
 export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-  const items = this.getInputData();
-  const output: INodeExecutionData[] = [];
-  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-    try {
-      output.push(await runItem(this, itemIndex));
-    } catch (error) {
-      const nodeError = toNodeError(this, error, itemIndex);
-      if (!this.continueOnFail()) throw nodeError;
-      output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
-    }
-  }
-  return [output];
+  return [await mapItems(this, (itemIndex) => runItem(this, itemIndex))];
 }
