@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../providers/chat-model';
+import { chatMessageProblem, type ChatMessage } from '../providers/chat-model';
 
 /** Bad run input (prompt / messages); `field` names it and the message says how to fix it. */
 export class InputError extends Error {
@@ -12,7 +12,6 @@ export class InputError extends Error {
   }
 }
 
-const ROLES = new Set(['system', 'user', 'assistant']);
 
 /**
  * Checks the run input and splits it into the history and the new user message (the one this run answers).
@@ -53,16 +52,9 @@ export function parseMessages(raw: unknown, field = 'messages_json'): ChatMessag
     throw new InputError(field, `${field} must be an array of {role, content} objects, e.g. [{"role":"user","content":"Hi"}]`);
   }
   return value.map((message, index) => {
-    if (typeof message !== 'object' || message === null) {
-      throw new InputError(field, `${field}[${index}] must be an object with role and content`);
-    }
-    const { role, content } = message as Record<string, unknown>;
-    if (typeof role !== 'string' || !ROLES.has(role)) {
-      throw new InputError(field, `${field}[${index}].role must be "system", "user" or "assistant", but it was ${JSON.stringify(role)}`);
-    }
-    if (typeof content !== 'string') {
-      throw new InputError(field, `${field}[${index}].content must be a string`);
-    }
+    const problem = chatMessageProblem(message, `${field}[${index}]`);
+    if (problem) throw new InputError(field, problem);
+    const { role, content } = message as ChatMessage;
     return { role: role as ChatMessage['role'], content };
   });
 }

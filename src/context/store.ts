@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../providers/chat-model';
+import { chatMessageProblem, type ChatMessage } from '../providers/chat-model';
 import type { ValidationResult } from '../tools/validate';
 
 /** Turns the window includes when nothing else is configured. */
@@ -173,7 +173,6 @@ export function decodeStoredTurns(entries: readonly string[]): { turns: StoredTu
   return { turns, skippedCorrupt: entries.length - turns.length };
 }
 
-const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant']);
 
 function describeTurnProblems(value: unknown): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return ['turn: must be an object'];
@@ -185,11 +184,8 @@ function describeTurnProblems(value: unknown): string[] {
     return issues;
   }
   turn.messages.forEach((message: unknown, index) => {
-    const candidate = message as Partial<ChatMessage> | null;
-    if (typeof candidate !== 'object' || candidate === null) issues.push(`messages[${index}]: must be an object`);
-    else if (typeof candidate.role !== 'string' || !ROLES.has(candidate.role)) {
-      issues.push(`messages[${index}].role: must be "system", "user" or "assistant"`);
-    } else if (typeof candidate.content !== 'string') issues.push(`messages[${index}].content: must be a string`);
+    const problem = chatMessageProblem(message, `messages[${index}]`);
+    if (problem) issues.push(problem);
   });
   return issues;
 }

@@ -4,6 +4,23 @@ export interface ChatMessage {
   content: string;
 }
 
+/** The roles of the neutral form; no other role is accepted anywhere. */
+export const CHAT_ROLES: readonly ChatMessage['role'][] = ['system', 'user', 'assistant'];
+
+/**
+ * The one check of a neutral message, shared by the run input and the context store: undefined when
+ * `value` is a `{role, content}` message, else a sentence naming `path` and the fix.
+ */
+export function chatMessageProblem(value: unknown, path: string): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path} must be an object with role and content`;
+  const { role, content } = value as Record<string, unknown>;
+  if (typeof role !== 'string' || !(CHAT_ROLES as readonly string[]).includes(role)) {
+    return `${path}.role must be "system", "user" or "assistant", but it was ${JSON.stringify(role)?.slice(0, 60)}`;
+  }
+  if (typeof content !== 'string') return `${path}.content must be a string`;
+  return undefined;
+}
+
 export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
