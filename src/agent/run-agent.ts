@@ -2,6 +2,7 @@ import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../provid
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { Redactor, secretsInSettings } from '../trace/redact';
+import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './answer-release';
 import { type AgentConfig, resolveConfig } from './config';
@@ -11,7 +12,7 @@ import { normaliseInput } from './input';
 import { callSignal, raceAbort, TimeLimitError } from './limits';
 import { buildConversation, repairMessage } from './prompt';
 import { nativeToolCallError, outputLimitError, parseTurn, type ParsedTurn } from './protocol';
-import { sanitiseUsage } from '../providers/usage';
+import { addUsage, sanitiseUsage } from '../providers/usage';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
@@ -46,24 +47,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
   const allowed = new Map(config.allowed_tools.map((name) => [name, registry.get(name)!]));
   return new AgentRun(options, config, allowed, history, newUserMessage).run();
-}
-
-/** The same step with its fields in reading order: what was asked, what came of it, then timings. */
-function readableStep(entry: TraceStep): TraceStep {
-  const { step, action, final, observation, error, repair, elapsed_ms, model_ms, tool_ms, usage, ...rest } = entry;
-  return {
-    step,
-    ...(action ? { action } : {}),
-    ...(final ? { final } : {}),
-    ...(observation !== undefined ? { observation } : {}),
-    ...(error ? { error } : {}),
-    repair,
-    elapsed_ms,
-    model_ms,
-    ...(tool_ms !== undefined ? { tool_ms } : {}),
-    ...(usage ? { usage } : {}),
-    ...rest,
-  };
 }
 
 class AgentRun {
@@ -149,8 +132,7 @@ class AgentRun {
         return this.finish('content_filter', entry.error.message);
       }
       if (response.finishReason === 'length') {
-        const ended = this.fail(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
-        return ended;
+        return this.fail(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
       }
       return this.fail(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
     }
@@ -234,10 +216,7 @@ class AgentRun {
       const usage = sanitiseUsage(response.usage);
       entry.usage = usage;
       if (response.notices?.length) entry.notices = response.notices;
-      this.usage.prompt_tokens += usage.prompt_tokens;
-      this.usage.completion_tokens += usage.completion_tokens;
-      this.usage.total_tokens += usage.total_tokens;
-      if (usage.reasoning_tokens) this.usage.reasoning_tokens = (this.usage.reasoning_tokens ?? 0) + usage.reasoning_tokens;
+      addUsage(this.usage, usage);
       this.conversation.push({ role: 'assistant', content: response.text });
       return response;
     } catch (error) {

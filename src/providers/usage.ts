@@ -25,3 +25,11 @@ export function sanitiseUsage(raw: unknown): TokenUsage {
   const reasoning = count(usage.reasoning_tokens);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, ...(reasoning > 0 ? { reasoning_tokens: reasoning } : {}) };
 }
+
+/** Adds one call's (sanitised) usage to the run's running total, reasoning tokens included when reported. */
+export function addUsage(total: TokenUsage, usage: TokenUsage): void {
+  total.prompt_tokens += usage.prompt_tokens;
+  total.completion_tokens += usage.completion_tokens;
+  total.total_tokens += usage.total_tokens;
+  if (usage.reasoning_tokens) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + usage.reasoning_tokens;
+}
