@@ -7,6 +7,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatMessage } from '../providers/chat-model';
+import { parseModelCall } from './scripted-request';
 import { sendEventStream, streamFor, waitUnlessClientLeaves, type StreamShape } from './scripted-stream';
 import { errorBody, geminiCompletion, openAiCompletion, reasoningModelRefusal, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
@@ -86,12 +87,6 @@ export interface ScriptedServer {
 const DEFAULT_MODELS = ['scripted-model', 'gpt-4o-mini', 'gemini-2.5-flash'];
 const GEMINI_GENERATE_PATH = /^\/(?:v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const GEMINI_LIST_PATH = /^\/(?:v1|v1beta|v1alpha)\/models$/;
-const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
-  system: 'system',
-  developer: 'system',
-  user: 'user',
-  assistant: 'assistant',
-};
 type Usage = { prompt_tokens: number; completion_tokens: number };
 interface ResolvedReply extends WireReply, StreamShape {
   status: number;
@@ -102,7 +97,6 @@ interface ResolvedReply extends WireReply, StreamShape {
   rawBody?: string;
   contentType?: string;
 }
-type ParsedCall = { model: string; messages: ChatMessage[]; body: any };
 type ParsedRequest = Omit<ScriptedRequest, 'callIndex' | 'clientLeftEarly'>;
 
 /** Starts a scripted model server on 127.0.0.1 and resolves once it listens. */
@@ -248,49 +242,6 @@ function resolveReply(reply: ScriptedReply): ResolvedReply {
     delayMs: reply.delayMs ?? 0,
     headers,
   };
-}
-
-function parseModelCall(provider: Provider, rawBody: string, geminiModel?: string): ParsedCall | { problem: string } {
-  let body: any;
-  try {
-    body = JSON.parse(rawBody);
-  } catch (error) {
-    return { problem: `the request body is not valid JSON (${(error as Error).message})` };
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { problem: 'the request body must be a JSON object' };
-  }
-  if (provider === 'openai') {
-    if (!Array.isArray(body.messages)) return { problem: "Missing required parameter: 'messages'." };
-    const messages = body.messages.map((message: any) => ({
-      role: OPENAI_ROLES[message?.role] ?? 'user',
-      content: joinText(message?.content),
-    }));
-    return { model: String(body.model ?? ''), messages, body };
-  }
-  if (!Array.isArray(body.contents)) return { problem: 'GenerateContentRequest.contents: contents is not specified' };
-  const messages: ChatMessage[] = [];
-  const systemText = systemInstructionText(body.systemInstruction);
-  if (systemText !== undefined) messages.push({ role: 'system', content: systemText });
-  for (const content of body.contents) {
-    messages.push({ role: content?.role === 'model' ? 'assistant' : 'user', content: joinText(content?.parts) });
-  }
-  return { model: decodeURIComponent(geminiModel ?? ''), messages, body };
-}
-
-/** Gemini accepts the system instruction as a Content, a list of Parts, one Part or a bare string. */
-function systemInstructionText(instruction: any): string | undefined {
-  if (instruction === undefined || instruction === null) return undefined;
-  if (typeof instruction === 'string' || Array.isArray(instruction)) return joinText(instruction);
-  if (Array.isArray(instruction.parts)) return joinText(instruction.parts);
-  return typeof instruction.text === 'string' ? instruction.text : '';
-}
-
-/** Text of a string, or of the text parts of an OpenAI content array or a Gemini parts array. */
-function joinText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part: any) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
 }
 
 function estimateUsage(messages: ChatMessage[], text: string): Usage {
