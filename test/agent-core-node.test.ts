@@ -31,7 +31,7 @@ describe('Agent Core node inside n8n’s execution engine', () => {
     });
   }
 
-  it('answers one item per input item with the design §7 shape, paired with its input', async () => {
+  it('answers one item per input item with the run output shape (final_answer, finish_reason, trace, used_tools), paired with its input', async () => {
     server().setScript((request) => final(`answer to ${request.messages[request.messages.length - 1].content}`));
     const result = await run([{ prompt: 'first' }, { prompt: 'second' }], {});
     const output = result.outputOf('Agent Core');

@@ -15,7 +15,7 @@ function configError(raw: unknown): ConfigError {
 }
 
 describe('resolveConfig', () => {
-  it('fills the defaults of design §5 around the required model', () => {
+  it('fills the documented defaults around the required model', () => {
     expect(resolveConfig({ model: 'm' }, registry)).toEqual({ ...DEFAULT_CONFIG, model: 'm' });
   });
 

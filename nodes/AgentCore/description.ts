@@ -23,7 +23,7 @@ const TOOL_LABELS: Record<string, string> = {
   redis_context: 'Redis Context (Per-Session Values)',
 };
 
-/** The panel of design §10: provider and model, input, tools, limits. */
+/** The panel: provider and model, input, tools, limits. */
 export const agentCoreProperties: INodeProperties[] = [
   {
     displayName: 'Provider',

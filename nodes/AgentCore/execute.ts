@@ -9,7 +9,7 @@ import { openItemStream } from './streaming';
 import { injectToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 
-/** Panel values of one item → the engine's config. Names map one to one onto design §5 keys. */
+/** Panel values of one item → the engine's config. Names map one to one onto the config keys README.md lists. */
 function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<AgentConfig> & { model: string } {
   const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;

@@ -9,7 +9,7 @@ export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 
 /** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
 export type JsonMode = 'json_object' | 'json_schema' | 'off';
 
-/** The run configuration: the keys of design §5 plus `tool_settings`, `json_mode` and `prompt_examples`. */
+/** The run configuration: model, tools, limits and prompt settings, plus `tool_settings`, `json_mode` and `prompt_examples`. */
 export interface AgentConfig {
   /** Model id as the provider names it. */
   model: string;

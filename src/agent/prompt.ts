@@ -5,7 +5,7 @@ import type { Tool } from '../tools/tool';
 export type PromptExamples = 'on_error' | 'always';
 
 /**
- * Few-shot transcripts (design §15.3): success, a failed call repaired, and a direct answer. They use a
+ * Few-shot transcripts: success, a failed call repaired, and a direct answer. They use a
  * tool that is never offered, and say so, so the model copies the format and not the tool. By default
  * (`on_error`) they go out only with the repair turn after a protocol error: every system message is sent
  * with every call, and models in JSON mode rarely need them, so examples on every call would mostly be
@@ -22,7 +22,7 @@ You: {"type":"action","tool":"lookup_order","args":{"id":"123"}}
 You: {"type":"final","answer":"Bonjour !"}`;
 
 /**
- * The protocol (design §15.1) in one sentence: it goes with every call, so every word costs on every call.
+ * The Action/Final protocol in one sentence: it goes with every call, so every word costs on every call.
  * JSON mode holds the reply to JSON, the parser to exactly one object of these two shapes, and a reply that
  * misses gets the precise error and the examples in its repair turn.
  */

@@ -40,7 +40,7 @@ export interface RunAgentOptions {
 
 const REPLY_EXCERPT = 500;
 
-/** Runs the ReAct loop (design §4) until a final answer or a limit; never throws for anything the model or a tool does. */
+/** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const registry = new ToolRegistry([...builtInTools, ...(options.extraTools ?? [])]);
   const config = resolveConfig(options.config, registry);

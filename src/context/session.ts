@@ -5,7 +5,7 @@ import { truncateObservation } from '../agent/limits';
 import { assertSessionKey, DEFAULT_KEY_PREFIX, DEFAULT_MAX_TURN_CHARACTERS, type ContextStore, type HistoryWindow, type PersistOptions } from './store';
 
 /**
- * The prepare → agent → persist chain (design §8), shared by the Agent Context node and the CLI so
+ * The prepare → agent → persist chain of multi-turn memory, shared by the Agent Context node and the CLI so
  * both keep history exactly the same way.
  */
 

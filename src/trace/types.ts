@@ -62,7 +62,7 @@ export interface ToolUsage {
   total_ms: number;
 }
 
-/** The output of every run (design §7). */
+/** The output of every run: the answer, why the run ended, the redacted trace, the tools used and token usage. */
 export interface AgentResult {
   final_answer: string;
   finish_reason: FinishReason;
