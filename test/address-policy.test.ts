@@ -7,7 +7,7 @@ import {
   isMetadataHostname,
   normalizeHost,
   parseDomainRules,
-} from '../src/tools/address-policy';
+} from '../src/tools/http-request/address-policy';
 
 // Pure functions only: nothing in this file resolves a name or opens a connection.
 

@@ -59,7 +59,7 @@ describe('Agent Core: tool credentials chosen on the node', () => {
     expect(target.requests[0].headers['x-api-key']).toBe(HEADER_SECRET);
     const output = JSON.stringify(result.outputOf('Agent Core')[0].json);
     expect(output).toContain('"finish_reason":"final"');
-    expect(output).toContain('[redacted]');
+    expect(output).toContain('[REDACTED]');
     expect(output).not.toContain(HEADER_SECRET);
     // Not in what the model read either: the secret travelled in the request only.
     expect(JSON.stringify(server().requests.map((request) => request.messages))).not.toContain(HEADER_SECRET);

@@ -2,6 +2,7 @@ import { createFeishuBotTool, feishuBotTool, type FeishuBotArgs } from '../src/t
 import { validateAgainst } from '../src/tools/validate';
 import { HOOK_PATH, SECRET, startFakeFeishu, TOKEN, type FakeFeishu } from './support/feishu';
 import { freeLoopbackPort } from './support/redis';
+import { callTool } from './support/tool-call';
 
 let feishu: FakeFeishu;
 
@@ -25,15 +26,14 @@ interface CallOptions {
   tool?: typeof feishuBotTool;
 }
 
-/** Validates the args like the engine does, then sends through the fake webhook. */
+/** Validates the args like the engine does, then sends through the fake webhook; what comes back is what the model reads. */
 async function send(args: Record<string, unknown>, options: CallOptions = {}): Promise<string> {
   const validation = validateAgainst<FeishuBotArgs>(feishuBotTool.parameters, args);
   if (!validation.ok) throw new Error(`invalid args: ${validation.issues.join('; ')}`);
-  return (await (options.tool ?? feishuBotTool).execute(validation.value, {
-    signal: options.signal ?? new AbortController().signal,
+  return callTool(options.tool ?? feishuBotTool, validation.value, {
+    signal: options.signal,
     settings: options.settings ?? { webhook_url: feishu.url, signing_secret: SECRET },
-    observationMaxLength: 0,
-  })) as string;
+  });
 }
 
 /** The error message of a failing send, checked to leak neither the webhook token nor the secret. */
@@ -114,7 +114,7 @@ describe('feishu_bot failures', () => {
     feishu.behaviour = 'http-500';
     const message = await failureOf(send({ text: 'hi' }));
     expect(message).toMatch(/^feishu_bot failed: the configured Feishu webhook answered HTTP 500 Internal Server Error: "internal error handling /);
-    expect(message).toContain('[redacted]');
+    expect(message).toContain('[REDACTED]');
   });
 
   it('fails on a 200 answer that is not Feishu JSON, and does not follow redirects', async () => {

@@ -53,7 +53,7 @@ describe('http_request decodes compressed bodies', () => {
     const secret = 'Bearer sk-compressed-81f0';
     const server = await startServer((request, response) => sendEncoded(response, 'gzip', zlib.gzipSync(JSON.stringify({ echoed: request.headers.authorization }))));
     const settings = { ...LOOPBACK_HEADERS_ALLOWED, allowed_domains: ['127.0.0.1'], headers: { authorization: secret } };
-    await expect(run({ url: server.url }, context(settings))).resolves.toMatch(/\n\{"echoed":"\[redacted\]"\}$/);
+    await expect(run({ url: server.url }, context(settings))).resolves.toMatch(/\n\{"echoed":"\[REDACTED\]"\}$/);
   });
 });
 

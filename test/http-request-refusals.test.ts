@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { classifyAddress } from '../src/tools/address-policy';
+import { classifyAddress } from '../src/tools/http-request/address-policy';
 import { createHttpRequestTool } from '../src/tools/http-request';
 import { context, fakeResolver, guardTrips, PRIVATE_ALLOWED, redirect, run, startCanary, startServer, type TestServer, useLoopbackGuard } from './support/http-servers';
 

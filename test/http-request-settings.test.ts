@@ -1,6 +1,6 @@
 import { ConfigError, resolveConfig } from '../src/agent/config';
-import { domainEntryProblem } from '../src/tools/address-policy';
-import { checkHttpRequestSettings } from '../src/tools/http-request-settings';
+import { domainEntryProblem } from '../src/tools/http-request/address-policy';
+import { checkHttpRequestSettings } from '../src/tools/http-request/settings';
 import { ToolRegistry } from '../src/tools/registry';
 import { context, PRIVATE_ALLOWED, run, startCanary, useLoopbackGuard } from './support/http-servers';
 

@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import jmespath from 'jmespath';
 import { runTool } from '../src/agent/execute-tool';
+import { Redactor } from '../src/trace/redact';
 import {
   JSON_TRANSFORM_MAX_DATA_LENGTH,
   JSON_TRANSFORM_MAX_RESULT_LENGTH,
@@ -11,7 +12,7 @@ import {
 } from '../src/tools/json-transform';
 
 function transform(data: unknown, expression: string, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
-  return jsonTransformTool.execute({ data, expression }, { signal, settings: {}, observationMaxLength: 0 });
+  return jsonTransformTool.execute({ data, expression }, { signal, settings: {} });
 }
 
 /** Settles with the rejection reason, or fails the test when the promise resolves. */
@@ -88,7 +89,7 @@ describe('json_transform cannot hold the event loop', () => {
       runSignal: new AbortController().signal,
       singleCallTimeout: 1,
       observationMaxLength: 0,
-      redact: (text: string) => text,
+      redactor: new Redactor(),
     };
     const outcome = await runTool(jsonTransformTool, request);
 
@@ -128,7 +129,7 @@ describe('json_transform cannot hold the event loop', () => {
       require.extensions['.ts'] = (module, filename) => module._compile(typescript.transpileModule(readFileSync(filename, 'utf8'),
         { compilerOptions: { module: typescript.ModuleKind.CommonJS, target: typescript.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, filename);
       const { jsonTransformTool } = require(${JSON.stringify(join(__dirname, '..', 'src', 'tools', 'json-transform.ts'))});
-      jsonTransformTool.execute({ data: { a: [1, 2] }, expression: 'length(a)' }, { signal: new AbortController().signal, settings: {}, observationMaxLength: 0 })
+      jsonTransformTool.execute({ data: { a: [1, 2] }, expression: 'length(a)' }, { signal: new AbortController().signal, settings: {} })
         .then((result) => console.log(JSON.stringify(result)));`;
     const child = spawn(process.execPath, ['-e', script], { cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

@@ -32,7 +32,6 @@ async function call(args: Record<string, unknown>, options: CallOptions = {}): P
   return (await redisContextTool.execute(validation.value, {
     signal: options.signal ?? new AbortController().signal,
     settings,
-    observationMaxLength: 0,
     sessionId: options.sessionId === null ? undefined : (options.sessionId ?? 'session-a'),
   })) as string;
 }

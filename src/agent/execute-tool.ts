@@ -1,5 +1,6 @@
-import type { Tool } from '../tools/tool';
+import { TruncatedText, type Tool } from '../tools/tool';
 import { validateAgainst } from '../tools/validate';
+import { secretsInSettings, type Redactor } from '../trace/redact';
 import type { StepError } from '../trace/types';
 import { callSignal, raceAbort, truncateObservation } from './limits';
 
@@ -21,7 +22,18 @@ export interface ToolCallRequest {
   observationMaxLength: number;
   sessionId?: string;
   /** The run's redactor: applied to observations before they are cut, so no cut leaves a secret's first characters. */
-  redact: (text: string) => string;
+  redactor: Redactor;
+}
+
+/**
+ * The secrets in a run's tool settings: what each allowed tool declares (`secretsIn`), and what any
+ * tool's settings hold in fixed headers or secret-named fields.
+ */
+export function toolSecrets(tools: ReadonlyMap<string, Tool>, toolSettings: Record<string, Record<string, unknown>>): string[] {
+  const declared = [...tools.values()].flatMap((tool) =>
+    tool.secretsIn && Object.hasOwn(toolSettings, tool.name) ? tool.secretsIn(toolSettings[tool.name]) : [],
+  );
+  return [...declared, ...secretsInSettings(toolSettings)];
 }
 
 /** Checks the whitelist and the args schema; returns an error for the model, or the tool to run. */
@@ -52,13 +64,11 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
       tool.execute(request.args, {
         signal: call.signal,
         settings: request.settings,
-        observationMaxLength: request.observationMaxLength,
         sessionId: request.sessionId,
       }),
     );
     const result = await raceAbort(work, call.signal);
-    const observation = truncateObservation(request.redact(renderResult(result)), request.observationMaxLength);
-    return { ok: true, observation, elapsedMs: performance.now() - started };
+    return { ok: true, observation: observationOf(result, request.redactor, request.observationMaxLength), elapsedMs: performance.now() - started };
   } catch (error) {
     const elapsedMs = performance.now() - started;
     if (request.runSignal.aborted) {
@@ -72,13 +82,27 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
         error: { type: 'tool_timeout', message: `${tool.name} did not finish within single_call_timeout (${request.singleCallTimeout} s)` },
       };
     }
-    const message = error instanceof Error ? error.message : String(error);
-    // Tools that already name themselves ("http_request refused: …") are not prefixed twice.
-    const text = message.startsWith(tool.name) ? message : `${tool.name} failed: ${message}`;
-    return { ok: false, elapsedMs, runAborted: false, error: { type: 'tool_error', message: truncateObservation(request.redact(text), MAX_TOOL_ERROR_LENGTH) } };
+    return { ok: false, elapsedMs, runAborted: false, error: { type: 'tool_error', message: toolErrorOf(tool.name, error, request.redactor) } };
   } finally {
     call.dispose();
   }
+}
+
+/**
+ * What the model reads of a tool's result: rendered, redacted, then cut to the observation length, in that
+ * order, so that no cut leaves part of a secret that redaction would no longer recognise.
+ */
+export function observationOf(result: unknown, redactor: Redactor, maxLength: number): string {
+  const redacted = result instanceof TruncatedText ? redactor.textCutAtEnd(result.text) : redactor.text(renderResult(result));
+  return truncateObservation(redacted, maxLength);
+}
+
+/** What the model reads of a tool's failure: named after the tool, redacted, then cut. */
+export function toolErrorOf(toolName: string, error: unknown, redactor: Redactor): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // Tools that already name themselves ("http_request refused: …") are not prefixed twice.
+  const text = message.startsWith(toolName) ? message : `${toolName} failed: ${message}`;
+  return truncateObservation(redactor.text(text), MAX_TOOL_ERROR_LENGTH);
 }
 
 export function describeAbort(reason: unknown): string {

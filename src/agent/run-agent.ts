@@ -1,13 +1,13 @@
 import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../providers/chat-model';
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
-import { Redactor, secretsInSettings } from '../trace/redact';
+import { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './answer-release';
 import { type AgentConfig, resolveConfig } from './config';
 import { actionSummary, observationSummary, type AgentEvent, type AgentEventListener } from './events';
-import { checkToolCall, describeAbort, runTool } from './execute-tool';
+import { checkToolCall, describeAbort, runTool, toolSecrets } from './execute-tool';
 import { normaliseInput } from './input';
 import { callSignal, raceAbort, TimeLimitError } from './limits';
 import { buildConversation, repairMessage } from './prompt';
@@ -75,7 +75,7 @@ class AgentRun {
     private readonly newUserMessage: ChatMessage,
   ) {
     this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples);
-    const knownSecrets = [...(options.secrets ?? []), ...(options.model.secrets ?? []), ...secretsInSettings(config.tool_settings)];
+    const knownSecrets = [...(options.secrets ?? []), ...(options.model.secrets ?? []), ...toolSecrets(tools, config.tool_settings)];
     this.redactor = new Redactor(knownSecrets);
     this.answerHoldBack = holdBackFor(knownSecrets);
   }
@@ -159,7 +159,7 @@ class AgentRun {
       name: turn.tool,
       args: turn.args,
       settings: Object.prototype.hasOwnProperty.call(this.config.tool_settings, turn.tool) ? this.config.tool_settings[turn.tool] : {},
-      redact: (text) => this.redactor.text(text),
+      redactor: this.redactor,
       runSignal: this.runController.signal,
       singleCallTimeout: this.config.single_call_timeout,
       observationMaxLength: this.config.observation_max_len,

@@ -135,9 +135,9 @@ export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<Fe
       'Send a message to the team\'s Feishu (Lark) group through its bot: {"text": "..."} for plain text, or {"title": "...", "lines": ["...", "..."]} for a formatted message.',
     parameters: feishuBotParameters,
     settingsSchema: feishuBotSettingsSchema,
+    secretsIn: webhookTokens,
     async execute(args: FeishuBotArgs, context: ToolContext): Promise<string> {
       const settings = readFeishuBotSettings(context.settings);
-      const secrets = secretSpellings(settings);
       try {
         const body = Buffer.from(JSON.stringify(buildFeishuBody(args, settings.signingSecret, now())), 'utf8');
         if (body.length > FEISHU_MAX_BODY_BYTES) {
@@ -148,8 +148,7 @@ export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<Fe
           ? `sent a text message (${args.text.length} characters) to ${WEBHOOK}`
           : `sent a rich-text message${args.title ? ` titled ${JSON.stringify(args.title)}` : ''} (${args.lines.length} lines) to ${WEBHOOK}`;
       } catch (error) {
-        const message = error instanceof FeishuBotError ? error.message : `feishu_bot failed: ${(error as Error).message}`;
-        throw new Error(redact(message, secrets));
+        throw error instanceof FeishuBotError ? error : new Error(`feishu_bot failed: ${(error as Error).message}`);
       }
     },
   };
@@ -245,21 +244,14 @@ async function readLimited(response: Response, limit: number): Promise<string> {
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
-/** The webhook URL, its path segments (the token lives there) and the secret, in raw and encoded spellings. */
-function secretSpellings(settings: FeishuBotSettings): string[] {
-  const values = [settings.webhookUrl, settings.signingSecret ?? ''];
-  if (URL.canParse(settings.webhookUrl)) {
-    const url = new URL(settings.webhookUrl);
-    // Only token-like parts: redacting "open-apis" or "hook" would garble messages for nothing.
-    const tokenLike = [...url.pathname.split('/'), ...url.searchParams.values()].filter((part) => part.length >= 16);
-    values.push(url.href, ...tokenLike);
-  }
-  const spellings = values
-    .filter((value) => value.length >= 8)
-    .flatMap((value) => [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]);
-  return [...new Set(spellings)].sort((left, right) => right.length - left.length);
-}
-
-function redact(text: string, secrets: string[]): string {
-  return secrets.reduce((redacted, secret) => redacted.split(secret).join('[redacted]'), text);
+/**
+ * The token-like parts of the webhook URL (its path segments and query values), which a server may echo
+ * on their own. The engine finds the whole URL and the signing secret by their field names; the parts are
+ * not, and "open-apis" or "hook" are not secrets, so only parts of 16 characters or more count.
+ */
+function webhookTokens(raw: Record<string, unknown>): string[] {
+  const webhookUrl = typeof raw.webhook_url === 'string' ? raw.webhook_url : '';
+  if (!URL.canParse(webhookUrl)) return [];
+  const url = new URL(webhookUrl);
+  return [url.href, ...url.pathname.split('/'), ...url.searchParams.values()].filter((part) => part.length >= 16);
 }

@@ -7,8 +7,6 @@ export interface ToolContext {
   signal: AbortSignal;
   /** This tool's entry of `tool_settings`, already validated against `settingsSchema`. */
   settings: Record<string, unknown>;
-  /** The run's `observation_max_len`, for tools that summarise their own output. */
-  observationMaxLength: number;
   /** The conversation's session id when the run has one (used to scope per-session tools). */
   sessionId?: string;
 }
@@ -30,8 +28,25 @@ export interface Tool<Args = any> {
    */
   checkSettings?(settings: Record<string, unknown>): string[];
   /**
-   * Runs the tool. A returned string is the observation as is; anything else is rendered as compact JSON.
+   * Secret values in this tool's settings that a generic look at the settings would miss (the token in a
+   * webhook URL's path, say). The engine redacts them, in every spelling, everywhere the run writes; the
+   * tool itself never redacts. Header values and secret-named fields are found without it.
+   */
+  secretsIn?(settings: Record<string, unknown>): string[];
+  /**
+   * Runs the tool. A returned string is the observation as is, a `TruncatedText` is one the tool cut at
+   * its end, anything else is rendered as compact JSON. The engine redacts it, then cuts it to the run's
+   * observation length.
    * Throwing (or rejecting) is a tool failure: the model sees the message and gets one repair turn.
    */
   execute(args: Args, context: ToolContext): Promise<unknown>;
+}
+
+/**
+ * Observation text that the tool itself cut at its end (a byte cap on a download, say). A known secret
+ * the cut went through is no longer whole, so redaction would miss it: the engine also drops any end of
+ * the text that begins a known secret.
+ */
+export class TruncatedText {
+  constructor(readonly text: string) {}
 }

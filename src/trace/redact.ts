@@ -193,6 +193,26 @@ export class Redactor {
   }
 
   /**
+   * `text` redacted, for text whose end was cut through: also drops the longest end that begins a known
+   * secret's spelling, which redaction cannot recognise. Any length counts, down to one character: the
+   * text is cut anyway, so a few characters less cost nothing, while a minimum of N would let the first
+   * N-1 characters of a secret through.
+   */
+  textCutAtEnd(value: string): string {
+    const redacted = this.text(value);
+    let longest = 0;
+    for (const spelling of this.spellings) {
+      for (let length = Math.min(spelling.length - 1, redacted.length); length > longest; length -= 1) {
+        if (redacted.endsWith(spelling.slice(0, length))) {
+          longest = length;
+          break;
+        }
+      }
+    }
+    return redacted.slice(0, redacted.length - longest);
+  }
+
+  /**
    * A redacted deep copy: secret-named fields are blanked, every string and key is scrubbed, every own
    * enumerable key is kept (`__proto__` too), a value met again inside itself becomes `[Circular]`, and an
    * object referenced twice is copied once and shared, as it was in the input.

@@ -4,7 +4,8 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { httpRequestTool, type HostResolver, type HttpRequestArgs } from '../../src/tools/http-request';
-import type { ToolContext } from '../../src/tools/tool';
+import type { Tool } from '../../src/tools/tool';
+import { callTool, type ToolCallOptions } from './tool-call';
 // Every server here listens on loopback. The guard below makes sure no socket opened by this file can
 // reach anything else, even if the code under test were broken.
 
@@ -96,8 +97,8 @@ export function redirect(response: http.ServerResponse, status: number, location
   response.end();
 }
 
-export function context(settings: Record<string, unknown> = {}, overrides: Partial<ToolContext> = {}): ToolContext {
-  return { signal: new AbortController().signal, settings, observationMaxLength: 0, ...overrides };
+export function context(settings: Record<string, unknown> = {}, overrides: Omit<ToolCallOptions, 'settings'> = {}): ToolCallOptions {
+  return { settings, ...overrides };
 }
 
 export const PRIVATE_ALLOWED = { allow_private_network: true };
@@ -117,7 +118,8 @@ export function fakeResolver(answers: Record<string, string[][]>): HostResolver 
   return Object.assign(resolve, { asked });
 }
 
-export const run = (args: HttpRequestArgs, toolContext: ToolContext, tool = httpRequestTool) => tool.execute(args, toolContext) as Promise<string>;
+/** One http_request call as a run makes it: the observation (or the error) the model reads, redacted and cut by the engine. */
+export const run = (args: HttpRequestArgs, options: ToolCallOptions, tool: Tool = httpRequestTool) => callTool(tool, args, options);
 
 function isLoopback(address: string): boolean {
   try {

@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import type { Deadline } from './http-deadline';
-import { HttpRequestError } from './http-request-error';
+import type { Deadline } from './deadline';
+import { HttpRequestError } from './error';
 
 /**
  * Reads a response body up to a byte limit, decoding gzip, deflate and br on the way. The limit holds for

@@ -1,4 +1,4 @@
-import { HttpRequestError } from './http-request-error';
+import { HttpRequestError } from './error';
 
 /** The smaller of `timeout_ms` and the engine's abort signal; `watch` listeners run once when either fires. */
 export class Deadline {

@@ -1,5 +1,5 @@
-import { HttpRequestError } from './http-request-error';
-import type { HttpMethod, HttpRequestArgs, HttpRequestSettings } from './http-request-settings';
+import { HttpRequestError } from './error';
+import type { HttpMethod, HttpRequestArgs, HttpRequestSettings } from './settings';
 
 /** One request of the chain; `headers` are the model's (plus a default content-type), settings headers are added at send time. */
 export interface Hop {

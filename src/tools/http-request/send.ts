@@ -1,15 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
 import { normalizeHost } from './address-policy';
-import { guardedLookup, type ConnectionPolicy } from './http-connection-policy';
-import type { Deadline } from './http-deadline';
-import { carriesSettingsHeaders, type Hop } from './http-hop';
-import { HttpRequestError } from './http-request-error';
-import type { HttpRequestSettings } from './http-request-settings';
+import { guardedLookup, type ConnectionPolicy } from './connection-policy';
+import type { Deadline } from './deadline';
+import { carriesSettingsHeaders, type Hop } from './hop';
+import { HttpRequestError } from './error';
+import type { HttpRequestSettings } from './settings';
 
 /**
  * One hop on the wire: sends it through a socket whose only resolver is the policy's `guardedLookup`,
- * and stops when the deadline fires. The body is read by `readBody` (http-body.ts).
+ * and stops when the deadline fires. The body is read by `readBody` (body.ts).
  */
 
 /** Sends `hop` and resolves with the response head; the caller reads or destroys the body. */

@@ -1,11 +1,11 @@
 import http from 'node:http';
-import { checkHop, type ConnectionPolicy } from './http-connection-policy';
-import type { Deadline } from './http-deadline';
-import { redirectedHop, type Hop } from './http-hop';
-import { HttpRequestError } from './http-request-error';
-import type { HttpRequestSettings } from './http-request-settings';
-import { readBody } from './http-body';
-import { sendHop } from './http-send';
+import { checkHop, type ConnectionPolicy } from './connection-policy';
+import type { Deadline } from './deadline';
+import { redirectedHop, type Hop } from './hop';
+import { HttpRequestError } from './error';
+import type { HttpRequestSettings } from './settings';
+import { readBody } from './body';
+import { sendHop } from './send';
 
 /** What the last hop answered, as read (body decoded if compressed, possibly cut at max_response_bytes). */
 export interface FetchedResponse {

@@ -8,9 +8,9 @@ import {
   normalizeHost,
   type AddressClassification,
 } from './address-policy';
-import { carriesSettingsHeaders, type Hop } from './http-hop';
-import { HttpRequestError } from './http-request-error';
-import type { HttpRequestSettings } from './http-request-settings';
+import { carriesSettingsHeaders, type Hop } from './hop';
+import { HttpRequestError } from './error';
+import type { HttpRequestSettings } from './settings';
 
 /**
  * What one hop may contact: `checkHop` refuses everything knowable from the URL before connecting, and

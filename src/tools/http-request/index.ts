@@ -1,10 +1,10 @@
 import { classifyAddress as defaultClassifyAddress, type AddressClassification } from './address-policy';
-import { resolveWithSystem, type ConnectionPolicy, type HostResolver } from './http-connection-policy';
-import { Deadline } from './http-deadline';
-import { fetchFollowingRedirects } from './http-fetch';
-import { firstHop } from './http-hop';
-import { cutToLength, redactSecrets, renderObservation, secretSpellings, withoutTrailingPartialSecret } from './http-observation';
-import { HttpRequestError } from './http-request-error';
+import { resolveWithSystem, type ConnectionPolicy, type HostResolver } from './connection-policy';
+import { Deadline } from './deadline';
+import { fetchFollowingRedirects } from './fetch';
+import { firstHop } from './hop';
+import { renderObservation } from './observation';
+import { HttpRequestError } from './error';
 import {
   DEFAULT_TIMEOUT_MS,
   httpRequestParameters,
@@ -12,12 +12,13 @@ import {
   httpRequestSettingsSchema,
   readHttpRequestSettings,
   type HttpRequestArgs,
-} from './http-request-settings';
-import type { Tool, ToolContext } from './tool';
+} from './settings';
+import { TruncatedText, type Tool, type ToolContext } from '../tool';
 
 /**
  * The `http_request` tool: wires settings, the SSRF-hardened fetch and the observation together. The
- * pieces live in the `http-*.ts` files next to this one; their public names are re-exported here.
+ * pieces live in the files next to this one; their public names are re-exported here. The engine redacts
+ * the fixed headers' values (secrets) from everything the tool returns or throws, then cuts it.
  */
 
 export {
@@ -28,11 +29,11 @@ export {
   httpRequestParameters,
   httpRequestSettingsSchema,
   readHttpRequestSettings,
-} from './http-request-settings';
-export type { HttpMethod, HttpRequestArgs, HttpRequestSettings } from './http-request-settings';
-export type { HostResolver, ResolvedAddress } from './http-connection-policy';
-export type { FetchedResponse } from './http-fetch';
-export { cutToLength, renderObservation } from './http-observation';
+} from './settings';
+export type { HttpMethod, HttpRequestArgs, HttpRequestSettings } from './settings';
+export type { HostResolver, ResolvedAddress } from './connection-policy';
+export type { FetchedResponse } from './fetch';
+export { renderObservation } from './observation';
 
 /** Seams for tests; production uses the defaults (`httpRequestTool`). Neither is reachable from args or settings. */
 export interface HttpRequestToolOptions {
@@ -61,23 +62,19 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
     parameters: httpRequestParameters,
     settingsSchema: httpRequestSettingsSchema,
     checkSettings: checkHttpRequestSettings,
-    async execute(args: HttpRequestArgs, context: ToolContext): Promise<string> {
+    async execute(args: HttpRequestArgs, context: ToolContext): Promise<string | TruncatedText> {
       // Checked when the run is configured; again here for callers that hand settings to the tool directly.
       const problems = checkHttpRequestSettings(context.settings);
       if (problems.length > 0) throw new Error(`http_request is misconfigured: tool_settings.http_request.${problems[0]}`);
       const settings = readHttpRequestSettings(context.settings);
-      const secrets = secretSpellings(Object.values(settings.headers));
       const deadline = new Deadline(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, context.signal);
       try {
         const response = await fetchFollowingRedirects(firstHop(args, settings), settings, policy, deadline);
-        // Redact, then cut: a secret cut in two would no longer be recognised. The body ends the observation,
-        // so a secret the byte limit cut into is at its very end.
-        const redacted = redactSecrets(renderObservation(response), secrets);
-        const observation = response.truncated ? withoutTrailingPartialSecret(redacted, secrets) : redacted;
-        return cutToLength(observation, context.observationMaxLength);
+        // The body ends the observation, so a secret that max_response_bytes cut into is at its very end.
+        const observation = renderObservation(response);
+        return response.truncated ? new TruncatedText(observation) : observation;
       } catch (error) {
-        const message = error instanceof HttpRequestError ? error.message : `http_request failed: ${(error as Error).message}`;
-        throw new Error(redactSecrets(message, secrets));
+        throw error instanceof HttpRequestError ? error : new Error(`http_request failed: ${(error as Error).message}`);
       } finally {
         deadline.dispose();
       }
