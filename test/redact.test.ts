@@ -1,5 +1,6 @@
 import { runAgent } from '../src/agent/run-agent';
-import { REDACTED, Redactor, secretSpellings, secretsInSettings } from '../src/trace/redact';
+import { REDACTED, Redactor, secretsInSettings } from '../src/trace/redact';
+import { secretSpellings } from '../src/trace/secret-spellings';
 import { action, final, modelFor, probeTool, useScriptedServer } from './support/agent';
 
 describe('Redactor', () => {

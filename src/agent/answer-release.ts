@@ -1,4 +1,5 @@
-import { secretSpellings, type Redactor } from '../trace/redact';
+import type { Redactor } from '../trace/redact';
+import { secretSpellings } from '../trace/secret-spellings';
 import { FinalAnswerExtractor } from './answer-stream';
 import type { AgentEvent } from './events';
 

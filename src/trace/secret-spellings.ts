@@ -1,0 +1,54 @@
+/**
+ * The spellings a known secret can take in text a server or tool sends back, so that the redactor finds it
+ * however it was encoded on the way.
+ */
+
+/** A partial base64 spelling shorter than this could match ordinary text, and reveals little. */
+const MIN_PARTIAL_BASE64_LENGTH = 8;
+
+const urlSafe = (base64: string) => base64.replace(/\+/g, '-').replace(/\//g, '_');
+
+/**
+ * The base64 spellings of `bytes`: whole (padded and not), and as a part of longer data such as the
+ * "user:password" of Basic auth. There the secret starts at any byte offset; for each offset modulo 3,
+ * the characters that depend on the secret's bits alone are the same whatever surrounds it.
+ */
+function base64Spellings(bytes: Buffer): string[] {
+  const whole = bytes.toString('base64');
+  const spellings = [whole, whole.replace(/=+$/, '')];
+  for (let offset = 0; offset < 3; offset += 1) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    // Character k holds bits 6k..6k+5 of the data; the secret holds bits 8·offset..8·(offset+length)-1.
+    const stable = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+    if (stable.length >= MIN_PARTIAL_BASE64_LENGTH) spellings.push(stable);
+  }
+  return spellings.flatMap((spelling) => [spelling, urlSafe(spelling)]);
+}
+
+/**
+ * Every spelling in which a secret may appear in text a server or tool sent back: raw; JSON-escaped (also
+ * with `\/` and/or `\uXXXX` for non-ASCII, as PHP and Python write them); URL-encoded (upper- and
+ * lower-case escapes, and form-encoded); hex (lower and upper case); base64 (standard and URL-safe, padded
+ * or not, whole or embedded at any offset). Longest first, so that no spelling is replaced inside a longer one.
+ */
+export function secretSpellings(secret: string): string[] {
+  const jsonEscaped = JSON.stringify(secret).slice(1, -1);
+  const asciiOnly = (json: string) => json.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const slashEscaped = jsonEscaped.replace(/\//g, '\\/');
+  const urlEncoded = encodeURIComponent(secret);
+  const bytes = Buffer.from(secret, 'utf8');
+  const spellings = [
+    secret,
+    jsonEscaped,
+    slashEscaped,
+    asciiOnly(jsonEscaped),
+    asciiOnly(slashEscaped),
+    urlEncoded,
+    urlEncoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    new URLSearchParams({ value: secret }).toString().slice('value='.length),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    ...base64Spellings(bytes),
+  ];
+  return [...new Set(spellings)].sort((left, right) => right.length - left.length);
+}
