@@ -22,7 +22,7 @@ function listener() {
 }
 
 function requestOf(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return { model: 'scripted-model', messages: [{ role: 'user', content: 'q' }], jsonMode: false, signal: new AbortController().signal, ...overrides };
+  return { model: 'scripted-model', messages: [{ role: 'user', content: 'q' }], responseFormat: { type: 'text' }, signal: new AbortController().signal, ...overrides };
 }
 
 /** One streamed call: the response and what the listener heard. */
@@ -77,7 +77,7 @@ describe.each(['openai', 'gemini'] as const)('streaming through the real %s SDK'
 
   it('sends the same request fields as a plain call, plus the stream', async () => {
     server().setScript('ok');
-    const settings = { temperature: 1, maxOutputTokens: 300, reasoningEffort: 'low' as const, jsonMode: true };
+    const settings = { temperature: 1, maxOutputTokens: 300, reasoningEffort: 'low' as const, responseFormat: { type: 'json_object' as const } };
     await modelFor(server(), provider).generate(requestOf(settings));
     await streamedCall(modelFor(server(), provider), settings);
     const [plain, streamed] = server().requests;

@@ -11,6 +11,7 @@ import { checkToolCall, describeAbort, runTool, toolSecrets } from './execute-to
 import { normaliseInput } from './input';
 import { callSignal, raceAbort, TimeLimitError } from './limits';
 import { buildConversation, repairMessage } from './prompt';
+import { responseFormatFor } from './protocol-schema';
 import { nativeToolCallError, outputLimitError, parseTurn, type ParsedTurn } from './protocol';
 import { addUsage, sanitiseUsage } from '../providers/usage';
 
@@ -207,8 +208,7 @@ class AgentRun {
         temperature: this.config.temperature,
         maxOutputTokens: this.config.max_output_tokens,
         reasoningEffort: this.config.reasoning_effort,
-        jsonMode: this.config.json_mode !== 'off',
-        jsonSchema: this.config.json_mode === 'json_schema',
+        responseFormat: responseFormatFor(this.config.json_mode),
         signal: call.signal,
         ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
       });

@@ -32,6 +32,15 @@ export interface TokenUsage {
 /** Reasoning effort as the engine names it; each adapter maps it to its provider's setting. */
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
+/**
+ * Free text; any JSON object (the provider's JSON mode); or JSON matching `schema`, named `name`, where the
+ * provider has structured output (others fall back to their JSON mode).
+ */
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown> };
+
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
@@ -41,10 +50,8 @@ export interface ChatRequest {
   maxOutputTokens?: number;
   /** How hard a reasoning model thinks; absent = the model's default. */
   reasoningEffort?: ReasoningEffort;
-  /** Ask the provider for its JSON output mode (the Action/Final text protocol stays the contract). */
-  jsonMode: boolean;
-  /** With jsonMode: constrain replies to the Action/Final union schema where the provider supports it. */
-  jsonSchema?: boolean;
+  /** How the provider should shape replies; the engine's text protocol stays the contract whatever it does. */
+  responseFormat: ResponseFormat;
   /** Aborted by the per-call or whole-run timeout; every wait of the adapter (retries included) ends with it. */
   signal: AbortSignal;
   /**

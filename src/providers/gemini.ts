@@ -10,6 +10,7 @@ import {
   type ReasoningEffort,
 } from './chat-model';
 import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gemini-stream';
+import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
@@ -34,6 +35,8 @@ export class GeminiChatModel implements ChatModel {
   readonly secrets: readonly string[];
   private readonly client: GoogleGenAI;
   private readonly maxRetries: number;
+  /** Fields the endpoint refused, so later calls of the same model object leave them out. */
+  private readonly refused = new Set<DroppableField>();
 
   constructor(options: GeminiModelOptions) {
     this.secrets = [options.apiKey];
@@ -44,20 +47,16 @@ export class GeminiChatModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const streamed = streamedTextFor(request);
-    try {
-      return await this.generateOnce(request, streamed);
-    } catch (error) {
-      // A user-set temperature the model refuses: once more without it, as the OpenAI adapter does.
-      const refusesTemperature = error instanceof ApiError && error.status === 400 && /temperature/i.test(error.message);
-      if (!refusesTemperature || request.temperature === undefined || request.signal.aborted) throw error;
-      const response = await this.generateOnce({ ...request, temperature: undefined }, streamed);
-      const notice = `the endpoint rejected temperature (${error.message.slice(0, 200)}); retried without temperature (the model's default applies)`;
-      return { ...response, notices: [...(response.notices ?? []), notice] };
-    }
+    return callDroppingRefusedFields(
+      request,
+      this.refused,
+      (dropped) => this.generateOnce(request, dropped, streamed),
+      (error, dropped) => refusedField(error, request, dropped),
+    );
   }
 
-  private async generateOnce(request: ChatRequest, streamed?: StreamedText): Promise<ChatResponse> {
-    const response = await withRetries(() => this.call(request, streamed), {
+  private async generateOnce(request: ChatRequest, dropped: ReadonlySet<DroppableField>, streamed?: StreamedText): Promise<ChatResponse> {
+    const response = await withRetries(() => this.call(request, dropped, streamed), {
       maxRetries: this.maxRetries,
       signal: request.signal,
       classify: (error) => {
@@ -74,7 +73,7 @@ export class GeminiChatModel implements ChatModel {
   }
 
   /** One attempt; with a stream listener it streams (`streamGenerateContent?alt=sse`), else it asks for the whole reply. */
-  private async call(request: ChatRequest, streamed?: StreamedText): Promise<GeminiReply> {
+  private async call(request: ChatRequest, dropped: ReadonlySet<DroppableField>, streamed?: StreamedText): Promise<GeminiReply> {
     const { systemInstruction, contents } = toGeminiContents(request.messages);
     const parameters: GenerateContentParameters = {
       model: request.model,
@@ -82,10 +81,11 @@ export class GeminiChatModel implements ChatModel {
       config: {
         abortSignal: request.signal,
         ...(systemInstruction ? { systemInstruction } : {}),
-        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        ...(request.temperature === undefined || dropped.has('temperature') ? {} : { temperature: request.temperature }),
         ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
         ...(request.reasoningEffort === undefined ? {} : { thinkingConfig: { thinkingBudget: GEMINI_THINKING_BUDGETS[request.reasoningEffort] } }),
-        ...(request.jsonMode ? { responseMimeType: 'application/json' } : {}),
+        // Only the JSON mime type, also for a schema: the protocol's repair turn covers what it lets through.
+        ...(request.responseFormat.type === 'text' ? {} : { responseMimeType: 'application/json' }),
       },
     };
     try {
@@ -111,6 +111,12 @@ export class GeminiChatModel implements ChatModel {
     }
     return ids.sort();
   }
+}
+
+/** A user-set temperature the model refuses (HTTP 400 naming it), which the call can do without. */
+function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
+  const refusesTemperature = error instanceof ApiError && error.status === 400 && /temperature/i.test(error.message);
+  return refusesTemperature && request.temperature !== undefined && !dropped.has('temperature') ? 'temperature' : undefined;
 }
 
 /** The ChatResponse of a whole reply or of one joined from a stream's events. */

@@ -1,5 +1,4 @@
 import OpenAI from 'openai';
-import { ACTION_FINAL_SCHEMA } from './action-final-schema';
 import {
   describeUnexpectedBody,
   ProviderResponseError,
@@ -7,8 +6,10 @@ import {
   type ChatRequest,
   type ChatResponse,
   type ModelFinishReason,
+  type ResponseFormat,
 } from './chat-model';
 import { collectChatCompletionStream } from './openai-stream';
+import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
@@ -21,16 +22,6 @@ export interface OpenAiModelOptions {
   maxRetries?: number;
 }
 
-/** Request fields an endpoint may refuse; each is dropped once, with a notice, and the call made again. */
-type Droppable = 'response_format' | 'temperature' | 'stream_options';
-
-/** What the call does without each droppable field, for the notice. */
-const WITHOUT: Record<Droppable, string> = {
-  response_format: 'JSON mode',
-  temperature: "temperature (the model's default applies)",
-  stream_options: 'stream_options (the stream reports no token usage)',
-};
-
 /** Chat completions through the official `openai` SDK. */
 export class OpenAiChatModel implements ChatModel {
   readonly provider = 'openai';
@@ -38,7 +29,7 @@ export class OpenAiChatModel implements ChatModel {
   private readonly client: OpenAI;
   private readonly maxRetries: number;
   /** Fields an endpoint refused, so later calls of the same model object leave them out. */
-  private readonly refused = new Set<Droppable>();
+  private readonly refused = new Set<DroppableField>();
 
   constructor(options: OpenAiModelOptions) {
     this.secrets = [options.apiKey];
@@ -54,39 +45,34 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
-    const notices: string[] = [];
     const streamed = streamedTextFor(request);
-    for (;;) {
-      const dropped = new Set(this.refused);
-      try {
-        return await withRetries(() => this.complete(request, dropped, notices, streamed), {
+    return callDroppingRefusedFields(
+      request,
+      this.refused,
+      (dropped) =>
+        withRetries(() => this.complete(request, dropped, streamed), {
           maxRetries: this.maxRetries,
           signal: request.signal,
           classify: (error) => classifyOpenAiError(error, streamed !== undefined),
-        });
-      } catch (error) {
-        const field = refusedField(error, request, dropped);
-        if (!field || request.signal.aborted) throw error;
-        this.refused.add(field);
-        notices.push(`the endpoint rejected ${field} (${(error as Error).message.slice(0, 200)}); retried without ${WITHOUT[field]}`);
-      }
-    }
+        }),
+      (error, dropped) => refusedField(error, request, dropped),
+    );
   }
 
   /** One attempt; with a stream listener it streams ([ON-cc] `stream: true`), else it asks for the whole reply. */
-  private async complete(request: ChatRequest, dropped: ReadonlySet<Droppable>, notices: string[], streamed?: StreamedText): Promise<ChatResponse> {
-    const withFormat = request.jsonMode && !dropped.has('response_format');
+  private async complete(request: ChatRequest, dropped: ReadonlySet<DroppableField>, streamed?: StreamedText): Promise<ChatResponse> {
+    const format = dropped.has('response_format') ? undefined : openAiResponseFormat(request.responseFormat);
     const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
       model: request.model,
       messages: request.messages,
       ...(request.temperature === undefined || dropped.has('temperature') ? {} : { temperature: request.temperature }),
       ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
       ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
-      ...(withFormat ? { response_format: responseFormat(request) } : {}),
+      ...(format ? { response_format: format } : {}),
     };
     if (!streamed) {
       const completion: unknown = await this.client.chat.completions.create(body, { signal: request.signal });
-      return readCompletion(completion, notices);
+      return readCompletion(completion);
     }
     streamed.beginAttempt();
     const stream = await this.client.chat.completions.create(
@@ -94,7 +80,7 @@ export class OpenAiChatModel implements ChatModel {
       { ...body, stream: true, ...(dropped.has('stream_options') ? {} : { stream_options: { include_usage: true } }) },
       { signal: request.signal },
     );
-    return readCompletion(await collectChatCompletionStream(stream, streamed, request.signal), notices);
+    return readCompletion(await collectChatCompletionStream(stream, streamed, request.signal));
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -105,7 +91,7 @@ export class OpenAiChatModel implements ChatModel {
 }
 
 /** A chat completion's reply, or ProviderResponseError when the 200 body was something else (the SDK does not check). */
-function readCompletion(completion: unknown, notices: string[]): ChatResponse {
+function readCompletion(completion: unknown): ChatResponse {
   const choices = (completion as { choices?: unknown } | null)?.choices;
   if (typeof completion !== 'object' || completion === null || !Array.isArray(choices)) {
     throw new ProviderResponseError(
@@ -128,7 +114,6 @@ function readCompletion(completion: unknown, notices: string[]): ChatResponse {
     },
     finishReason: refused ? 'content_filter' : mapOpenAiFinishReason(choice.finish_reason),
     ...(toolCalls.length ? { nativeToolCalls: toolCalls } : {}),
-    ...(notices.length ? { notices } : {}),
   };
 }
 
@@ -153,9 +138,12 @@ function classifyOpenAiError(error: unknown, streaming: boolean): RetryDecision 
   return { retry: false };
 }
 
-function responseFormat(request: ChatRequest): OpenAI.ResponseFormatJSONObject | OpenAI.ResponseFormatJSONSchema {
-  if (!request.jsonSchema) return { type: 'json_object' };
-  return { type: 'json_schema', json_schema: { name: 'agent_turn', schema: ACTION_FINAL_SCHEMA as any, strict: false } };
+/** The engine's response format as chat completions' `response_format`; none for free text. */
+function openAiResponseFormat(format: ResponseFormat): OpenAI.ResponseFormatJSONObject | OpenAI.ResponseFormatJSONSchema | undefined {
+  if (format.type === 'text') return undefined;
+  if (format.type === 'json_object') return { type: 'json_object' };
+  // strict: false, because strict mode refuses schemas with open objects (tool args of any shape).
+  return { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: false } };
 }
 
 /**
@@ -164,9 +152,9 @@ function responseFormat(request: ChatRequest): OpenAI.ResponseFormatJSONObject |
  * default: provider-behaviours.md §1.1, `param: "temperature"`, code `unsupported_value` or
  * `unsupported_parameter`) or, on a streamed call, `stream_options`.
  */
-function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<Droppable>): Droppable | undefined {
+function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
   if (!(error instanceof OpenAI.APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
-  if (request.jsonMode && !dropped.has('response_format') && (error.param === 'response_format' || /response_format|json_object|json_schema/i.test(error.message))) {
+  if (request.responseFormat.type !== 'text' && !dropped.has('response_format') && (error.param === 'response_format' || /response_format|json_object|json_schema/i.test(error.message))) {
     return 'response_format';
   }
   if (request.temperature !== undefined && !dropped.has('temperature') && (error.param === 'temperature' || /'temperature'/.test(error.message))) {

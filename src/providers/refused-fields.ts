@@ -1,0 +1,41 @@
+import type { ChatRequest, ChatResponse } from './chat-model';
+
+/**
+ * Request fields an endpoint may refuse that a call can do without: `response_format` (an endpoint without
+ * JSON mode), a user-set `temperature` (GPT-5 and o-series models, and some Gemini models, accept only
+ * their default) and, on a streamed call, `stream_options` (compatible servers that predate it).
+ */
+export type DroppableField = 'response_format' | 'temperature' | 'stream_options';
+
+/** What the call does without each droppable field, for the notice. */
+const WITHOUT: Record<DroppableField, string> = {
+  response_format: 'JSON mode',
+  temperature: "temperature (the model's default applies)",
+  stream_options: 'stream_options (the stream reports no token usage)',
+};
+
+/**
+ * Makes a call, and when the endpoint refuses a field the call can do without (`refusedField` names it),
+ * drops that field and makes the call again, once per field, with a notice on the response saying so.
+ * `remembered` keeps the refusals of one model object, so its later calls leave those fields out at once.
+ */
+export async function callDroppingRefusedFields(
+  request: ChatRequest,
+  remembered: Set<DroppableField>,
+  attempt: (dropped: ReadonlySet<DroppableField>) => Promise<ChatResponse>,
+  refusedField: (error: unknown, dropped: ReadonlySet<DroppableField>) => DroppableField | undefined,
+): Promise<ChatResponse> {
+  const notices: string[] = [];
+  for (;;) {
+    const dropped = new Set(remembered);
+    try {
+      const response = await attempt(dropped);
+      return notices.length ? { ...response, notices: [...notices, ...(response.notices ?? [])] } : response;
+    } catch (error) {
+      const field = refusedField(error, dropped);
+      if (!field || dropped.has(field) || request.signal.aborted) throw error;
+      remembered.add(field);
+      notices.push(`the endpoint rejected ${field} (${String((error as Error)?.message).slice(0, 200)}); retried without ${WITHOUT[field]}`);
+    }
+  }
+}
