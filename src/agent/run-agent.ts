@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../providers/chat-model';
+import { addUsage } from '../providers/usage';
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
@@ -9,11 +10,10 @@ import { type AgentConfig, resolveConfig } from './config';
 import { actionSummary, observationSummary, type AgentEvent, type AgentEventListener } from './events';
 import { checkToolCall, describeAbort, runTool, toolSecrets } from './execute-tool';
 import { normaliseInput } from './input';
-import { callSignal, raceAbort, TimeLimitError } from './limits';
+import { TimeLimitError } from './limits';
+import { callModel } from './model-call';
 import { buildConversation, repairMessage } from './prompt';
-import { responseFormatFor } from './protocol-schema';
 import { nativeToolCallError, outputLimitError, parseTurn, type ParsedTurn } from './protocol';
-import { addUsage, sanitiseUsage } from '../providers/usage';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
@@ -41,6 +41,20 @@ export interface RunAgentOptions {
 
 const REPLY_EXCERPT = 500;
 
+/** Failures that get the one repair turn, each naming the finish reason of a second failure in a row. */
+type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens';
+
+/**
+ * What one step came to: go on with the observation the step added, repair (the model sees the error and
+ * gets one more turn), or finish the run. Every way a run ends is a `finish` that the loop acts on.
+ */
+type StepOutcome =
+  | { next: 'continue' }
+  | { next: 'repair'; error: StepError; reason: RepairReason }
+  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: string };
+
+const CONTINUE: StepOutcome = { next: 'continue' };
+
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const registry = new ToolRegistry([...builtInTools, ...(options.extraTools ?? [])]);
@@ -60,8 +74,6 @@ class AgentRun {
   private readonly redactor: Redactor;
   /** How much answer text is held back before it is streamed, so that no known secret goes out in pieces. */
   private readonly answerHoldBack: number;
-  /** The current reply's answer text on its way to the listener; only when there is one. */
-  private answerRelease?: AnswerRelease;
   private toolCalls = 0;
   /** The step being taken, so a run that ends inside it still records the step's wall time. */
   private openStep?: { entry: TraceStep; started: number };
@@ -98,68 +110,94 @@ class AgentRun {
     }
   }
 
+  /** Step after step until one finishes the run, a second failure in a row ends it, or max_steps is reached. */
   private async loop(): Promise<AgentResult> {
     for (let step = 1; step <= this.config.max_steps; step++) {
-      const budget = this.config.total_token_budget;
-      if (budget > 0 && this.usage.total_tokens >= budget) {
-        return this.finish('token_budget', `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}`);
-      }
-      if (this.runController.signal.aborted) return this.finishAborted();
-
-      const entry: TraceStep = { step, repair: this.consecutiveFailures > 0, elapsed_ms: 0, model_ms: 0 };
-      this.trace.push(entry);
-      this.openStep = { entry, started: performance.now() };
-      this.emit({ type: 'step_start', step });
-      const ended = await this.takeStep(entry);
+      const outcome = this.limitBeforeStep() ?? (await this.takeStep(step));
       this.closeOpenStep();
-      if (ended) return ended;
+      if (outcome.next === 'finish') return this.finish(outcome.reason, outcome.detail, outcome.answer);
+      if (outcome.next === 'continue') {
+        this.consecutiveFailures = 0;
+        this.lastFailureType = undefined;
+        continue;
+      }
+      const ended = this.repairOrEnd(outcome.error, outcome.reason);
+      if (ended) return this.finish(ended.reason, ended.detail);
     }
     return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
   }
 
-  /** One model turn and its tool call; returns the result when the run ends here. */
-  private async takeStep(entry: TraceStep): Promise<AgentResult | undefined> {
-    const response = await this.callModel(entry);
-    if ('finish' in response) return response.finish;
+  /** The limits that end a run before its next model call: the token budget, and the run's signal. */
+  private limitBeforeStep(): StepOutcome | undefined {
+    const budget = this.config.total_token_budget;
+    if (budget > 0 && this.usage.total_tokens >= budget) {
+      return { next: 'finish', reason: 'token_budget', detail: `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}` };
+    }
+    return this.runController.signal.aborted ? this.aborted() : undefined;
+  }
+
+  /** One model turn and, when it asks for one, its tool call. */
+  private async takeStep(step: number): Promise<StepOutcome> {
+    const entry: TraceStep = { step, repair: this.consecutiveFailures > 0, elapsed_ms: 0, model_ms: 0 };
+    this.trace.push(entry);
+    this.openStep = { entry, started: performance.now() };
+    this.emit({ type: 'step_start', step });
+
+    // The reply's answer text on its way to the listener, when there is one.
+    const release = this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined;
+    const call = await callModel({ model: this.options.model, config: this.config, messages: this.conversation, runSignal: this.runController.signal, release });
+    entry.model_ms = Math.round(call.elapsedMs);
+    if (!call.ok) {
+      entry.error = call.error;
+      if (call.runAborted) return this.aborted();
+      return { next: 'finish', reason: call.error.type === 'timeout' ? 'timeout' : 'llm_error', detail: call.error.message };
+    }
+    const response = call.response;
+    entry.usage = call.usage;
+    if (response.notices?.length) entry.notices = response.notices;
+    addUsage(this.usage, call.usage);
+    this.conversation.push({ role: 'assistant', content: response.text });
 
     const turn = this.readTurn(response);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
-    if (turn.kind === 'final') this.answerRelease?.finishWithAnswer(turn.answer);
-    else this.answerRelease?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
+    if (turn.kind === 'final') release?.finishWithAnswer(turn.answer);
+    else release?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
     if (turn.kind === 'error') {
       entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
       if (response.finishReason === 'content_filter') {
         entry.error = { type: 'content_filter', message: 'the provider withheld the reply (its safety filter)' };
-        return this.finish('content_filter', entry.error.message);
+        return { next: 'finish', reason: 'content_filter', detail: entry.error.message };
       }
-      if (response.finishReason === 'length') {
-        return this.fail(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
-      }
-      return this.fail(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
+      if (response.finishReason === 'length') return this.failed(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
+      return this.failed(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
     }
     if (turn.kind === 'final') {
       entry.final = { answer: turn.answer };
-      return this.finish('final', undefined, turn.answer);
+      return { next: 'finish', reason: 'final', answer: turn.answer };
     }
-
     entry.action = { tool: turn.tool, args: turn.args };
-    this.emit({ type: 'action', step: entry.step, tool: turn.tool, summary: actionSummary(turn.tool, turn.args, this.redactor) });
-    const checked = checkToolCall(this.tools, turn.tool, turn.args);
+    return this.act(entry, turn.tool, turn.args);
+  }
+
+  /** The requested tool call: checked against the whitelist, its schema and max_tool_calls, then run. */
+  private async act(entry: TraceStep, name: string, args: Record<string, unknown>): Promise<StepOutcome> {
+    this.emit({ type: 'action', step: entry.step, tool: name, summary: actionSummary(name, args, this.redactor) });
+    const checked = checkToolCall(this.tools, name, args);
     if ('error' in checked) {
-      this.emit({ type: 'observation', step: entry.step, tool: turn.tool, ok: false, summary: observationSummary(checked.error.message, this.redactor) });
-      return this.fail(entry, checked.error, 'tool_error');
+      this.emit({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(checked.error.message, this.redactor) });
+      return this.failed(entry, checked.error, 'tool_error');
     }
     if (this.toolCalls >= this.config.max_tool_calls) {
-      entry.error = { type: 'limit', message: `max_tool_calls (${this.config.max_tool_calls}) reached; ${turn.tool} was not run` };
-      return this.finish('max_tool_calls', entry.error.message);
+      entry.error = { type: 'limit', message: `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run` };
+      return { next: 'finish', reason: 'max_tool_calls', detail: entry.error.message };
     }
 
     this.toolCalls++;
     const outcome = await runTool(checked.tool, {
       tools: this.tools,
-      name: turn.tool,
-      args: turn.args,
-      settings: Object.prototype.hasOwnProperty.call(this.config.tool_settings, turn.tool) ? this.config.tool_settings[turn.tool] : {},
+      name,
+      args,
+      settings: Object.prototype.hasOwnProperty.call(this.config.tool_settings, name) ? this.config.tool_settings[name] : {},
       redactor: this.redactor,
       runSignal: this.runController.signal,
       singleCallTimeout: this.config.single_call_timeout,
@@ -167,24 +205,20 @@ class AgentRun {
       sessionId: this.options.sessionId,
     });
     entry.tool_ms = Math.round(outcome.elapsedMs);
-    const usage = (this.usedTools[turn.tool] ??= { count: 0, total_ms: 0 });
+    const usage = (this.usedTools[name] ??= { count: 0, total_ms: 0 });
     usage.count++;
     usage.total_ms += entry.tool_ms;
     const summary = observationSummary(outcome.ok ? outcome.observation : outcome.error.message, this.redactor);
-    this.emit({ type: 'observation', step: entry.step, tool: turn.tool, ok: outcome.ok, summary });
+    this.emit({ type: 'observation', step: entry.step, tool: name, ok: outcome.ok, summary });
 
     if (!outcome.ok) {
-      if (outcome.runAborted) {
-        entry.error = outcome.error;
-        return this.finishAborted();
-      }
-      return this.fail(entry, outcome.error, 'tool_error');
+      if (!outcome.runAborted) return this.failed(entry, outcome.error, 'tool_error');
+      entry.error = outcome.error;
+      return this.aborted();
     }
-    this.consecutiveFailures = 0;
-    this.lastFailureType = undefined;
     entry.observation = outcome.observation;
-    this.conversation.push({ role: 'user', content: `Observation from ${turn.tool}:\n${outcome.observation}` });
-    return undefined;
+    this.conversation.push({ role: 'user', content: `Observation from ${name}:\n${outcome.observation}` });
+    return CONTINUE;
   }
 
   /** The reply as a protocol turn; a native function call or a reply cut at the output limit gets its own repair text. */
@@ -196,71 +230,31 @@ class AgentRun {
     return turn;
   }
 
-  private async callModel(entry: TraceStep): Promise<ChatResponse | { finish: AgentResult }> {
-    const call = callSignal(this.runController.signal, this.config.single_call_timeout);
-    const started = performance.now();
-    const release = this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined;
-    this.answerRelease = release;
-    try {
-      const work = this.options.model.generate({
-        model: this.config.model,
-        messages: this.conversation,
-        temperature: this.config.temperature,
-        maxOutputTokens: this.config.max_output_tokens,
-        reasoningEffort: this.config.reasoning_effort,
-        responseFormat: responseFormatFor(this.config.json_mode),
-        signal: call.signal,
-        ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
-      });
-      const response = await raceAbort(work, call.signal);
-      const usage = sanitiseUsage(response.usage);
-      entry.usage = usage;
-      if (response.notices?.length) entry.notices = response.notices;
-      addUsage(this.usage, usage);
-      this.conversation.push({ role: 'assistant', content: response.text });
-      return response;
-    } catch (error) {
-      release?.finishWithoutAnswer('the model call failed');
-      if (this.runController.signal.aborted) {
-        entry.error = { type: 'timeout', message: describeAbort(this.runController.signal.reason) };
-        return { finish: this.finishAborted() };
-      }
-      if (call.timedOut()) {
-        entry.error = { type: 'timeout', message: `model call: ${describeAbort(call.signal.reason)}` };
-        return { finish: this.finish('timeout', entry.error.message) };
-      }
-      const message = error instanceof Error ? error.message : String(error);
-      // openai-node's APIError and @google/genai's ApiError both carry the HTTP status as `status`.
-      const status = (error as { status?: unknown } | null)?.status;
-      entry.error = { type: 'llm_error', message: `model call failed: ${message}`, ...(typeof status === 'number' ? { status } : {}) };
-      return { finish: this.finish('llm_error', entry.error.message) };
-    } finally {
-      entry.model_ms = Math.round(performance.now() - started);
-      call.dispose();
-    }
+  private failed(entry: TraceStep, error: StepError, reason: RepairReason): StepOutcome {
+    entry.error = error;
+    return { next: 'repair', error, reason };
   }
 
   /**
-   * A failed step: the model sees the error and gets one repair turn; a second failure in a row ends the
-   * run, with `max_output_tokens` only when both replies were cut at the output limit.
+   * After a failed step the model sees the error and gets one repair turn; a second failure in a row ends
+   * the run, with `max_output_tokens` only when both replies were cut at the output limit.
    */
-  private fail(entry: TraceStep, error: StepError, reason: 'parse_error' | 'tool_error' | 'max_output_tokens'): AgentResult | undefined {
-    entry.error = error;
+  private repairOrEnd(error: StepError, reason: RepairReason): { reason: FinishReason; detail: string } | undefined {
     this.consecutiveFailures++;
     const previousCut = this.lastFailureType === 'output_limit';
     this.lastFailureType = error.type;
     if (this.consecutiveFailures >= 2) {
-      const finishReason = reason === 'max_output_tokens' && !previousCut ? 'parse_error' : reason;
-      return this.finish(finishReason, `two failed turns in a row; last: ${error.message}`);
+      return { reason: reason === 'max_output_tokens' && !previousCut ? 'parse_error' : reason, detail: `two failed turns in a row; last: ${error.message}` };
     }
     this.conversation.push({ role: 'user', content: repairMessage(error.message, reason !== 'tool_error', this.config.prompt_examples) });
     return undefined;
   }
 
-  private finishAborted(): AgentResult {
+  /** The run's signal fired: cancelled from outside, or the run's timeout. */
+  private aborted(): StepOutcome {
     const reason = this.runController.signal.reason;
     const cancelled = reason instanceof TimeLimitError && reason.scope === 'cancelled';
-    return this.finish(cancelled ? 'cancelled' : 'timeout', describeAbort(reason));
+    return { next: 'finish', reason: cancelled ? 'cancelled' : 'timeout', detail: describeAbort(reason) };
   }
 
   private closeOpenStep(): void {

@@ -1,0 +1,63 @@
+import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../providers/chat-model';
+import { sanitiseUsage } from '../providers/usage';
+import type { StepError } from '../trace/types';
+import type { AnswerRelease } from './answer-release';
+import type { AgentConfig } from './config';
+import { describeAbort } from './execute-tool';
+import { callSignal, raceAbort } from './limits';
+import { responseFormatFor } from './protocol-schema';
+
+/** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
+export type ModelCallOutcome =
+  | { ok: true; response: ChatResponse; usage: TokenUsage; elapsedMs: number }
+  | { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
+
+export interface ModelCallRequest {
+  model: ChatModel;
+  config: AgentConfig;
+  messages: ChatMessage[];
+  runSignal: AbortSignal;
+  /** Where the reply's answer text goes as it streams; without it the call does not stream. */
+  release?: AnswerRelease;
+}
+
+/**
+ * One model call under `single_call_timeout` and the run's signal, with the run's settings; failures come
+ * back as outcomes, never thrown: a `timeout` error when the call's own time ran out, `llm_error` (with
+ * the HTTP status when there was one) for anything the provider or the connection did.
+ */
+export async function callModel(request: ModelCallRequest): Promise<ModelCallOutcome> {
+  const { config, release } = request;
+  const call = callSignal(request.runSignal, config.single_call_timeout);
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  try {
+    const work = request.model.generate({
+      model: config.model,
+      messages: request.messages,
+      temperature: config.temperature,
+      maxOutputTokens: config.max_output_tokens,
+      reasoningEffort: config.reasoning_effort,
+      responseFormat: responseFormatFor(config.json_mode),
+      signal: call.signal,
+      ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
+    });
+    const response = await raceAbort(work, call.signal);
+    return { ok: true, response, usage: sanitiseUsage(response.usage), elapsedMs: elapsed() };
+  } catch (error) {
+    release?.finishWithoutAnswer('the model call failed');
+    if (request.runSignal.aborted) {
+      return { ok: false, runAborted: true, elapsedMs: elapsed(), error: { type: 'timeout', message: describeAbort(request.runSignal.reason) } };
+    }
+    if (call.timedOut()) {
+      return { ok: false, runAborted: false, elapsedMs: elapsed(), error: { type: 'timeout', message: `model call: ${describeAbort(call.signal.reason)}` } };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    // openai-node's APIError and @google/genai's ApiError both carry the HTTP status as `status`.
+    const status = (error as { status?: unknown } | null)?.status;
+    const failure: StepError = { type: 'llm_error', message: `model call failed: ${message}`, ...(typeof status === 'number' ? { status } : {}) };
+    return { ok: false, runAborted: false, elapsedMs: elapsed(), error: failure };
+  } finally {
+    call.dispose();
+  }
+}
