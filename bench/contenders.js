@@ -7,15 +7,24 @@
 const path = require('node:path');
 const scenario = require('./scenario');
 
-const dist = (...segments) => require(path.join(__dirname, '..', 'dist', 'src', ...segments));
+const DIST = path.join(__dirname, '..', 'dist');
+const dist = (...segments) => require(path.join(DIST, 'src', ...segments));
 
 /** Short system text for the native tool-calling contenders; their tools travel in the request's `tools`. */
 const NATIVE_SYSTEM_PROMPT = 'You are an agent that completes the user\'s task, calling tools when they help.';
 
 /** Agent Core: the engine under test, through its own OpenAI adapter and the real `openai` SDK. */
-function agentCore({ protocolBaseUrl }) {
-  const { runAgent } = dist('agent', 'run-agent.js');
-  const { createChatModel } = dist('providers', 'create-model.js');
+function agentCore(urls) {
+  return agentCoreBuiltIn(DIST)(urls);
+}
+
+/**
+ * Agent Core as built into `distFolder`: this checkout's build, or an earlier commit's for `--baseline`,
+ * so that a change is compared with what came before in one run.
+ */
+const agentCoreBuiltIn = (distFolder) => ({ protocolBaseUrl }) => {
+  const { runAgent } = require(path.join(distFolder, 'src', 'agent', 'run-agent.js'));
+  const { createChatModel } = require(path.join(distFolder, 'src', 'providers', 'create-model.js'));
   const model = createChatModel({ provider: 'openai', apiKey: 'bench', baseUrl: protocolBaseUrl, maxRetries: 0 });
   const config = {
     model: scenario.MODEL_ID,
@@ -37,7 +46,7 @@ function agentCore({ protocolBaseUrl }) {
     }
     return result.trace.length;
   };
-}
+};
 
 /**
  * The floor: the least code that speaks the same protocol on the same SDK. It sends the very requests
@@ -144,4 +153,4 @@ const CONTENDERS = [
   { name: 'LangChain.js 1.5', key: 'langChain', server: 'native', create: langChain },
 ];
 
-module.exports = { CONTENDERS };
+module.exports = { CONTENDERS, agentCoreBuiltIn };

@@ -5,7 +5,9 @@
  * ratios to the floor. The model servers answer instantly from a child process, so what is left is the
  * clients' own work: building requests, the HTTP client, parsing, validation, bookkeeping.
  *
- * Usage: npm run build && node bench/engine-overhead.js [--runs 200] [--warmup 30] [--rounds 10] [--only bare,agentCore]
+ * Usage: npm run build && node bench/engine-overhead.js [--runs 200] [--warmup 30] [--rounds 10] [--only bare,agentCore] [--baseline REV]
+ * `--baseline REV` also builds commit REV (a git worktree in the temp folder, sharing node_modules) and
+ * runs its engine as one more contender, so a change is compared with what came before in the same run.
  * Exits 0 whatever the numbers say; 1 only when a contender failed to run the task as scripted, 2 on bad options.
  */
 const { fork } = require('node:child_process');
@@ -13,7 +15,10 @@ const path = require('node:path');
 const { nextMessage: waitForMessage } = require('./child-messages');
 const { setFlagsFromString } = require('node:v8');
 const { runInNewContext } = require('node:vm');
-const { CONTENDERS } = require('./contenders');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const { CONTENDERS, agentCoreBuiltIn } = require('./contenders');
 const scenario = require('./scenario');
 
 const TARGET_RATIO_TO_BARE_LOOP = 1.3;
@@ -24,23 +29,49 @@ setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc');
 
 function parseArguments(argv) {
-  const options = { ...DEFAULTS, only: CONTENDERS.map((contender) => contender.key) };
+  const options = { ...DEFAULTS, only: [...CONTENDERS.map((contender) => contender.key), 'baseline'] };
   for (let index = 0; index < argv.length; index++) {
     const name = argv[index].replace(/^--/, '');
+    if (name === 'baseline') {
+      options.baseline = argv[++index];
+      if (!options.baseline) throw new Error('--baseline needs a git revision, e.g. --baseline HEAD~1');
+      continue;
+    }
     if (name === 'only') {
       // For profiling one contender without the others' samples in the same profile.
       options.only = String(argv[++index] ?? '').split(',');
-      const unknown = options.only.filter((key) => !CONTENDERS.some((contender) => contender.key === key));
-      if (unknown.length) throw new Error(`--only takes ${CONTENDERS.map((contender) => contender.key).join(',')}; got ${unknown.join(',')}`);
+      const unknown = options.only.filter((key) => key !== 'baseline' && !CONTENDERS.some((contender) => contender.key === key));
+      if (unknown.length) throw new Error(`--only takes ${CONTENDERS.map((contender) => contender.key).join(',')},baseline; got ${unknown.join(',')}`);
       continue;
     }
-    if (!(name in DEFAULTS)) throw new Error(`unknown option ${argv[index]} (known: --runs N, --warmup N, --rounds N, --only KEYS)`);
+    if (!(name in DEFAULTS)) throw new Error(`unknown option ${argv[index]} (known: --runs N, --warmup N, --rounds N, --only KEYS, --baseline REV)`);
     const value = Number(argv[++index]);
     if (!Number.isInteger(value) || value < (name === 'warmup' ? 0 : 1)) throw new Error(`--${name} needs a whole number, got ${argv[index]}`);
     options[name] = value;
   }
   options.rounds = Math.min(options.rounds, options.runs);
   return options;
+}
+
+/**
+ * Builds commit `revision` of this repository into a git worktree in the temp folder (node_modules shared
+ * through a link) and returns its folder; the worktree is removed when the process exits.
+ */
+function buildBaseline(revision) {
+  const repo = path.join(__dirname, '..');
+  const commit = execFileSync('git', ['rev-parse', '--short', `${revision}^{commit}`], { cwd: repo, encoding: 'utf8' }).trim();
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), `agent-core-baseline-${commit}-`));
+  execFileSync('git', ['worktree', 'add', '--detach', '--force', folder, commit], { cwd: repo, stdio: 'ignore' });
+  process.once('exit', () => {
+    try {
+      execFileSync('git', ['worktree', 'remove', '--force', folder], { cwd: repo, stdio: 'ignore' });
+    } catch {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
+  execFileSync(process.execPath, [path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: folder, stdio: 'inherit' });
+  return { commit, dist: path.join(folder, 'dist') };
 }
 
 /** The model servers in their own process; resolves with their URLs and a way to ask their call counts. */
@@ -189,6 +220,10 @@ function printReport(contenders, options) {
   } else {
     console.log(`Agent Core CPU/step within ${TARGET_RATIO_TO_BARE_LOOP}× the bare loop: not measured`);
   }
+  const baseline = contenders.find((contender) => contender.key === 'baseline');
+  if (measured(agentCore) && measured(baseline)) {
+    console.log(`Agent Core now vs ${baseline.name}: CPU/step ${formatRatio(agentCore.cpuPerStep / baseline.cpuPerStep)} (below 1× is faster)`);
+  }
   if (measured(agentCore) && measured(vercel)) {
     const below = agentCore.cpuPerStep < vercel.cpuPerStep;
     console.log(
@@ -218,7 +253,12 @@ async function main() {
     process.exitCode = 2;
     return;
   }
-  const contenders = CONTENDERS.filter((definition) => options.only.includes(definition.key)).map((definition) => ({ ...definition, cpuMs: 0, wallMs: 0, steps: 0, runs: 0, cpuPerStepByRound: [] }));
+  const definitions = [...CONTENDERS];
+  if (options.baseline && options.only.includes('baseline')) {
+    const baseline = buildBaseline(options.baseline);
+    definitions.splice(2, 0, { name: `Agent Core at ${baseline.commit}`, key: 'baseline', server: 'protocol', create: agentCoreBuiltIn(baseline.dist) });
+  }
+  const contenders = definitions.filter((definition) => options.only.includes(definition.key)).map((definition) => ({ ...definition, cpuMs: 0, wallMs: 0, steps: 0, runs: 0, cpuPerStepByRound: [] }));
   const servers = await startModelServers();
   try {
     await measure(contenders, options, servers);
