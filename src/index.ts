@@ -5,15 +5,15 @@ export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type Age
 export { InputError } from './agent/input';
 export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
 export type { AgentResult, FinishReason, StepError, TraceStep, ToolUsage } from './trace/types';
-export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelFinishReason, ReasoningEffort, TokenUsage } from './providers/chat-model';
+export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelFinishReason, ReasoningEffort, ResponseFormat, TokenUsage } from './providers/chat-model';
 export { ProviderResponseError } from './providers/chat-model';
 export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './providers/usage';
 export { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
 export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
 export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
-export type { Tool, ToolContext, JsonSchema } from './tools/tool';
+export { TruncatedText, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';
 export { HEADER_NAME_PATTERN } from './tools/http-request/settings';
-export { validateAgainst, type ValidationResult } from './tools/validate';
+export { validateAgainst, type JsonSchema, type ValidationResult } from './validation/validate';
 export { JSON_TRANSFORM_MAX_DATA_LENGTH, JSON_TRANSFORM_MAX_RESULT_LENGTH, JSON_TRANSFORM_WORKER_MEMORY_MB } from './tools/json-transform';

@@ -1,5 +1,5 @@
 import { createFeishuBotTool, feishuBotTool, type FeishuBotArgs } from '../src/tools/feishu-bot';
-import { validateAgainst } from '../src/tools/validate';
+import { validateAgainst } from '../src/validation/validate';
 import { HOOK_PATH, SECRET, startFakeFeishu, TOKEN, type FakeFeishu } from './support/feishu';
 import { freeLoopbackPort } from './support/redis';
 import { callTool } from './support/tool-call';

@@ -1,7 +1,7 @@
 import { runAgent } from '../src/agent/run-agent';
 import { redisContextTool, sessionNamespace, type RedisContextArgs } from '../src/tools/redis-context';
 import { builtInTools } from '../src/tools/registry';
-import { validateAgainst } from '../src/tools/validate';
+import { validateAgainst } from '../src/validation/validate';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 import {
   hasRedisServerBinary,

@@ -1,4 +1,4 @@
-import { compiledSchemaCounts, validateAgainst } from '../src/tools/validate';
+import { compiledSchemaCounts, validateAgainst } from '../src/validation/validate';
 
 /** A fresh object each call, as connected n8n tools and workflow tools hand over on every execution. */
 const freshSchema = (property = 'input') => ({

@@ -1,5 +1,5 @@
 import type { ToolRegistry } from '../tools/registry';
-import { validateAgainst } from '../tools/validate';
+import { validateAgainst } from '../validation/validate';
 import type { ReasoningEffort } from '../providers/chat-model';
 import type { PromptExamples } from './prompt';
 

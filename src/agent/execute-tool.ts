@@ -1,5 +1,5 @@
 import { TruncatedText, type Tool } from '../tools/tool';
-import { validateAgainst } from '../tools/validate';
+import { validateAgainst } from '../validation/validate';
 import { secretsInSettings, type Redactor } from '../trace/redact';
 import type { StepError } from '../trace/types';
 import { callSignal, raceAbort, truncateObservation } from './limits';

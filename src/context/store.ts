@@ -1,5 +1,5 @@
 import { chatMessageProblem, type ChatMessage } from '../providers/chat-model';
-import type { ValidationResult } from '../tools/validate';
+import type { ValidationResult } from '../validation/validate';
 
 /** Turns the window includes when nothing else is configured. */
 export const DEFAULT_MAX_TURNS = 20;

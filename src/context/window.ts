@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../providers/chat-model';
-import type { ValidationResult } from '../tools/validate';
+import type { ValidationResult } from '../validation/validate';
 import {
   DEFAULT_MAX_HISTORY_CHARACTERS,
   DEFAULT_MAX_STORED_TURNS,

@@ -3,7 +3,8 @@
  * the workflow configures. The model writes only the content; the address and secret stay in settings.
  */
 import { createHmac } from 'node:crypto';
-import type { JsonSchema, Tool, ToolContext } from './tool';
+import type { JsonSchema } from '../validation/validate';
+import type { Tool, ToolContext } from './tool';
 
 /** A plain text message. */
 export interface FeishuTextArgs {

@@ -14,7 +14,8 @@ import {
   type RedisConnectionOptions,
 } from '../redis/connection';
 import { evaluateScript, luaScript } from '../redis/script';
-import type { JsonSchema, Tool, ToolContext } from './tool';
+import type { JsonSchema } from '../validation/validate';
+import type { Tool, ToolContext } from './tool';
 
 export const REDIS_CONTEXT_OPERATIONS = ['get', 'set', 'append', 'delete', 'list'] as const;
 export type RedisContextOperation = (typeof REDIS_CONTEXT_OPERATIONS)[number];

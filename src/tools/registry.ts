@@ -3,7 +3,7 @@ import { httpRequestTool } from './http-request';
 import { jsonTransformTool } from './json-transform';
 import { redisContextTool } from './redis-context';
 import type { Tool } from './tool';
-import { assertValidSchema } from './validate';
+import { assertValidSchema } from '../validation/validate';
 
 /** The tools that ship with the package, by name. */
 export const builtInTools: readonly Tool[] = [httpRequestTool, jsonTransformTool, redisContextTool, feishuBotTool];

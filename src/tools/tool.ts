@@ -1,5 +1,4 @@
-/** A JSON Schema object as ajv understands it (draft-07 / 2019-09 keywords). */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from '../validation/validate';
 
 /** What the engine hands a tool for one call. */
 export interface ToolContext {

@@ -1,5 +1,5 @@
 import { domainEntryProblem, parseDomainRules, type DomainRule } from './address-policy';
-import type { JsonSchema } from '../tool';
+import type { JsonSchema } from '../../validation/validate';
 
 /**
  * What the model may send to http_request and what `tool_settings.http_request` may configure:

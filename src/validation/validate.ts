@@ -1,5 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import type { JsonSchema } from './tool';
+
+/** A JSON Schema object as ajv understands it (draft-07 / 2019-09 keywords). */
+export type JsonSchema = Record<string, unknown>;
 
 /** Result of checking a value against a JSON Schema; issues are short `path: problem` sentences. */
 export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false; issues: string[] };
