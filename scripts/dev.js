@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * `npm run dev [-- --n8n 2] [-- --port 5678] [-- --fresh]`: a local n8n with this package installed as a
  * community package and the example workflows imported and active.
@@ -19,10 +20,16 @@ const path = require('node:path');
 const { cacheDir, ensureN8n } = require('./n8n-cache');
 const local = require('./n8n-local');
 
+/** @typedef {{ line: 1 | 2; port: number; portGiven: boolean; fresh: boolean; help: boolean }} DevOptions */
+
 const CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
 
+/**
+ * @param {string[]} argv
+ * @returns {DevOptions}
+ */
 function parseArguments(argv) {
-  const options = { line: 1, port: 5678, portGiven: false, fresh: false };
+  const options = { line: 1, port: 5678, portGiven: false, fresh: false, help: false };
   for (let index = 0; index < argv.length; index++) {
     const [flag, inline] = argv[index].split('=');
     const value = () => inline ?? argv[++index];
@@ -34,19 +41,25 @@ function parseArguments(argv) {
     else if (flag === '--help' || flag === '-h') options.help = true;
     else throw new Error(`unknown argument ${argv[index]} (use --n8n 1|2, --port N, --fresh)`);
   }
-  if (options.line !== 1 && options.line !== 2) throw new Error('--n8n must be 1 or 2');
-  return options;
+  const { line } = options;
+  if (line !== 1 && line !== 2) throw new Error('--n8n must be 1 or 2');
+  return { ...options, line };
 }
 
+/** @param {string} [message] */
 function say(message = '') {
   process.stdout.write(`${message}\n`);
 }
 
+/** @param {string} text */
 function shellQuote(text) {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Copies what n8n appends to its log onto this terminal, prefixed. */
+/**
+ * Copies what n8n appends to its log onto this terminal, prefixed; returns the function that stops it.
+ * @param {string} logPath
+ */
 function followLog(logPath) {
   let position = fs.existsSync(logPath) ? fs.statSync(logPath).size : 0;
   const timer = setInterval(() => {
@@ -68,14 +81,21 @@ function followLog(logPath) {
   return () => clearInterval(timer);
 }
 
+/** @param {unknown} error */
+function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
 async function main() {
   const options = parseArguments(process.argv.slice(2));
   if (options.help) {
     say('npm run dev [-- --n8n 1|2] [-- --port N] [-- --fresh]   (see the header of scripts/dev.js)');
     return;
   }
+  /** @type {Array<() => unknown>} */
   const cleanups = [];
   let stopping = false;
+  /** @param {number} exitCode */
   const stopAll = async (exitCode) => {
     if (stopping) return;
     stopping = true;
@@ -84,7 +104,7 @@ async function main() {
       try {
         await cleanup();
       } catch (error) {
-        process.stderr.write(`while stopping: ${error.message}\n`);
+        process.stderr.write(`while stopping: ${messageOf(error)}\n`);
       }
     }
     process.exit(exitCode);
@@ -98,13 +118,15 @@ async function main() {
   say(`n8n ${installation.version} on ${installation.node}${installation.reused ? ' (from the cache)' : ''}`);
 
   const userFolder = path.join(cacheDir(), 'dev', `n8n-${installation.version}`);
+  const nodesFolder = path.join(userFolder, '.n8n', 'nodes');
+  const packFolder = path.join(userFolder, 'pack');
   if (options.fresh) fs.rmSync(userFolder, { recursive: true, force: true });
   fs.mkdirSync(userFolder, { recursive: true });
 
   say('Building and packing the package…');
-  const tarball = await local.packPackage(path.join(userFolder, 'pack'));
-  await local.installPackage(tarball, path.join(userFolder, '.n8n', 'nodes'));
-  say(`Installed ${path.basename(tarball)} into ${path.join(userFolder, '.n8n', 'nodes')} (as Settings → Community Nodes would)`);
+  const tarball = await local.packPackage(packFolder);
+  await local.installPackage(tarball, nodesFolder);
+  say(`Installed ${path.basename(tarball)} into ${nodesFolder} (as Settings → Community Nodes would)`);
 
   let modelDescription;
   let credentialData;
@@ -138,7 +160,7 @@ async function main() {
     say(`Port ${options.port} is in use; using ${port}.`);
   }
   say('Importing the credential and the example workflows, activating them…');
-  const n8n = await local.createN8nInstance({ installation, nodesFolder: path.join(userFolder, '.n8n', 'nodes'), credentials: [credential], workflows, userFolder, port, keepUserFolder: true });
+  const n8n = await local.createN8nInstance({ installation, nodesFolder, credentials: [credential], workflows, userFolder, port, keepUserFolder: true });
   say('Starting n8n…');
   // Cleanups run last-in first-out: n8n stops while its log is still followed.
   cleanups.push(followLog(n8n.logPath));
@@ -163,6 +185,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`npm run dev failed: ${error.message}\n`);
+  process.stderr.write(`npm run dev failed: ${messageOf(error)}\n`);
   process.exit(1);
 });

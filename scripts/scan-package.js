@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * Scans this package the way n8n's community package scanner (@n8n/scan-community-package) scans a
  * published one, but on the tarball `npm pack` makes here, before anything is published.
@@ -25,15 +26,17 @@
  * file that names it, no stale build output (a .js whose source is gone) and no dev-only files.
  */
 'use strict';
-const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
+const { REPO_FOLDER, packPackage, readManifest, unpackTarball } = require('./n8n/package');
 
-const REPO_FOLDER = path.resolve(__dirname, '..');
 const SCANNER_FOLDER = path.dirname(require.resolve('@n8n/scan-community-package/package.json', { paths: [REPO_FOLDER] }));
-/** Resolves a module as the scanner itself does, so the same ESLint and fast-glob run. */
+/**
+ * Resolves a module as the scanner itself does, so the same ESLint and fast-glob run.
+ * @type {(name: string) => any}
+ */
 const requireFromScanner = (name) => require(require.resolve(name, { paths: [SCANNER_FOLDER] }));
 
 /** The rules n8n's node CLI names as n8n-Cloud-only (and recommendedWithoutN8nCloudSupport leaves out). */
@@ -42,25 +45,26 @@ const CLOUD_ONLY_RULES = ['@n8n/community-nodes/no-restricted-imports', '@n8n/co
 const ALLOWED_TOP_LEVEL = /^(package\.json|README(\.md)?|LICEN[CS]E(\.md|\.txt)?|CHANGELOG(\.md)?|dist)$/i;
 const DEV_ONLY = [/(^|\/)(test|tests|__tests__|bench|demo)\//, /\.(test|spec)\.[cm]?js$/, /\.tsbuildinfo$/];
 
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: REPO_FOLDER, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status}):\n${(result.stdout ?? '') + (result.stderr ?? '')}`);
-  }
-  return result.stdout;
-}
-
-/** `npm pack` into `folder`, unpacked into `folder/package` as the scanner unpacks: its folder. */
-function packAndUnpack(folder) {
-  const output = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', folder]);
-  const [{ filename }] = JSON.parse(output.slice(output.indexOf('[')));
+/**
+ * `npm run build` (unless `build` is false) and `npm pack` into `folder`, unpacked into `folder/package` as
+ * the scanner unpacks: its folder.
+ * @param {string} folder
+ * @param {boolean} build
+ */
+async function packAndUnpack(folder, build) {
+  const tarball = await packPackage(folder, { build });
   const packageFolder = path.join(folder, 'package');
-  fs.mkdirSync(packageFolder);
-  run('tar', ['-xzf', path.join(folder, path.basename(filename)), '-C', packageFolder, '--strip-components=1']);
-  return { tarball: path.basename(filename), packageFolder };
+  await unpackTarball(tarball, packageFolder);
+  return { tarball: path.basename(tarball), packageFolder };
 }
 
-/** One lint leg as the scanner's analyzePackage runs it, with `extraConfig` after the scanner's config. */
+/**
+ * One lint leg as the scanner's analyzePackage runs it, with `extraConfig` after the scanner's config.
+ * @param {any} scanner  the scanner's module (scanner/scanner.mjs)
+ * @param {string} folder
+ * @param {string[]} patterns
+ * @param {object[]} extraConfig
+ */
 async function lintLeg(scanner, folder, patterns, extraConfig) {
   const { ESLint } = requireFromScanner('eslint');
   const glob = requireFromScanner('fast-glob');
@@ -71,6 +75,7 @@ async function lintLeg(scanner, folder, patterns, extraConfig) {
     overrideConfig: [...(await scanner.buildScanConfig()), ...extraConfig],
   });
   const files = glob.sync(patterns, { cwd: folder, absolute: true, ignore: ['node_modules/**', '**/package-lock.json'] });
+  /** @type {Array<{ errorCount: number; warningCount: number }>} */
   const results = await eslint.lintFiles(files);
   const errors = results.reduce((sum, result) => sum + result.errorCount, 0);
   const warnings = results.reduce((sum, result) => sum + result.warningCount, 0);
@@ -78,6 +83,12 @@ async function lintLeg(scanner, folder, patterns, extraConfig) {
   return { files: files.length, errors, warnings, details };
 }
 
+/**
+ * Every file under `folder`, as paths relative to it with '/'.
+ * @param {string} folder
+ * @param {string} [prefix]
+ * @returns {string[]}
+ */
 function listFiles(folder, prefix = '') {
   return fs.readdirSync(path.join(folder, prefix), { withFileTypes: true }).flatMap((entry) => {
     const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
@@ -85,15 +96,25 @@ function listFiles(folder, prefix = '') {
   });
 }
 
-/** Checks of the tarball's contents that n8n's loader relies on; returns { errors, warnings } as sentences. */
+/**
+ * Checks of the tarball's contents that n8n's loader relies on; returns { errors, warnings } as sentences.
+ * @param {string} packageFolder
+ */
 function checkTarball(packageFolder) {
+  /** @type {string[]} */
   const errors = [];
+  /** @type {string[]} */
   const warnings = [];
   const files = new Set(listFiles(packageFolder));
-  const manifest = JSON.parse(fs.readFileSync(path.join(packageFolder, 'package.json'), 'utf8'));
+  const manifest = readManifest(packageFolder);
+  /** @type {string[]} */
+  const nodes = manifest.n8n?.nodes ?? [];
+  /** @type {string[]} */
+  const credentials = manifest.n8n?.credentials ?? [];
+  /** @type {string[][]} [field, file] pairs */
   const entries = [
-    ...(manifest.n8n?.nodes ?? []).map((file) => ['n8n.nodes', file]),
-    ...(manifest.n8n?.credentials ?? []).map((file) => ['n8n.credentials', file]),
+    ...nodes.map((file) => ['n8n.nodes', file]),
+    ...credentials.map((file) => ['n8n.credentials', file]),
     ...(manifest.main ? [['main', manifest.main]] : []),
     ...(manifest.types ? [['types', manifest.types]] : []),
     ...Object.values(typeof manifest.bin === 'string' ? { [manifest.name]: manifest.bin } : (manifest.bin ?? {})).map((file) => ['bin', file]),
@@ -102,7 +123,7 @@ function checkTarball(packageFolder) {
     if (!files.has(path.posix.normalize(file))) errors.push(`${field}: ${file} is not in the tarball`);
   }
 
-  for (const file of [...(manifest.n8n?.nodes ?? []), ...(manifest.n8n?.credentials ?? [])].map((name) => path.posix.normalize(name))) {
+  for (const file of [...nodes, ...credentials].map((name) => path.posix.normalize(name))) {
     if (!files.has(file)) continue;
     const code = fs.readFileSync(path.join(packageFolder, file), 'utf8');
     for (const [, icon] of code.matchAll(/["'`]file:([^"'`]+)["'`]/g)) {
@@ -145,13 +166,11 @@ async function main() {
   const scanner = await import(pathToFileURL(path.join(SCANNER_FOLDER, 'scanner', 'scanner.mjs')).href);
   const scannerVersion = JSON.parse(fs.readFileSync(path.join(SCANNER_FOLDER, 'package.json'), 'utf8')).version;
 
-  if (!flags.has('--no-build')) {
-    console.log('Building (npm run build)…');
-    run('npm', ['run', 'build', '--silent']);
-  }
+  const build = !flags.has('--no-build');
+  if (build) console.log('Building (npm run build)…');
   const workFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-core-scan-'));
   try {
-    const { tarball, packageFolder } = packAndUnpack(workFolder);
+    const { tarball, packageFolder } = await packAndUnpack(workFolder, build);
     console.log(`Scanning ${tarball} with @n8n/scan-community-package ${scannerVersion}, ${cloud ? 'its own configuration (--cloud)' : 'self-hosted profile'}`);
     console.log('Skipped: the provenance check (it needs a version published with an npm provenance attestation).\n');
 
@@ -168,6 +187,7 @@ async function main() {
         failed ||= !result.passed;
       }
     } else {
+      /** @type {{ deliberateExceptions: Array<{ files: string[]; rules: Record<string, unknown>; reason: string }> }} */
       const { deliberateExceptions } = await import(pathToFileURL(path.join(REPO_FOLDER, 'eslint.config.mjs')).href);
       const extraConfig = [
         { rules: Object.fromEntries(CLOUD_ONLY_RULES.map((rule) => [rule, 'off'])) },
