@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * `npm run dev [-- --n8n 2] [-- --port 5678] [-- --fresh]`: a local n8n with this package installed as a
- * community package and the example workflows imported and active.
+ * `npm run dev [-- --n8n 2] [-- --port 5678] [-- --fresh] [-- --watch]`: a local n8n with this package
+ * installed as a community package and the example workflows imported and active.
  *
  * - n8n comes from the cache of scripts/n8n-cache.js (installed on first use): line 1 (1.123.x on this
  *   machine's Node, the default) or line 2 (2.41.x on Node 24 from the cache).
@@ -10,6 +10,10 @@
  *   (${AGENT_CORE_CACHE_DIR:-~/.cache/n8n-nodes-agent-core}/dev/n8n-<version>) is kept between runs, so the
  *   owner account and your own workflows stay; the examples and the credential are re-imported each time.
  *   `--fresh` starts from an empty folder.
+ * - `--watch`: after a change under src/, nodes/ or credentials/ (quiet for 300 ms), the package is built
+ *   and packed again; when that works, n8n stops, the package is reinstalled into its nodes folder and n8n
+ *   starts again on the same port with the same user folder (n8n loads community packages only at start).
+ *   A failed build prints the compiler's errors and leaves the running n8n as it is.
  * - With OPENAI_API_KEY set, the credential uses it (and OPENAI_BASE_URL, default https://api.openai.com/v1).
  *   Without it, the bundled scripted demo model runs on 127.0.0.1 and the credential points at it.
  * - Ctrl-C stops n8n and the demo model.
@@ -19,17 +23,22 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { cacheDir, ensureN8n } = require('./n8n-cache');
 const local = require('./n8n-local');
+const { watchFolders } = require('./watch-folders');
 
-/** @typedef {{ line: 1 | 2; port: number; portGiven: boolean; fresh: boolean; help: boolean }} DevOptions */
+/** @typedef {import('./n8n-local').N8nInstance} N8nInstance */
+/** @typedef {{ line: 1 | 2; port: number; portGiven: boolean; fresh: boolean; watch: boolean; help: boolean }} DevOptions */
 
 const CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
+const WEBHOOK_PATHS = ['agent-core', 'agent-core-strict'];
+/** What `--watch` watches: the sources of everything the build puts into the package. */
+const WATCHED_FOLDERS = ['src', 'nodes', 'credentials'].map((folder) => path.join(local.REPO_FOLDER, folder));
 
 /**
  * @param {string[]} argv
  * @returns {DevOptions}
  */
 function parseArguments(argv) {
-  const options = { line: 1, port: 5678, portGiven: false, fresh: false, help: false };
+  const options = { line: 1, port: 5678, portGiven: false, fresh: false, watch: false, help: false };
   for (let index = 0; index < argv.length; index++) {
     const [flag, inline] = argv[index].split('=');
     const value = () => inline ?? argv[++index];
@@ -38,8 +47,9 @@ function parseArguments(argv) {
       options.port = Number(value());
       options.portGiven = true;
     } else if (flag === '--fresh') options.fresh = true;
+    else if (flag === '--watch') options.watch = true;
     else if (flag === '--help' || flag === '-h') options.help = true;
-    else throw new Error(`unknown argument ${argv[index]} (use --n8n 1|2, --port N, --fresh)`);
+    else throw new Error(`unknown argument ${argv[index]} (use --n8n 1|2, --port N, --fresh, --watch)`);
   }
   const { line } = options;
   if (line !== 1 && line !== 2) throw new Error('--n8n must be 1 or 2');
@@ -89,7 +99,7 @@ function messageOf(error) {
 async function main() {
   const options = parseArguments(process.argv.slice(2));
   if (options.help) {
-    say('npm run dev [-- --n8n 1|2] [-- --port N] [-- --fresh]   (see the header of scripts/dev.js)');
+    say('npm run dev [-- --n8n 1|2] [-- --port N] [-- --fresh] [-- --watch]   (see the header of scripts/dev.js)');
     return;
   }
   /** @type {Array<() => unknown>} */
@@ -160,17 +170,65 @@ async function main() {
     say(`Port ${options.port} is in use; using ${port}.`);
   }
   say('Importing the credential and the example workflows, activating them…');
-  const n8n = await local.createN8nInstance({ installation, nodesFolder, credentials: [credential], workflows, userFolder, port, keepUserFolder: true });
+  let n8n = await local.createN8nInstance({ installation, nodesFolder, credentials: [credential], workflows, userFolder, port, keepUserFolder: true });
+  /** The instances --watch stopped on purpose. @type {Set<N8nInstance>} */
+  const replaced = new Set();
+  /** Stops everything when the given n8n exits unasked (not when --watch restarts it). @param {N8nInstance} instance */
+  const stopWhenExited = (instance) =>
+    instance.exited().then(({ code, signal }) => {
+      if (stopping || replaced.has(instance)) return;
+      process.stderr.write(`n8n exited on its own (${signal ?? `exit ${code}`}); see ${instance.logPath}\n`);
+      stopAll(1);
+    });
   say('Starting n8n…');
-  // Cleanups run last-in first-out: n8n stops while its log is still followed.
+  // Cleanups run last-in first-out: n8n stops while its log is still followed (the log path stays the
+  // same across --watch restarts).
   cleanups.push(followLog(n8n.logPath));
   cleanups.push(() => n8n.stop({ keepUserFolder: true }));
-  await n8n.start({ webhookPaths: ['agent-core', 'agent-core-strict'] });
-  n8n.exited().then(({ code, signal }) => {
+  await n8n.start({ webhookPaths: WEBHOOK_PATHS });
+  stopWhenExited(n8n);
+
+  /**
+   * --watch: build and pack; only when that worked, stop n8n, reinstall the package and start a new n8n
+   * on the same port and user folder (nothing to import: the database keeps workflows and credential).
+   * @param {string[]} changed
+   */
+  const rebuildAndRestart = async (changed) => {
+    say(`\n[watch] ${changed.length} change(s), e.g. ${path.relative(local.REPO_FOLDER, changed[0] ?? '')}: building and packing…`);
+    let newTarball;
+    try {
+      newTarball = await local.packPackage(packFolder);
+    } catch (error) {
+      process.stderr.write(`[watch] the build failed; n8n keeps running the previous build.\n${messageOf(error)}\n`);
+      return;
+    }
     if (stopping) return;
-    process.stderr.write(`n8n exited on its own (${signal ?? `exit ${code}`}); see ${n8n.logPath}\n`);
-    stopAll(1);
-  });
+    say('[watch] stopping n8n, reinstalling the package…');
+    const previous = n8n;
+    replaced.add(previous);
+    await previous.stop({ keepUserFolder: true });
+    try {
+      await local.installPackage(newTarball, nodesFolder);
+    } catch (error) {
+      process.stderr.write(`[watch] reinstalling failed; n8n starts with what the nodes folder holds now.\n${messageOf(error)}\n`);
+    }
+    if (stopping) return;
+    n8n = await local.createN8nInstance({ installation, nodesFolder, userFolder, port: previous.port, keepUserFolder: true });
+    await n8n.start({ webhookPaths: WEBHOOK_PATHS });
+    stopWhenExited(n8n);
+    say(`[watch] n8n restarted with the new build on ${n8n.baseUrl}/`);
+  };
+  if (options.watch) {
+    cleanups.push(
+      watchFolders(WATCHED_FOLDERS, {
+        onChange: (changed) =>
+          rebuildAndRestart(changed).catch((error) => {
+            process.stderr.write(`[watch] restarting n8n failed: ${messageOf(error)}\n`);
+            stopAll(1);
+          }),
+      }),
+    );
+  }
 
   const body = JSON.stringify({ prompt: examplePrompt });
   say('');
@@ -180,6 +238,7 @@ async function main() {
   say(`Try:     curl -s -X POST ${n8n.webhookUrl('agent-core')} -H 'content-type: application/json' -d ${shellQuote(body)}`);
   say(`Limits:  the same with max_steps 1: ${n8n.webhookUrl('agent-core-strict')}`);
   say(`Log:     ${n8n.logPath}`);
+  if (options.watch) say(`Watch:   changes under ${WATCHED_FOLDERS.map((folder) => path.relative(local.REPO_FOLDER, folder)).join(', ')} rebuild, reinstall and restart n8n`);
   say('Ctrl-C stops n8n' + (process.env.OPENAI_API_KEY ? '.' : ' and the demo model.'));
   say('');
 }
