@@ -2,7 +2,7 @@ import { TruncatedText, type Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
 import { secretsInSettings, type Redactor } from '../trace/redact';
 import type { StepError } from '../trace/types';
-import { callSignal, raceAbort, truncateObservation } from './limits';
+import { callSignal, describeAbort, raceAbort, truncateObservation } from './limits';
 
 /** A tool's error message fed back to the model is cut to this many characters. */
 const MAX_TOOL_ERROR_LENGTH = 2000;
@@ -103,11 +103,6 @@ export function toolErrorOf(toolName: string, error: unknown, redactor: Redactor
   // Tools that already name themselves ("http_request refused: …") are not prefixed twice.
   const text = message.startsWith(toolName) ? message : `${toolName} failed: ${message}`;
   return truncateObservation(redactor.text(text), MAX_TOOL_ERROR_LENGTH);
-}
-
-export function describeAbort(reason: unknown): string {
-  // Every abort in the engine carries a TimeLimitError; an outside signal may carry anything.
-  return reason instanceof Error ? reason.message : 'the run was stopped';
 }
 
 function renderResult(result: unknown): string {

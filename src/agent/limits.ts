@@ -10,6 +10,35 @@ export class TimeLimitError extends Error {
 }
 
 /**
+ * Aborts `controller` when the run's `timeout` (seconds) passes or the caller's `external` signal fires
+ * (a cancellation); `dispose()` once the run is over.
+ */
+export function runLimit(controller: AbortController, timeoutSeconds: number, external?: AbortSignal): { dispose: () => void } {
+  const timer = setTimeout(() => controller.abort(new TimeLimitError('run', `the run did not finish within timeout (${timeoutSeconds} s)`)), timeoutSeconds * 1000);
+  const cancel = () => controller.abort(new TimeLimitError('cancelled', 'the run was cancelled'));
+  if (external?.aborted) cancel();
+  external?.addEventListener('abort', cancel, { once: true });
+  return {
+    dispose: () => {
+      clearTimeout(timer);
+      external?.removeEventListener('abort', cancel);
+    },
+  };
+}
+
+/** Why an aborted run ended: `cancelled` from outside, else `timeout`, with the abort's own message. */
+export function abortedReason(reason: unknown): { reason: 'cancelled' | 'timeout'; detail: string } {
+  const cancelled = reason instanceof TimeLimitError && reason.scope === 'cancelled';
+  return { reason: cancelled ? 'cancelled' : 'timeout', detail: describeAbort(reason) };
+}
+
+/** An abort's reason as a sentence. */
+export function describeAbort(reason: unknown): string {
+  // Every abort in the engine carries a TimeLimitError; an outside signal may carry anything.
+  return reason instanceof Error ? reason.message : 'the run was stopped';
+}
+
+/**
  * Signal for one model or tool call: aborted by the whole-run signal or after `seconds`.
  * The caller must `dispose()` it so finished calls leave no timer behind.
  */

@@ -3,8 +3,7 @@ import { sanitiseUsage } from '../providers/usage';
 import type { StepError } from '../trace/types';
 import type { AnswerRelease } from './answer-release';
 import type { AgentConfig } from './config';
-import { describeAbort } from './execute-tool';
-import { callSignal, raceAbort } from './limits';
+import { callSignal, describeAbort, raceAbort } from './limits';
 import { responseFormatFor } from './protocol-schema';
 
 /** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
@@ -14,6 +13,8 @@ export type ModelCallOutcome =
 
 export interface ModelCallRequest {
   model: ChatModel;
+  /** The model id asked for. */
+  modelName: string;
   config: AgentConfig;
   messages: ChatMessage[];
   runSignal: AbortSignal;
@@ -33,7 +34,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallOut
   const elapsed = () => performance.now() - started;
   try {
     const work = request.model.generate({
-      model: config.model,
+      model: request.modelName,
       messages: request.messages,
       temperature: config.temperature,
       maxOutputTokens: config.max_output_tokens,

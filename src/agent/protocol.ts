@@ -1,3 +1,5 @@
+import type { ChatResponse } from '../providers/chat-model';
+
 /**
  * The Action/Final protocol: every model turn is exactly one JSON object,
  * `{"type":"action","tool":"..","args":{..}}` or `{"type":"final","answer":".."}`.
@@ -195,4 +197,13 @@ function findObjectEnd(text: string): number {
     }
   }
   return -1;
+}
+
+/** A reply as a protocol turn; a native function call, or a reply cut at the output limit, gets its own repair text. */
+export function readReply(response: ChatResponse, maxOutputTokens: number | undefined): ParsedTurn {
+  const turn = parseTurn(response.text);
+  if (turn.kind !== 'error') return turn;
+  if (response.text.trim() === '' && response.nativeToolCalls?.length) return nativeToolCallError(response.nativeToolCalls);
+  if (response.finishReason === 'length') return { ...outputLimitError(maxOutputTokens), reasoning: turn.reasoning };
+  return turn;
 }

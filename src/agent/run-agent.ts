@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../providers/chat-model';
+import type { ChatMessage, ChatModel, TokenUsage } from '../providers/chat-model';
 import { addUsage } from '../providers/usage';
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
@@ -8,12 +8,13 @@ import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from 
 import { AnswerRelease, holdBackFor } from './answer-release';
 import { type AgentConfig, resolveConfig } from './config';
 import { actionSummary, observationSummary, type AgentEvent, type AgentEventListener } from './events';
-import { checkToolCall, describeAbort, runTool, toolSecrets } from './execute-tool';
+import { checkToolCall, runTool, toolSecrets } from './execute-tool';
 import { normaliseInput } from './input';
-import { TimeLimitError } from './limits';
-import { callModel } from './model-call';
+import { abortedReason, runLimit } from './limits';
+import { callModel, type ModelCallOutcome } from './model-call';
+import { ModelChoice } from './model-choice';
 import { buildConversation, repairMessage } from './prompt';
-import { nativeToolCallError, outputLimitError, parseTurn, type ParsedTurn } from './protocol';
+import { readReply } from './protocol';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
@@ -30,6 +31,12 @@ export interface RunAgentOptions {
   sessionId?: string;
   /** Cancels the run (finish reason `cancelled`). */
   signal?: AbortSignal;
+  /**
+   * Takes over when a model call fails after its retries (`llm_error`) or times out: for that step and the
+   * rest of the run, with the same conversation; no tool call is made again. Its `modelName`, or else
+   * `config.model`, is the model it is asked for.
+   */
+  fallbackModel?: ChatModel;
   /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
   secrets?: readonly string[];
   /**
@@ -52,8 +59,6 @@ type StepOutcome =
   | { next: 'continue' }
   | { next: 'repair'; error: StepError; reason: RepairReason }
   | { next: 'finish'; reason: FinishReason; detail?: string; answer?: string };
-
-const CONTINUE: StepOutcome = { next: 'continue' };
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
@@ -79,6 +84,7 @@ class AgentRun {
   private openStep?: { entry: TraceStep; started: number };
   private consecutiveFailures = 0;
   private lastFailureType?: StepError['type'];
+  private readonly models: ModelChoice;
 
   constructor(
     private readonly options: RunAgentOptions,
@@ -88,25 +94,18 @@ class AgentRun {
     private readonly newUserMessage: ChatMessage,
   ) {
     this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples);
-    const knownSecrets = [...(options.secrets ?? []), ...(options.model.secrets ?? []), ...toolSecrets(tools, config.tool_settings)];
+    this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
+    const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
     this.redactor = new Redactor(knownSecrets);
     this.answerHoldBack = holdBackFor(knownSecrets);
   }
 
   async run(): Promise<AgentResult> {
-    const runTimer = setTimeout(
-      () => this.runController.abort(new TimeLimitError('run', `the run did not finish within timeout (${this.config.timeout} s)`)),
-      this.config.timeout * 1000,
-    );
-    const external = this.options.signal;
-    const cancel = () => this.runController.abort(new TimeLimitError('cancelled', 'the run was cancelled'));
-    if (external?.aborted) cancel();
-    external?.addEventListener('abort', cancel, { once: true });
+    const limit = runLimit(this.runController, this.config.timeout, this.options.signal);
     try {
       return await this.loop();
     } finally {
-      clearTimeout(runTimer);
-      external?.removeEventListener('abort', cancel);
+      limit.dispose();
     }
   }
 
@@ -143,9 +142,7 @@ class AgentRun {
     this.openStep = { entry, started: performance.now() };
     this.emit({ type: 'step_start', step });
 
-    // The reply's answer text on its way to the listener, when there is one.
-    const release = this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined;
-    const call = await callModel({ model: this.options.model, config: this.config, messages: this.conversation, runSignal: this.runController.signal, release });
+    const { call, release } = await this.askModel(entry);
     entry.model_ms = Math.round(call.elapsedMs);
     if (!call.ok) {
       entry.error = call.error;
@@ -154,11 +151,11 @@ class AgentRun {
     }
     const response = call.response;
     entry.usage = call.usage;
-    if (response.notices?.length) entry.notices = response.notices;
+    if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
     addUsage(this.usage, call.usage);
     this.conversation.push({ role: 'assistant', content: response.text });
 
-    const turn = this.readTurn(response);
+    const turn = readReply(response, this.config.max_output_tokens);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
     if (turn.kind === 'final') release?.finishWithAnswer(turn.answer);
     else release?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
@@ -177,6 +174,25 @@ class AgentRun {
     }
     entry.action = { tool: turn.tool, args: turn.args };
     return this.act(entry, turn.tool, turn.args);
+  }
+
+  /**
+   * The step's model call. One that failed after its retries, or timed out, hands the run to the fallback
+   * model, when there is one: it answers this same step, and every later one.
+   */
+  private async askModel(entry: TraceStep): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
+    let elapsedMs = 0;
+    for (;;) {
+      // The reply's answer text on its way to the listener, when there is one.
+      const release = this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined;
+      const { chat, name } = this.models.answering;
+      Object.assign(entry, { provider: chat.provider, model: name });
+      const call = await callModel({ model: chat, modelName: name, config: this.config, messages: this.conversation, runSignal: this.runController.signal, release });
+      elapsedMs += call.elapsedMs;
+      const notice = call.ok || call.runAborted ? undefined : this.models.failOver(call.error);
+      if (!notice) return { call: { ...call, elapsedMs }, release };
+      (entry.notices ??= []).push(notice);
+    }
   }
 
   /** The requested tool call: checked against the whitelist, its schema and max_tool_calls, then run. */
@@ -218,16 +234,7 @@ class AgentRun {
     }
     entry.observation = outcome.observation;
     this.conversation.push({ role: 'user', content: `Observation from ${name}:\n${outcome.observation}` });
-    return CONTINUE;
-  }
-
-  /** The reply as a protocol turn; a native function call or a reply cut at the output limit gets its own repair text. */
-  private readTurn(response: ChatResponse): ParsedTurn {
-    const turn = parseTurn(response.text);
-    if (turn.kind !== 'error') return turn;
-    if (response.text.trim() === '' && response.nativeToolCalls?.length) return nativeToolCallError(response.nativeToolCalls);
-    if (response.finishReason === 'length') return { ...outputLimitError(this.config.max_output_tokens), reasoning: turn.reasoning };
-    return turn;
+    return { next: 'continue' };
   }
 
   private failed(entry: TraceStep, error: StepError, reason: RepairReason): StepOutcome {
@@ -252,9 +259,7 @@ class AgentRun {
 
   /** The run's signal fired: cancelled from outside, or the run's timeout. */
   private aborted(): StepOutcome {
-    const reason = this.runController.signal.reason;
-    const cancelled = reason instanceof TimeLimitError && reason.scope === 'cancelled';
-    return { next: 'finish', reason: cancelled ? 'cancelled' : 'timeout', detail: describeAbort(reason) };
+    return { next: 'finish', ...abortedReason(this.runController.signal.reason) };
   }
 
   private closeOpenStep(): void {
@@ -277,8 +282,9 @@ class AgentRun {
       messages,
       ...(stopDetail ? { stop_detail: stopDetail } : {}),
       elapsed_ms: Math.round(performance.now() - this.started),
-      model: this.config.model,
-      provider: this.options.model.provider,
+      // Who answered last: the fallback, once it took over.
+      model: this.models.answering.name,
+      provider: this.models.answering.chat.provider,
     });
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;

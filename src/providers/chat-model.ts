@@ -88,6 +88,11 @@ export interface ChatResponse {
 /** The provider contract: the engine never imports a vendor SDK, only this. */
 export interface ChatModel {
   readonly provider: string;
+  /**
+   * The model this object always calls, when it is bound to one (a connected n8n chat model, or a model
+   * created with `model`): the engine asks for it and records it instead of `config.model`.
+   */
+  readonly modelName?: string;
   /** Values the engine must redact from every output (e.g. this model's API key). */
   readonly secrets?: readonly string[];
   generate(request: ChatRequest): Promise<ChatResponse>;

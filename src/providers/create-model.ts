@@ -19,6 +19,8 @@ export interface ProviderOptions {
   maxRetries?: number;
   /** Model calls allowed at once per credential (API key + base URL) in this process; default 64. */
   maxConcurrentCalls?: number;
+  /** Binds the model to this model id (`modelName`), e.g. for a fallback that is another model than `config.model`. */
+  model?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export function createChatModel(options: ProviderOptions): ChatModel {
   const limit = limiterFor(credentialKey, size);
   return {
     provider: inner.provider,
+    ...(options.model ? { modelName: options.model } : {}),
     secrets: inner.secrets,
     // A call that waited in the queue past its deadline is not sent at all.
     generate: (request: ChatRequest): Promise<ChatResponse> =>

@@ -42,6 +42,9 @@ export interface TraceStep {
   /** What was fed back to the model (already cut to `observation_max_len`). */
   observation?: string;
   error?: StepError;
+  /** Who answered this step (or failed it): the provider adapter and the model id. */
+  provider?: string;
+  model?: string;
   /** True when this turn was the model's one chance to repair the previous failure. */
   repair: boolean;
   /** Wall time of the whole step (model call + tool call). */
