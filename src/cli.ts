@@ -8,11 +8,13 @@ import { MemoryContextStore } from './context/memory-store';
 import { RedisContextStore } from './context/redis-store';
 import { persistSession, prepareSession } from './context/session';
 import { ContextStoreError, DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, InvalidContextInputError, type ContextStore } from './context/store';
-import { createChatModel, type ProviderName } from './providers/create-model';
+import { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
 import type { AgentResult } from './trace/types';
 
 const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
                       [--provider openai|gemini] [--base-url URL] [--api-key KEY]
+                      [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
+                       [--fallback-api-key KEY]]
                       [--system TEXT]
                       [--session ID --context memory|redis [--redis-url URL]] [--stream]`;
 
@@ -28,6 +30,9 @@ Runs one agent task and prints its result as JSON: final_answer, finish_reason, 
   --provider NAME        openai (default; any OpenAI-compatible endpoint) or gemini
   --base-url URL         the endpoint (else OPENAI_BASE_URL / GEMINI_BASE_URL, else the provider's own)
   --api-key KEY          else OPENAI_API_KEY / GEMINI_API_KEY
+  --fallback-provider NAME, --fallback-model ID, --fallback-base-url URL, --fallback-api-key KEY
+                         a second model: when a model call fails after its retries or times out, it
+                         answers that step and the rest of the run (key and URL from the same variables)
   --system TEXT          instructions added to the system prompt
   --session ID           keep a conversation: each run reads the session's history and stores its turn,
                          with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
@@ -78,6 +83,10 @@ async function main(argv: string[]): Promise<number> {
         provider: { type: 'string' },
         'base-url': { type: 'string' },
         'api-key': { type: 'string' },
+        'fallback-provider': { type: 'string' },
+        'fallback-model': { type: 'string' },
+        'fallback-base-url': { type: 'string' },
+        'fallback-api-key': { type: 'string' },
         system: { type: 'string' },
         session: { type: 'string' },
         context: { type: 'string' },
@@ -98,12 +107,8 @@ async function main(argv: string[]): Promise<number> {
   if (values.prompt === undefined && values['messages-json'] === undefined) {
     throw new UsageError(`give --prompt TEXT or --messages-json FILE\n${USAGE}`);
   }
-  const provider = (values.provider ?? 'openai') as ProviderName;
-  if (provider !== 'openai' && provider !== 'gemini') throw new UsageError(`--provider must be "openai" or "gemini", not "${provider}"`);
-  const environmentKey = provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY';
-  const apiKey = values['api-key'] ?? process.env[environmentKey];
-  if (!apiKey) throw new UsageError(`no API key: pass --api-key KEY or set ${environmentKey}`);
-  const baseUrl = values['base-url'] ?? process.env[provider === 'gemini' ? 'GEMINI_BASE_URL' : 'OPENAI_BASE_URL'];
+  const primary = providerFromFlags(values, '');
+  const fallback = fallbackFromFlags(values);
 
   const session = sessionOptions(values);
   const config = readJsonFile(values.config, '--config');
@@ -112,13 +117,14 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', () => controller.abort());
   const run = (input: { prompt?: string; messages?: unknown }) =>
     runAgent({
-      model: createChatModel({ provider, apiKey, baseUrl }),
+      model: createChatModel(primary),
+      ...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
       config: config as never,
       ...input,
       developerText: values.system,
       sessionId: session?.sessionId,
       signal: controller.signal,
-      secrets: [apiKey],
+      secrets: [primary.apiKey, ...(fallback ? [fallback.apiKey] : [])],
       // One line per event, written as it happens; the engine has redacted every text in it.
       onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
     });
@@ -127,6 +133,25 @@ async function main(argv: string[]): Promise<number> {
   // Streamed, the result is one more NDJSON line; otherwise it is printed for people to read.
   process.stdout.write(`${stream ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   return 0;
+}
+
+/** `--provider`, `--base-url` and `--api-key` (or with `prefix` "fallback-", the fallback's), with the environment's defaults. */
+function providerFromFlags(values: Record<string, string | undefined>, prefix: '' | 'fallback-'): ProviderOptions {
+  const provider = (values[`${prefix}provider`] ?? 'openai') as ProviderName;
+  if (provider !== 'openai' && provider !== 'gemini') throw new UsageError(`--${prefix}provider must be "openai" or "gemini", not "${provider}"`);
+  const environmentKey = provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY';
+  const apiKey = values[`${prefix}api-key`] ?? process.env[environmentKey];
+  if (!apiKey) throw new UsageError(`no API key${prefix ? ' for the fallback' : ''}: pass --${prefix}api-key KEY or set ${environmentKey}`);
+  const baseUrl = values[`${prefix}base-url`] ?? process.env[provider === 'gemini' ? 'GEMINI_BASE_URL' : 'OPENAI_BASE_URL'];
+  return { provider, apiKey, baseUrl };
+}
+
+/** The fallback model of the `--fallback-*` flags; none without them, and `--fallback-model` is required with any. */
+function fallbackFromFlags(values: Record<string, string | undefined>): ProviderOptions | undefined {
+  const given = ['fallback-provider', 'fallback-model', 'fallback-base-url', 'fallback-api-key'].filter((flag) => values[flag] !== undefined);
+  if (given.length === 0) return undefined;
+  if (!values['fallback-model']) throw new UsageError(`--${given[0]} needs --fallback-model ID: the model the fallback is asked for`);
+  return { ...providerFromFlags(values, 'fallback-'), model: values['fallback-model'] };
 }
 
 interface SessionOptions {

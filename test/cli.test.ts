@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { action, final, useScriptedServer } from './support/agent';
 import { runCli, type CliRun } from './support/cli';
-import type { Script } from '../src/demo/scripted-server';
+import { startScriptedServer, type Script } from '../src/demo/scripted-server';
 
 describe('agent-core run', () => {
   const server = useScriptedServer();
@@ -96,6 +96,35 @@ describe('agent-core run', () => {
     const run = await runCli(args.map((arg) => (arg === 'CONFIG' ? config : arg === 'BROKEN' ? broken : arg)));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
+  });
+
+  it('continues on the --fallback-* model when the primary fails, and keeps both keys out of the output', async () => {
+    const fallbackServer = await startScriptedServer({ script: [final('answered by the fallback')] });
+    try {
+      server().setScript({ status: 500, errorMessage: 'primary is down' });
+      const args = ['run', '--config', writeJson('c.json', { model: 'gpt-4o-mini' }), '--prompt', 'q', '--base-url', server().openaiBaseUrl];
+      const fallback = ['--fallback-provider', 'gemini', '--fallback-model', 'gemini-2.5-flash', '--fallback-base-url', fallbackServer.geminiBaseUrl];
+      const run = await runCli([...args, ...fallback], { OPENAI_API_KEY: 'primary-secret-key', GEMINI_API_KEY: 'fallback-secret-key' });
+      expect(run.code).toBe(0);
+      const output = JSON.parse(run.stdout);
+      expect(output).toMatchObject({ finish_reason: 'final', final_answer: 'answered by the fallback', provider: 'gemini', model: 'gemini-2.5-flash' });
+      expect(output.trace[0].notices[0]).toContain('primary is down');
+      expect(fallbackServer.requests[0].headers['x-goog-api-key']).toBe('fallback-secret-key');
+      expect(run.stdout).not.toMatch(/primary-secret-key|fallback-secret-key/);
+    } finally {
+      await fallbackServer.close();
+    }
+  });
+
+  it.each([
+    [['--fallback-provider', 'gemini'], '--fallback-provider needs --fallback-model ID'],
+    [['--fallback-model', 'm2', '--fallback-provider', 'claude'], '--fallback-provider must be "openai" or "gemini"'],
+    [['--fallback-model', 'm2', '--fallback-provider', 'gemini'], 'no API key for the fallback: pass --fallback-api-key KEY or set GEMINI_API_KEY'],
+  ])('rejects fallback flags %j with a message naming the flag', async (flags, message) => {
+    const run = await runCli(['run', '--config', writeJson('ok.json', { model: 'm' }), '--prompt', 'x', '--api-key', 'k', ...flags]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(server().requests).toHaveLength(0);
   });
 
   it.each([[['--help']], [['-h']], [['help']], [['run', '--help']]])('prints the help on %j and exits 0', async (args) => {

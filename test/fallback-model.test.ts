@@ -64,7 +64,7 @@ describe('a fallback model continues the run where the primary failed', () => {
   });
 
   it('moves to the fallback when a primary call runs out of single_call_timeout', async () => {
-    primaryServer.setScript([{ delayMs: 60_000, content: final('too late') }]);
+    primaryServer.setScript([{ delayMs: 60_000, text: final('too late') }]);
     fallbackServer.setScript([final('in time')]);
     const result = await runAgent({ model: primary(0), fallbackModel: fallback(), config: { model: 'gpt-4o-mini', single_call_timeout: 1 }, prompt: 'q' });
     expect(result).toMatchObject({ finish_reason: 'final', final_answer: 'in time' });
@@ -89,7 +89,7 @@ describe('a fallback model continues the run where the primary failed', () => {
     expect(result.finish_reason).toBe('parse_error');
     expect(fallbackServer.requests).toHaveLength(0);
 
-    primaryServer.setScript({ delayMs: 60_000, content: final('never') });
+    primaryServer.setScript({ delayMs: 60_000, text: final('never') });
     const controller = new AbortController();
     const running = runAgent({ model: primary(0), fallbackModel: fallback(), config: { model: 'gpt-4o-mini' }, prompt: 'q', signal: controller.signal });
     setTimeout(() => controller.abort(), 200);
