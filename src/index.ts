@@ -9,8 +9,8 @@ export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelFinishReas
 export { ProviderResponseError } from './providers/chat-model';
 export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './providers/usage';
 export { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
-export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
-export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
+export { OpenAiChatModel, mapOpenAiFinishReason, type OpenAiModelOptions } from './providers/openai';
+export { GeminiChatModel, mapGeminiFinishReason, type GeminiModelOptions } from './providers/gemini';
 export { TruncatedText, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';

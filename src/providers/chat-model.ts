@@ -83,6 +83,12 @@ export interface ChatResponse {
   nativeToolCalls?: string[];
   /** Things the adapter did that the trace should show (e.g. "retried without response_format"). */
   notices?: string[];
+  /**
+   * The model's reasoning ("thinking") text, when the provider returns it apart from the reply (Anthropic
+   * and Gemini thinking blocks, OpenAI Responses reasoning summaries, DeepSeek `reasoning_content`); never
+   * part of `text`.
+   */
+  reasoning?: string;
 }
 
 /** The provider contract: the engine never imports a vendor SDK, only this. */
