@@ -229,11 +229,12 @@ describe('reasoning from LangChain content blocks', () => {
     ]);
   });
 
-  it('runs an agent to its final answer when the reply carries thinking blocks', async () => {
+  it('runs an agent to its final answer when the reply carries thinking blocks, recording them as the step\'s reasoning', async () => {
     const result = await runAgent({ model: new LangChainChatModel(thinkingModel(final('x'))), config: { model: 'claude' }, prompt: 'q' });
 
     expect(result.finish_reason).toBe('final');
     expect(result.final_answer).toBe('x');
+    expect(result.trace[0].reasoning).toBe('The user wants x.');
   });
 
   it('streams only the text pieces, and joins the thinking pieces into the reasoning', async () => {

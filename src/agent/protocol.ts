@@ -201,9 +201,15 @@ function findObjectEnd(text: string): number {
 
 /** A reply as a protocol turn; a native function call, or a reply cut at the output limit, gets its own repair text. */
 export function readReply(response: ChatResponse, maxOutputTokens: number | undefined): ParsedTurn {
-  const turn = parseTurn(response.text);
+  const turn = withReasoning(parseTurn(response.text), response.reasoning);
   if (turn.kind !== 'error') return turn;
   if (response.text.trim() === '' && response.nativeToolCalls?.length) return nativeToolCallError(response.nativeToolCalls);
   if (response.finishReason === 'length') return { ...outputLimitError(maxOutputTokens), reasoning: turn.reasoning };
   return turn;
+}
+
+/** Reasoning the provider handed over apart from the text (thinking blocks) goes with the turn, bounded like a <think> block. */
+function withReasoning(turn: ParsedTurn, reasoning: string | undefined): ParsedTurn {
+  const kept = reasoning?.trim().slice(0, REASONING_EXCERPT);
+  return kept ? { ...turn, reasoning: turn.reasoning ? `${kept}\n${turn.reasoning}` : kept } : turn;
 }

@@ -46,8 +46,7 @@ export interface RunAgentOptions {
   onEvent?: AgentEventListener;
 }
 
-const REPLY_EXCERPT = 500;
-
+const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 /** Failures that get the one repair turn, each naming the finish reason of a second failure in a row. */
 type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens';
 
