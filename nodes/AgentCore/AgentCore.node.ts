@@ -8,6 +8,7 @@ import {
   type INodeTypeDescription,
 } from 'n8n-workflow';
 import { testRedisCredential } from '../shared/redis-credential';
+import { agentCoreInputs } from './connected-model';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
 import { searchModels } from './search-models';
@@ -23,14 +24,12 @@ export class AgentCore implements INodeType {
     version: 1,
     // Model and how many tools the panel defines (allowed built-ins + workflow tools), singular when one.
     subtitle:
-      '={{ ($parameter["model"].value || $parameter["model"]) + " · " + ((($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) === 1 ? "1 tool" : (($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) + " tools") }}',
+      '={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || $parameter["model"])) + " · " + ((($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) === 1 ? "1 tool" : (($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) + " tools") }}',
     description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
     defaults: { name: 'Agent Core' },
     usableAsTool: true,
-    inputs: [
-      NodeConnectionTypes.Main,
-      { type: NodeConnectionTypes.AiTool, displayName: 'Tool', required: false },
-    ],
+    // Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model.
+    inputs: `={{ ((provider, needsFallback) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback); })($parameter.provider, $parameter.needsFallback === true) }}`,
     outputs: [NodeConnectionTypes.Main],
     credentials: [
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },

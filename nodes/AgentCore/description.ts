@@ -33,6 +33,11 @@ export const agentCoreProperties: INodeProperties[] = [
     options: [
       { name: 'OpenAI or OpenAI-Compatible', value: 'openai' },
       { name: 'Google Gemini', value: 'gemini' },
+      {
+        name: 'Connected Chat Model',
+        value: 'connected',
+        description: 'Any n8n chat model sub-node (OpenAI, Anthropic, Gemini, Ollama, …) connected to the Chat Model input, with its own credential and settings',
+      },
     ],
     default: 'openai',
   },
@@ -43,6 +48,7 @@ export const agentCoreProperties: INodeProperties[] = [
     default: { mode: 'list', value: '' },
     required: true,
     description: 'The model to run. Pick one the endpoint lists, or type any model ID.',
+    displayOptions: { hide: { provider: ['connected'] } },
     modes: [
       {
         displayName: 'From List',
@@ -52,6 +58,15 @@ export const agentCoreProperties: INodeProperties[] = [
       },
       { displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4o-mini' },
     ],
+  },
+  {
+    displayName: 'Enable Fallback Model',
+    name: 'needsFallback',
+    type: 'boolean',
+    default: false,
+    noDataExpression: true,
+    description:
+      'Whether a second chat model, connected to the Fallback Model input, takes over when a model call fails after its retries or times out: it answers that step and the rest of the run, and no tool runs twice',
   },
   {
     displayName: 'Allowed Tools',

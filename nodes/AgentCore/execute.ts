@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { type AgentConfig, type ProviderName, runAgent } from '../../src';
+import { type AgentConfig, type ChatModel, type ProviderName, runAgent } from '../../src';
 import { mapItems } from '../shared/items';
 import { nodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
+import { readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
 import { modelFromCredential } from './provider-credential';
 import { openItemStream } from './streaming';
@@ -13,7 +14,9 @@ import { readWorkflowTools } from './workflow-tools';
 function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<AgentConfig> & { model: string } {
   const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const model = context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string;
+  // With a connected chat model the Model field is hidden (and n8n cannot read a hidden resource locator): the sub-node names its model.
+  const connected = context.getNodeParameter('provider', itemIndex) === 'connected';
+  const model = connected ? '' : (context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string);
   const config: Record<string, unknown> = {
     model,
     allowed_tools: context.getNodeParameter('allowedTools', itemIndex, []) as string[],
@@ -51,9 +54,18 @@ function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: 
   }
 }
 
-async function createModel(context: IExecuteFunctions, provider: ProviderName, itemIndex: number) {
+/**
+ * The run's models: from the provider credential, or the sub-node on the Chat Model input; and the
+ * sub-node on the Fallback Model input when Enable Fallback Model is on.
+ */
+async function readModels(context: IExecuteFunctions, itemIndex: number): Promise<{ model: ChatModel; fallbackModel?: ChatModel; secrets: string[]; connected: boolean }> {
+  const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
+  const needsFallback = context.getNodeParameter('needsFallback', itemIndex, false) === true;
+  const connected = await readConnectedModels(context, itemIndex, { primary: provider === 'connected', fallback: needsFallback });
+  if (provider === 'connected') return { model: connected.primary!, fallbackModel: connected.fallback, secrets: [], connected: true };
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  return modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined });
+  const { apiKey, model } = await modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined });
+  return { model, fallbackModel: connected.fallback, secrets: [apiKey], connected: false };
 }
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
@@ -66,10 +78,12 @@ function readFailurePolicy(context: IExecuteFunctions, itemIndex: number): RunFa
 }
 
 async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
-  const provider = context.getNodeParameter('provider', itemIndex) as ProviderName;
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
   const config = readConfig(context, itemIndex);
+  const { model, fallbackModel, secrets, connected } = await readModels(context, itemIndex);
+  // A connected sub-node carries its own model; the hidden Model field is not read then.
+  if (connected) config.model = model.modelName ?? 'connected chat model';
   if (!config.model) {
     throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   }
@@ -77,12 +91,12 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const extraTools = [...readWorkflowTools(context, itemIndex), ...(await readConnectedTools(context, itemIndex))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
-  const { apiKey, model } = await createModel(context, provider, itemIndex);
   const stream = openItemStream(context, itemIndex);
   const result = await runAgent({
     model,
+    fallbackModel,
     extraTools,
-    secrets: [apiKey],
+    secrets,
     config,
     prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
     messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,

@@ -1,0 +1,132 @@
+import { ChatOpenAI } from '@langchain/openai';
+import { NodeConnectionTypes, type INodeType, type ISupplyDataFunctions, type SupplyData } from 'n8n-workflow';
+import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { startScriptedServer, type ScriptedServer } from '../src/demo/scripted-server';
+import { action, final } from './support/agent';
+import { runWorkflow } from './support/n8n-engine';
+import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
+
+/**
+ * Agent Core driven by chat model sub-nodes in n8n's real engine: the sub-node's supplyData hands over a
+ * real LangChain ChatOpenAI (as n8n's OpenAI Chat Model does), pointed at a local scripted server.
+ */
+function chatModelSubNode(typeName: string, build: () => ChatOpenAI): INodeType {
+  return {
+    description: {
+      displayName: typeName,
+      name: typeName,
+      group: ['transform'],
+      version: 1,
+      description: 'test chat model',
+      defaults: { name: typeName },
+      inputs: [],
+      outputs: [NodeConnectionTypes.AiLanguageModel],
+      properties: [],
+    },
+    async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
+      return { response: build() };
+    },
+  };
+}
+
+const languageModelInput = (index = 0) => ({ ai_languageModel: [[{ node: 'Agent Core', type: NodeConnectionTypes.AiLanguageModel, index }]] });
+
+describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
+  let primary: ScriptedServer;
+  let second: ScriptedServer;
+  beforeEach(async () => {
+    primary = await startScriptedServer();
+    second = await startScriptedServer();
+  });
+  afterEach(async () => {
+    await primary.close();
+    await second.close();
+  });
+
+  const chatOpenAi = (server: ScriptedServer, model: string, apiKey: string) => () =>
+    new ChatOpenAI({ apiKey, model, maxRetries: 0, configuration: { baseURL: server.openaiBaseUrl } });
+  const agentNode = (parameters: Record<string, unknown>) =>
+    createNode({
+      name: 'Agent Core',
+      type: 'agentCore',
+      parameters: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, ...parameters },
+      settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
+    });
+
+  it('runs a tool step and a final answer on the model of the Chat Model input, and names it in the trace', async () => {
+    primary.setScript([action('json_transform', { data: { a: [1, 2, 3] }, expression: 'length(a)' }), final('three')]);
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'how many?' }]), agentNode({ provider: 'connected', allowedTools: ['json_transform'] }), createNode({ name: 'OpenAI Chat Model', type: 'chatModel' })],
+      connections: { ...connectInSequence('Input', 'Agent Core'), 'OpenAI Chat Model': languageModelInput() },
+      nodeTypes: { agentCore: new AgentCore(), chatModel: chatModelSubNode('chatModel', chatOpenAi(primary, 'gpt-5-mini', 'sub-node-key-123456')) },
+    });
+    expect(result.errorOf('Agent Core')).toBeUndefined();
+    const json = result.outputOf('Agent Core')[0].json as Record<string, any>;
+    expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'three', output: 'three', model: 'gpt-5-mini' });
+    expect(json.trace[0].observation).toBe('3');
+    expect(json.trace.map((step: any) => step.model)).toEqual(['gpt-5-mini', 'gpt-5-mini']);
+    expect(primary.requests.map((request) => request.model)).toEqual(['gpt-5-mini', 'gpt-5-mini']);
+    expect(primary.requests[0].headers.authorization).toBe('Bearer sub-node-key-123456');
+    expect(JSON.stringify(json)).not.toContain('sub-node-key-123456');
+  });
+
+  it('fails over from the credential model to the Fallback Model sub-node mid-run, running the tool once', async () => {
+    // The credential model retries a 500 twice: every call after the first fails.
+    primary.setScript((request) =>
+      request.callIndex === 0 ? action('json_transform', { data: [1, 2], expression: 'length(@)' }) : { status: 500, errorMessage: 'The server had an error processing your request.' },
+    );
+    second.setScript([final('two, said the fallback')]);
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'count' }]), agentNode({ needsFallback: true, allowedTools: ['json_transform'], options: {} }), createNode({ name: 'Fallback Chat Model', type: 'chatModel' })],
+      connections: { ...connectInSequence('Input', 'Agent Core'), 'Fallback Chat Model': languageModelInput() },
+      nodeTypes: { agentCore: new AgentCore(), chatModel: chatModelSubNode('chatModel', chatOpenAi(second, 'gpt-4.1-mini', 'fallback-key-123456')) },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'primary-key-123456', url: primary.openaiBaseUrl } },
+    });
+    expect(result.errorOf('Agent Core')).toBeUndefined();
+    const json = result.outputOf('Agent Core')[0].json as Record<string, any>;
+    expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'two, said the fallback' });
+    expect(json.trace.map((step: any) => [step.provider, step.model])).toEqual([
+      ['openai', 'gpt-4o-mini'],
+      [expect.any(String), 'gpt-4.1-mini'],
+    ]);
+    expect(json.used_tools.json_transform.count).toBe(1);
+    expect(primary.requests).toHaveLength(4);
+    expect(json.trace[1].notices[0]).toContain('The server had an error processing your request.');
+    // The fallback got the conversation with the observation of the tool the primary asked for.
+    expect(second.requests[0].messages[second.requests[0].messages.length - 1].content).toContain('Observation from json_transform:\n2');
+  });
+
+  it('takes the Chat Model and the Fallback Model inputs in their order, whatever order n8n hands them over', async () => {
+    primary.setScript({ status: 500, errorMessage: 'primary down' });
+    second.setScript([final('from the fallback')]);
+    const result = await runWorkflow({
+      nodes: [
+        createInputNode([{ prompt: 'q' }]),
+        agentNode({ provider: 'connected', needsFallback: true }),
+        createNode({ name: 'Main Model', type: 'mainModel' }),
+        createNode({ name: 'Backup Model', type: 'backupModel' }),
+      ],
+      connections: { ...connectInSequence('Input', 'Agent Core'), 'Main Model': languageModelInput(0), 'Backup Model': languageModelInput(1) },
+      nodeTypes: {
+        agentCore: new AgentCore(),
+        mainModel: chatModelSubNode('mainModel', chatOpenAi(primary, 'main-model', 'k1-123456')),
+        backupModel: chatModelSubNode('backupModel', chatOpenAi(second, 'backup-model', 'k2-123456')),
+      },
+    });
+    const json = result.outputOf('Agent Core')[0].json as Record<string, any>;
+    expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'from the fallback', model: 'backup-model' });
+    expect(primary.requests).toHaveLength(1);
+    expect(json.trace[0].notices[0]).toMatch(/main-model failed .*primary down.*backup-model answers from this step on/);
+  });
+
+  it('says which input is empty when Enable Fallback Model is on and nothing is connected there', async () => {
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'q' }]), agentNode({ needsFallback: true })],
+      connections: connectInSequence('Input', 'Agent Core'),
+      nodeTypes: { agentCore: new AgentCore() },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: primary.openaiBaseUrl } },
+    });
+    expect(result.errorOf('Agent Core')?.message).toMatch(/Fallback Model/);
+    expect(primary.requests).toHaveLength(0);
+  });
+});
