@@ -31,7 +31,7 @@ export async function readConnectedModels(
   const adapt = (model: unknown, input: string, hint: string) => {
     if (model === undefined || model === null) throw nodeError(context, `No chat model is connected to the ${input} input`, itemIndex, hint);
     try {
-      return new LangChainChatModel(model);
+      return new LangChainChatModel(model, input);
     } catch (error) {
       throw nodeError(context, (error as Error).message, itemIndex, `Connect a chat model sub-node (OpenAI, Anthropic, Gemini, Ollama, …) to the ${input} input.`);
     }

@@ -48,9 +48,10 @@ export class LangChainChatModel implements ChatModel {
   private readonly model: LangChainModelLike;
   private readonly jsonStyle: JsonStyle;
 
-  constructor(model: unknown) {
+  /** `input`: the node input the model came from, for the error when it is not a chat model. */
+  constructor(model: unknown, input = 'Chat Model') {
     if (!isChatModelLike(model)) {
-      throw new Error(`The Chat Model input is not a chat model (it has no invoke method; got ${describeValue(model)})`);
+      throw new Error(`The ${input} input is not a chat model (it has no invoke method; got ${describeValue(model)})`);
     }
     this.model = model;
     this.provider = normaliseProvider(safeLlmType(model));
