@@ -14,7 +14,7 @@
  *   --warmup N             unmeasured requests per workflow first, 5 at a time (default 20)
  *   --rounds N             split each level's requests into up to N interleaved rounds, each workflow in
  *                          turn in rotating order (default 3; fewer when a round would hold < 2 × concurrency)
- *   --only LIST            a subset of trivial,setWait,agentCore,aiAgent
+ *   --only LIST            a subset of trivial,setWait,agentCore,agentCoreSubNode,aiAgent
  *   --no-build             pack dist/ as it is instead of running `npm run build` first
  *   --max-concurrent-calls N   set Agent Core's "Max Concurrent Model Calls" option (default: the node's own)
  *   --cpu-prof DIR         run n8n with --cpu-prof, profiles written to DIR when n8n stops
@@ -51,9 +51,20 @@ const LOAD_ENV = { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none', EXECUTIONS_DATA_SAVE
 const CREDENTIALS = {
   agentCore: { id: 'benchAgentCoreKey', name: 'Bench: scripted model (Agent Core)', type: 'agentCoreOpenAiApi' },
   aiAgent: { id: 'benchOpenAiKey', name: 'Bench: scripted model (AI Agent)', type: 'openAiApi' },
+  agentCoreSubNode: { id: 'benchOpenAiProtocolKey', name: 'Bench: scripted model (Agent Core sub-node)', type: 'openAiApi' },
 };
 
 const setNodeAnswer = (index, body) => (body?.ok === true && body.echo === scenario.promptFor(index) ? undefined : "not the Set node's {ok, echo}");
+
+/** What is wrong with an Agent Core answer, if anything: one Calculator call, then the expected final answer. */
+function agentCoreAnswer(index, body) {
+  const expected = scenario.answerFor(scenario.tagOf(scenario.promptFor(index)), scenario.EXPECTED_TOTAL);
+  if (body?.finish_reason !== 'final') return `finish_reason ${body?.finish_reason}: ${body?.stop_detail ?? ''}`;
+  if (body.final_answer !== expected) return `final_answer ${JSON.stringify(body.final_answer)}`;
+  const calls = Object.values(body.used_tools ?? {}).reduce((sum, usage) => sum + usage.count, 0);
+  if (body.trace?.length !== 2 || calls !== 1) return 'not one Calculator call then a final answer';
+  return undefined;
+}
 
 /**
  * The workflows, in the order of the table. `check` returns what is wrong with an answer, if anything.
@@ -64,20 +75,14 @@ const setNodeAnswer = (index, body) => (body?.ok === true && body.echo === scena
 const WORKFLOWS = [
   { key: 'trivial', name: 'trivial (Set)', file: 'trivial.json', path: 'bench-trivial', check: setNodeAnswer },
   { key: 'setWait', name: 'Set + Wait 400 ms', file: 'set-wait.json', path: 'bench-wait', check: setNodeAnswer },
+  { key: 'agentCore', name: 'Agent Core', file: 'agent-core.json', path: 'bench-agent-core', model: 'protocol', check: agentCoreAnswer },
   {
-    key: 'agentCore',
-    name: 'Agent Core',
-    file: 'agent-core.json',
-    path: 'bench-agent-core',
+    key: 'agentCoreSubNode',
+    name: 'Agent Core + OpenAI Chat Model sub-node',
+    file: 'agent-core-sub-node.json',
+    path: 'bench-agent-core-sub-node',
     model: 'protocol',
-    check: (index, body) => {
-      const expected = scenario.answerFor(scenario.tagOf(scenario.promptFor(index)), scenario.EXPECTED_TOTAL);
-      if (body?.finish_reason !== 'final') return `finish_reason ${body?.finish_reason}: ${body?.stop_detail ?? ''}`;
-      if (body.final_answer !== expected) return `final_answer ${JSON.stringify(body.final_answer)}`;
-      const calls = Object.values(body.used_tools ?? {}).reduce((sum, usage) => sum + usage.count, 0);
-      if (body.trace?.length !== 2 || calls !== 1) return 'not one Calculator call then a final answer';
-      return undefined;
-    },
+    check: agentCoreAnswer,
   },
   {
     key: 'aiAgent',
@@ -228,6 +233,7 @@ async function main() {
     const credentials = [
       { ...CREDENTIALS.agentCore, data: { apiKey: 'bench-key', url: models.urls.protocolBaseUrl } },
       { ...CREDENTIALS.aiAgent, data: { apiKey: 'bench-key', url: models.urls.nativeBaseUrl } },
+      { ...CREDENTIALS.agentCoreSubNode, data: { apiKey: 'bench-key', url: models.urls.protocolBaseUrl } },
     ];
     const env = { ...LOAD_ENV };
     if (options.cpuProfileFolder) {

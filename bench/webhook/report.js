@@ -70,6 +70,8 @@ function printRatios(results, options) {
     const [ours, theirs, floor, held] = ['agentCore', 'aiAgent', 'trivial', 'setWait'].map((key) => results[key]?.[levelIndex]);
     console.log(`  concurrency ${String(concurrency).padStart(3)}:`);
     console.log(`    Agent Core / AI Agent ${ratioWithSpread(ours, theirs)}; Agent Core / trivial ${ratioWithSpread(ours, floor)}; AI Agent / trivial ${ratioWithSpread(theirs, floor)}`);
+    const subNode = results.agentCoreSubNode?.[levelIndex];
+    if (subNode) console.log(`    Agent Core on the OpenAI Chat Model sub-node / on its own credential ${ratioWithSpread(subNode, ours)}; / AI Agent ${ratioWithSpread(subNode, theirs)}`);
     if (held) {
       console.log(
         `    Set + Wait 400 ms (the best any agent can do) / trivial ${ratioWithSpread(held, floor)}, / AI Agent ${ratioWithSpread(held, theirs)}; ` +
