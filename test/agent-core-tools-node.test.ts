@@ -116,6 +116,15 @@ describe('Agent Core tools inside n8n’s engine', () => {
     expect(server().requests[0].messages[0].content).toContain('lookup_customer: Finds a customer by id.');
   });
 
+  it('links the item and the node run to the sub-execution its workflow tool started, as n8n’s Workflow Tool does', async () => {
+    server().setScript([action('lookup_customer', { id: 'c-7' }), final('c-7 is Ada Lovelace.')]);
+    const result = await runWithWorkflowTool();
+    const item = result.outputOf('Agent Core')[0];
+    expect(item.metadata?.subExecution).toEqual({ executionId: expect.any(String), workflowId: 'customers' });
+    const task = result.run.data.resultData.runData['Agent Core'][0];
+    expect(task.metadata).toMatchObject({ subExecution: item.metadata?.subExecution, subExecutionsCount: 1 });
+  });
+
   it('refuses args that break the workflow tool’s schema without running the workflow', async () => {
     server().setScript([action('lookup_customer', { id: '7' }), final('gave up')]);
     const result = await runWithWorkflowTool();

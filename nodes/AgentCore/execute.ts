@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
 import { type AgentConfig, type ChatModel, type ProviderName, runAgent } from '../../src';
 import { mapItems } from '../shared/items';
 import { nodeError } from '../shared/node-errors';
@@ -77,7 +77,7 @@ function readFailurePolicy(context: IExecuteFunctions, itemIndex: number): RunFa
   };
 }
 
-async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
+async function runItem(context: IExecuteFunctions, itemIndex: number, started: RelatedExecution[]): Promise<INodeExecutionData> {
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
   const config = readConfig(context, itemIndex);
@@ -89,7 +89,8 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
   }
   await injectToolCredentials(context, config, itemIndex);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
-  const extraTools = [...readWorkflowTools(context, itemIndex), ...(await readConnectedTools(context, itemIndex))];
+  const subExecutions: RelatedExecution[] = [];
+  const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions), ...(await readConnectedTools(context, itemIndex))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
   const stream = openItemStream(context, itemIndex);
   const result = await runAgent({
@@ -105,20 +106,26 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
     signal: context.getExecutionCancelSignal?.(),
     onEvent: stream?.onEvent,
   }).finally(() => stream?.close());
+  started.push(...subExecutions);
+  // The editor links an item to the last execution its workflow tools started, as for n8n's Workflow Tool.
+  const linked = subExecutions.length ? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } } : {};
   const failure = runFailureError(context, result, readFailurePolicy(context, itemIndex), itemIndex);
   if (failure) {
     if (!context.continueOnFail()) throw failure;
     // n8n moves an item to the error output only when its json is { error } alone (and replaces the json of
     // an item carrying `error` with just the message), so the run's details ride only on the regular output.
     const json = context.getNode().onError === 'continueErrorOutput' ? { error: failure.message } : failedRunJson(result, failure, sessionId);
-    return { json, pairedItem: { item: itemIndex } };
+    return { json, pairedItem: { item: itemIndex }, ...linked };
   }
   // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply.
   const json = { ...result, output: result.final_answer, ...(sessionId ? { session_id: sessionId } : {}) };
-  return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex } };
+  return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
 }
 
 /** One output item per input item, each paired with its input; continueOnFail() turns errors into items. */
 export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-  return [await mapItems(this, (itemIndex) => runItem(this, itemIndex))];
+  const started: RelatedExecution[] = [];
+  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, started));
+  if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
+  return [items];
 }

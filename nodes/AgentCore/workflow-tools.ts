@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
 import type { JsonSchema, Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
 
@@ -19,9 +19,10 @@ export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
 /**
  * Builds the workflow tools of one item. Validated args become the sub-workflow's single input item;
  * the sub-workflow's last node output becomes the observation. Runs under the same whitelist, schema
- * check and limits as every other tool.
+ * check and limits as every other tool. Each execution a tool starts is added to `subExecutions`, so the
+ * editor can link the run to it as it does for n8n's own Workflow Tool.
  */
-export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number): Tool[] {
+export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number, subExecutions: RelatedExecution[]): Tool[] {
   const rows = (context.getNodeParameter('workflowTools.tools', itemIndex, []) as WorkflowToolRow[]) ?? [];
   return rows.map((row, rowIndex) => {
     const label = `Workflow Tools → tool ${rowIndex + 1}`;
@@ -33,7 +34,7 @@ export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number)
       name,
       description: (row.description ?? '').trim() || `Runs the n8n workflow "${typeof row.workflowId === 'object' ? row.workflowId?.cachedResultName ?? workflowId : workflowId}".`,
       parameters: parseSchema(context, row.argsSchema, `${label} (${name}): Arguments Schema`, itemIndex),
-      execute: async (args: IDataObject) => runSubWorkflow(context, workflowId, args),
+      execute: async (args: IDataObject) => runSubWorkflow(context, workflowId, args, subExecutions),
     } satisfies Tool;
   });
 }
@@ -53,11 +54,12 @@ function parseSchema(context: IExecuteFunctions, raw: WorkflowToolRow['argsSchem
   return schema as JsonSchema;
 }
 
-async function runSubWorkflow(context: IExecuteFunctions, workflowId: string, args: IDataObject): Promise<unknown> {
+async function runSubWorkflow(context: IExecuteFunctions, workflowId: string, args: IDataObject, subExecutions: RelatedExecution[]): Promise<unknown> {
   const input: INodeExecutionData[] = [{ json: args }];
   const result = await context.executeWorkflow({ id: workflowId }, input, undefined, {
     parentExecution: { executionId: context.getExecutionId(), workflowId: context.getWorkflow().id ?? '' },
   });
+  if (result.executionId) subExecutions.push({ executionId: result.executionId, workflowId });
   const items = (result.data?.[0] ?? []) as INodeExecutionData[];
   if (items.length === 0) return '(the workflow returned no items)';
   return items.length === 1 ? items[0].json : items.map((item) => item.json);
