@@ -1,6 +1,7 @@
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
 import { chatHubConversation } from './chat-hub-scenarios';
+import { fallbackSubNodeFinishesTheRun, toolStepThenAnswerOnSubNode, type ChatModelSubNode } from './chat-model-scenarios';
 import { chatWidgetConversation, streamingChatConversation, wrongApiKeyRetriedThenRoutedToErrorOutput } from './chat-scenarios';
 import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
@@ -203,6 +204,19 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
     describe('feishu_bot with the Feishu bot credential (examples/agent-core-feishu-notify.json)', () => {
       it('posts the message to the bot of the credential, signed, and keeps its token and secret from the caller', async () => {
         await feishuNotifyRoundTrip(get(), `line-${line}`);
+      });
+    });
+
+    describe("n8n's Chat Model sub-nodes on Agent Core (examples/agent-core-chat-model.json)", () => {
+      // Anthropic and Ollama join when the scripted server speaks their wire formats.
+      for (const subNode of ['openai', 'gemini'] as ChatModelSubNode[]) {
+        it(`runs a tool step and the final answer on the ${subNode} sub-node, in its own wire format`, async () => {
+          await toolStepThenAnswerOnSubNode(get(), subNode, `n8n ${line}`);
+        });
+      }
+
+      it('hands the run to the Fallback Model sub-node when the Chat Model fails after the tool step, running the tool once', async () => {
+        await fallbackSubNodeFinishesTheRun(get(), `n8n ${line}`);
       });
     });
 

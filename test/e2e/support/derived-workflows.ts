@@ -79,3 +79,77 @@ export function withInMemoryContext(webhookChatExample: WorkflowJson): WorkflowJ
   }
   return workflow;
 }
+
+/** The n8n chat model sub-nodes the chat model example can run on, each as its primary Chat Model in a test-only copy. */
+export type SubNodeProvider = 'anthropic' | 'gemini' | 'ollama';
+
+/** Test-only: the webhook path of the chat model example with each other sub-node as its Chat Model. */
+export const CHAT_MODEL_WEBHOOK_PATHS: Record<SubNodeProvider, string> = {
+  anthropic: 'agent-core-chat-model-anthropic',
+  gemini: 'agent-core-chat-model-gemini',
+  ollama: 'agent-core-chat-model-ollama',
+};
+const CHAT_MODEL_WEBHOOK_IDS: Record<SubNodeProvider, string> = {
+  anthropic: '8d3e5f72-4b6c-4a19-8e2d-1f0a9b8c7d01',
+  gemini: '8d3e5f72-4b6c-4a19-8e2d-1f0a9b8c7d02',
+  ollama: '8d3e5f72-4b6c-4a19-8e2d-1f0a9b8c7d03',
+};
+
+/** The model each primary sub-node asks for; Gemini's differs from the example's Gemini fallback so the two are told apart. */
+export const PRIMARY_MODELS: Record<SubNodeProvider | 'openai', string> = {
+  openai: 'gpt-4o-mini',
+  anthropic: 'claude-sonnet-4-5',
+  gemini: 'gemini-2.5-pro',
+  ollama: 'llama3.2',
+};
+
+/**
+ * Each sub-node as n8n's editor saves it, in a type version both n8n lines have (1.123.81 and 2.41.1), on
+ * the credential type whose URL field points it at a server; the credential id is replaced on import.
+ */
+const PRIMARY_SUB_NODES: Record<SubNodeProvider, { type: string; typeVersion: number; parameters: Record<string, unknown>; credentialType: string }> = {
+  anthropic: {
+    type: '@n8n/n8n-nodes-langchain.lmChatAnthropic',
+    typeVersion: 1.3,
+    parameters: { model: { __rl: true, mode: 'id', value: PRIMARY_MODELS.anthropic }, options: {} },
+    credentialType: 'anthropicApi',
+  },
+  gemini: {
+    type: '@n8n/n8n-nodes-langchain.lmChatGoogleGemini',
+    typeVersion: 1,
+    parameters: { modelName: `models/${PRIMARY_MODELS.gemini}`, options: {} },
+    credentialType: 'googlePalmApi',
+  },
+  ollama: {
+    type: '@n8n/n8n-nodes-langchain.lmChatOllama',
+    typeVersion: 1,
+    parameters: { model: PRIMARY_MODELS.ollama, options: {} },
+    credentialType: 'ollamaApi',
+  },
+};
+
+/**
+ * The chat model example (examples/agent-core-chat-model.json) with `provider`'s Chat Model sub-node in
+ * place of the OpenAI one, on its own webhook; the Gemini fallback stays.
+ */
+export function withPrimaryChatModel(chatModelExample: WorkflowJson, provider: SubNodeProvider): WorkflowJson {
+  const workflow = copy(chatModelExample);
+  const subNode = PRIMARY_SUB_NODES[provider];
+  workflow.name = `${workflow.name} (${provider} as the Chat Model)`;
+  const primaryName = Object.keys(workflow.connections).find((name) => {
+    const links = (workflow.connections[name] as { ai_languageModel?: Array<Array<{ index: number }>> }).ai_languageModel;
+    return links?.[0]?.[0]?.index === 0;
+  });
+  if (!primaryName) throw new Error('the chat model example has no sub-node on its Chat Model input');
+  for (const node of workflow.nodes) {
+    if (node.type === 'n8n-nodes-base.webhook') {
+      node.parameters.path = CHAT_MODEL_WEBHOOK_PATHS[provider];
+      node.webhookId = CHAT_MODEL_WEBHOOK_IDS[provider];
+    }
+    if (node.name === primaryName) {
+      Object.assign(node, { type: subNode.type, typeVersion: subNode.typeVersion, parameters: subNode.parameters });
+      node.credentials = { [subNode.credentialType]: { id: `${subNode.credentialType}1`, name: subNode.credentialType } };
+    }
+  }
+  return workflow;
+}

@@ -7,6 +7,14 @@ export const VALID_API_KEY = 'e2e-key';
 /** A prompt containing this marker gets a model that calls a tool on every turn and never answers. */
 export const NEVER_FINISHES = '[never-finishes]';
 
+/**
+ * A prompt with this marker makes every model but FALLBACK_MODEL answer HTTP 500 once the tool step is
+ * behind it, so that the chat model example's Fallback Model sub-node has to finish the run.
+ */
+export const PRIMARY_FAILS_AFTER_TOOL = '[primary fails after the tool]';
+/** The model of the chat model example's Fallback Model sub-node (examples/agent-core-chat-model.json). */
+export const FALLBACK_MODEL = 'gemini-2.5-flash';
+
 /** A user message containing this marker is a conversation turn: the model answers from the history it was sent. */
 export const CHAT = '[chat]';
 
@@ -27,6 +35,16 @@ const HTTP_OBSERVATION = /^Observation from http_request:\n[^\n]*\n([\s\S]*)$/;
 /** `Tell the team: <text>` makes the model post <text> with feishu_bot, then confirm. */
 const NOTIFY = /^Tell the team: (.+)$/;
 const FEISHU_OBSERVATION = /^Observation from feishu_bot:\n/;
+
+/**
+ * The API key a request carries, wherever its provider's SDK puts it: `Authorization: Bearer` (OpenAI,
+ * Ollama), `x-api-key` (Anthropic) or `x-goog-api-key` (Gemini).
+ */
+function apiKeyOf(request: ScriptedRequest): string | undefined {
+  const { authorization, 'x-api-key': anthropicKey, 'x-goog-api-key': geminiKey } = request.headers;
+  const bearer = /^Bearer (.*)$/.exec(authorization ?? '')?.[1];
+  return bearer ?? [anthropicKey, geminiKey].flat().find((key) => key !== undefined);
+}
 
 /** The prompt of the run a request belongs to: its first user message. */
 export function promptOf(request: ScriptedRequest): string {
@@ -51,18 +69,23 @@ export function chatReply(userMessage: string, earlierMessages: number): string 
  * - "What is <a> plus <b>?": a call of the add_numbers workflow tool, then an answer from its observation;
  * - "Fetch <url>": an http_request call of that URL (again after an error), then "Fetched: <body>";
  * - "Tell the team: <text>": a feishu_bot call posting <text>, then "Sent to the team: <text>";
+ * - a prompt with PRIMARY_FAILS_AFTER_TOOL: HTTP 500 after the tool step from any model but FALLBACK_MODEL,
+ *   otherwise as without it;
  * - the demo's catalogue question: the demo model (one json_transform call, then an answer from its result);
  * - anything else: the final answer "Echo: <prompt>".
- * A request without the valid API key gets HTTP 401 before any of that.
+ * A request without the valid API key (in its provider's header) gets HTTP 401 before any of that.
  */
 export function e2eModel(request: ScriptedRequest): ScriptedReply {
   // As OpenAI answers a wrong key: HTTP 401 with its invalid_api_key message.
-  if (request.headers.authorization !== `Bearer ${VALID_API_KEY}`) {
+  if (apiKeyOf(request) !== VALID_API_KEY) {
     return { status: 401, errorMessage: 'Incorrect API key provided: e2e-wr*****ey. You can find your API key at https://platform.openai.com/account/api-keys.' };
   }
   const prompt = promptOf(request);
   const last = request.messages[request.messages.length - 1]?.content ?? '';
   if (lastUserMessageOf(request).includes(CHAT)) return final(conversationTurn(request));
+  if (prompt.includes(PRIMARY_FAILS_AFTER_TOOL) && request.model !== FALLBACK_MODEL && last.startsWith('Observation from ')) {
+    return { status: 500, errorMessage: 'The server had an error processing your request.' };
+  }
   if (prompt.includes(NEVER_FINISHES)) {
     return JSON.stringify({ type: 'action', tool: 'json_transform', args: { data: { turns: request.messages.length }, expression: 'turns' } });
   }

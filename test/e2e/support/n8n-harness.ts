@@ -16,12 +16,14 @@ import {
 import { startScriptedServer, type Script, type ScriptedServer } from '../../../src/demo/scripted-server';
 import { SECRET as FEISHU_SECRET, startFakeFeishu, type FakeFeishu } from '../../support/feishu';
 import {
+  CHAT_MODEL_WEBHOOK_PATHS,
   CHAT_TRIGGER_WEBHOOK_ID,
   MEMORY_CHAT_WEBHOOK_PATH,
   STREAMING_CHAT_TRIGGER_WEBHOOK_ID,
   WRONG_KEY_WEBHOOK_PATH,
   withChatHubAccess,
   withInMemoryContext,
+  withPrimaryChatModel,
   withStreamingChatTrigger,
   withWrongKeyAndRetry,
 } from './derived-workflows';
@@ -55,6 +57,14 @@ export const WEBHOOKS = {
   wrongKey: WRONG_KEY_WEBHOOK_PATH,
   /** Test-only: the webhook chat example with Agent Context on In-Memory storage. */
   memoryChat: MEMORY_CHAT_WEBHOOK_PATH,
+  /** examples/agent-core-chat-model.json: n8n's OpenAI Chat Model sub-node, Gemini's as the Fallback Model. */
+  chatModel: 'agent-core-chat-model',
+  /** Test-only: the same with the Anthropic Chat Model sub-node as the Chat Model. */
+  chatModelAnthropic: CHAT_MODEL_WEBHOOK_PATHS.anthropic,
+  /** Test-only: the same with the Google Gemini Chat Model sub-node as the Chat Model. */
+  chatModelGemini: CHAT_MODEL_WEBHOOK_PATHS.gemini,
+  /** Test-only: the same with the Ollama Chat Model sub-node as the Chat Model. */
+  chatModelOllama: CHAT_MODEL_WEBHOOK_PATHS.ollama,
 } as const;
 
 /** The header the imported *Agent Core: HTTP Request Tool API* credential sends, and to which host. */
@@ -70,6 +80,7 @@ const EXAMPLE_FILES = [
   'agent-core-feishu-notify.json',
   'agent-core-streaming.json',
   'agent-core-chat.json',
+  'agent-core-chat-model.json',
 ];
 
 /**
@@ -257,11 +268,13 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       type: FEISHU_CREDENTIAL_TYPE,
       data: { webhookUrlWithToken: feishu.url, signingSecret: FEISHU_SECRET },
     };
-    const credentials = [modelCredential, redisCredential, headerCredential, feishuCredential];
+    const credentials = [modelCredential, redisCredential, headerCredential, feishuCredential, ...subNodeCredentials(model)];
     // Kept out of `credentials`, whose entries every workflow is pointed at; only the wrong-key workflow uses it.
     const wrongKeyCredential: CredentialImport = { ...modelCredential, id: 'agentCoreE2eWrongKey', name: 'Agent Core e2e: wrong API key', data: { ...modelCredential.data, apiKey: WRONG_API_KEY } };
     const examples = readExampleWorkflows(EXAMPLE_FILES);
-    const patched = [...examples, withoutErrorRouting(examples[0])].map((workflow) =>
+    const chatModelExample = examples[EXAMPLE_FILES.indexOf('agent-core-chat-model.json')];
+    const subNodeVariants = (['anthropic', 'gemini', 'ollama'] as const).map((provider) => withPrimaryChatModel(chatModelExample, provider));
+    const patched = [...examples, withoutErrorRouting(examples[0]), ...subNodeVariants].map((workflow) =>
       withPrivateNetworkForHttpTool(
         withContextKeyPrefix(
           credentials.reduce((patched, credential) => useCredential(patched, credential.type, credential), workflow),
@@ -370,6 +383,20 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
     if (!context) throw new Error(`${label} did not start; see the beforeAll error above`);
     return context;
   };
+}
+
+/**
+ * The credentials of n8n's own chat model sub-nodes (OpenAI, Anthropic, Gemini, Ollama), each with the
+ * valid API key and its URL field on the scripted server, where the sub-node's SDK adds its own path.
+ */
+function subNodeCredentials(model: ScriptedServer): CredentialImport[] {
+  const credential = (type: string, data: Record<string, unknown>): CredentialImport => ({ id: `agentCoreE2e_${type}`, name: `Agent Core e2e: ${type}`, type, data });
+  return [
+    credential('openAiApi', { apiKey: VALID_API_KEY, url: model.openaiBaseUrl }),
+    credential('anthropicApi', { apiKey: VALID_API_KEY, url: model.url }),
+    credential('googlePalmApi', { apiKey: VALID_API_KEY, host: model.url }),
+    credential('ollamaApi', { apiKey: VALID_API_KEY, baseUrl: model.url }),
+  ];
 }
 
 async function post(n8n: N8nInstance, webhookPath: string, body: unknown): Promise<WebhookResponse> {

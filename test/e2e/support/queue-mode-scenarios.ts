@@ -1,4 +1,5 @@
 import { LINES } from '../../../scripts/n8n-cache';
+import { toolStepThenAnswerOnSubNode } from './chat-model-scenarios';
 import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, chatReply, e2eModel } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
@@ -80,6 +81,14 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
       const workers = workersOf(n8n, responses);
       n8n.report(`20 concurrent turns of one session: ${distribution(workers)}`);
       expect(new Set(workers).size).toBe(WORKERS);
+    });
+
+    it("runs Agent Core on n8n's OpenAI Chat Model sub-node inside a worker's execution", async () => {
+      const n8n = get();
+      const response = await toolStepThenAnswerOnSubNode(n8n, 'openai', 'queue');
+
+      const [worker] = workersOf(n8n, [response]);
+      n8n.report(`chat model sub-node: execution ${response.body.execution_id} ran on ${worker}`);
     });
 
     it("runs a workflow tool's sub-workflow inside the worker's execution", async () => {
