@@ -5,7 +5,8 @@
  * packed package installed as a community package, the examples imported and the scripted demo model
  * standing in for OpenAI. In the browser: sign in, open examples/agent-core-webhook.json, open the Agent
  * Core panel and read its fields, run the workflow from the editor ("Execute workflow" + the request its
- * Webhook trigger waits for) and read final_answer in the output pane. Screenshots go to
+ * Webhook trigger waits for) and read final_answer in the output pane; run Agent Core on n8n's OpenAI Chat
+ * Model sub-node and read the sub-node's model calls in the Logs panel. Screenshots go to
  * test-output/browser/n8n-<line>/; a failed step adds failure-*.png there and names itself in the error.
  */
 import * as path from 'node:path';
@@ -16,6 +17,7 @@ import { assertChromiumInstalled, launchBrowser, type BrowserSession } from './s
 import * as editor from './support/editor';
 import { CREDENTIAL, HEADER_CREDENTIAL, LISTED_MODELS, OWNER, runFolders, startN8nForEditor, type N8nForEditor } from './support/n8n-for-editor';
 import { freshFolder, Steps } from './support/steps';
+import { CHAT_MODEL_NODE, SUB_NODE_WEBHOOK_PATH, SUB_NODE_WORKFLOW } from './support/sub-node-workflow';
 
 const EXAMPLE = readExampleWorkflows(['agent-core-webhook.json'])[0];
 const HTTP_TOOL_EXAMPLE = readExampleWorkflows(['agent-core-http-tool.json'])[0];
@@ -181,6 +183,35 @@ for (const line of selectedLines()) {
       });
       await steps.screenshot('09-http-tool-credentials.png');
       await steps.run('close the panel', () => editor.closeNodePanel(page));
+    });
+    test("the Logs panel shows the OpenAI Chat Model sub-node's two model calls under Agent Core, with token counts", async () => {
+      const page = signedInPage();
+      const id = await steps.run('find the sub-node workflow through the REST API', () => editor.workflowIdByName(page, SUB_NODE_WORKFLOW.name));
+      await steps.run('open the sub-node workflow', () => editor.openWorkflow(page, instance!.baseUrl, id, CHAT_MODEL_NODE));
+      const callsBefore = instance!.model.requests.length;
+      await steps.run('click "Execute workflow" and send the request the Webhook trigger waits for', async () => {
+        const response = await editor.executeWorkflowThroughTestWebhook(page, instance!.baseUrl, SUB_NODE_WEBHOOK_PATH, { prompt: DEMO_PROMPT });
+        if (response.status !== 200) throw new Error(`the test webhook answered HTTP ${response.status}: ${response.text.slice(0, 1000)}`);
+        expect(JSON.parse(response.text).final_answer).toBe(EXPECTED_ANSWER);
+      }, 2 * MINUTE);
+      await steps.run('see Agent Core succeed on the canvas', async () => {
+        await editor.waitForNodeSuccess(page, NODE);
+        // Through the sub-node too, the demo model answers one json_transform action, then the final answer.
+        expect(instance!.model.requests.length - callsBefore).toBe(2);
+      });
+      const logs = await steps.run('open the Logs panel', () => editor.openLogsPanel(page));
+      await steps.run(`see two ${CHAT_MODEL_NODE} entries right under Agent Core, each with its token count`, async () => {
+        const entries = await editor.logEntries(logs);
+        const listing = entries.map((entry) => `${entry.depth}: ${entry.text}`).join('\n');
+        const agent = entries.findIndex((entry) => entry.text.startsWith(NODE));
+        const after = entries.slice(agent + 1);
+        const nextSibling = after.findIndex((entry) => entry.depth <= entries[agent]?.depth);
+        const children = nextSibling < 0 ? after : after.slice(0, nextSibling);
+        if (agent < 0 || children.length !== 2 || !children.every((entry) => entry.text.startsWith(CHAT_MODEL_NODE) && /\d+ Tokens/i.test(entry.text))) {
+          throw new Error(`expected two ${CHAT_MODEL_NODE} entries with "N Tokens" one level under ${NODE}; the Logs panel lists (depth: text):\n${listing}`);
+        }
+      });
+      await steps.screenshot(`10-logs-panel-sub-node-n8n-${line}.png`);
     });
   });
 }

@@ -163,3 +163,37 @@ export async function outputPaneText(panel: Locator, mode: 'table' | 'json', mus
   await output.getByText(mustContain).first().waitFor({ state: 'visible', timeout: 15000 });
   return output.innerText();
 }
+
+/**
+ * Opens the Logs panel at the bottom of the canvas (a click on its header toggles it, so only when its
+ * body is not shown yet) as an overview at full width: n8n selects the last entry after a run and shows
+ * its details beside a compact overview, which hides each entry's duration and token count; a click on the
+ * selected entry unselects it and closes the details.
+ */
+export async function openLogsPanel(page: Page): Promise<Locator> {
+  const panel = page.locator('[data-test-id="logs-panel"]');
+  const body = panel.locator('[data-test-id="logs-overview-body"]');
+  if (!(await body.isVisible())) await panel.locator('[data-test-id="logs-overview-header"]').click();
+  await body.getByRole('treeitem').first().waitFor({ state: 'visible', timeout: 15000 });
+  const selected = body.getByRole('treeitem', { selected: true });
+  if (await selected.count()) await selected.first().click();
+  await panel.locator('[data-test-id="log-details"]').waitFor({ state: 'hidden', timeout: 15000 });
+  return panel;
+}
+
+/**
+ * The entries of the open Logs panel in the tree's order (every entry starts expanded, children right
+ * after their parent): each one's text on one line and its depth in the tree (the row's --indent-depth
+ * style, 0 at the top).
+ */
+export async function logEntries(panel: Locator): Promise<Array<{ text: string; depth: number }>> {
+  return panel
+    .locator('[data-test-id="logs-overview-body"]')
+    .getByRole('treeitem')
+    .evaluateAll((items: any[]) =>
+      items.map((item) => {
+        const indented = item.querySelector('[style*="--indent-depth"]');
+        return { text: item.innerText.replace(/\s+/g, ' ').trim(), depth: indented ? Number(indented.style.getPropertyValue('--indent-depth')) : NaN };
+      }),
+    );
+}

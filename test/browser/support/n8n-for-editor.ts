@@ -1,7 +1,7 @@
 /**
  * One real n8n for the editor test: the packed package installed as a community package (by the e2e
  * global set-up, which also stops everything on Ctrl-C), the scripted demo model standing in for OpenAI,
- * its credential and the example workflows imported, and the owner account set up through n8n's REST API
+ * its credentials, the example workflows and the sub-node workflow of the Logs panel test imported, and the owner account set up through n8n's REST API
  * as the first visit of the editor would.
  */
 import * as fs from 'node:fs';
@@ -10,6 +10,7 @@ import { ensureN8n, type N8nInstallation } from '../../../scripts/n8n-cache';
 import { createN8nInstance, readExampleWorkflows, useCredential, type CredentialImport, type N8nInstance } from '../../../scripts/n8n-local';
 import { demoModel } from '../../../src/demo/demo-model';
 import { startScriptedServer, type ScriptedServer } from '../../../src/demo/scripted-server';
+import { OPENAI_CREDENTIAL, SUB_NODE_WORKFLOW } from './sub-node-workflow';
 
 export const CREDENTIAL: Omit<CredentialImport, 'data'> = {
   id: 'agentCoreBrowserCred',
@@ -72,11 +73,18 @@ export async function startN8nForEditor(line: 1 | 2, onStarted: (stop: () => Pro
 
   model = await startScriptedServer({ script: demoModel, models: LISTED_MODELS });
   const credential: CredentialImport = { ...CREDENTIAL, data: { apiKey: 'browser-test', url: model.openaiBaseUrl } };
+  const openAiCredential: CredentialImport = { ...OPENAI_CREDENTIAL, data: { apiKey: 'browser-test', url: model.openaiBaseUrl } };
   const workflows = readExampleWorkflows(EXAMPLE_FILES).map((workflow) =>
     useCredential(useCredential(workflow, CREDENTIAL.type, credential), HEADER_CREDENTIAL.type, HEADER_CREDENTIAL),
   );
   const userFolder = fs.mkdtempSync(path.join(runFolder, `n8n-${line}-`));
-  n8n = await createN8nInstance({ installation, nodesFolder, credentials: [credential, HEADER_CREDENTIAL], workflows, userFolder });
+  n8n = await createN8nInstance({
+    installation,
+    nodesFolder,
+    credentials: [credential, HEADER_CREDENTIAL, openAiCredential],
+    workflows: [...workflows, SUB_NODE_WORKFLOW],
+    userFolder,
+  });
   await n8n.start({ webhookPaths: ['agent-core'], timeoutMs: 240000 });
   await setUpOwner(n8n);
   return { installation, n8n, model, baseUrl: n8n.baseUrl, stop };
