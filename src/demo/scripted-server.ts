@@ -1,7 +1,7 @@
 /**
- * A local model server that speaks the OpenAI chat-completions and the Gemini generateContent wire
- * formats and answers with scripted replies. Tests, `npm run demo` and the benchmarks point the real
- * `openai` and `@google/genai` SDKs at it, so every byte the engine sees went through the vendors' own
+ * A local model server that speaks the OpenAI chat-completions, the Gemini generateContent and the
+ * Anthropic Messages wire formats and answers with scripted replies. Tests, `npm run demo` and the
+ * benchmarks point the real `openai`, `@google/genai` and `@anthropic-ai/sdk` SDKs at it, so every byte the engine sees went through the vendors' own
  * request and error handling, with no network and no mocked modules.
  */
 import * as http from 'node:http';
@@ -9,11 +9,13 @@ import type { AddressInfo } from 'node:net';
 import type { ChatMessage } from '../providers/chat-model';
 import { parseModelCall } from './scripted-request';
 import { sendEventStream, streamFor, waitUnlessClientLeaves, type StreamShape } from './scripted-stream';
-import { errorBody, geminiCompletion, openAiCompletion, reasoningModelRefusal, type Provider, type WireReply, type WireUsage } from './scripted-wire';
+import { anthropicSamplingRefusal } from './scripted-anthropic';
+import { COMPLETIONS, isGeminiClient, modelListing, modelRoute } from './scripted-routes';
+import { errorBody, reasoningModelRefusal, type WireReply, type WireUsage } from './scripted-wire';
 
 /** One model call as the server received it, in the neutral message form. */
 export interface ScriptedRequest {
-  provider: 'openai' | 'gemini';
+  provider: 'openai' | 'gemini' | 'anthropic';
   /** The model id without any `models/` prefix. */
   model: string;
   messages: ChatMessage[];
@@ -22,7 +24,7 @@ export interface ScriptedRequest {
   headers: http.IncomingHttpHeaders;
   /** 0-based index of the scripted reply this call consumed (or would have, when rejected before the script). */
   callIndex: number;
-  /** The call asked for a stream (OpenAI `stream: true`, Gemini `:streamGenerateContent`). */
+  /** The call asked for a stream (OpenAI and Anthropic `stream: true`, Gemini `:streamGenerateContent`). */
   streamed: boolean;
   /** Becomes true when the client closed the connection before the whole answer was sent (e.g. an abort mid-stream). */
   clientLeftEarly: boolean;
@@ -68,7 +70,7 @@ export interface ScriptedServerOptions {
 }
 
 export interface ScriptedServer {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT`, also the `baseURL` for @anthropic-ai/sdk (it appends `/v1/messages`). */
   url: string;
   /** `baseURL` for the openai SDK. */
   openaiBaseUrl: string;
@@ -85,8 +87,6 @@ export interface ScriptedServer {
 }
 
 const DEFAULT_MODELS = ['scripted-model', 'gpt-4o-mini', 'gemini-2.5-flash'];
-const GEMINI_GENERATE_PATH = /^\/(?:v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
-const GEMINI_LIST_PATH = /^\/(?:v1|v1beta|v1alpha)\/models$/;
 type Usage = { prompt_tokens: number; completion_tokens: number };
 interface ResolvedReply extends WireReply, StreamShape {
   status: number;
@@ -123,7 +123,9 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       const message = 'Unrecognized request argument supplied: response_format';
       return sendJson(response, 400, { error: { message, type: 'invalid_request_error', param: 'response_format', code: null } });
     }
-    const refusal = options.reasoningModel ? reasoningModelRefusal(call.provider, call.body) : undefined;
+    const refusal =
+      (options.reasoningModel ? reasoningModelRefusal(call.provider, call.body) : undefined) ??
+      (call.provider === 'anthropic' ? anthropicSamplingRefusal(call.body) : undefined);
     if (refusal) {
       logCall(call, nextCallIndex, response);
       return sendJson(response, refusal.status, refusal.body);
@@ -146,31 +148,22 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       const streamOptions = { provider: call.provider, chunkDelayMs: reply.chunkDelayMs ?? 0, headers: reply.headers, pendingDelays };
       return sendEventStream(response, streamFor(request, reply, usage), streamOptions);
     }
-    const completion = call.provider === 'openai' ? openAiCompletion : geminiCompletion;
-    sendJson(response, reply.status, completion(request, reply, usage), reply.headers);
+    sendJson(response, reply.status, COMPLETIONS[call.provider](request, reply, usage), reply.headers);
   }
 
   async function route(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const [rawPath, query = ''] = (request.url ?? '/').split('?');
     const path = rawPath.replace(/\/{2,}/g, '/');
-    const generateMatch = GEMINI_GENERATE_PATH.exec(path);
-    if (request.method === 'POST' && (path === '/v1/chat/completions' || generateMatch)) {
-      const provider: Provider = generateMatch ? 'gemini' : 'openai';
-      const parsed = parseModelCall(provider, await readBody(request), generateMatch?.[1]);
+    const route = modelRoute(request.method, path);
+    if (route) {
+      const { provider } = route;
+      const parsed = parseModelCall(provider, await readBody(request), route.geminiModel);
       if ('problem' in parsed) return sendJson(response, 400, errorBody(provider, 400, `scripted server: ${parsed.problem}`));
-      // Gemini's stream is always SSE here, as the SDK always asks `alt=sse` [GG-api].
-      const streamed = generateMatch ? generateMatch[2] === 'streamGenerateContent' : parsed.body.stream === true;
-      return answerModelCall({ provider, ...parsed, headers: request.headers, streamed }, response);
+      return answerModelCall({ provider, ...parsed, headers: request.headers, streamed: route.streamed(parsed.body) }, response);
     }
+    const listing = modelListing(request.method, path, request.headers, query, models);
+    if (listing) return sendJson(response, 200, listing);
     const fromGemini = isGeminiClient(request.headers, query);
-    if (request.method === 'GET' && path === '/v1/models' && !fromGemini) {
-      const data = models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted-server' }));
-      return sendJson(response, 200, { object: 'list', data });
-    }
-    if (request.method === 'GET' && GEMINI_LIST_PATH.test(path)) {
-      const listed = models.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ['generateContent'] }));
-      return sendJson(response, 200, { models: listed });
-    }
     const message = `scripted server: no route for ${request.method} ${path}`;
     sendJson(response, 404, errorBody(fromGemini ? 'gemini' : 'openai', 404, message));
   }
@@ -247,11 +240,6 @@ function resolveReply(reply: ScriptedReply): ResolvedReply {
 function estimateUsage(messages: ChatMessage[], text: string): Usage {
   const promptCharacters = messages.reduce((total, message) => total + message.content.length, 0);
   return { prompt_tokens: Math.ceil(promptCharacters / 4), completion_tokens: Math.ceil(text.length / 4) };
-}
-
-/** Gemini clients announce themselves with Google headers or a `key` query parameter; OpenAI ones never do. */
-function isGeminiClient(headers: http.IncomingHttpHeaders, query: string): boolean {
-  return headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined || /(?:^|&)key=/.test(query);
 }
 
 function readBody(request: http.IncomingMessage): Promise<string> {

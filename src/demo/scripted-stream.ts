@@ -5,7 +5,8 @@
  */
 import type * as http from 'node:http';
 import type { ScriptedRequest } from './scripted-server';
-import { errorBody, geminiUsage, openAiUsage, type WireReply, type WireUsage } from './scripted-wire';
+import { anthropicStreamError, anthropicStreamEvents } from './scripted-anthropic';
+import { errorBody, geminiUsage, openAiUsage, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
 /** How a reply is streamed when the call asks for a stream; calls that do not stream ignore these. */
 export interface StreamShape {
@@ -25,23 +26,37 @@ export interface StreamShape {
 
 /** The events to send for a streamed call, and whether to break the connection after them. */
 export function streamFor(request: ScriptedRequest, reply: WireReply & StreamShape & { errorMessage: string }, usage: WireUsage): StreamPlan {
-  const events = (request.provider === 'openai' ? openAiStreamEvents : geminiStreamEvents)(request, reply, usage);
+  const pieces = reply.chunks ?? splitIntoPieces(reply.text);
+  const events = FORMATS[request.provider].events(request, reply, usage, pieces);
   if (reply.streamErrorAfter !== undefined) {
-    const error =
-      request.provider === 'openai'
-        ? { error: { message: reply.errorMessage, type: 'server_error', param: null, code: null } }
-        : errorBody('gemini', 500, reply.errorMessage);
-    return { events: [...upToPiece(events, reply.streamErrorAfter), { data: JSON.stringify(error), piece: false }], breakConnection: false };
+    const error = FORMATS[request.provider].error(reply.errorMessage);
+    return { events: [...upToPiece(events, reply.streamErrorAfter), error], breakConnection: false };
   }
   if (reply.streamCutAfter !== undefined) return { events: upToPiece(events, reply.streamCutAfter), breakConnection: true };
   return { events, breakConnection: false };
 }
 
-/** One server-sent event; `piece` marks events that carry a piece of the reply's text or refusal. */
-interface StreamEvent {
+/** One event; `piece` marks events that carry a piece of the reply's text or refusal; `event` names it in an `event:` line. */
+export interface StreamEvent {
   data: string;
   piece: boolean;
+  event?: string;
 }
+
+type EventsWriter = (request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage, pieces: string[]) => StreamEvent[];
+
+/**
+ * Each wire format's events and in-stream error: OpenAI `data: {"error":{…,"type":"server_error"}}`,
+ * Gemini `data: {"error":{"code":500,…,"status":"INTERNAL"}}`, Anthropic `event: error`.
+ */
+const FORMATS: Record<Provider, { events: EventsWriter; error: (message: string) => StreamEvent }> = {
+  openai: {
+    events: openAiStreamEvents,
+    error: (message) => ({ data: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }), piece: false }),
+  },
+  gemini: { events: geminiStreamEvents, error: (message) => ({ data: JSON.stringify(errorBody('gemini', 500, message)), piece: false }) },
+  anthropic: { events: anthropicStreamEvents, error: anthropicStreamError },
+};
 
 interface StreamPlan {
   events: StreamEvent[];
@@ -64,7 +79,7 @@ export function splitIntoPieces(text: string, length = DEFAULT_PIECE_LENGTH): st
  * every chunk has `"usage": null` and one extra chunk with `choices: []` carries the usage; the
  * `obfuscation` padding is there unless `stream_options.include_obfuscation` is false; `[DONE]` ends it.
  */
-function openAiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage): StreamEvent[] {
+function openAiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage, textPieces: string[]): StreamEvent[] {
   const options = request.body.stream_options ?? {};
   const includeUsage = options.include_usage === true;
   const common = {
@@ -87,7 +102,7 @@ function openAiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamS
     ? { role: 'assistant', content: null, refusal: '' }
     : { role: 'assistant', content: toolCalls.length && reply.text === '' ? null : '', refusal: null };
   const events: StreamEvent[] = [{ data: chunk(firstDelta), piece: false }];
-  const pieces = refusing ? splitIntoPieces(reply.refusal ?? '') : reply.chunks ?? splitIntoPieces(reply.text);
+  const pieces = refusing ? splitIntoPieces(reply.refusal ?? '') : textPieces;
   for (const piece of pieces) events.push({ data: chunk(refusing ? { refusal: piece } : { content: piece }), piece: true });
   toolCalls.forEach((call, index) => {
     // [ON-cc]: a tool call opens with its id, type and name; its arguments follow as string pieces.
@@ -108,13 +123,13 @@ function openAiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamS
  * usage so far (cumulative) and `finishReason` on the last one only; no `[DONE]`. A blocked prompt is a
  * single event with `promptFeedback` and no candidates ([GG-types]: "sent only in the first stream chunk").
  */
-function geminiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage): StreamEvent[] {
+function geminiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage, pieces: string[]): StreamEvent[] {
   const common = { modelVersion: request.model, responseId: `scripted-${request.callIndex}` };
   if (reply.promptBlocked) {
     const data = JSON.stringify({ promptFeedback: { blockReason: reply.promptBlocked }, usageMetadata: geminiUsage(usage, reply.reasoningTokens), ...common });
     return [{ data, piece: false }];
   }
-  const contents: Array<{ parts?: object[]; piece: boolean }> = (reply.chunks ?? splitIntoPieces(reply.text)).map((piece) => ({
+  const contents: Array<{ parts?: object[]; piece: boolean }> = pieces.map((piece) => ({
     parts: [{ text: piece }],
     piece: true,
   }));
@@ -154,7 +169,8 @@ function upToPiece(events: StreamEvent[], afterPieces: number): StreamEvent[] {
 
 /**
  * Writes the events as `text/event-stream`, `chunkDelayMs` apart. OpenAI frames end in `\n\n` [ON-stream],
- * Gemini's in `\r\n\r\n` as the recorded API sends them [GG-rec-stream]. Stops as soon as the client leaves.
+ * Gemini's in `\r\n\r\n` as the recorded API sends them [GG-rec-stream]; named events (Anthropic [AN-stream])
+ * start with their `event:` line. Stops as soon as the client leaves.
  */
 export async function sendEventStream(
   response: http.ServerResponse,
@@ -165,12 +181,13 @@ export async function sendEventStream(
   if (response.headersSent || response.destroyed) return;
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...options.headers });
   response.flushHeaders();
-  const end = options.provider === 'openai' ? '\n\n' : '\r\n\r\n';
+  const end = options.provider === 'gemini' ? '\r\n\r\n' : '\n\n';
   let written = Promise.resolve();
   for (const [index, event] of events.entries()) {
     if (index > 0 && options.chunkDelayMs > 0 && !(await waitUnlessClientLeaves(options.chunkDelayMs, response, options.pendingDelays))) return;
     if (response.destroyed) return;
-    written = new Promise((resolve) => response.write(`data: ${event.data}${end}`, () => resolve()));
+    const frame = `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}${end}`;
+    written = new Promise((resolve) => response.write(frame, () => resolve()));
   }
   if (!plan.breakConnection) return void response.end();
   // Destroying at once would drop the events still buffered in the socket: the client must get them first.

@@ -2,6 +2,7 @@
  * The bytes the scripted server answers with, shaped as the real APIs send them
  * (../shared/reference/provider-behaviours.md; keys in brackets name its sources).
  */
+import { anthropicError } from './scripted-anthropic';
 import type { ScriptedRequest } from './scripted-server';
 
 export type Provider = ScriptedRequest['provider'];
@@ -89,8 +90,12 @@ export function geminiUsage(usage: WireUsage, thoughts?: number): object {
   };
 }
 
-/** The error body each API sends ([ON-err] `{"error":{message,type,param,code}}`, [GG-errors] `{"error":{code,message,status}}`). */
+/**
+ * The error body each API sends ([ON-err] `{"error":{message,type,param,code}}`, [GG-errors] `{"error":{code,message,status}}`,
+ * Anthropic's in scripted-anthropic.ts).
+ */
 export function errorBody(provider: Provider, status: number, message: string, fields: { param?: string | null; code?: string | null } = {}): object {
+  if (provider === 'anthropic') return anthropicError(status, message);
   if (provider === 'gemini') {
     const statusName = GEMINI_STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
     return { error: { code: status, message, status: statusName } };
@@ -105,6 +110,7 @@ export function errorBody(provider: Provider, status: number, message: string, f
  * What a GPT-5-family model refuses (provider-behaviours.md §1.1 [I-temp-gpt5], §1.2 [I-maxtok]): any
  * temperature but its default 1, and `max_tokens`. The Gemini form is the same rule in Gemini's error
  * shape, for a model configured to take only its default (Gemini itself documents no such refusal).
+ * Other formats have their own refusals (e.g. `anthropicSamplingRefusal`).
  */
 export function reasoningModelRefusal(provider: Provider, body: any): { status: number; body: object } | undefined {
   if (provider === 'openai') {
@@ -118,6 +124,7 @@ export function reasoningModelRefusal(provider: Provider, body: any): { status: 
     }
     return undefined;
   }
+  if (provider !== 'gemini') return undefined;
   const temperature = body.generationConfig?.temperature;
   if (temperature !== undefined && temperature !== 1) {
     const message = `Invalid value at 'generation_config.temperature' (${temperature}): this model supports only the default temperature.`;
