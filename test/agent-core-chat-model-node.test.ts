@@ -70,6 +70,37 @@ describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
     expect(JSON.stringify(json)).not.toContain('sub-node-key-123456');
   });
 
+  it('records a credential-mode run’s calls for n8n: an AI event per model and tool call, and tokenUsage for the Logs view', async () => {
+    primary.setScript([action('json_transform', { data: [1, 2], expression: 'length(@)' }), final('two')]);
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'count' }]), agentNode({ allowedTools: ['json_transform'] })],
+      connections: connectInSequence('Input', 'Agent Core'),
+      nodeTypes: { agentCore: new AgentCore() },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: primary.openaiBaseUrl } },
+    });
+    const json = result.outputOf('Agent Core')[0].json as Record<string, any>;
+    expect(json.tokenUsage).toEqual({ promptTokens: json.usage.prompt_tokens, completionTokens: json.usage.completion_tokens, totalTokens: json.usage.total_tokens });
+    expect(json.tokenUsage.totalTokens).toBeGreaterThan(0);
+    expect(result.aiEvents.map((entry) => [entry.event, entry.node])).toEqual([
+      ['ai-llm-generated-output', 'Agent Core'],
+      ['ai-tool-called', 'Agent Core'],
+      ['ai-llm-generated-output', 'Agent Core'],
+    ]);
+    expect(JSON.parse(result.aiEvents[1].msg)).toMatchObject({ step: 1, tool: 'json_transform', ok: true });
+    expect(JSON.parse(result.aiEvents[2].msg)).toMatchObject({ step: 2, provider: 'openai', model: 'gpt-4o-mini', usage: json.trace[1].usage });
+  });
+
+  it('leaves a connected chat model’s calls to its own tracing: no AI events or tokenUsage from Agent Core', async () => {
+    primary.setScript([final('done')]);
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'q' }]), agentNode({ provider: 'connected' }), createNode({ name: 'OpenAI Chat Model', type: 'chatModel' })],
+      connections: { ...connectInSequence('Input', 'Agent Core'), 'OpenAI Chat Model': languageModelInput() },
+      nodeTypes: { agentCore: new AgentCore(), chatModel: chatModelSubNode('chatModel', chatOpenAi(primary, 'gpt-5-mini', 'k-123456')) },
+    });
+    expect(result.outputOf('Agent Core')[0].json).not.toHaveProperty('tokenUsage');
+    expect(result.aiEvents.filter((entry) => entry.node === 'Agent Core')).toEqual([]);
+  });
+
   it('fails over from the credential model to the Fallback Model sub-node mid-run, running the tool once', async () => {
     // The credential model retries a 500 twice: every call after the first fails.
     primary.setScript((request) =>

@@ -3,6 +3,7 @@ import { type AgentConfig, type ChatModel, type ProviderName, runAgent } from '.
 import { mapItems } from '../shared/items';
 import { nodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
+import { recordAiCalls } from './ai-events';
 import { readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
 import { modelFromCredential } from './provider-credential';
@@ -107,6 +108,8 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, started: R
     onEvent: stream?.onEvent,
   }).finally(() => stream?.close());
   started.push(...subExecutions);
+  // A connected chat model's own tracing records its calls; the credential mode records them here.
+  const tokens = connected ? {} : recordAiCalls(context, result);
   // The editor links an item to the last execution its workflow tools started, as for n8n's Workflow Tool.
   const linked = subExecutions.length ? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } } : {};
   const failure = runFailureError(context, result, readFailurePolicy(context, itemIndex), itemIndex);
@@ -118,7 +121,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, started: R
     return { json, pairedItem: { item: itemIndex }, ...linked };
   }
   // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply.
-  const json = { ...result, output: result.final_answer, ...(sessionId ? { session_id: sessionId } : {}) };
+  const json = { ...result, output: result.final_answer, ...(sessionId ? { session_id: sessionId } : {}), ...tokens };
   return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
 }
 

@@ -71,6 +71,8 @@ export interface WorkflowRunResult {
   errorOf(nodeName: string): Error | undefined;
   /** Every `executeWorkflow` call made during the run, nested ones included, in call order. */
   executeWorkflowCalls: Array<{ workflowId: string; items: INodeExecutionData[] }>;
+  /** Every `logAiEvent` a node made (n8n's event log and log streaming), in order. */
+  aiEvents: Array<{ event: string; node: string; msg: string }>;
 }
 
 const MAIN_WORKFLOW_ID = 'test-workflow';
@@ -189,6 +191,7 @@ interface EngineSession {
   credentialsHelper: TestCredentialsHelper;
   workflows: Record<string, WorkflowDefinition>;
   executeWorkflowCalls: WorkflowRunResult['executeWorkflowCalls'];
+  aiEvents: WorkflowRunResult['aiEvents'];
   runsByExecutionId: Map<string, IRun>;
   /** Sub-executions started with `doNotWaitToFinish`; awaited before runWorkflow returns. */
   detachedExecutions: Array<Promise<unknown>>;
@@ -255,7 +258,9 @@ function createAdditionalData(
     webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
     webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
     variables: {},
-    logAiEvent: () => {},
+    logAiEvent: (event, payload) => {
+      session.aiEvents.push({ event, node: payload.nodeName, msg: payload.msg });
+    },
     startRunnerTask: async () => {
       throw new Error('Task runners (Code node) are not available in the test engine');
     },
@@ -344,6 +349,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     credentialsHelper: new TestCredentialsHelper({ ...options.credentials }),
     workflows: options.workflows ?? {},
     executeWorkflowCalls: [],
+    aiEvents: [],
     runsByExecutionId: new Map(),
     detachedExecutions: [],
     executionCount: 0,
@@ -369,5 +375,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     outputOf: (nodeName, outputIndex = 0) => lastTaskOf(nodeName).data?.main[outputIndex] ?? [],
     errorOf: (nodeName) => toError(lastTaskOf(nodeName).error),
     executeWorkflowCalls: session.executeWorkflowCalls,
+    aiEvents: session.aiEvents,
   };
 }
