@@ -3,6 +3,9 @@
  * the vendor's real client where one is installed (@anthropic-ai/sdk, openai, @langchain/openai).
  */
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { ChatOpenAI } from '@langchain/openai';
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from '../src/demo/scripted-server';
 
 const openServers: ScriptedServer[] = [];
@@ -118,5 +121,96 @@ describe('Anthropic Messages API through @anthropic-ai/sdk', () => {
     expect(error.error.error.type).toBe('invalid_request_error');
     expect(error.error.error.message).toContain('max_tokens');
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('OpenAI Responses API through the openai SDK and @langchain/openai', () => {
+  function openAiClient(server: ScriptedServer): OpenAI {
+    return new OpenAI({ apiKey: 'test', baseURL: server.openaiBaseUrl, maxRetries: 0 });
+  }
+
+  it('reads instructions and input items and answers a completed Response whose output_text the SDK finds', async () => {
+    const server = await startServer({ script: { text: 'Hi there', reasoningTokens: 3 } });
+    const response = await openAiClient(server).responses.create({
+      model: 'gpt-test',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user', content: 'first' },
+        { role: 'user', content: [{ type: 'input_text', text: 'second' }] },
+      ],
+    });
+    expect(response).toMatchObject({ object: 'response', status: 'completed', model: 'gpt-test', incomplete_details: null });
+    expect(response.output).toMatchObject([{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi there', annotations: [] }] }]);
+    expect(response.output_text).toBe('Hi there');
+    expect(response.usage?.output_tokens_details.reasoning_tokens).toBe(3);
+    expect(response.usage?.total_tokens).toBe((response.usage?.input_tokens ?? 0) + (response.usage?.output_tokens ?? 0));
+    expect(server.requests[0]).toMatchObject({ provider: 'openai-responses', streamed: false });
+    expect(server.requests[0].messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'first' },
+      { role: 'user', content: 'second' },
+    ]);
+  });
+
+  it('ends a length finish incomplete with reason max_output_tokens', async () => {
+    const server = await startServer({ script: { text: 'cut', finishReason: 'length' } });
+    const response = await openAiClient(server).responses.create({ model: 'gpt-test', input: 'hello' });
+    expect(response.status).toBe('incomplete');
+    expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
+  });
+
+  it('streams created, output_text deltas and completed events in sequence order', async () => {
+    const server = await startServer({ script: { chunks: ['Hel', 'lo'] } });
+    const stream = await openAiClient(server).responses.create({ model: 'gpt-test', input: 'hello', stream: true });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events[0].type).toBe('response.created');
+    expect(events.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta)).toEqual(['Hel', 'lo']);
+    const last = events[events.length - 1];
+    expect(last.type).toBe('response.completed');
+    expect(last.response.output[0].content[0].text).toBe('Hello');
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+  });
+
+  it('sends a mid-stream failure as an error event after the text so far', async () => {
+    const server = await startServer({ script: { chunks: ['one', 'two'], streamErrorAfter: 1, errorMessage: 'boom' } });
+    const stream = await openAiClient(server).responses.create({ model: 'gpt-test', input: 'hello', stream: true });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta)).toEqual(['one']);
+    expect(events[events.length - 1]).toMatchObject({ type: 'error', code: 'server_error', message: 'boom' });
+  });
+
+  it('answers an error status in OpenAI error form, which the SDK throws with its status', async () => {
+    const server = await startServer({ script: { status: 429, errorMessage: 'slow down' } });
+    const error = await rejectionOf(openAiClient(server).responses.create({ model: 'gpt-test', input: 'hello' }));
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error.error).toMatchObject({ message: 'slow down', code: 'rate_limit_exceeded' });
+  });
+
+  function chatModel(server: ScriptedServer): ChatOpenAI {
+    return new ChatOpenAI({ model: 'gpt-test', apiKey: 'test', useResponsesApi: true, maxRetries: 0, configuration: { baseURL: server.openaiBaseUrl } });
+  }
+
+  it('serves ChatOpenAI with useResponsesApi: invoke gets the text and the usage', async () => {
+    const server = await startServer({ script: 'Bonjour' });
+    const message = await chatModel(server).invoke([new SystemMessage('Be brief.'), new HumanMessage('hello')]);
+    expect(message.text).toBe('Bonjour');
+    expect(message.usage_metadata?.output_tokens).toBeGreaterThan(0);
+    expect(server.requests[0].provider).toBe('openai-responses');
+    expect(server.requests[0].messages.map((entry) => entry.role)).toEqual(['system', 'user']);
+  });
+
+  it('serves ChatOpenAI with useResponsesApi: stream yields the pieces and ends with the usage', async () => {
+    const server = await startServer({ script: { chunks: ['Bon', 'jour'] } });
+    const pieces: string[] = [];
+    let outputTokens: number | undefined;
+    for await (const chunk of await chatModel(server).stream([new HumanMessage('hello')])) {
+      if (chunk.text) pieces.push(chunk.text);
+      outputTokens = chunk.usage_metadata?.output_tokens ?? outputTokens;
+    }
+    expect(pieces).toEqual(['Bon', 'jour']);
+    expect(outputTokens).toBeGreaterThan(0);
+    expect(server.requests[0].streamed).toBe(true);
   });
 });

@@ -1,10 +1,11 @@
 /**
  * What an SDK sent to the scripted server, read into the neutral message form: OpenAI chat messages
  * (`developer` counts as system), Gemini contents with their system instruction, or the request of a
- * format with its own file (Anthropic).
+ * format with its own file (Anthropic, OpenAI Responses).
  */
 import type { ChatMessage } from '../providers/chat-model';
 import { parseAnthropicCall } from './scripted-anthropic';
+import { parseResponsesCall } from './scripted-responses';
 import type { Provider } from './scripted-wire';
 
 const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
@@ -29,6 +30,7 @@ export function parseModelCall(provider: Provider, rawBody: string, geminiModel?
     return { problem: 'the request body must be a JSON object' };
   }
   if (provider === 'anthropic') return parseAnthropicCall(body);
+  if (provider === 'openai-responses') return parseResponsesCall(body);
   if (provider === 'openai') {
     if (!Array.isArray(body.messages)) return { problem: "Missing required parameter: 'messages'." };
     const messages = body.messages.map((message: any) => ({

@@ -4,6 +4,7 @@
  */
 import type * as http from 'node:http';
 import { anthropicMessage } from './scripted-anthropic';
+import { responsesObject } from './scripted-responses';
 import type { ScriptedRequest } from './scripted-server';
 import { geminiCompletion, openAiCompletion, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
@@ -23,6 +24,7 @@ const streamsWhenAsked = (body: any): boolean => body.stream === true;
 export function modelRoute(method: string | undefined, path: string): ModelRoute | undefined {
   if (method !== 'POST') return undefined;
   if (path === '/v1/chat/completions') return { provider: 'openai', streamed: streamsWhenAsked };
+  if (path === '/v1/responses') return { provider: 'openai-responses', streamed: streamsWhenAsked };
   // [AN-client]: the SDK posts to `${baseURL}/v1/messages`; `stream: true` asks for events [AN-stream].
   if (path === '/v1/messages') return { provider: 'anthropic', streamed: streamsWhenAsked };
   const generateMatch = GEMINI_GENERATE_PATH.exec(path);
@@ -53,4 +55,5 @@ export const COMPLETIONS: Record<Provider, (request: ScriptedRequest, reply: Wir
   openai: openAiCompletion,
   gemini: geminiCompletion,
   anthropic: anthropicMessage,
+  'openai-responses': responsesObject,
 };

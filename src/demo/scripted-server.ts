@@ -1,6 +1,6 @@
 /**
- * A local model server that speaks the OpenAI chat-completions, the Gemini generateContent and the
- * Anthropic Messages wire formats and answers with scripted replies. Tests, `npm run demo` and the
+ * A local model server that speaks the OpenAI chat-completions and Responses, the Gemini generateContent
+ * and the Anthropic Messages wire formats and answers with scripted replies. Tests, `npm run demo` and the
  * benchmarks point the real `openai`, `@google/genai` and `@anthropic-ai/sdk` SDKs at it, so every byte the engine sees went through the vendors' own
  * request and error handling, with no network and no mocked modules.
  */
@@ -15,7 +15,7 @@ import { errorBody, reasoningModelRefusal, type WireReply, type WireUsage } from
 
 /** One model call as the server received it, in the neutral message form. */
 export interface ScriptedRequest {
-  provider: 'openai' | 'gemini' | 'anthropic';
+  provider: 'openai' | 'gemini' | 'anthropic' | 'openai-responses';
   /** The model id without any `models/` prefix. */
   model: string;
   messages: ChatMessage[];
@@ -24,7 +24,7 @@ export interface ScriptedRequest {
   headers: http.IncomingHttpHeaders;
   /** 0-based index of the scripted reply this call consumed (or would have, when rejected before the script). */
   callIndex: number;
-  /** The call asked for a stream (OpenAI and Anthropic `stream: true`, Gemini `:streamGenerateContent`). */
+  /** The call asked for a stream (OpenAI, Responses and Anthropic `stream: true`, Gemini `:streamGenerateContent`). */
   streamed: boolean;
   /** Becomes true when the client closed the connection before the whole answer was sent (e.g. an abort mid-stream). */
   clientLeftEarly: boolean;
@@ -72,7 +72,7 @@ export interface ScriptedServerOptions {
 export interface ScriptedServer {
   /** `http://127.0.0.1:PORT`, also the `baseURL` for @anthropic-ai/sdk (it appends `/v1/messages`). */
   url: string;
-  /** `baseURL` for the openai SDK. */
+  /** `baseURL` for the openai SDK (chat completions and Responses). */
   openaiBaseUrl: string;
   /** `httpOptions.baseUrl` for @google/genai (it appends `/v1beta/...` itself). */
   geminiBaseUrl: string;

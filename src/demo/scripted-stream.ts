@@ -6,6 +6,7 @@
 import type * as http from 'node:http';
 import type { ScriptedRequest } from './scripted-server';
 import { anthropicStreamError, anthropicStreamEvents } from './scripted-anthropic';
+import { responsesStreamError, responsesStreamEvents } from './scripted-responses';
 import { errorBody, geminiUsage, openAiUsage, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
 /** How a reply is streamed when the call asks for a stream; calls that do not stream ignore these. */
@@ -29,8 +30,8 @@ export function streamFor(request: ScriptedRequest, reply: WireReply & StreamSha
   const pieces = reply.chunks ?? splitIntoPieces(reply.text);
   const events = FORMATS[request.provider].events(request, reply, usage, pieces);
   if (reply.streamErrorAfter !== undefined) {
-    const error = FORMATS[request.provider].error(reply.errorMessage);
-    return { events: [...upToPiece(events, reply.streamErrorAfter), error], breakConnection: false };
+    const sent = upToPiece(events, reply.streamErrorAfter);
+    return { events: [...sent, FORMATS[request.provider].error(reply.errorMessage, sent.length)], breakConnection: false };
   }
   if (reply.streamCutAfter !== undefined) return { events: upToPiece(events, reply.streamCutAfter), breakConnection: true };
   return { events, breakConnection: false };
@@ -46,16 +47,18 @@ export interface StreamEvent {
 type EventsWriter = (request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage, pieces: string[]) => StreamEvent[];
 
 /**
- * Each wire format's events and in-stream error: OpenAI `data: {"error":{…,"type":"server_error"}}`,
- * Gemini `data: {"error":{"code":500,…,"status":"INTERNAL"}}`, Anthropic `event: error`.
+ * Each wire format's events and in-stream error (given how many events came before it): OpenAI
+ * `data: {"error":{…,"type":"server_error"}}`, Gemini `data: {"error":{"code":500,…,"status":"INTERNAL"}}`,
+ * Anthropic and Responses `event: error`.
  */
-const FORMATS: Record<Provider, { events: EventsWriter; error: (message: string) => StreamEvent }> = {
+const FORMATS: Record<Provider, { events: EventsWriter; error: (message: string, eventsBefore: number) => StreamEvent }> = {
   openai: {
     events: openAiStreamEvents,
     error: (message) => ({ data: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }), piece: false }),
   },
   gemini: { events: geminiStreamEvents, error: (message) => ({ data: JSON.stringify(errorBody('gemini', 500, message)), piece: false }) },
   anthropic: { events: anthropicStreamEvents, error: anthropicStreamError },
+  'openai-responses': { events: responsesStreamEvents, error: responsesStreamError },
 };
 
 interface StreamPlan {
