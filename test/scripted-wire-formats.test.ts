@@ -1,6 +1,7 @@
 /**
  * The scripted server's Anthropic Messages, OpenAI Responses and Ollama native formats, each through
- * the vendor's real client where one is installed (@anthropic-ai/sdk, openai, @langchain/openai).
+ * the vendor's real client where one is installed (@anthropic-ai/sdk, openai, @langchain/openai). The
+ * `ollama` npm client is not installed, so the Ollama tests use plain fetch, as ollama-js does.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -212,5 +213,77 @@ describe('OpenAI Responses API through the openai SDK and @langchain/openai', ()
     expect(pieces).toEqual(['Bon', 'jour']);
     expect(outputTokens).toBeGreaterThan(0);
     expect(server.requests[0].streamed).toBe(true);
+  });
+});
+
+describe('Ollama native chat API over plain fetch (the ollama npm client is not installed)', () => {
+  function postChat(server: ScriptedServer, body: object): Promise<Response> {
+    return fetch(`${server.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  it('answers stream: false with one done message carrying done_reason and the eval counts', async () => {
+    const server = await startServer({ script: 'Hallo' });
+    const answer = await postChat(server, {
+      model: 'llama-test',
+      stream: false,
+      options: { temperature: 0 },
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+    });
+    expect(answer.status).toBe(200);
+    const body: any = await answer.json();
+    expect(body).toMatchObject({ model: 'llama-test', message: { role: 'assistant', content: 'Hallo' }, done: true, done_reason: 'stop' });
+    expect(body.prompt_eval_count).toBeGreaterThan(0);
+    expect(body.eval_count).toBeGreaterThan(0);
+    expect(typeof body.total_duration).toBe('number');
+    expect(server.requests[0]).toMatchObject({ provider: 'ollama', streamed: false, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] });
+  });
+
+  it('streams NDJSON by default: done:false pieces, then a done:true line with length as done_reason', async () => {
+    const server = await startServer({ script: { chunks: ['Hal', 'lo'], finishReason: 'length' } });
+    const answer = await postChat(server, { model: 'llama-test', messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.headers.get('content-type')).toBe('application/x-ndjson');
+    const lines = (await answer.text()).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => [line.message.content, line.done])).toEqual([
+      ['Hal', false],
+      ['lo', false],
+      ['', true],
+    ]);
+    expect(lines[2]).toMatchObject({ done_reason: 'length' });
+    expect(lines[2].eval_count).toBeGreaterThan(0);
+    expect(server.requests[0].streamed).toBe(true);
+  });
+
+  it('ends a stream that fails midway with an error line', async () => {
+    const server = await startServer({ script: { chunks: ['one', 'two'], streamErrorAfter: 1, errorMessage: 'boom' } });
+    const answer = await postChat(server, { model: 'llama-test', messages: [{ role: 'user', content: 'hi' }] });
+    const lines = (await answer.text()).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual([expect.objectContaining({ message: { role: 'assistant', content: 'one' }, done: false }), { error: 'boom' }]);
+  });
+
+  it('answers errors as {"error": message} with the status, and 400 for a missing model', async () => {
+    const server = await startServer({ script: { status: 404, errorMessage: 'model "llama-test" not found, try pulling it first' } });
+    const notFound = await postChat(server, { model: 'llama-test', stream: false, messages: [] });
+    expect(notFound.status).toBe(404);
+    expect(await notFound.json()).toEqual({ error: 'model "llama-test" not found, try pulling it first' });
+    const noModel = await postChat(server, { messages: [] });
+    expect(noModel.status).toBe(400);
+    expect(((await noModel.json()) as any).error).toContain('model is required');
+  });
+
+  it('lists the served models on /api/tags and tells its version on /api/version', async () => {
+    const server = await startServer({ models: ['llama-test', 'qwen-test'] });
+    const tags: any = await (await fetch(`${server.url}/api/tags`)).json();
+    expect(tags.models.map((model: any) => [model.name, model.model])).toEqual([
+      ['llama-test', 'llama-test'],
+      ['qwen-test', 'qwen-test'],
+    ]);
+    const version: any = await (await fetch(`${server.url}/api/version`)).json();
+    expect(typeof version.version).toBe('string');
+    const unknown = await fetch(`${server.url}/api/nothing`);
+    expect(unknown.status).toBe(404);
+    expect(typeof ((await unknown.json()) as any).error).toBe('string');
   });
 });

@@ -1,10 +1,11 @@
 /**
  * What an SDK sent to the scripted server, read into the neutral message form: OpenAI chat messages
  * (`developer` counts as system), Gemini contents with their system instruction, or the request of a
- * format with its own file (Anthropic, OpenAI Responses).
+ * format with its own file (Anthropic, OpenAI Responses, Ollama).
  */
 import type { ChatMessage } from '../providers/chat-model';
 import { parseAnthropicCall } from './scripted-anthropic';
+import { parseOllamaCall } from './scripted-ollama';
 import { parseResponsesCall } from './scripted-responses';
 import type { Provider } from './scripted-wire';
 
@@ -31,6 +32,7 @@ export function parseModelCall(provider: Provider, rawBody: string, geminiModel?
   }
   if (provider === 'anthropic') return parseAnthropicCall(body);
   if (provider === 'openai-responses') return parseResponsesCall(body);
+  if (provider === 'ollama') return parseOllamaCall(body);
   if (provider === 'openai') {
     if (!Array.isArray(body.messages)) return { problem: "Missing required parameter: 'messages'." };
     const messages = body.messages.map((message: any) => ({

@@ -4,6 +4,7 @@
  */
 import type * as http from 'node:http';
 import { anthropicMessage } from './scripted-anthropic';
+import { ollamaChat, ollamaTags, ollamaVersion } from './scripted-ollama';
 import { responsesObject } from './scripted-responses';
 import type { ScriptedRequest } from './scripted-server';
 import { geminiCompletion, openAiCompletion, type Provider, type WireReply, type WireUsage } from './scripted-wire';
@@ -27,6 +28,8 @@ export function modelRoute(method: string | undefined, path: string): ModelRoute
   if (path === '/v1/responses') return { provider: 'openai-responses', streamed: streamsWhenAsked };
   // [AN-client]: the SDK posts to `${baseURL}/v1/messages`; `stream: true` asks for events [AN-stream].
   if (path === '/v1/messages') return { provider: 'anthropic', streamed: streamsWhenAsked };
+  // [OL-api]: Ollama streams unless the request says `stream: false`.
+  if (path === '/api/chat') return { provider: 'ollama', streamed: (body) => body.stream !== false };
   const generateMatch = GEMINI_GENERATE_PATH.exec(path);
   // Gemini's stream is always SSE here, as the SDK always asks `alt=sse` [GG-api].
   if (generateMatch) return { provider: 'gemini', geminiModel: generateMatch[1], streamed: () => generateMatch[2] === 'streamGenerateContent' };
@@ -39,14 +42,22 @@ export function modelListing(method: string | undefined, path: string, headers: 
   if (path === '/v1/models' && !isGeminiClient(headers, query)) {
     return { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted-server' })) };
   }
+  if (path === '/api/tags') return ollamaTags(models);
+  if (path === '/api/version') return ollamaVersion();
   if (GEMINI_LIST_PATH.test(path)) {
     return { models: models.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ['generateContent'] })) };
   }
   return undefined;
 }
 
+/** The format to answer an unroutable request in: Ollama's for its `/api/` paths, Gemini's for Gemini clients, else OpenAI's. */
+export function errorFormatOf(path: string, headers: http.IncomingHttpHeaders, query: string): Provider {
+  if (path.startsWith('/api/')) return 'ollama';
+  return isGeminiClient(headers, query) ? 'gemini' : 'openai';
+}
+
 /** Gemini clients announce themselves with Google headers or a `key` query parameter; OpenAI ones never do. */
-export function isGeminiClient(headers: http.IncomingHttpHeaders, query: string): boolean {
+function isGeminiClient(headers: http.IncomingHttpHeaders, query: string): boolean {
   return headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined || /(?:^|&)key=/.test(query);
 }
 
@@ -56,4 +67,5 @@ export const COMPLETIONS: Record<Provider, (request: ScriptedRequest, reply: Wir
   gemini: geminiCompletion,
   anthropic: anthropicMessage,
   'openai-responses': responsesObject,
+  ollama: ollamaChat,
 };

@@ -1,6 +1,6 @@
 /**
- * A local model server that speaks the OpenAI chat-completions and Responses, the Gemini generateContent
- * and the Anthropic Messages wire formats and answers with scripted replies. Tests, `npm run demo` and the
+ * A local model server that speaks the OpenAI chat-completions and Responses, the Gemini generateContent,
+ * the Anthropic Messages and Ollama's native chat wire formats and answers with scripted replies. Tests, `npm run demo` and the
  * benchmarks point the real `openai`, `@google/genai` and `@anthropic-ai/sdk` SDKs at it, so every byte the engine sees went through the vendors' own
  * request and error handling, with no network and no mocked modules.
  */
@@ -10,12 +10,12 @@ import type { ChatMessage } from '../providers/chat-model';
 import { parseModelCall } from './scripted-request';
 import { sendEventStream, streamFor, waitUnlessClientLeaves, type StreamShape } from './scripted-stream';
 import { anthropicSamplingRefusal } from './scripted-anthropic';
-import { COMPLETIONS, isGeminiClient, modelListing, modelRoute } from './scripted-routes';
+import { COMPLETIONS, errorFormatOf, modelListing, modelRoute } from './scripted-routes';
 import { errorBody, reasoningModelRefusal, type WireReply, type WireUsage } from './scripted-wire';
 
 /** One model call as the server received it, in the neutral message form. */
 export interface ScriptedRequest {
-  provider: 'openai' | 'gemini' | 'anthropic' | 'openai-responses';
+  provider: 'openai' | 'gemini' | 'anthropic' | 'openai-responses' | 'ollama';
   /** The model id without any `models/` prefix. */
   model: string;
   messages: ChatMessage[];
@@ -24,7 +24,7 @@ export interface ScriptedRequest {
   headers: http.IncomingHttpHeaders;
   /** 0-based index of the scripted reply this call consumed (or would have, when rejected before the script). */
   callIndex: number;
-  /** The call asked for a stream (OpenAI, Responses and Anthropic `stream: true`, Gemini `:streamGenerateContent`). */
+  /** The call asked for a stream (OpenAI, Responses and Anthropic `stream: true`, Gemini `:streamGenerateContent`, Ollama unless `stream: false`). */
   streamed: boolean;
   /** Becomes true when the client closed the connection before the whole answer was sent (e.g. an abort mid-stream). */
   clientLeftEarly: boolean;
@@ -59,7 +59,7 @@ export type Script = ScriptedReply | ScriptedReply[] | ((request: ScriptedReques
 export interface ScriptedServerOptions {
   /** Defaults to an empty array: every call answers HTTP 500 "no reply scripted". */
   script?: Script;
-  /** Model ids served by both model-listing endpoints. */
+  /** Model ids served by every model-listing endpoint (OpenAI, Gemini, Ollama `/api/tags`). */
   models?: string[];
   /** Answer HTTP 400 to OpenAI calls carrying `response_format`, like endpoints without JSON mode. */
   rejectResponseFormat?: boolean;
@@ -70,7 +70,7 @@ export interface ScriptedServerOptions {
 }
 
 export interface ScriptedServer {
-  /** `http://127.0.0.1:PORT`, also the `baseURL` for @anthropic-ai/sdk (it appends `/v1/messages`). */
+  /** `http://127.0.0.1:PORT`, also the base URL for @anthropic-ai/sdk (it appends `/v1/messages`) and for Ollama (`/api/…`). */
   url: string;
   /** `baseURL` for the openai SDK (chat completions and Responses). */
   openaiBaseUrl: string;
@@ -154,18 +154,17 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   async function route(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const [rawPath, query = ''] = (request.url ?? '/').split('?');
     const path = rawPath.replace(/\/{2,}/g, '/');
-    const route = modelRoute(request.method, path);
-    if (route) {
-      const { provider } = route;
-      const parsed = parseModelCall(provider, await readBody(request), route.geminiModel);
+    const modelCall = modelRoute(request.method, path);
+    if (modelCall) {
+      const { provider } = modelCall;
+      const parsed = parseModelCall(provider, await readBody(request), modelCall.geminiModel);
       if ('problem' in parsed) return sendJson(response, 400, errorBody(provider, 400, `scripted server: ${parsed.problem}`));
-      return answerModelCall({ provider, ...parsed, headers: request.headers, streamed: route.streamed(parsed.body) }, response);
+      return answerModelCall({ provider, ...parsed, headers: request.headers, streamed: modelCall.streamed(parsed.body) }, response);
     }
     const listing = modelListing(request.method, path, request.headers, query, models);
     if (listing) return sendJson(response, 200, listing);
-    const fromGemini = isGeminiClient(request.headers, query);
     const message = `scripted server: no route for ${request.method} ${path}`;
-    sendJson(response, 404, errorBody(fromGemini ? 'gemini' : 'openai', 404, message));
+    sendJson(response, 404, errorBody(errorFormatOf(path, request.headers, query), 404, message));
   }
 
   const server = http.createServer((request, response) => {

@@ -6,6 +6,7 @@
 import type * as http from 'node:http';
 import type { ScriptedRequest } from './scripted-server';
 import { anthropicStreamError, anthropicStreamEvents } from './scripted-anthropic';
+import { ollamaStreamError, ollamaStreamLines } from './scripted-ollama';
 import { responsesStreamError, responsesStreamEvents } from './scripted-responses';
 import { errorBody, geminiUsage, openAiUsage, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
@@ -49,7 +50,7 @@ type EventsWriter = (request: ScriptedRequest, reply: WireReply & StreamShape, u
 /**
  * Each wire format's events and in-stream error (given how many events came before it): OpenAI
  * `data: {"error":{…,"type":"server_error"}}`, Gemini `data: {"error":{"code":500,…,"status":"INTERNAL"}}`,
- * Anthropic and Responses `event: error`.
+ * Anthropic and Responses `event: error`, Ollama an `{"error":…}` line.
  */
 const FORMATS: Record<Provider, { events: EventsWriter; error: (message: string, eventsBefore: number) => StreamEvent }> = {
   openai: {
@@ -59,6 +60,7 @@ const FORMATS: Record<Provider, { events: EventsWriter; error: (message: string,
   gemini: { events: geminiStreamEvents, error: (message) => ({ data: JSON.stringify(errorBody('gemini', 500, message)), piece: false }) },
   anthropic: { events: anthropicStreamEvents, error: anthropicStreamError },
   'openai-responses': { events: responsesStreamEvents, error: responsesStreamError },
+  ollama: { events: ollamaStreamLines, error: ollamaStreamError },
 };
 
 interface StreamPlan {
@@ -173,7 +175,8 @@ function upToPiece(events: StreamEvent[], afterPieces: number): StreamEvent[] {
 /**
  * Writes the events as `text/event-stream`, `chunkDelayMs` apart. OpenAI frames end in `\n\n` [ON-stream],
  * Gemini's in `\r\n\r\n` as the recorded API sends them [GG-rec-stream]; named events (Anthropic [AN-stream])
- * start with their `event:` line. Stops as soon as the client leaves.
+ * start with their `event:` line. Ollama's native stream is NDJSON instead, one JSON per line [OL-api].
+ * Stops as soon as the client leaves.
  */
 export async function sendEventStream(
   response: http.ServerResponse,
@@ -182,14 +185,16 @@ export async function sendEventStream(
 ): Promise<void> {
   const { events } = plan;
   if (response.headersSent || response.destroyed) return;
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...options.headers });
+  const ndjson = options.provider === 'ollama';
+  const contentType = ndjson ? 'application/x-ndjson' : 'text/event-stream';
+  response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', ...options.headers });
   response.flushHeaders();
   const end = options.provider === 'gemini' ? '\r\n\r\n' : '\n\n';
   let written = Promise.resolve();
   for (const [index, event] of events.entries()) {
     if (index > 0 && options.chunkDelayMs > 0 && !(await waitUnlessClientLeaves(options.chunkDelayMs, response, options.pendingDelays))) return;
     if (response.destroyed) return;
-    const frame = `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}${end}`;
+    const frame = ndjson ? `${event.data}\n` : `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}${end}`;
     written = new Promise((resolve) => response.write(frame, () => resolve()));
   }
   if (!plan.breakConnection) return void response.end();

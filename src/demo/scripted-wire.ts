@@ -3,6 +3,7 @@
  * (../shared/reference/provider-behaviours.md; keys in brackets name its sources).
  */
 import { anthropicError } from './scripted-anthropic';
+import { ollamaError } from './scripted-ollama';
 import type { ScriptedRequest } from './scripted-server';
 
 export type Provider = ScriptedRequest['provider'];
@@ -92,10 +93,11 @@ export function geminiUsage(usage: WireUsage, thoughts?: number): object {
 
 /**
  * The error body each API sends ([ON-err] `{"error":{message,type,param,code}}`, [GG-errors] `{"error":{code,message,status}}`,
- * Anthropic's in scripted-anthropic.ts).
+ * Anthropic's and Ollama's in their own files; the Responses API's is OpenAI's).
  */
 export function errorBody(provider: Provider, status: number, message: string, fields: { param?: string | null; code?: string | null } = {}): object {
   if (provider === 'anthropic') return anthropicError(status, message);
+  if (provider === 'ollama') return ollamaError(message);
   if (provider === 'gemini') {
     const statusName = GEMINI_STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
     return { error: { code: status, message, status: statusName } };
