@@ -1,7 +1,7 @@
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
 import { chatHubConversation } from './chat-hub-scenarios';
-import { fallbackSubNodeFinishesTheRun, toolStepThenAnswerOnSubNode, type ChatModelSubNode } from './chat-model-scenarios';
+import { CHAT_MODEL_SUB_NODES, fallbackSubNodeFinishesTheRun, toolStepThenAnswerOnSubNode, type ChatModelSubNode } from './chat-model-scenarios';
 import { chatWidgetConversation, streamingChatConversation, wrongApiKeyRetriedThenRoutedToErrorOutput } from './chat-scenarios';
 import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
@@ -208,8 +208,7 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
     });
 
     describe("n8n's Chat Model sub-nodes on Agent Core (examples/agent-core-chat-model.json)", () => {
-      // Anthropic and Ollama join when the scripted server speaks their wire formats.
-      for (const subNode of ['openai', 'gemini'] as ChatModelSubNode[]) {
+      for (const subNode of Object.keys(CHAT_MODEL_SUB_NODES) as ChatModelSubNode[]) {
         it(`runs a tool step and the final answer on the ${subNode} sub-node, in its own wire format`, async () => {
           await toolStepThenAnswerOnSubNode(get(), subNode, `n8n ${line}`);
         });

@@ -12,8 +12,8 @@ export type ChatModelSubNode = SubNodeProvider | 'openai';
  * to the scripted server (ScriptedRequest.provider): the OpenAI sub-node uses the Responses API, as its
  * version 1.3 does by default; Ollama's uses Ollama's native /api/chat.
  */
-export const CHAT_MODEL_SUB_NODES: Record<ChatModelSubNode, { webhook: string; provider: string; wire: string }> = {
-  openai: { webhook: WEBHOOKS.chatModel, provider: 'openai', wire: 'openai' },
+export const CHAT_MODEL_SUB_NODES: Record<ChatModelSubNode, { webhook: string; provider: string; wire: ScriptedRequest['provider'] }> = {
+  openai: { webhook: WEBHOOKS.chatModel, provider: 'openai', wire: 'openai-responses' },
   anthropic: { webhook: WEBHOOKS.chatModelAnthropic, provider: 'anthropic', wire: 'anthropic' },
   gemini: { webhook: WEBHOOKS.chatModelGemini, provider: 'gemini', wire: 'gemini' },
   ollama: { webhook: WEBHOOKS.chatModelOllama, provider: 'ollama', wire: 'ollama' },
