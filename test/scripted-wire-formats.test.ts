@@ -95,7 +95,7 @@ describe('Anthropic Messages API through @anthropic-ai/sdk', () => {
     const rateLimited = await rejectionOf(ask());
     expect(rateLimited).toBeInstanceOf(Anthropic.RateLimitError);
     expect(rateLimited.status).toBe(429);
-    // SDK 0.27: `.error` is the whole body, `{type:"error", error:{type, message}, request_id}`.
+    // @anthropic-ai/sdk (0.115, as n8n 2.41 bundles; 0.27 too): `.error` is the whole body, `{type:"error", error:{type, message}, request_id}`.
     expect(rateLimited.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } });
     const overloaded = await rejectionOf(ask());
     expect(overloaded.status).toBe(529);
