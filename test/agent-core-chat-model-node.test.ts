@@ -1,33 +1,16 @@
 import { ChatOpenAI } from '@langchain/openai';
-import { NodeConnectionTypes, type INodeType, type ISupplyDataFunctions, type SupplyData } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { startScriptedServer, type ScriptedServer } from '../src/demo/scripted-server';
 import { action, final } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
-import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
+import { connectInSequence, createInputNode, createNode, subNode } from './support/test-nodes';
 
 /**
  * Agent Core driven by chat model sub-nodes in n8n's real engine: the sub-node's supplyData hands over a
  * real LangChain ChatOpenAI (as n8n's OpenAI Chat Model does), pointed at a local scripted server.
  */
-function chatModelSubNode(typeName: string, build: () => ChatOpenAI): INodeType {
-  return {
-    description: {
-      displayName: typeName,
-      name: typeName,
-      group: ['transform'],
-      version: 1,
-      description: 'test chat model',
-      defaults: { name: typeName },
-      inputs: [],
-      outputs: [NodeConnectionTypes.AiLanguageModel],
-      properties: [],
-    },
-    async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
-      return { response: build() };
-    },
-  };
-}
+const chatModelSubNode = (typeName: string, build: () => ChatOpenAI) => subNode(typeName, NodeConnectionTypes.AiLanguageModel, build);
 
 const languageModelInput = (index = 0) => ({ ai_languageModel: [[{ node: 'Agent Core', type: NodeConnectionTypes.AiLanguageModel, index }]] });
 

@@ -5,15 +5,13 @@ import {
   type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
-  type ISupplyDataFunctions,
-  type SupplyData,
 } from 'n8n-workflow';
 import { z as zod4 } from 'zod';
 import { z as zod3 } from 'zod/v3';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { action, final, lastUserMessage, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
-import { connectInSequence, createInputNode, createNode, createSubWorkflowTriggerNode } from './support/test-nodes';
+import { connectInSequence, createInputNode, createNode, createSubWorkflowTriggerNode, subNode } from './support/test-nodes';
 
 /** The sub-workflow's work: looks a customer up by id (a real node running in the sub-workflow). */
 class CustomerLookup implements INodeType {
@@ -32,26 +30,6 @@ class CustomerLookup implements INodeType {
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return [this.getInputData().map((item, index) => ({ json: { id: item.json.id, name: item.json.id === 'c-7' ? 'Ada Lovelace' : 'unknown', plan: 'gold' }, pairedItem: { item: index } }))];
   }
-}
-
-/** A tool sub-node as n8n's own are built: supplyData returns a LangChain tool with a zod schema. */
-function toolSubNode(typeName: string, tool: () => DynamicStructuredTool): INodeType {
-  return {
-    description: {
-      displayName: typeName,
-      name: typeName,
-      group: ['transform'],
-      version: 1,
-      description: 'test tool',
-      defaults: { name: typeName },
-      inputs: [],
-      outputs: [NodeConnectionTypes.AiTool],
-      properties: [],
-    },
-    async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
-      return { response: tool() };
-    },
-  };
 }
 
 const calls: unknown[] = [];
@@ -157,7 +135,7 @@ describe('Agent Core tools inside n8n’s engine', () => {
         Multiply: { ai_tool: [[{ node: 'Agent Core', type: NodeConnectionTypes.AiTool, index: 0 }]] },
         Greet: { ai_tool: [[{ node: 'Agent Core', type: NodeConnectionTypes.AiTool, index: 0 }]] },
       },
-      nodeTypes: { agentCore: new AgentCore(), multiplyTool: toolSubNode('multiplyTool', multiplyTool), greetTool: toolSubNode('greetTool', greetTool) },
+      nodeTypes: { agentCore: new AgentCore(), multiplyTool: subNode('multiplyTool', NodeConnectionTypes.AiTool, multiplyTool), greetTool: subNode('greetTool', NodeConnectionTypes.AiTool, greetTool) },
       credentials: credentials(),
     });
     const json = result.outputOf('Agent Core')[0].json;

@@ -1,19 +1,10 @@
 import * as http from 'node:http';
 import OpenAI from 'openai';
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from '../src/demo/scripted-server';
+import type { ScriptedServer } from '../src/demo/scripted-server';
+import { startsScriptedServers } from './support/agent';
 
-const openServers: ScriptedServer[] = [];
-
-async function startServer(options?: ScriptedServerOptions): Promise<ScriptedServer> {
-  const server = await startScriptedServer(options);
-  openServers.push(server);
-  return server;
-}
-
-afterEach(async () => {
-  await Promise.all(openServers.splice(0).map((server) => server.close()));
-});
+const startServer = startsScriptedServers();
 
 function openAiClient(server: ScriptedServer, options: { maxRetries?: number; timeout?: number } = {}): OpenAI {
   return new OpenAI({ apiKey: 'test', baseURL: server.openaiBaseUrl, maxRetries: 0, ...options });

@@ -7,19 +7,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { ChatOpenAI } from '@langchain/openai';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
-import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from '../src/demo/scripted-server';
+import type { ScriptedServer } from '../src/demo/scripted-server';
+import { startsScriptedServers } from './support/agent';
 
-const openServers: ScriptedServer[] = [];
-
-async function startServer(options?: ScriptedServerOptions): Promise<ScriptedServer> {
-  const server = await startScriptedServer(options);
-  openServers.push(server);
-  return server;
-}
-
-afterEach(async () => {
-  await Promise.all(openServers.splice(0).map((server) => server.close()));
-});
+const startServer = startsScriptedServers();
 
 async function rejectionOf(promise: Promise<unknown>): Promise<any> {
   try {

@@ -65,6 +65,23 @@ for (const line of selectedLines()) {
       });
     }
 
+    /**
+     * Clicks "Execute workflow", posts the demo prompt to the test webhook the trigger waits on, checks the
+     * answer, and sees Agent Core succeed after the demo model's two calls (a json_transform action, the answer).
+     */
+    async function runDemoFromEditor(page: Page, webhookPath: string): Promise<void> {
+      const callsBefore = instance!.model.requests.length;
+      await steps.run('click "Execute workflow" and send the request the Webhook trigger waits for', async () => {
+        const response = await editor.executeWorkflowThroughTestWebhook(page, instance!.baseUrl, webhookPath, { prompt: DEMO_PROMPT });
+        if (response.status !== 200) throw new Error(`the test webhook answered HTTP ${response.status}: ${response.text.slice(0, 1000)}`);
+        expect(JSON.parse(response.text).final_answer).toBe(EXPECTED_ANSWER);
+      }, 2 * MINUTE);
+      await steps.run('see Agent Core succeed on the canvas', async () => {
+        await editor.waitForNodeSuccess(page, NODE);
+        expect(instance!.model.requests.length - callsBefore).toBe(2);
+      });
+    }
+
     beforeAll(async () => {
       freshFolder(screenshotFolder);
       await steps.run('find Chromium', async () => assertChromiumInstalled());
@@ -124,17 +141,7 @@ for (const line of selectedLines()) {
     test('runs the example from the editor and shows final_answer in the output pane', async () => {
       const page = signedInPage();
       await onCanvas(page);
-      const callsBefore = instance!.model.requests.length;
-      await steps.run('click "Execute workflow" and send the request the Webhook trigger waits for', async () => {
-        const response = await editor.executeWorkflowThroughTestWebhook(page, instance!.baseUrl, WEBHOOK_PATH, { prompt: DEMO_PROMPT });
-        if (response.status !== 200) throw new Error(`the test webhook answered HTTP ${response.status}: ${response.text.slice(0, 1000)}`);
-        expect(JSON.parse(response.text).final_answer).toBe(EXPECTED_ANSWER);
-      }, 2 * MINUTE);
-      await steps.run('see Agent Core succeed on the canvas', async () => {
-        await editor.waitForNodeSuccess(page, NODE);
-        // The demo model: one json_transform action, then the final answer.
-        expect(instance!.model.requests.length - callsBefore).toBe(2);
-      });
+      await runDemoFromEditor(page, WEBHOOK_PATH);
       await steps.screenshot('05-run-finished.png');
 
       const panel = await steps.run('open the Agent Core panel after the run', () => editor.openNodePanel(page, NODE));
@@ -188,17 +195,8 @@ for (const line of selectedLines()) {
       const page = signedInPage();
       const id = await steps.run('find the sub-node workflow through the REST API', () => editor.workflowIdByName(page, SUB_NODE_WORKFLOW.name));
       await steps.run('open the sub-node workflow', () => editor.openWorkflow(page, instance!.baseUrl, id, CHAT_MODEL_NODE));
-      const callsBefore = instance!.model.requests.length;
-      await steps.run('click "Execute workflow" and send the request the Webhook trigger waits for', async () => {
-        const response = await editor.executeWorkflowThroughTestWebhook(page, instance!.baseUrl, SUB_NODE_WEBHOOK_PATH, { prompt: DEMO_PROMPT });
-        if (response.status !== 200) throw new Error(`the test webhook answered HTTP ${response.status}: ${response.text.slice(0, 1000)}`);
-        expect(JSON.parse(response.text).final_answer).toBe(EXPECTED_ANSWER);
-      }, 2 * MINUTE);
-      await steps.run('see Agent Core succeed on the canvas', async () => {
-        await editor.waitForNodeSuccess(page, NODE);
-        // Through the sub-node too, the demo model answers one json_transform action, then the final answer.
-        expect(instance!.model.requests.length - callsBefore).toBe(2);
-      });
+      // Through the sub-node too, the demo model answers one json_transform action, then the final answer.
+      await runDemoFromEditor(page, SUB_NODE_WEBHOOK_PATH);
       const logs = await steps.run('open the Logs panel', () => editor.openLogsPanel(page));
       await steps.run(`see two ${CHAT_MODEL_NODE} entries right under Agent Core, each with its token count`, async () => {
         const entries = await editor.logEntries(logs);

@@ -30,6 +30,22 @@ export function useScriptedServer(options: ScriptedServerOptions = {}): () => Sc
   return () => server!;
 }
 
+/**
+ * For tests that start their own scripted servers, each with its own options: returns a starter, and
+ * closes every server it started after each test.
+ */
+export function startsScriptedServers(): (options?: ScriptedServerOptions) => Promise<ScriptedServer> {
+  const started: ScriptedServer[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((server) => server.close()));
+  });
+  return async (options) => {
+    const server = await startScriptedServer(options);
+    started.push(server);
+    return server;
+  };
+}
+
 export const action = (tool: string, args: Record<string, unknown>) => JSON.stringify({ type: 'action', tool, args });
 export const final = (answer: string) => JSON.stringify({ type: 'final', answer });
 

@@ -9,6 +9,9 @@ import {
   type INodeParameters,
   type INodeType,
   type INodeTypeDescription,
+  type ISupplyDataFunctions,
+  type NodeConnectionType,
+  type SupplyData,
 } from 'n8n-workflow';
 
 /** Type name of {@link TestInput}, the node that starts every workflow run by the harness. */
@@ -121,4 +124,27 @@ export function connectInSequence(...nodeNames: string[]): IConnections {
     };
   }
   return connections;
+}
+
+/**
+ * A sub-node as n8n's own are built: no inputs, one AI output (a tool, a chat model…), and supplyData
+ * returning what `supply` builds (a LangChain tool or chat model) for the root node to use.
+ */
+export function subNode(typeName: string, output: NodeConnectionType, supply: () => unknown): INodeType {
+  return {
+    description: {
+      displayName: typeName,
+      name: typeName,
+      group: ['transform'],
+      version: 1,
+      description: `test sub-node (${output})`,
+      defaults: { name: typeName },
+      inputs: [],
+      outputs: [output],
+      properties: [],
+    },
+    async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
+      return { response: supply() };
+    },
+  };
 }
