@@ -12,12 +12,9 @@ import { injectToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 
 /** Panel values of one item → the engine's config. Names map one to one onto the config keys README.md lists. */
-function readConfig(context: IExecuteFunctions, itemIndex: number): Partial<AgentConfig> & { model: string } {
+function readConfig(context: IExecuteFunctions, itemIndex: number, model: string): Partial<AgentConfig> & { model: string } {
   const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  // With a connected chat model the Model field is hidden (and n8n cannot read a hidden resource locator): the sub-node names its model.
-  const connected = context.getNodeParameter('provider', itemIndex) === 'connected';
-  const model = connected ? '' : (context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string);
   const config: Record<string, unknown> = {
     model,
     allowed_tools: context.getNodeParameter('allowedTools', itemIndex, []) as string[],
@@ -59,14 +56,22 @@ function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: 
  * The run's models: from the provider credential, or the sub-node on the Chat Model input; and the
  * sub-node on the Fallback Model input when Enable Fallback Model is on.
  */
-async function readModels(context: IExecuteFunctions, itemIndex: number): Promise<{ model: ChatModel; fallbackModel?: ChatModel; secrets: string[]; connected: boolean }> {
-  const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
+async function readModels(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  provider: ProviderName | 'connected',
+): Promise<{ model: ChatModel; modelName: string; fallbackModel?: ChatModel; secrets: string[] }> {
   const needsFallback = context.getNodeParameter('needsFallback', itemIndex, false) === true;
   const connected = await readConnectedModels(context, itemIndex, { primary: provider === 'connected', fallback: needsFallback });
-  if (provider === 'connected') return { model: connected.primary!, fallbackModel: connected.fallback, secrets: [], connected: true };
+  if (provider === 'connected') {
+    // The sub-node names its model; the Model field is hidden then (and n8n cannot read a hidden resource locator).
+    const model = connected.primary!;
+    return { model, modelName: model.modelName ?? 'connected chat model', fallbackModel: connected.fallback, secrets: [] };
+  }
+  const modelName = context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string;
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
   const { apiKey, model } = await modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined });
-  return { model, fallbackModel: connected.fallback, secrets: [apiKey], connected: false };
+  return { model, modelName, fallbackModel: connected.fallback, secrets: [apiKey] };
 }
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
@@ -81,10 +86,9 @@ function readFailurePolicy(context: IExecuteFunctions, itemIndex: number): RunFa
 async function runItem(context: IExecuteFunctions, itemIndex: number, started: RelatedExecution[]): Promise<INodeExecutionData> {
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
-  const config = readConfig(context, itemIndex);
-  const { model, fallbackModel, secrets, connected } = await readModels(context, itemIndex);
-  // A connected sub-node carries its own model; the hidden Model field is not read then.
-  if (connected) config.model = model.modelName ?? 'connected chat model';
+  const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
+  const { model, modelName, fallbackModel, secrets } = await readModels(context, itemIndex, provider);
+  const config = readConfig(context, itemIndex, modelName);
   if (!config.model) {
     throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   }
@@ -109,7 +113,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, started: R
   }).finally(() => stream?.close());
   started.push(...subExecutions);
   // A connected chat model's own tracing records its calls; the credential mode records them here.
-  const tokens = connected ? {} : recordAiCalls(context, result);
+  const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
   // The editor links an item to the last execution its workflow tools started, as for n8n's Workflow Tool.
   const linked = subExecutions.length ? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } } : {};
   const failure = runFailureError(context, result, readFailurePolicy(context, itemIndex), itemIndex);
