@@ -1,8 +1,8 @@
 import { ChatOpenAI } from '@langchain/openai';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { startScriptedServer, type ScriptedServer } from '../src/demo/scripted-server';
-import { action, final } from './support/agent';
+import type { ScriptedServer } from '../src/demo/scripted-server';
+import { action, final, startsScriptedServers } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
 import { connectInSequence, createInputNode, createNode, subNode } from './support/test-nodes';
 
@@ -15,15 +15,12 @@ const chatModelSubNode = (typeName: string, build: () => ChatOpenAI) => subNode(
 const languageModelInput = (index = 0) => ({ ai_languageModel: [[{ node: 'Agent Core', type: NodeConnectionTypes.AiLanguageModel, index }]] });
 
 describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
+  const startServer = startsScriptedServers();
   let primary: ScriptedServer;
   let second: ScriptedServer;
   beforeEach(async () => {
-    primary = await startScriptedServer();
-    second = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await primary.close();
-    await second.close();
+    primary = await startServer();
+    second = await startServer();
   });
 
   const chatOpenAi = (server: ScriptedServer, model: string, apiKey: string) => () =>

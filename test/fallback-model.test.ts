@@ -1,7 +1,7 @@
 import { runAgent } from '../src/agent/run-agent';
-import { startScriptedServer, type ScriptedServer } from '../src/demo/scripted-server';
+import type { ScriptedServer } from '../src/demo/scripted-server';
 import { createChatModel } from '../src/providers/create-model';
-import { action, final, probeTool } from './support/agent';
+import { action, final, probeTool, startsScriptedServers } from './support/agent';
 
 /**
  * A fallback model takes over mid-run: the primary (OpenAI wire format, real `openai` SDK, its own retries
@@ -9,15 +9,12 @@ import { action, final, probeTool } from './support/agent';
  * same step with the same conversation, and the tool that already ran is never run again.
  */
 describe('a fallback model continues the run where the primary failed', () => {
+  const startServer = startsScriptedServers();
   let primaryServer: ScriptedServer;
   let fallbackServer: ScriptedServer;
   beforeEach(async () => {
-    primaryServer = await startScriptedServer();
-    fallbackServer = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await primaryServer.close();
-    await fallbackServer.close();
+    primaryServer = await startServer();
+    fallbackServer = await startServer();
   });
 
   const primary = (maxRetries = 1) =>

@@ -10,19 +10,10 @@ import {
   JSON_TRANSFORM_WORKER_MEMORY_MB,
   jsonTransformTool,
 } from '../src/tools/json-transform';
+import { rejectionOf } from './support/rejection';
 
 function transform(data: unknown, expression: string, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
   return jsonTransformTool.execute({ data, expression }, { signal, settings: {} });
-}
-
-/** Settles with the rejection reason, or fails the test when the promise resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  try {
-    const value = await promise;
-    throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-  } catch (error) {
-    return error as Error;
-  }
 }
 
 /** `[a|[@,@]|…, b|[@,@]|…]`: two values that share every subtree, 2^depth paths each. */

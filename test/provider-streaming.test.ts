@@ -2,6 +2,7 @@ import { runAgent } from '../src/agent/run-agent';
 import type { ScriptedReply, ScriptedServer } from '../src/demo/scripted-server';
 import { ProviderResponseError, type ChatModel, type ChatRequest, type ChatResponse } from '../src/providers/chat-model';
 import { final, modelFor, useScriptedServer } from './support/agent';
+import { rejectionOf } from './support/rejection';
 
 /**
  * Issue #13 §3, provider side: with `onTextDelta` set, both adapters stream the reply through the real
@@ -30,15 +31,6 @@ async function streamedCall(model: ChatModel, overrides: Partial<ChatRequest> = 
   const { heard, deltas, request } = listener();
   const response = await model.generate(requestOf({ ...request, ...overrides }));
   return { response, heard, deltas: deltas() };
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject');
 }
 
 /** Bounded, so a condition that never comes fails the test instead of hanging it. */

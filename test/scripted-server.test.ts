@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { startsScriptedServers } from './support/agent';
+import { rejectionOf } from './support/rejection';
 
 const startServer = startsScriptedServers();
 
@@ -22,15 +23,6 @@ async function askOpenAi(client: OpenAI, content = 'hello'): Promise<string | nu
 async function askGemini(client: GoogleGenAI, text = 'hello'): Promise<string | undefined> {
   const response = await client.models.generateContent({ model: 'gemini-test', contents: text });
   return response.text;
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 /**

@@ -9,17 +9,9 @@ import { ChatOpenAI } from '@langchain/openai';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { startsScriptedServers } from './support/agent';
+import { rejectionOf } from './support/rejection';
 
 const startServer = startsScriptedServers();
-
-async function rejectionOf(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('Anthropic Messages API through @anthropic-ai/sdk', () => {
   function anthropicClient(server: ScriptedServer): Anthropic {
