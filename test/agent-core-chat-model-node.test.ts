@@ -1,5 +1,5 @@
 import { ChatOpenAI } from '@langchain/openai';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeHelpers, Workflow, type INodeParameters, type INodeTypes } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { action, final, startsScriptedServers } from './support/agent';
@@ -139,5 +139,69 @@ describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
     });
     expect(result.errorOf('Agent Core')?.message).toMatch(/Fallback Model/);
     expect(primary.requests).toHaveLength(0);
+  });
+
+  it('fails over to another model of the same credential mid-run, with no Fallback Model input needed', async () => {
+    // The primary model answers the tool step, then 500s through its retries; the fallback model of the
+    // same endpoint and key finishes the run from the observation.
+    primary.setScript((request) => {
+      if (request.model === 'gpt-4.1-mini') return final('two, said the smaller model');
+      return request.callIndex === 0 ? action('json_transform', { data: [1, 2], expression: 'length(@)' }) : { status: 500, errorMessage: 'The server had an error processing your request.' };
+    });
+    const fallbackModel = { __rl: true, mode: 'list', value: 'gpt-4.1-mini' };
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'count' }]), agentNode({ needsFallback: true, fallbackSource: 'credential', fallbackModel, allowedTools: ['json_transform'] })],
+      connections: connectInSequence('Input', 'Agent Core'),
+      nodeTypes: { agentCore: new AgentCore() },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'one-key-123456', url: primary.openaiBaseUrl } },
+    });
+    expect(result.errorOf('Agent Core')).toBeUndefined();
+    const json = result.outputOf('Agent Core')[0].json as Record<string, any>;
+    expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'two, said the smaller model', model: 'gpt-4.1-mini' });
+    expect(json.trace.map((step: any) => [step.provider, step.model])).toEqual([
+      ['openai', 'gpt-4o-mini'],
+      ['openai', 'gpt-4.1-mini'],
+    ]);
+    expect(json.trace[1].notices[0]).toMatch(/^openai gpt-4o-mini failed \(.*The server had an error processing your request.*\); the fallback openai gpt-4.1-mini answers from this step on$/);
+    expect(json.used_tools.json_transform.count).toBe(1);
+    const toFallback = primary.requests.filter((request) => request.model === 'gpt-4.1-mini');
+    expect(toFallback).toHaveLength(1);
+    expect(toFallback[0].headers.authorization).toBe('Bearer one-key-123456');
+    expect(toFallback[0].messages[toFallback[0].messages.length - 1].content).toBe('Observation from json_transform:\n2');
+    expect(JSON.stringify(json)).not.toContain('one-key-123456');
+  });
+
+  it('names the Fallback Model field when the fallback is another model of the credential and its expression is empty', async () => {
+    // An empty literal is caught by n8n's own required-field check before the run; an expression is not.
+    const fallbackModel = { __rl: true, mode: 'id', value: '={{ $json.fallback_model ?? "" }}' };
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'q' }]), agentNode({ needsFallback: true, fallbackSource: 'credential', fallbackModel })],
+      connections: connectInSequence('Input', 'Agent Core'),
+      nodeTypes: { agentCore: new AgentCore() },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: primary.openaiBaseUrl } },
+    });
+    expect(result.errorOf('Agent Core')?.message).toBe('Fallback Model is empty');
+    expect(primary.requests).toHaveLength(0);
+  });
+});
+
+describe('the chat-model inputs n8n draws on Agent Core', () => {
+  const agentCore = new AgentCore();
+  const nodeTypes = { getByName: () => agentCore, getByNameAndVersion: () => agentCore, getKnownTypes: () => ({}) } as unknown as INodeTypes;
+  /** The input names n8n's own NodeHelpers computes from the node's inputs expression for these parameters. */
+  const inputsFor = (parameters: INodeParameters) => {
+    const node = { id: '1', name: 'Agent Core', type: 'agentCore', typeVersion: 1, position: [0, 0] as [number, number], parameters };
+    const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+    const inputs = NodeHelpers.getNodeInputs(workflow, workflow.getNode('Agent Core')!, agentCore.description);
+    return (inputs as Array<string | { displayName?: string; type: string }>).map((input) => (typeof input === 'string' ? input : (input.displayName ?? input.type)));
+  };
+
+  it('has a Fallback Model input only when the fallback comes from a sub-node, not from another model of the credential', () => {
+    expect(inputsFor({ provider: 'openai' })).toEqual(['main', 'Tool']);
+    expect(inputsFor({ provider: 'openai', needsFallback: true })).toEqual(['main', 'Fallback Model', 'Tool']);
+    expect(inputsFor({ provider: 'gemini', needsFallback: true, fallbackSource: 'credential' })).toEqual(['main', 'Tool']);
+    expect(inputsFor({ provider: 'connected' })).toEqual(['main', 'Chat Model', 'Tool']);
+    // Fallback From is hidden with a connected model: the fallback is always the Fallback Model input then.
+    expect(inputsFor({ provider: 'connected', needsFallback: true, fallbackSource: 'credential' })).toEqual(['main', 'Chat Model', 'Fallback Model', 'Tool']);
   });
 });

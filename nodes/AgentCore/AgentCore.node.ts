@@ -28,8 +28,9 @@ export class AgentCore implements INodeType {
     description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
     defaults: { name: 'Agent Core' },
     usableAsTool: true,
-    // Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model.
-    inputs: `={{ ((provider, needsFallback) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback); })($parameter.provider, $parameter.needsFallback === true) }}`,
+    // Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model
+    // (unless the fallback is another model of the credential).
+    inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource) }}`,
     outputs: [NodeConnectionTypes.Main],
     credentials: [
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },

@@ -23,6 +23,17 @@ const TOOL_LABELS: Record<string, string> = {
   redis_context: 'Redis Context (Per-Session Values)',
 };
 
+/** A Model field's two ways to name a model: the endpoint's list (Search Models), or a typed ID. */
+function modelModes(placeholder: string): INodeProperties['modes'] {
+  // Modes of a resource locator, not parameters: they take no default (the linter reads them as parameters here).
+  return [
+    // eslint-disable-next-line n8n-nodes-base/node-param-default-missing
+    { displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchModels', searchable: true } },
+    // eslint-disable-next-line n8n-nodes-base/node-param-default-missing
+    { displayName: 'ID', name: 'id', type: 'string', placeholder },
+  ];
+}
+
 /** The panel: provider and model, input, tools, limits. */
 export const agentCoreProperties: INodeProperties[] = [
   {
@@ -49,15 +60,7 @@ export const agentCoreProperties: INodeProperties[] = [
     required: true,
     description: 'The model to run. Pick one the endpoint lists, or type any model ID.',
     displayOptions: { hide: { provider: ['connected'] } },
-    modes: [
-      {
-        displayName: 'From List',
-        name: 'list',
-        type: 'list',
-        typeOptions: { searchListMethod: 'searchModels', searchable: true },
-      },
-      { displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4o-mini' },
-    ],
+    modes: modelModes('e.g. gpt-4o-mini'),
   },
   {
     displayName: 'Enable Fallback Model',
@@ -66,7 +69,37 @@ export const agentCoreProperties: INodeProperties[] = [
     default: false,
     noDataExpression: true,
     description:
-      'Whether a second chat model, connected to the Fallback Model input, takes over when a model call fails after its retries or times out: it answers that step and the rest of the run, and no tool runs twice',
+      'Whether a second model takes over when a model call fails after its retries or times out: it answers that step and the rest of the run, and no tool runs twice',
+  },
+  {
+    displayName: 'Fallback From',
+    name: 'fallbackSource',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      {
+        name: 'Fallback Model Input',
+        value: 'input',
+        description: 'Any chat model sub-node connected to the Fallback Model input, with its own credential: another provider or another account',
+      },
+      {
+        name: 'This Credential, Another Model',
+        value: 'credential',
+        description: 'Another model of the same endpoint and key, e.g. a smaller one',
+      },
+    ],
+    default: 'input',
+    displayOptions: { show: { needsFallback: [true], provider: ['openai', 'gemini'] } },
+  },
+  {
+    displayName: 'Fallback Model',
+    name: 'fallbackModel',
+    type: 'resourceLocator',
+    default: { mode: 'list', value: '' },
+    required: true,
+    description: 'The model that takes over, on the same credential. Pick one the endpoint lists, or type any model ID.',
+    displayOptions: { show: { needsFallback: [true], fallbackSource: ['credential'], provider: ['openai', 'gemini'] } },
+    modes: modelModes('e.g. gpt-4.1-mini'),
   },
   {
     displayName: 'Allowed Tools',

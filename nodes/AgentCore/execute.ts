@@ -4,7 +4,7 @@ import { mapItems } from '../shared/items';
 import { nodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { recordAiCalls } from './ai-events';
-import { readConnectedModels } from './connected-model';
+import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
 import { modelFromCredential } from './provider-credential';
 import { openItemStream } from './streaming';
@@ -53,8 +53,8 @@ function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: 
 }
 
 /**
- * The run's models: from the provider credential, or the sub-node on the Chat Model input; and the
- * sub-node on the Fallback Model input when Enable Fallback Model is on.
+ * The run's models: from the provider credential, or the sub-node on the Chat Model input; and the fallback
+ * when Enable Fallback Model is on: the sub-node on the Fallback Model input, or another model of the credential.
  */
 async function readModels(
   context: IExecuteFunctions,
@@ -62,7 +62,8 @@ async function readModels(
   provider: ProviderName | 'connected',
 ): Promise<{ model: ChatModel; modelName: string; fallbackModel?: ChatModel; secrets: string[] }> {
   const needsFallback = context.getNodeParameter('needsFallback', itemIndex, false) === true;
-  const connected = await readConnectedModels(context, itemIndex, { primary: provider === 'connected', fallback: needsFallback });
+  const fallbackSource = provider === 'connected' ? undefined : (context.getNodeParameter('fallbackSource', itemIndex, 'input') as string);
+  const connected = await readConnectedModels(context, itemIndex, chatModelInputs(provider, needsFallback, fallbackSource));
   if (provider === 'connected') {
     // The sub-node names its model; the Model field is hidden then (and n8n cannot read a hidden resource locator).
     const model = connected.primary!;
@@ -70,8 +71,13 @@ async function readModels(
   }
   const modelName = context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string;
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const { apiKey, model } = await modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined });
-  return { model, modelName, fallbackModel: connected.fallback, secrets: [apiKey] };
+  const fromCredential = (name?: string) =>
+    modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined, model: name });
+  const { apiKey, model } = await fromCredential();
+  if (!needsFallback || fallbackSource !== 'credential') return { model, modelName, fallbackModel: connected.fallback, secrets: [apiKey] };
+  const fallbackName = context.getNodeParameter('fallbackModel', itemIndex, '', { extractValue: true }) as string;
+  if (!fallbackName) throw nodeError(context, 'Fallback Model is empty', itemIndex, 'Pick the model that takes over, or turn off Enable Fallback Model.');
+  return { model, modelName, fallbackModel: (await fromCredential(fallbackName)).model, secrets: [apiKey] };
 }
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
