@@ -112,7 +112,8 @@ describe('a LangChain ChatOpenAI as the engine model', () => {
 
   it.each([
     ['json_object', { type: 'json_object' }],
-    ['json_schema', { type: 'json_schema', json_schema: expect.objectContaining({ name: 'agent_turn', strict: false, schema: expect.objectContaining({ required: ['type'] }) }) }],
+    // No tools: the compiled protocol fits OpenAI's strict subset, so it goes strict.
+    ['json_schema', { type: 'json_schema', json_schema: expect.objectContaining({ name: 'agent_turn', strict: true, schema: expect.objectContaining({ required: ['type', 'answer'] }) }) }],
     ['off', undefined],
   ] as const)('asks ChatOpenAI for JSON mode %s through response_format', async (jsonMode, expected) => {
     server().setScript(final('json'));

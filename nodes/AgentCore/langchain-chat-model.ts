@@ -102,7 +102,8 @@ export class LangChainChatModel implements ChatModel {
     if (format.type === 'text' || this.jsonStyle === 'none') return {};
     if (this.jsonStyle === 'ollama_format') return { format: 'json' };
     if (format.type === 'json_object') return { response_format: { type: 'json_object' } };
-    return { response_format: { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: false } } };
+    const strict = format.strictSchema !== undefined;
+    return { response_format: { type: 'json_schema', json_schema: { name: format.name, schema: format.strictSchema ?? format.schema, strict } } };
   }
 }
 

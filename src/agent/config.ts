@@ -1,5 +1,5 @@
 import type { ToolRegistry } from '../tools/registry';
-import { validateAgainst } from '../validation/validate';
+import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
 import type { ReasoningEffort } from '../providers/chat-model';
 import type { PromptExamples } from './prompt';
 
@@ -43,9 +43,14 @@ export interface AgentConfig {
   json_mode: JsonMode;
   /** Few-shot examples in every call's system message (`always`) or only with a protocol repair turn (`on_error`). */
   prompt_examples: PromptExamples;
+  /**
+   * The final answer is a JSON value checked against this JSON Schema (a mismatch gets the repair turn, a
+   * second one ends the run `output_invalid`); the result then carries it as `final_output`. Absent = text.
+   */
+  output_schema?: JsonSchema;
 }
 
-export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort'> = {
+export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort' | 'output_schema'> = {
   timeout: 120,
   max_steps: 5,
   max_tool_calls: 10,
@@ -73,7 +78,7 @@ export class ConfigError extends Error {
 type Check = (value: unknown, key: string) => string | undefined;
 
 /** Keys that may be absent (the provider's own default then applies). */
-const OPTIONAL_KEYS = new Set<string>(['temperature', 'max_output_tokens', 'reasoning_effort']);
+const OPTIONAL_KEYS = new Set<string>(['temperature', 'max_output_tokens', 'reasoning_effort', 'output_schema']);
 
 const number =
   (minimum: number, maximum: number, integer: boolean): Check =>
@@ -111,6 +116,15 @@ const CHECKS: Record<keyof AgentConfig, Check> = {
       ? undefined
       : `${key} must be "json_object", "json_schema" or "off"`,
   prompt_examples: (value, key) => (value === 'on_error' || value === 'always' ? undefined : `${key} must be "on_error" or "always"`),
+  output_schema: (value, key) => {
+    if (!isPlainObject(value)) return `${key} must be a JSON Schema object, e.g. {"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}`;
+    try {
+      assertValidSchema(value, key);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  },
 };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,10 +1,9 @@
-import type { ChatMessage, ChatModel, ChatResponse, TokenUsage } from '../providers/chat-model';
+import type { ChatMessage, ChatModel, ChatResponse, ResponseFormat, TokenUsage } from '../providers/chat-model';
 import { sanitiseUsage } from '../providers/usage';
 import type { StepError } from '../trace/types';
 import type { AnswerRelease } from './answer-release';
 import type { AgentConfig } from './config';
 import { callSignal, describeAbort, raceAbort } from './limits';
-import { responseFormatFor } from './protocol-schema';
 
 /** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ModelCallOutcome =
@@ -16,6 +15,8 @@ export interface ModelCallRequest {
   /** The model id asked for. */
   modelName: string;
   config: AgentConfig;
+  /** The run's response format (see protocolFormat). */
+  format: ResponseFormat;
   messages: ChatMessage[];
   runSignal: AbortSignal;
   /** Where the reply's answer text goes as it streams; without it the call does not stream. */
@@ -39,7 +40,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallOut
       temperature: config.temperature,
       maxOutputTokens: config.max_output_tokens,
       reasoningEffort: config.reasoning_effort,
-      responseFormat: responseFormatFor(config.json_mode),
+      responseFormat: request.format,
       signal: call.signal,
       ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
     });

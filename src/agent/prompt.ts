@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../providers/chat-model';
 import type { Tool } from '../tools/tool';
+import type { JsonSchema } from '../validation/validate';
 
 /** When the few-shot examples are sent: in every call's system message, or with the repair turn only. */
 export type PromptExamples = 'on_error' | 'always';
@@ -26,8 +27,9 @@ You: {"type":"final","answer":"Bonjour !"}`;
  * JSON mode holds the reply to JSON, the parser to exactly one object of these two shapes, and a reply that
  * misses gets the precise error and the examples in its repair turn.
  */
-const RULES = 'Reply with one JSON object: {"type":"action","tool":"<name>","args":{...}} calls a tool, {"type":"final","answer":"..."} answers.';
-const RULES_WITHOUT_TOOLS = 'Reply with one JSON object: {"type":"final","answer":"..."}. There are no tools.';
+const FINAL_TEXT = '{"type":"final","answer":"..."}';
+/** With an `output_schema`, the answer is a JSON value and the schema follows the rules. */
+const FINAL_TYPED = '{"type":"final","answer":<JSON value matching the output schema>}';
 
 /**
  * A tool's args schema as the model reads it: a top-level `additionalProperties: false` is left out, the
@@ -40,20 +42,26 @@ function argsSchemaText(parameters: Tool['parameters']): string {
   return JSON.stringify(shown);
 }
 
-function describeTools(tools: readonly Tool[]): string {
-  if (tools.length === 0) return RULES_WITHOUT_TOOLS;
+function describeTools(tools: readonly Tool[], outputSchema: JsonSchema | undefined): string {
+  const final = outputSchema ? FINAL_TYPED : FINAL_TEXT;
+  const schema = outputSchema ? `\nOutput schema: ${JSON.stringify(outputSchema)}` : '';
+  if (tools.length === 0) return `Reply with one JSON object: ${final}. There are no tools.${schema}`;
   const lines = tools.map((tool) => `- ${tool.name}: ${tool.description}\n  args: ${argsSchemaText(tool.parameters)}`);
-  return `${RULES}\nTools:\n${lines.join('\n')}`;
+  return `Reply with one JSON object: {"type":"action","tool":"<name>","args":{...}} calls a tool, ${final} answers.${schema}\nTools:\n${lines.join('\n')}`;
 }
 
-/** The system message: protocol rules, the whitelisted tools with their schemas, examples if asked for, and the workflow's own text. */
+/**
+ * The system message: protocol rules (with the output schema when the answer is typed), the whitelisted
+ * tools with their schemas, examples if asked for, and the workflow's own text.
+ */
 export function buildSystemPrompt(
   tools: readonly Tool[],
   developerText?: string,
   conversationSystemText?: string,
   examples: PromptExamples = 'on_error',
+  outputSchema?: JsonSchema,
 ): string {
-  const parts = [describeTools(tools)];
+  const parts = [describeTools(tools, outputSchema)];
   if (examples === 'always') parts.push(FEW_SHOT);
   if (conversationSystemText && conversationSystemText.trim() !== '') parts.push(conversationSystemText.trim());
   if (developerText && developerText.trim() !== '') parts.push(developerText.trim());
@@ -84,10 +92,11 @@ export function buildConversation(
   history: readonly ChatMessage[],
   developerText?: string,
   examples: PromptExamples = 'on_error',
+  outputSchema?: JsonSchema,
 ): ChatMessage[] {
   const conversationSystem = history.filter((message) => message.role === 'system').map((message) => message.content);
   const turns = history
     .filter((message) => message.role !== 'system')
     .map((message) => (message.role === 'assistant' ? { role: message.role, content: protocolAssistantMessage(message.content) } : message));
-  return [{ role: 'system', content: buildSystemPrompt(tools, developerText, conversationSystem.join('\n\n'), examples) }, ...turns];
+  return [{ role: 'system', content: buildSystemPrompt(tools, developerText, conversationSystem.join('\n\n'), examples, outputSchema) }, ...turns];
 }

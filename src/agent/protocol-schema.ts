@@ -1,25 +1,81 @@
 import type { ResponseFormat } from '../providers/chat-model';
+import type { Tool } from '../tools/tool';
+import { dropNullOptionals, toStrictSchema } from '../validation/strict-schema';
+import type { JsonSchema } from '../validation/validate';
 import type { JsonMode } from './config';
 
-/**
- * The Action/Final union as a JSON Schema, for providers' structured-output modes. Only a help: replies are
- * still parsed and checked by the protocol, since many OpenAI-compatible servers ignore or loosen it.
- */
-export const ACTION_FINAL_SCHEMA = {
-  type: 'object',
-  properties: {
-    type: { type: 'string', enum: ['action', 'final'] },
-    tool: { type: 'string', description: 'With type "action": the tool to call.' },
-    args: { type: 'object', description: 'With type "action": the tool arguments.' },
-    answer: { type: 'string', description: 'With type "final": the answer.' },
-  },
-  required: ['type'],
-} as const;
-
-/** The `json_mode` setting as the response format the provider is asked for. */
-export function responseFormatFor(jsonMode: JsonMode): ResponseFormat {
-  if (jsonMode === 'off') return { type: 'text' };
-  if (jsonMode === 'json_object') return { type: 'json_object' };
-  return { type: 'json_schema', name: 'agent_turn', schema: ACTION_FINAL_SCHEMA };
+/** How a run asks for its replies: the response format, and a notice for the trace when the schema could not be strict. */
+export interface ProtocolFormat {
+  format: ResponseFormat;
+  /** Set when the compiled schema is sent strict: replies then carry null for every field that does not apply. */
+  strict: boolean;
+  notice?: string;
 }
 
+/** Keywords that name or locate a schema document; harmless alone, but they collide once tools' schemas sit side by side. */
+const DOCUMENT_KEYWORDS = ['$schema', '$id'];
+
+function embeddable(schema: JsonSchema): JsonSchema {
+  const copy = { ...schema };
+  for (const keyword of DOCUMENT_KEYWORDS) delete copy[keyword];
+  return copy;
+}
+
+/**
+ * The whole protocol as one JSON Schema: `type`; `tool`, one of the allowed tools' names; `args`, one
+ * branch per allowed tool (that tool's own parameters schema, titled with its name); and `answer`, the
+ * run's `output_schema` or a string. The root is one object, not a union of turn shapes, because OpenAI's
+ * strict mode refuses a root `anyOf` (provider-behaviours.md §1.4 [I-sodocs]); which args go with which
+ * tool is the parser's and ajv's check, as for every reply.
+ */
+export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema): JsonSchema {
+  const answer = outputSchema ? embeddable(outputSchema) : { type: 'string' };
+  if (tools.length === 0) {
+    return { type: 'object', properties: { type: { type: 'string', enum: ['final'] }, answer }, required: ['type', 'answer'], additionalProperties: false };
+  }
+  return {
+    type: 'object',
+    properties: {
+      type: { type: 'string', enum: ['action', 'final'] },
+      tool: { type: 'string', enum: tools.map((tool) => tool.name) },
+      args: { anyOf: tools.map((tool) => ({ title: `args of ${tool.name}`, ...embeddable(tool.parameters) })) },
+      answer,
+    },
+    required: ['type'],
+    additionalProperties: false,
+  };
+}
+
+/**
+ * The `json_mode` setting as the run's response format. `json_schema` sends the compiled protocol, strict
+ * where every branch converts to OpenAI's strict subset; otherwise non-strict, with a notice naming the
+ * first branch that could not. Only a help: every reply is still parsed and checked by ajv.
+ */
+export function protocolFormat(jsonMode: JsonMode, tools: readonly Tool[], outputSchema?: JsonSchema): ProtocolFormat {
+  if (jsonMode === 'off') return { format: { type: 'text' }, strict: false };
+  if (jsonMode === 'json_object') return { format: { type: 'json_object' }, strict: false };
+  const schema = protocolSchema(tools, outputSchema);
+  const strict = toStrictSchema(schema);
+  const format: ResponseFormat = { type: 'json_schema', name: 'agent_turn', schema, ...('schema' in strict ? { strictSchema: strict.schema } : {}) };
+  if ('schema' in strict) return { format, strict: true };
+  return { format, strict: false, notice: `json_schema: the protocol schema cannot be strict (${firstProblem(tools, outputSchema) ?? strict.problem}); it is sent with strict: false` };
+}
+
+/** Which branch stops strict mode, named by its tool (or the output schema). */
+function firstProblem(tools: readonly Tool[], outputSchema?: JsonSchema): string | undefined {
+  const branches: Array<[string, JsonSchema]> = [...tools.map((tool): [string, JsonSchema] => [`${tool.name} args`, tool.parameters])];
+  if (outputSchema) branches.push(['output_schema', outputSchema]);
+  for (const [name, schema] of branches) {
+    const converted = toStrictSchema(embeddable(schema));
+    if ('problem' in converted) return `${name}: ${converted.problem}`;
+  }
+  return undefined;
+}
+
+/**
+ * A value from a strict reply with its nulls for optional fields taken out again, so the tool's or the
+ * output schema's own check sees them absent, as they were meant. Other replies pass unchanged.
+ */
+export function withoutNullOptionals(value: unknown, schema: JsonSchema | undefined, format: ProtocolFormat): unknown {
+  return format.strict && schema ? dropNullOptionals(value, schema) : value;
+}

@@ -17,7 +17,8 @@ export interface ActionTurn {
 
 export interface FinalTurn {
   kind: 'final';
-  answer: string;
+  /** A string; any JSON value when the run has an `output_schema` (`TurnRules.typedAnswer`). */
+  answer: unknown;
   reasoning?: string;
 }
 
@@ -29,6 +30,17 @@ export interface ProtocolError {
 }
 
 export type ParsedTurn = ActionTurn | FinalTurn | ProtocolError;
+
+/** What a run allows beyond the plain protocol. */
+export interface TurnRules {
+  /** With an `output_schema`, the final `answer` may be any JSON value (the schema checks it afterwards). */
+  typedAnswer?: boolean;
+  /**
+   * In `json_schema` mode a strict grammar makes the model write every field, with null for those that do
+   * not apply: `"args": null` is then no arguments, like an absent `args`.
+   */
+  nullArgsAsAbsent?: boolean;
+}
 
 /** Replies longer than this are rejected without being parsed: no valid turn is that long. */
 export const MAX_REPLY_CHARACTERS = 200_000;
@@ -56,7 +68,7 @@ function protocolError(problem: string, reasoning?: string): ProtocolError {
 }
 
 /** Turns one model reply into an action, a final answer, or a protocol error that tells the model how to fix it. */
-export function parseTurn(reply: string): ParsedTurn {
+export function parseTurn(reply: string, rules: TurnRules = {}): ParsedTurn {
   if (reply.length > MAX_REPLY_CHARACTERS) {
     return protocolError(`Your reply was ${reply.length} characters long, far beyond one protocol object.`);
   }
@@ -84,10 +96,10 @@ export function parseTurn(reply: string): ParsedTurn {
     text = fenced[1].trim();
   }
 
-  return parseObject(text, reasoning);
+  return parseObject(text, reasoning, rules);
 }
 
-function parseObject(text: string, reasoning: string | undefined): ParsedTurn {
+function parseObject(text: string, reasoning: string | undefined, rules: TurnRules): ParsedTurn {
   if (text.startsWith('[')) {
     return protocolError('Your reply was a JSON array; send a single object, not an array.', reasoning);
   }
@@ -119,13 +131,17 @@ function parseObject(text: string, reasoning: string | undefined): ParsedTurn {
   } catch (error) {
     return protocolError(`Your reply was not valid JSON (${(error as Error).message}).`, reasoning);
   }
-  return interpret(value as Record<string, unknown>, reasoning);
+  return interpret(value as Record<string, unknown>, reasoning, rules);
 }
 
-function interpret(turn: Record<string, unknown>, reasoning: string | undefined): ParsedTurn {
+function interpret(turn: Record<string, unknown>, reasoning: string | undefined, rules: TurnRules): ParsedTurn {
   const type = turn.type;
   if (type === 'final') {
     if (!('answer' in turn)) return protocolError('Your final object has no "answer".', reasoning);
+    if (rules.typedAnswer) {
+      if (turn.answer === null) return protocolError('Your final "answer" was null; send the answer as a JSON value that matches the output schema.', reasoning);
+      return { kind: 'final', answer: turn.answer, reasoning };
+    }
     if (typeof turn.answer !== 'string') {
       return protocolError(
         `"answer" must be a string, but it was ${describeType(turn.answer)}; put structured data into the string as JSON text.`,
@@ -138,7 +154,7 @@ function interpret(turn: Record<string, unknown>, reasoning: string | undefined)
     if (typeof turn.tool !== 'string' || turn.tool.trim() === '') {
       return protocolError('Your action object needs "tool": the name of one of the listed tools, as a string.', reasoning);
     }
-    const args = turn.args === undefined ? {} : turn.args;
+    const args = turn.args === undefined || (turn.args === null && rules.nullArgsAsAbsent) ? {} : turn.args;
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       return protocolError(`"args" must be a JSON object, but it was ${describeType(args)}.`, reasoning);
     }
@@ -172,6 +188,11 @@ function describeType(value: unknown): string {
 
 const TOO_DEEP = -2;
 
+/** True when JSON text nests objects or arrays deeper than MAX_NESTING_DEPTH (the same scan the parser uses). */
+export function nestsTooDeep(text: string): boolean {
+  return findObjectEnd(text.trimStart()) === TOO_DEEP;
+}
+
 /**
  * Index of the brace closing the object that starts at index 0, -1 when it never closes, or TOO_DEEP
  * past MAX_NESTING_DEPTH. Aware of strings and escapes, so braces inside string values don't count.
@@ -200,8 +221,8 @@ function findObjectEnd(text: string): number {
 }
 
 /** A reply as a protocol turn; a native function call, or a reply cut at the output limit, gets its own repair text. */
-export function readReply(response: ChatResponse, maxOutputTokens: number | undefined): ParsedTurn {
-  const turn = withReasoning(parseTurn(response.text), response.reasoning);
+export function readReply(response: ChatResponse, maxOutputTokens: number | undefined, rules: TurnRules = {}): ParsedTurn {
+  const turn = withReasoning(parseTurn(response.text, rules), response.reasoning);
   if (turn.kind !== 'error') return turn;
   if (response.text.trim() === '' && response.nativeToolCalls?.length) return nativeToolCallError(response.nativeToolCalls);
   if (response.finishReason === 'length') return { ...outputLimitError(maxOutputTokens), reasoning: turn.reasoning };

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel, TokenUsage } from '../providers/chat-model';
+import type { ChatMessage, TokenUsage } from '../providers/chat-model';
 import { addUsage } from '../providers/usage';
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
@@ -7,48 +7,23 @@ import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './answer-release';
 import { type AgentConfig, resolveConfig } from './config';
-import { actionSummary, observationSummary, type AgentEvent, type AgentEventListener } from './events';
+import { actionSummary, observationSummary, type AgentEvent } from './events';
 import { checkToolCall, runTool, toolSecrets } from './execute-tool';
 import { normaliseInput } from './input';
 import { abortedReason, runLimit } from './limits';
 import { callModel, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
 import { buildConversation, repairMessage } from './prompt';
-import { readReply } from './protocol';
+import { readReply, type TurnRules } from './protocol';
+import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol-schema';
+import type { RunAgentOptions } from './run-options';
+import { checkAnswer } from './typed-answer';
 
-/** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
-export interface RunAgentOptions {
-  model: ChatModel;
-  config: Partial<AgentConfig> & { model: string };
-  /** Single-turn input. With `messages` too, it is appended as the newest user message. */
-  prompt?: string;
-  /** Conversation so far in neutral form (e.g. from the Agent Context node); must end with a user message unless `prompt` is given. */
-  messages?: unknown;
-  /** Extra system text from the workflow: the task, its constraints. */
-  developerText?: string;
-  /** Tools beyond the built-in ones (e.g. n8n sub-workflows); `allowed_tools` still decides what is offered. */
-  extraTools?: readonly Tool[];
-  sessionId?: string;
-  /** Cancels the run (finish reason `cancelled`). */
-  signal?: AbortSignal;
-  /**
-   * Takes over when a model call fails after its retries (`llm_error`) or times out: for that step and the
-   * rest of the run, with the same conversation; no tool call is made again. Its `modelName`, or else
-   * `config.model`, is the model it is asked for.
-   */
-  fallbackModel?: ChatModel;
-  /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
-  secrets?: readonly string[];
-  /**
-   * Told what happens as it happens (steps, tool calls, the final answer's text as the model writes it).
-   * With it the model is asked to stream its replies; without it no model call streams.
-   */
-  onEvent?: AgentEventListener;
-}
+export type { RunAgentOptions } from './run-options';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 /** Failures that get the one repair turn, each naming the finish reason of a second failure in a row. */
-type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens';
+type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens' | 'output_invalid';
 
 /**
  * What one step came to: go on with the observation the step added, repair (the model sees the error and
@@ -57,7 +32,7 @@ type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens';
 type StepOutcome =
   | { next: 'continue' }
   | { next: 'repair'; error: StepError; reason: RepairReason }
-  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: string };
+  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: { text: string; value?: unknown } };
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
@@ -84,6 +59,9 @@ class AgentRun {
   private consecutiveFailures = 0;
   private lastFailureType?: StepError['type'];
   private readonly models: ModelChoice;
+  /** How replies are asked for (json_mode, with the compiled protocol schema) and what they may contain. */
+  private readonly format: ProtocolFormat;
+  private readonly turnRules: TurnRules;
 
   constructor(
     private readonly options: RunAgentOptions,
@@ -92,7 +70,9 @@ class AgentRun {
     history: ChatMessage[],
     private readonly newUserMessage: ChatMessage,
   ) {
-    this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples);
+    this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
+    this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
+    this.turnRules = { typedAnswer: config.output_schema !== undefined, nullArgsAsAbsent: config.json_mode === 'json_schema' };
     this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
     const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
     this.redactor = new Redactor(knownSecrets);
@@ -137,6 +117,7 @@ class AgentRun {
   /** One model turn and, when it asks for one, its tool call. */
   private async takeStep(step: number): Promise<StepOutcome> {
     const entry: TraceStep = { step, repair: this.consecutiveFailures > 0, elapsed_ms: 0, model_ms: 0 };
+    if (step === 1 && this.format.notice) entry.notices = [this.format.notice];
     this.trace.push(entry);
     this.openStep = { entry, started: performance.now() };
     this.emit({ type: 'step_start', step });
@@ -154,10 +135,10 @@ class AgentRun {
     addUsage(this.usage, call.usage);
     this.conversation.push({ role: 'assistant', content: response.text });
 
-    const turn = readReply(response, this.config.max_output_tokens);
+    const turn = readReply(response, this.config.max_output_tokens, this.turnRules);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
-    if (turn.kind === 'final') release?.finishWithAnswer(turn.answer);
-    else release?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
+    if (turn.kind === 'final') return this.answered(entry, turn.answer, response.text, release);
+    release?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
     if (turn.kind === 'error') {
       entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
       if (response.finishReason === 'content_filter') {
@@ -167,12 +148,22 @@ class AgentRun {
       if (response.finishReason === 'length') return this.failed(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
       return this.failed(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
     }
-    if (turn.kind === 'final') {
-      entry.final = { answer: turn.answer };
-      return { next: 'finish', reason: 'final', answer: turn.answer };
+    const args = withoutNullOptionals(turn.args, this.tools.get(turn.tool)?.parameters, this.format) as Record<string, unknown>;
+    entry.action = { tool: turn.tool, args };
+    return this.act(entry, turn.tool, args);
+  }
+
+  /** A final reply: the answer, checked against `output_schema` when the run has one (a mismatch gets the repair turn). */
+  private answered(entry: TraceStep, answer: unknown, reply: string, release?: AnswerRelease): StepOutcome {
+    const checked = checkAnswer(withoutNullOptionals(answer, this.config.output_schema, this.format), this.config.output_schema);
+    if (!checked.ok) {
+      release?.finishWithoutAnswer('the answer did not match output_schema');
+      entry.reply_excerpt = reply.slice(0, REPLY_EXCERPT);
+      return this.failed(entry, { type: 'output_invalid', message: checked.message }, 'output_invalid');
     }
-    entry.action = { tool: turn.tool, args: turn.args };
-    return this.act(entry, turn.tool, turn.args);
+    release?.finishWithAnswer(checked.text);
+    entry.final = { answer: checked.value ?? checked.text };
+    return { next: 'finish', reason: 'final', answer: checked };
   }
 
   /**
@@ -186,7 +177,7 @@ class AgentRun {
       const release = this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined;
       const { chat, name } = this.models.answering;
       Object.assign(entry, { provider: chat.provider, model: name });
-      const call = await callModel({ model: chat, modelName: name, config: this.config, messages: this.conversation, runSignal: this.runController.signal, release });
+      const call = await callModel({ model: chat, modelName: name, config: this.config, format: this.format.format, messages: this.conversation, runSignal: this.runController.signal, release });
       elapsedMs += call.elapsedMs;
       const notice = call.ok || call.runAborted ? undefined : this.models.failOver(call.error);
       if (!notice) return { call: { ...call, elapsedMs }, release };
@@ -267,13 +258,14 @@ class AgentRun {
     this.openStep = undefined;
   }
 
-  private finish(finishReason: FinishReason, stopDetail?: string, answer = ''): AgentResult {
+  private finish(finishReason: FinishReason, stopDetail?: string, answer?: { text: string; value?: unknown }): AgentResult {
     this.closeOpenStep();
     const messages = [this.newUserMessage];
-    if (finishReason === 'final') messages.push({ role: 'assistant', content: answer });
+    if (answer) messages.push({ role: 'assistant', content: answer.text });
     // Everything the run writes goes through the redactor; the model saw the real values where calls needed them.
     const result = this.redactor.value({
-      final_answer: answer,
+      final_answer: answer?.text ?? '',
+      ...(answer && 'value' in answer ? { final_output: answer.value } : {}),
       finish_reason: finishReason,
       trace: this.trace.map(readableStep),
       used_tools: this.usedTools,

@@ -10,6 +10,7 @@ import type { ChatMessage } from '../providers/chat-model';
 import { parseModelCall } from './scripted-request';
 import { sendEventStream, streamFor, waitUnlessClientLeaves, type StreamShape } from './scripted-stream';
 import { anthropicSamplingRefusal } from './scripted-anthropic';
+import { jsonSchemaRefusal, strictRefusal } from './scripted-strict';
 import { COMPLETIONS, errorFormatOf, modelListing, modelRoute } from './scripted-routes';
 import { errorBody, reasoningModelRefusal, type WireReply, type WireUsage } from './scripted-wire';
 
@@ -63,6 +64,11 @@ export interface ScriptedServerOptions {
   models?: string[];
   /** Answer HTTP 400 to OpenAI calls carrying `response_format`, like endpoints without JSON mode. */
   rejectResponseFormat?: boolean;
+  /**
+   * Answer HTTP 400 to calls carrying a response schema (OpenAI `json_schema`, Gemini `responseJsonSchema`),
+   * like endpoints and models without structured output; JSON mode alone is accepted.
+   */
+  rejectJsonSchema?: boolean;
   /** Refuse what GPT-5-family models refuse: any temperature but 1, and `max_tokens` (see `reasoningModelRefusal`). */
   reasoningModel?: boolean;
   /** Defaults to 0: a free port. */
@@ -124,6 +130,8 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       return sendJson(response, 400, { error: { message, type: 'invalid_request_error', param: 'response_format', code: null } });
     }
     const refusal =
+      (options.rejectJsonSchema ? jsonSchemaRefusal(call.provider, call.body) : undefined) ??
+      (call.provider === 'openai' ? strictRefusal(call.body) : undefined) ??
       (options.reasoningModel ? reasoningModelRefusal(call.provider, call.body) : undefined) ??
       (call.provider === 'anthropic' ? anthropicSamplingRefusal(call.body) : undefined);
     if (refusal) {

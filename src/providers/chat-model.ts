@@ -39,7 +39,13 @@ export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 export type ResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown> };
+  | {
+      type: 'json_schema';
+      name: string;
+      schema: Record<string, unknown>;
+      /** The same schema in OpenAI's strict subset, when it converts: sent with `strict: true` where the provider has it. */
+      strictSchema?: Record<string, unknown>;
+    };
 
 export interface ChatRequest {
   model: string;

@@ -84,8 +84,10 @@ export class GeminiChatModel implements ChatModel {
         ...(request.temperature === undefined || dropped.has('temperature') ? {} : { temperature: request.temperature }),
         ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
         ...(request.reasoningEffort === undefined ? {} : { thinkingConfig: { thinkingBudget: GEMINI_THINKING_BUDGETS[request.reasoningEffort] } }),
-        // Only the JSON mime type, also for a schema: the protocol's repair turn covers what it lets through.
+        // The JSON mime type, with the compiled protocol as `responseJsonSchema` (JSON Schema, anyOf included:
+        // provider-behaviours.md §2 [GG-types]) unless the endpoint refused it; the parser still checks every reply.
         ...(request.responseFormat.type === 'text' ? {} : { responseMimeType: 'application/json' }),
+        ...(request.responseFormat.type === 'json_schema' && !dropped.has('json_schema') ? { responseJsonSchema: request.responseFormat.schema } : {}),
       },
     };
     try {
@@ -113,10 +115,15 @@ export class GeminiChatModel implements ChatModel {
   }
 }
 
-/** A user-set temperature the model refuses (HTTP 400 naming it), which the call can do without. */
+/**
+ * What an HTTP 400 refuses that the call can do without: a user-set temperature, or the response schema (an
+ * endpoint or model without `responseJsonSchema`: the call goes on with the JSON mime type alone).
+ */
 function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
-  const refusesTemperature = error instanceof ApiError && error.status === 400 && /temperature/i.test(error.message);
-  return refusesTemperature && request.temperature !== undefined && !dropped.has('temperature') ? 'temperature' : undefined;
+  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+  if (request.temperature !== undefined && !dropped.has('temperature') && /temperature/i.test(error.message)) return 'temperature';
+  const refusesSchema = /response_?json_?schema|responseSchema|response_schema/i.test(error.message);
+  return refusesSchema && request.responseFormat.type === 'json_schema' && !dropped.has('json_schema') ? 'json_schema' : undefined;
 }
 
 /** The ChatResponse of a whole reply or of one joined from a stream's events. */

@@ -61,7 +61,7 @@ export class OpenAiChatModel implements ChatModel {
 
   /** One attempt; with a stream listener it streams ([ON-cc] `stream: true`), else it asks for the whole reply. */
   private async complete(request: ChatRequest, dropped: ReadonlySet<DroppableField>, streamed?: StreamedText): Promise<ChatResponse> {
-    const format = dropped.has('response_format') ? undefined : openAiResponseFormat(request.responseFormat);
+    const format = dropped.has('response_format') ? undefined : openAiResponseFormat(request.responseFormat, dropped);
     const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
       model: request.model,
       messages: request.messages,
@@ -138,12 +138,19 @@ function classifyOpenAiError(error: unknown, streaming: boolean): RetryDecision 
   return { retry: false };
 }
 
-/** The engine's response format as chat completions' `response_format`; none for free text. */
-function openAiResponseFormat(format: ResponseFormat): OpenAI.ResponseFormatJSONObject | OpenAI.ResponseFormatJSONSchema | undefined {
+/**
+ * The engine's response format as chat completions' `response_format`; none for free text. A schema goes
+ * strict in its strict form when it has one ([ON-shared], provider-behaviours.md §1.4), else non-strict;
+ * after the endpoint refused it, plain JSON mode.
+ */
+function openAiResponseFormat(
+  format: ResponseFormat,
+  dropped: ReadonlySet<DroppableField>,
+): OpenAI.ResponseFormatJSONObject | OpenAI.ResponseFormatJSONSchema | undefined {
   if (format.type === 'text') return undefined;
-  if (format.type === 'json_object') return { type: 'json_object' };
-  // strict: false, because strict mode refuses schemas with open objects (tool args of any shape).
-  return { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: false } };
+  if (format.type === 'json_object' || dropped.has('json_schema')) return { type: 'json_object' };
+  const strict = format.strictSchema !== undefined;
+  return { type: 'json_schema', json_schema: { name: format.name, schema: format.strictSchema ?? format.schema, strict } };
 }
 
 /**
@@ -155,7 +162,8 @@ function openAiResponseFormat(format: ResponseFormat): OpenAI.ResponseFormatJSON
 function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
   if (!(error instanceof OpenAI.APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
   if (request.responseFormat.type !== 'text' && !dropped.has('response_format') && (error.param === 'response_format' || /response_format|json_object|json_schema/i.test(error.message))) {
-    return 'response_format';
+    // A refused schema first falls back to plain JSON mode, once; JSON mode refused too, to none.
+    return request.responseFormat.type === 'json_schema' && !dropped.has('json_schema') ? 'json_schema' : 'response_format';
   }
   if (request.temperature !== undefined && !dropped.has('temperature') && (error.param === 'temperature' || /'temperature'/.test(error.message))) {
     return 'temperature';

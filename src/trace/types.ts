@@ -12,6 +12,7 @@ export type FinishReason =
   | 'tool_error'
   | 'max_output_tokens'
   | 'content_filter'
+  | 'output_invalid'
   | 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
@@ -26,7 +27,8 @@ export interface StepError {
     | 'tool_timeout'
     | 'llm_error'
     | 'timeout'
-    | 'limit';
+    | 'limit'
+    | 'output_invalid';
   message: string;
   /** llm_error only: the provider's HTTP status, when the SDK's error carried one (e.g. 401 for a wrong API key). */
   status?: number;
@@ -37,8 +39,8 @@ export interface TraceStep {
   step: number;
   /** The tool the model asked for, with its (redacted) args. */
   action?: { tool: string; args: Record<string, unknown> };
-  /** The answer, when the model finished. */
-  final?: { answer: string };
+  /** The answer, when the model finished: a string, or with `output_schema` the JSON value that matched it. */
+  final?: { answer: unknown };
   /** What was fed back to the model (already cut to `observation_max_len`). */
   observation?: string;
   error?: StepError;
@@ -67,7 +69,10 @@ export interface ToolUsage {
 
 /** The output of every run: the answer, why the run ended, the redacted trace, the tools used and token usage. */
 export interface AgentResult {
+  /** The answer's text; with `output_schema`, the JSON text of `final_output` (a string answer stays as it is). */
   final_answer: string;
+  /** With `output_schema`, when the run ended `final`: the answer as the JSON value that matched the schema. */
+  final_output?: unknown;
   finish_reason: FinishReason;
   trace: TraceStep[];
   used_tools: Record<string, ToolUsage>;

@@ -1,0 +1,34 @@
+import type { ChatModel } from '../providers/chat-model';
+import type { Tool } from '../tools/tool';
+import type { AgentConfig } from './config';
+import type { AgentEventListener } from './events';
+
+/** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
+export interface RunAgentOptions {
+  model: ChatModel;
+  config: Partial<AgentConfig> & { model: string };
+  /** Single-turn input. With `messages` too, it is appended as the newest user message. */
+  prompt?: string;
+  /** Conversation so far in neutral form (e.g. from the Agent Context node); must end with a user message unless `prompt` is given. */
+  messages?: unknown;
+  /** Extra system text from the workflow: the task, its constraints. */
+  developerText?: string;
+  /** Tools beyond the built-in ones (e.g. n8n sub-workflows); `allowed_tools` still decides what is offered. */
+  extraTools?: readonly Tool[];
+  sessionId?: string;
+  /** Cancels the run (finish reason `cancelled`). */
+  signal?: AbortSignal;
+  /**
+   * Takes over when a model call fails after its retries (`llm_error`) or times out: for that step and the
+   * rest of the run, with the same conversation; no tool call is made again. Its `modelName`, or else
+   * `config.model`, is the model it is asked for.
+   */
+  fallbackModel?: ChatModel;
+  /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
+  secrets?: readonly string[];
+  /**
+   * Told what happens as it happens (steps, tool calls, the final answer's text as the model writes it).
+   * With it the model is asked to stream its replies; without it no model call streams.
+   */
+  onEvent?: AgentEventListener;
+}
