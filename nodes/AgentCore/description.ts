@@ -219,9 +219,14 @@ export const agentCoreProperties: INodeProperties[] = [
         name: 'jsonMode',
         type: 'options',
         options: [
-          { name: 'JSON Object', value: 'json_object', description: 'Ask the provider for JSON replies (recommended)' },
-          { name: 'JSON Schema', value: 'json_schema', description: 'Also send the Action/Final schema (OpenAI models that support it)' },
-          { name: 'Off', value: 'off', description: 'Rely on the prompt alone' },
+          { name: 'JSON Object', value: 'json_object', description: "Ask for any JSON object (the provider's JSON mode); the parser checks each reply's shape" },
+          {
+            name: 'JSON Schema',
+            value: 'json_schema',
+            description:
+              'Send the whole protocol as an output schema: the allowed tools with their arguments and the answer (Output Schema when set). Where the endpoint enforces it (OpenAI strict mode), no other tool can even be written. Falls back to JSON Object once if refused.',
+          },
+          { name: 'Off', value: 'off', description: 'No JSON mode: the prompt and the repair turn alone (endpoints without JSON mode)' },
         ],
         default: defaultJsonMode,
       },
@@ -239,7 +244,7 @@ export const agentCoreProperties: INodeProperties[] = [
         name: 'onLimitReached',
         type: 'options',
         options: [
-          { name: 'Return the Run as an Item', value: 'returnItem', description: 'A run stopped by a limit (max_steps, max_tool_calls, token_budget, parse_error, tool_error, max_output_tokens, content_filter) comes out as an item with that finish_reason' },
+          { name: 'Return the Run as an Item', value: 'returnItem', description: 'A run stopped by a limit (max_steps, max_tool_calls, token_budget, parse_error, tool_error, max_output_tokens, content_filter, output_invalid) comes out as an item with that finish_reason' },
           { name: 'Fail the Node', value: 'fail', description: 'Such a run is a node error, e.g. for the error output' },
         ],
         default: 'returnItem',
@@ -253,6 +258,29 @@ export const agentCoreProperties: INodeProperties[] = [
           { name: 'Return the Run as an Item', value: 'returnItem', description: 'The run comes out as an item with finish_reason llm_error or timeout' },
         ],
         default: 'fail',
+      },
+      {
+        displayName: 'Output Format',
+        name: 'outputFormat',
+        type: 'options',
+        options: [
+          { name: 'Text', value: 'text', description: 'The answer is text in final_answer' },
+          {
+            name: 'JSON Matching a Schema',
+            value: 'json',
+            description: 'The answer is a JSON value checked against Output Schema; the next node reads it as final_output',
+          },
+        ],
+        default: 'text',
+      },
+      {
+        displayName: 'Output Schema',
+        name: 'outputSchema',
+        type: 'json',
+        default: '{\n  "type": "object",\n  "properties": {\n    "total": { "type": "number" },\n    "currency": { "type": "string" }\n  },\n  "required": ["total", "currency"]\n}',
+        description:
+          'A JSON Schema the answer must match. A mismatch gets one repair turn with the exact problems; a second ends the run with finish_reason output_invalid.',
+        displayOptions: { show: { outputFormat: ['json'] } },
       },
       {
         displayName: 'Reasoning Effort',

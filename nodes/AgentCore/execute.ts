@@ -36,13 +36,18 @@ function readConfig(context: IExecuteFunctions, itemIndex: number, model: string
   for (const [source, name, key] of mapping) {
     if (source[name] !== undefined) config[key] = source[name];
   }
+  if (options.outputFormat === 'json') config.output_schema = readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema');
   // 0 in the panel means the provider's default.
   if (config.max_output_tokens === 0) delete config.max_output_tokens;
   return config as Partial<AgentConfig> & { model: string };
 }
 
 function readJsonParameter(context: IExecuteFunctions, name: string, itemIndex: number, label: string): unknown {
-  const value = context.getNodeParameter(name, itemIndex, undefined) as unknown;
+  return readJsonValue(context, context.getNodeParameter(name, itemIndex, undefined), itemIndex, label);
+}
+
+/** A JSON field's value: parsed when it is text, as it is when an expression already gave an object. */
+function readJsonValue(context: IExecuteFunctions, value: unknown, itemIndex: number, label: string): unknown {
   if (typeof value !== 'string') return value;
   if (value.trim() === '') return undefined;
   try {
