@@ -35,6 +35,7 @@ describe('agent-core run', () => {
     ['llm_error', {}, { status: 400, errorMessage: 'model does not exist' }],
     ['parse_error', {}, 'plain prose, twice'],
     ['tool_error', { allowed_tools: ['json_transform'] }, action('http_request', { url: 'http://127.0.0.1:9/' })],
+    ['output_invalid', { output_schema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] } }, final('about twelve')],
   ];
 
   describe.each(['openai', 'gemini'] as const)('with %s', (provider) => {
@@ -47,6 +48,12 @@ describe('agent-core run', () => {
       expect(output.provider).toBe(provider);
       expect(Array.isArray(output.trace)).toBe(true);
     });
+  });
+
+  it('prints final_output with an output_schema in the config file', async () => {
+    const run = await runWith({ output_schema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] } }, JSON.stringify({ type: 'final', answer: { total: 12.5 } }));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ finish_reason: 'final', final_output: { total: 12.5 }, final_answer: '{"total":12.5}' });
   });
 
   it('reads the conversation from --messages-json and the key from OPENAI_API_KEY', async () => {
@@ -73,6 +80,7 @@ describe('agent-core run', () => {
     [{ model: 'm', allowed_tools: ['rm_rf'] }, 'agent-core: allowed_tools names unknown tool "rm_rf"'],
     [{ model: 'm', maxSteps: 3 }, 'agent-core: unknown config key "maxSteps"'],
     [{ model: 'm', tool_settings: { http_request: { allowed_methods: ['TRACE'] } } }, 'agent-core: tool_settings.http_request'],
+    [{ model: 'm', output_schema: { type: 'money' } }, 'agent-core: output_schema is not a valid JSON Schema'],
   ])('rejects config %j with one line naming the key and exit 2', async (config, line) => {
     const run = await runCli(['run', '--config', writeJson('bad.json', config), '--prompt', 'x', '--api-key', 'k', '--base-url', server().openaiBaseUrl]);
     expect(run.code).toBe(2);
