@@ -87,6 +87,20 @@ describe.each(['openai', 'gemini'] as const)('typed answers through the real %s 
     expect(count).toMatchObject({ final_output: 7, final_answer: '7' });
   });
 
+  it('streams the typed answer as its JSON text once it matched, and voids the text of an answer that did not', async () => {
+    server().setScript([final('twelve fifty'), { chunks: ['{"type":"final","answer":{"total":', '12.5,"currency":"EUR"}}'] }]);
+    const events: Array<{ type: string; text?: string }> = [];
+    const result = await runAgent({
+      model: modelFor(server(), provider),
+      config: { model: 'scripted-model', output_schema: INVOICE },
+      prompt: 'total?',
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.final_output).toEqual({ total: 12.5, currency: 'EUR' });
+    const afterLastRestart = events.slice(events.map((event) => event.type).lastIndexOf('answer_restart') + 1);
+    expect(afterLastRestart.filter((event) => event.type === 'answer_delta').map((event) => event.text).join('')).toBe(result.final_answer);
+  });
+
   it('a string schema keeps a string answer as it is in final_answer', async () => {
     server().setScript([final('Bonjour')]);
     const result = await run({ output_schema: { type: 'string', maxLength: 20 } });
