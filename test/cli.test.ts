@@ -29,7 +29,9 @@ describe('agent-core run', () => {
   const scenarios: Array<[string, Record<string, unknown>, Script]> = [
     ['final', {}, final('done')],
     ['max_steps', { max_steps: 2, allowed_tools: ['json_transform'] }, toolStep],
-    ['max_tool_calls', { max_tool_calls: 1, allowed_tools: ['json_transform'] }, toolStep],
+    // Different args each call: identical ones would be repeats that the loop breaker answers without running.
+    ['max_tool_calls', { max_tool_calls: 1, allowed_tools: ['json_transform'] }, (request) => action('json_transform', { data: [request.callIndex], expression: 'length(@)' })],
+    ['loop', { allowed_tools: ['json_transform'] }, toolStep],
     ['timeout', { single_call_timeout: 0.2 }, { text: final('late'), delayMs: 1500 }],
     ['token_budget', { total_token_budget: 1, allowed_tools: ['json_transform'] }, toolStep],
     ['llm_error', {}, { status: 400, errorMessage: 'model does not exist' }],

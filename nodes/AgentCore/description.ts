@@ -7,6 +7,7 @@ import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tools';
 const {
   max_steps: defaultMaxSteps,
   max_tool_calls: defaultMaxToolCalls,
+  loop_limit: defaultLoopLimit,
   single_call_timeout: defaultSingleCallTimeout,
   timeout: defaultRunTimeout,
   total_token_budget: defaultTokenBudget,
@@ -173,11 +174,14 @@ export const agentCoreProperties: INodeProperties[] = [
       {
         name: 'tools',
         displayName: 'Tool',
+        // In the order a builder fills them in (name first), not alphabetical.
+        // eslint-disable-next-line n8n-nodes-base/node-param-fixed-collection-type-unsorted-items
         values: [
           { displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. lookup_customer', description: 'The name the model calls: letters, digits and _' },
           { displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 2 }, default: '', description: 'When the model should use this tool, and what it returns' },
           { displayName: 'Workflow', name: 'workflowId', type: 'workflowSelector', default: '' },
           { displayName: 'Arguments Schema', name: 'argsSchema', type: 'json', default: DEFAULT_WORKFLOW_ARGS_SCHEMA, description: 'JSON Schema of the arguments object; calls that do not match are refused before the workflow runs' },
+          { displayName: 'Read-Only', name: 'readOnly', type: 'boolean', default: false, description: 'Whether the workflow only reads (changes nothing): a repeated identical call is then answered from the earlier result. Off, a repeated identical call is never run twice.' },
         ],
       },
     ],
@@ -189,6 +193,7 @@ export const agentCoreProperties: INodeProperties[] = [
     placeholder: 'Add Limit',
     default: {},
     options: [
+      { displayName: 'Loop Limit', name: 'loopLimit', type: 'number', typeOptions: { minValue: 0 }, default: defaultLoopLimit, description: 'The same tool called with the same arguments this many times ends the run with finish_reason loop (0 = never). Repeats before that are answered from the earlier result; a call with side effects never runs twice.' },
       { displayName: 'Max Steps', name: 'maxSteps', type: 'number', typeOptions: { minValue: 1 }, default: defaultMaxSteps, description: 'Most model turns in one run, repair turns included' },
       { displayName: 'Max Tool Calls', name: 'maxToolCalls', type: 'number', typeOptions: { minValue: 0 }, default: defaultMaxToolCalls, description: 'Most tool executions in one run; one more request ends the run with finish_reason max_tool_calls' },
       { displayName: 'Observation Max Length', name: 'observationMaxLen', type: 'number', typeOptions: { minValue: 0 }, default: defaultObservationMaxLength, description: 'Tool output fed back to the model is cut to this many characters (0 = no cut)' },
@@ -281,6 +286,14 @@ export const agentCoreProperties: INodeProperties[] = [
         description:
           'A JSON Schema the answer must match. A mismatch gets one repair turn with the exact problems; a second ends the run with finish_reason output_invalid.',
         displayOptions: { show: { outputFormat: ['json'] } },
+      },
+      {
+        displayName: 'Read-Only Connected Tools',
+        name: 'readOnlyTools',
+        type: 'string',
+        default: '',
+        placeholder: 'e.g. search_wikipedia, get_weather',
+        description: 'Names of connected tool sub-nodes that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other connected tool is taken to have side effects, and a repeated identical call to it never runs twice.',
       },
       {
         displayName: 'Reasoning Effort',

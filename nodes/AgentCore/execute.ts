@@ -23,6 +23,7 @@ function readConfig(context: IExecuteFunctions, itemIndex: number, model: string
   const mapping: Array<[IDataObject, string, keyof AgentConfig]> = [
     [limits, 'maxSteps', 'max_steps'],
     [limits, 'maxToolCalls', 'max_tool_calls'],
+    [limits, 'loopLimit', 'loop_limit'],
     [limits, 'singleCallTimeout', 'single_call_timeout'],
     [limits, 'timeout', 'timeout'],
     [limits, 'totalTokenBudget', 'total_token_budget'],
@@ -106,7 +107,8 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, started: R
   await injectToolCredentials(context, config, itemIndex);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const subExecutions: RelatedExecution[] = [];
-  const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions), ...(await readConnectedTools(context, itemIndex))];
+  const readOnlyTools = String((context.getNodeParameter('options', itemIndex, {}) as IDataObject).readOnlyTools ?? '');
+  const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions), ...(await readConnectedTools(context, itemIndex, readOnlyTools))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
   const stream = openItemStream(context, itemIndex);
   const result = await runAgent({

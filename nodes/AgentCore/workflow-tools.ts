@@ -8,6 +8,7 @@ interface WorkflowToolRow {
   description?: string;
   workflowId?: string | { value?: string; cachedResultName?: string };
   argsSchema?: string | IDataObject;
+  readOnly?: boolean;
 }
 
 export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
@@ -34,6 +35,7 @@ export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number,
       name,
       description: (row.description ?? '').trim() || `Runs the n8n workflow "${typeof row.workflowId === 'object' ? row.workflowId?.cachedResultName ?? workflowId : workflowId}".`,
       parameters: parseSchema(context, row.argsSchema, `${label} (${name}): Arguments Schema`, itemIndex),
+      sideEffects: row.readOnly !== true,
       execute: async (args: IDataObject) => runSubWorkflow(context, workflowId, args, subExecutions),
     } satisfies Tool;
   });

@@ -25,6 +25,8 @@ export interface AgentConfig {
   max_steps: number;
   /** Maximum tool executions. */
   max_tool_calls: number;
+  /** The identical call (same tool, same args) this many times ends the run (`loop`); 0 = never ends it. */
+  loop_limit: number;
   /** Tools the model may see and call. */
   allowed_tools: string[];
   /** Timeout of each model call and each tool call, seconds. */
@@ -54,6 +56,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_ou
   timeout: 120,
   max_steps: 5,
   max_tool_calls: 10,
+  loop_limit: 3,
   allowed_tools: [],
   single_call_timeout: 30,
   total_token_budget: 0,
@@ -101,6 +104,7 @@ const CHECKS: Record<keyof AgentConfig, Check> = {
   timeout: number(0.001, 86_400, false),
   max_steps: number(1, 1000, true),
   max_tool_calls: number(0, 10_000, true),
+  loop_limit: number(0, 1000, true),
   allowed_tools: (value, key) =>
     Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
   single_call_timeout: number(0.001, 3600, false),

@@ -3,7 +3,6 @@ import { addUsage } from '../providers/usage';
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
-import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './answer-release';
 import { type AgentConfig, resolveConfig } from './config';
@@ -16,6 +15,8 @@ import { ModelChoice } from './model-choice';
 import { buildConversation, repairMessage } from './prompt';
 import { readReply, type TurnRules } from './protocol';
 import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol-schema';
+import { RepeatedCalls } from './repeated-calls';
+import { type RunAnswer, runResult } from './run-result';
 import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './typed-answer';
 
@@ -32,7 +33,7 @@ type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens' | 'output
 type StepOutcome =
   | { next: 'continue' }
   | { next: 'repair'; error: StepError; reason: RepairReason }
-  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: { text: string; value?: unknown } };
+  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: RunAnswer };
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
@@ -62,6 +63,7 @@ class AgentRun {
   /** How replies are asked for (json_mode, with the compiled protocol schema) and what they may contain. */
   private readonly format: ProtocolFormat;
   private readonly turnRules: TurnRules;
+  private readonly repeats: RepeatedCalls;
 
   constructor(
     private readonly options: RunAgentOptions,
@@ -72,6 +74,7 @@ class AgentRun {
   ) {
     this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
     this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
+    this.repeats = new RepeatedCalls(config.loop_limit);
     this.turnRules = { typedAnswer: config.output_schema !== undefined, nullArgsAsAbsent: config.json_mode === 'json_schema' };
     this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
     const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
@@ -193,6 +196,16 @@ class AgentRun {
       this.emit({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(checked.error.message, this.redactor) });
       return this.failed(entry, checked.error, 'tool_error');
     }
+    const repeat = this.repeats.decide(checked.tool, args, entry.step);
+    if (repeat.next === 'loop') {
+      entry.error = { type: 'limit', message: repeat.detail };
+      return { next: 'finish', reason: 'loop', detail: repeat.detail };
+    }
+    if (repeat.next === 'answer') {
+      entry.repeat_of = repeat.ofStep;
+      this.emit({ type: 'observation', step: entry.step, tool: name, ok: true, summary: observationSummary(repeat.observation, this.redactor) });
+      return this.observed(entry, name, repeat.observation);
+    }
     if (this.toolCalls >= this.config.max_tool_calls) {
       entry.error = { type: 'limit', message: `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run` };
       return { next: 'finish', reason: 'max_tool_calls', detail: entry.error.message };
@@ -216,14 +229,20 @@ class AgentRun {
     usage.total_ms += entry.tool_ms;
     const summary = observationSummary(outcome.ok ? outcome.observation : outcome.error.message, this.redactor);
     this.emit({ type: 'observation', step: entry.step, tool: name, ok: outcome.ok, summary });
+    this.repeats.record(repeat.key, entry.step, outcome.ok ? outcome : { ok: false, message: outcome.error.message });
 
     if (!outcome.ok) {
       if (!outcome.runAborted) return this.failed(entry, outcome.error, 'tool_error');
       entry.error = outcome.error;
       return this.aborted();
     }
-    entry.observation = outcome.observation;
-    this.conversation.push({ role: 'user', content: `Observation from ${name}:\n${outcome.observation}` });
+    return this.observed(entry, name, outcome.observation);
+  }
+
+  /** The step's observation, in the trace and for the model. */
+  private observed(entry: TraceStep, name: string, observation: string): StepOutcome {
+    entry.observation = observation;
+    this.conversation.push({ role: 'user', content: `Observation from ${name}:\n${observation}` });
     return { next: 'continue' };
   }
 
@@ -258,25 +277,12 @@ class AgentRun {
     this.openStep = undefined;
   }
 
-  private finish(finishReason: FinishReason, stopDetail?: string, answer?: { text: string; value?: unknown }): AgentResult {
+  private finish(finishReason: FinishReason, stopDetail?: string, answer?: RunAnswer): AgentResult {
     this.closeOpenStep();
-    const messages = [this.newUserMessage];
-    if (answer) messages.push({ role: 'assistant', content: answer.text });
-    // Everything the run writes goes through the redactor; the model saw the real values where calls needed them.
-    const result = this.redactor.value({
-      final_answer: answer?.text ?? '',
-      ...(answer && 'value' in answer ? { final_output: answer.value } : {}),
-      finish_reason: finishReason,
-      trace: this.trace.map(readableStep),
-      used_tools: this.usedTools,
-      usage: this.usage,
-      messages,
-      ...(stopDetail ? { stop_detail: stopDetail } : {}),
-      elapsed_ms: Math.round(performance.now() - this.started),
-      // Who answered last: the fallback, once it took over.
-      model: this.models.answering.name,
-      provider: this.models.answering.chat.provider,
-    });
+    const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
+    // Who answered last: the fallback, once it took over.
+    const { name: model, chat } = this.models.answering;
+    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider }, redactor);
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;
   }

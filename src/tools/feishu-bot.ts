@@ -135,6 +135,8 @@ export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<Fe
     description:
       'Send a message to the team\'s Feishu (Lark) group through its bot: {"text": "..."} for plain text, or {"title": "...", "lines": ["...", "..."]} for a formatted message.',
     parameters: feishuBotParameters,
+    // Every call posts a message.
+    sideEffects: true,
     settingsSchema: feishuBotSettingsSchema,
     secretsIn: webhookTokens,
     async execute(args: FeishuBotArgs, context: ToolContext): Promise<string> {

@@ -43,6 +43,8 @@ export const jsonTransformTool: Tool<JsonTransformArgs> = {
   name: 'json_transform',
   description:
     'Select, filter or reshape JSON data with a JMESPath expression, e.g. "items[?price > `10`].name" or "length(users)".',
+  // Reads its args only.
+  sideEffects: false,
   parameters: {
     type: 'object',
     properties: {

@@ -169,6 +169,8 @@ export const redisContextTool: Tool<RedisContextArgs> = {
   description:
     'Remember small text values across runs of this conversation: set/append/get/delete a key, or list your keys. Values are private to this session and expire after a while.',
   parameters: redisContextParameters,
+  // get and list read; set, append and delete write.
+  sideEffects: (args: RedisContextArgs) => args.operation !== 'get' && args.operation !== 'list',
   settingsSchema: redisContextSettingsSchema,
   async execute(args: RedisContextArgs, context: ToolContext): Promise<string> {
     const settings = readRedisContextSettings(context.settings);

@@ -33,6 +33,12 @@ export interface Tool<Args = any> {
    */
   secretsIn?(settings: Record<string, unknown>): string[];
   /**
+   * Whether a call with these (validated) args changes anything outside the run: a POST, a write, a message
+   * sent. Absent means yes. The loop breaker answers a repeated call without side effects from the earlier
+   * observation, and never runs a repeated call with side effects twice.
+   */
+  sideEffects?: boolean | ((args: Args) => boolean);
+  /**
    * Runs the tool. A returned string is the observation as is, a `TruncatedText` is one the tool cut at
    * its end, anything else is rendered as compact JSON. The engine redacts it, then cuts it to the run's
    * observation length.

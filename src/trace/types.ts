@@ -13,6 +13,7 @@ export type FinishReason =
   | 'max_output_tokens'
   | 'content_filter'
   | 'output_invalid'
+  | 'loop'
   | 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
@@ -43,6 +44,8 @@ export interface TraceStep {
   final?: { answer: unknown };
   /** What was fed back to the model (already cut to `observation_max_len`). */
   observation?: string;
+  /** The step whose identical call this one repeated: the tool was not run again (see `loop_limit`). */
+  repeat_of?: number;
   error?: StepError;
   /** Who answered this step (or failed it): the provider adapter and the model id. */
   provider?: string;

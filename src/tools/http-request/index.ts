@@ -60,6 +60,8 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
     description:
       'Call an HTTP(S) API or fetch a web page. Returns the status line, content type and size, then the body (JSON compacted). Non-2xx answers are returned too.',
     parameters: httpRequestParameters,
+    // GET (the default) reads; POST, PUT, PATCH and DELETE may change the target.
+    sideEffects: (args: HttpRequestArgs) => (args.method ?? 'GET') !== 'GET',
     settingsSchema: httpRequestSettingsSchema,
     checkSettings: checkHttpRequestSettings,
     async execute(args: HttpRequestArgs, context: ToolContext): Promise<string | TruncatedText> {

@@ -1,0 +1,49 @@
+import type { ChatMessage, TokenUsage } from '../providers/chat-model';
+import type { Redactor } from '../trace/redact';
+import { readableStep } from '../trace/readable-step';
+import type { AgentResult, FinishReason, ToolUsage, TraceStep } from '../trace/types';
+
+/** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
+export interface RunAnswer {
+  text: string;
+  value?: unknown;
+}
+
+/** What the run did, as the result reports it. */
+export interface RunRecord {
+  trace: readonly TraceStep[];
+  usedTools: Record<string, ToolUsage>;
+  usage: TokenUsage;
+  newUserMessage: ChatMessage;
+  /** `performance.now()` when the run started. */
+  started: number;
+  model: string;
+  provider: string;
+}
+
+/**
+ * The run's output. Everything in it goes through the redactor; the model saw the real values where calls
+ * needed them. `messages` holds the user message answered and, with an answer, the answer, for a context store.
+ */
+export function runResult(
+  ending: { finishReason: FinishReason; stopDetail?: string; answer?: RunAnswer },
+  record: RunRecord,
+  redactor: Redactor,
+): AgentResult {
+  const { finishReason, stopDetail, answer } = ending;
+  const messages = [record.newUserMessage];
+  if (answer) messages.push({ role: 'assistant', content: answer.text });
+  return redactor.value({
+    final_answer: answer?.text ?? '',
+    ...(answer && 'value' in answer ? { final_output: answer.value } : {}),
+    finish_reason: finishReason,
+    trace: record.trace.map(readableStep),
+    used_tools: record.usedTools,
+    usage: record.usage,
+    messages,
+    ...(stopDetail ? { stop_detail: stopDetail } : {}),
+    elapsed_ms: Math.round(performance.now() - record.started),
+    model: record.model,
+    provider: record.provider,
+  });
+}
