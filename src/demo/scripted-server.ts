@@ -10,6 +10,7 @@ import type { ChatMessage } from '../providers/chat-model';
 import { parseModelCall } from './scripted-request';
 import { sendEventStream, streamFor, waitUnlessClientLeaves, type StreamShape } from './scripted-stream';
 import { anthropicSamplingRefusal } from './scripted-anthropic';
+import { anthropicCompatRefusal, anthropicCompatView } from './scripted-anthropic-compat';
 import { jsonSchemaRefusal, strictRefusal } from './scripted-strict';
 import { COMPLETIONS, errorFormatOf, modelListing, modelRoute } from './scripted-routes';
 import { errorBody, reasoningModelRefusal, type WireReply, type WireUsage } from './scripted-wire';
@@ -29,6 +30,8 @@ export interface ScriptedRequest {
   streamed: boolean;
   /** Becomes true when the client closed the connection before the whole answer was sent (e.g. an abort mid-stream). */
   clientLeftEarly: boolean;
+  /** With `anthropicOpenAiCompat`: the temperature the endpoint applied (capped at 1), when one was sent. */
+  effectiveTemperature?: number;
 }
 
 /**
@@ -71,6 +74,13 @@ export interface ScriptedServerOptions {
   rejectJsonSchema?: boolean;
   /** Refuse what GPT-5-family models refuse: any temperature but 1, and `max_tokens` (see `reasoningModelRefusal`). */
   reasoningModel?: boolean;
+  /**
+   * OpenAI chat-completions calls behave as on Anthropic's OpenAI-compatible endpoint (provider-behaviours.md
+   * §3 [D-a-compat]): `response_format` and `reasoning_effort` ignored, `n` other than 1 refused, the
+   * temperature capped at 1, and `messages` recorded as Claude receives them (system and developer text
+   * hoisted into one leading system message).
+   */
+  anthropicOpenAiCompat?: boolean;
   /** Defaults to 0: a free port. */
   port?: number;
 }
@@ -123,15 +133,18 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     return logged;
   }
 
-  async function answerModelCall(call: ParsedRequest, response: http.ServerResponse): Promise<void> {
+  async function answerModelCall(parsed: ParsedRequest, response: http.ServerResponse): Promise<void> {
+    const compat = options.anthropicOpenAiCompat && parsed.provider === 'openai';
+    const call = compat ? { ...parsed, ...anthropicCompatView(parsed.body, parsed.messages) } : parsed;
     if (call.provider === 'openai' && options.rejectResponseFormat && call.body.response_format !== undefined) {
       logCall(call, nextCallIndex, response);
       const message = 'Unrecognized request argument supplied: response_format';
       return sendJson(response, 400, { error: { message, type: 'invalid_request_error', param: 'response_format', code: null } });
     }
     const refusal =
+      (compat ? anthropicCompatRefusal(call.body) : undefined) ??
       (options.rejectJsonSchema ? jsonSchemaRefusal(call.provider, call.body) : undefined) ??
-      (call.provider === 'openai' ? strictRefusal(call.body) : undefined) ??
+      (call.provider === 'openai' && !compat ? strictRefusal(call.body) : undefined) ??
       (options.reasoningModel ? reasoningModelRefusal(call.provider, call.body) : undefined) ??
       (call.provider === 'anthropic' ? anthropicSamplingRefusal(call.body) : undefined);
     if (refusal) {
