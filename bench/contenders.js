@@ -55,7 +55,7 @@ const agentCoreBuiltIn = (distFolder) => ({ protocolBaseUrl }) => {
 function bareLoop({ protocolBaseUrl }) {
   const OpenAI = require('openai');
   const Ajv = require('ajv');
-  const { buildSystemPrompt } = dist('agent', 'prompt.js');
+  const { buildSystemPrompt, observationMessage } = dist('agent', 'prompt.js');
   const client = new OpenAI({ apiKey: 'bench', baseURL: protocolBaseUrl, maxRetries: 0 });
   const validateArgs = new Ajv({ allErrors: true, strict: false }).compile(scenario.ADD_PARAMETERS);
   const systemPrompt = buildSystemPrompt([{ name: 'add', description: scenario.ADD_DESCRIPTION, parameters: scenario.ADD_PARAMETERS }]);
@@ -80,7 +80,7 @@ function bareLoop({ protocolBaseUrl }) {
       }
       if (turn.tool !== 'add' || !validateArgs(turn.args)) throw new Error(`bare loop: unexpected action ${text}`);
       const observation = JSON.stringify(await scenario.add(turn.args));
-      messages.push({ role: 'user', content: `Observation from ${turn.tool}:\n${observation}` });
+      messages.push({ role: 'user', content: observationMessage(turn.tool, observation) });
     }
     throw new Error(`bare loop: no final answer within ${scenario.MODEL_CALLS_PER_RUN} model calls`);
   };

@@ -1,3 +1,4 @@
+import { observationMessage } from '../src/agent/prompt';
 import { ChatOpenAI } from '@langchain/openai';
 import { NodeConnectionTypes, NodeHelpers, Workflow, type INodeParameters, type INodeTypes } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
@@ -104,7 +105,7 @@ describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
     expect(primary.requests).toHaveLength(4);
     expect(json.trace[1].notices[0]).toContain('The server had an error processing your request.');
     // The fallback got the conversation with the observation of the tool the primary asked for.
-    expect(second.requests[0].messages[second.requests[0].messages.length - 1].content).toContain('Observation from json_transform:\n2');
+    expect(second.requests[0].messages[second.requests[0].messages.length - 1].content).toBe(observationMessage('json_transform', '2'));
   });
 
   it('takes the Chat Model and the Fallback Model inputs in their order, whatever order n8n hands them over', async () => {
@@ -167,7 +168,7 @@ describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
     const toFallback = primary.requests.filter((request) => request.model === 'gpt-4.1-mini');
     expect(toFallback).toHaveLength(1);
     expect(toFallback[0].headers.authorization).toBe('Bearer one-key-123456');
-    expect(toFallback[0].messages[toFallback[0].messages.length - 1].content).toBe('Observation from json_transform:\n2');
+    expect(toFallback[0].messages[toFallback[0].messages.length - 1].content).toBe(observationMessage('json_transform', '2'));
     expect(JSON.stringify(json)).not.toContain('one-key-123456');
   });
 

@@ -1,3 +1,4 @@
+import { observationMessage } from '../src/agent/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { createChatModel } from '../src/providers/create-model';
@@ -57,7 +58,7 @@ describe('a fallback model continues the run where the primary failed', () => {
     const primarySaw = primaryServer.requests[1].messages;
     const fallbackSaw = fallbackServer.requests[0].messages;
     expect(fallbackSaw.map((message) => message.content)).toEqual(primarySaw.map((message) => message.content));
-    expect(fallbackSaw[fallbackSaw.length - 1].content).toContain('Observation from probe:\n{"echoed":{"value":7}}');
+    expect(fallbackSaw[fallbackSaw.length - 1].content).toBe(observationMessage('probe', '{"echoed":{"value":7}}'));
   });
 
   it('moves to the fallback when a primary call runs out of single_call_timeout', async () => {

@@ -42,7 +42,7 @@ describe('the loop breaker', () => {
     expect(result).toMatchObject({ finish_reason: 'final', final_answer: 'ordered once' });
     expect(target.requests.map((request) => request.method)).toEqual(['POST']);
     expect(lastUserMessage(server(), 2)).toMatch(
-      /^Observation from http_request:\n\(repeated call: this identical http_request call already ran at step 1 and was not run again, since it has side effects\. It returned:\nHTTP 200/,
+      /^Observation from http_request:\n<observation>\n\(repeated call: this identical http_request call already ran at step 1 and was not run again, since it has side effects\. It returned:\nHTTP 200/,
     );
   });
 

@@ -1,3 +1,4 @@
+import { observationMessage } from '../src/agent/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { redisContextTool, sessionNamespace, type RedisContextArgs } from '../src/tools/redis-context';
 import { builtInTools } from '../src/tools/registry';
@@ -272,7 +273,7 @@ describe('redis_context inside runAgent', () => {
     const second = await runAgent({ model: modelFor(server()), config: config(), extraTools, prompt: 'What is my favourite colour?', sessionId: 'chat-1' });
     expect(second.final_answer).toBe('Teal.');
     expect(second.trace[0].observation).toBe('teal');
-    expect(lastUserMessage(server(), server().requests.length - 1)).toBe('Observation from redis_context:\nteal');
+    expect(lastUserMessage(server(), server().requests.length - 1)).toBe(observationMessage('redis_context', 'teal'));
 
     server().setScript([action('redis_context', { operation: 'get', key: 'favourite_colour' }), final('No idea.')]);
     const other = await runAgent({ model: modelFor(server()), config: config(), extraTools, prompt: 'What is my favourite colour?', sessionId: 'chat-2' });

@@ -1,3 +1,4 @@
+import { observationMessage } from '../src/agent/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { action, final, lastUserMessage, modelFor, probeTool, useScriptedServer } from './support/agent';
 
@@ -44,7 +45,7 @@ describe('runAgent: the loop, through the real openai SDK', () => {
       role: 'assistant',
       content: action('json_transform', { data: { items: [{ n: 1 }, { n: 2 }] }, expression: 'length(items)' }),
     });
-    expect(second[second.length - 1]).toEqual({ role: 'user', content: 'Observation from json_transform:\n2' });
+    expect(second[second.length - 1]).toEqual({ role: 'user', content: observationMessage('json_transform', '2') });
   });
 
   it('sends the protocol and the whitelisted tools with their schemas in the system prompt, examples only when asked for', async () => {

@@ -22,6 +22,7 @@ const { encode } = require('gpt-tokenizer/encoding/o200k_base');
 const scenario = require('./scenario');
 
 const { startScriptedServer } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'demo', 'scripted-server.js'));
+const { readObservation } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'agent', 'prompt.js'));
 
 function emptyStats() {
   return {
@@ -124,7 +125,8 @@ function protocolScript(scripted) {
     const tag = scenario.tagOf(firstUserText(request.messages));
     const last = request.messages[request.messages.length - 1]?.content ?? '';
     const tool = offeredTool(request.messages[0]?.content);
-    const observation = tool ? new RegExp(`^Observation from ${tool.name}:\\n([\\s\\S]*)$`).exec(last) : null;
+    const read = readObservation(last);
+    const observation = tool && read?.tool === tool.name ? read.text : undefined;
     let text;
     if (!tag || !tool || earlierTurns > 1) {
       stats.protocol.unexpected++;
@@ -133,7 +135,7 @@ function protocolScript(scripted) {
       const args = tool.takesInput ? { input: scenario.CALCULATOR_EXPRESSION } : { expression: scenario.CALCULATOR_EXPRESSION };
       text = JSON.stringify({ type: 'action', tool: tool.name, args });
     } else {
-      text = JSON.stringify({ type: 'final', answer: scenario.answerFor(tag, observation ? observation[1] : `(no observation: ${last.slice(0, 80)})`) });
+      text = JSON.stringify({ type: 'final', answer: scenario.answerFor(tag, observation ?? `(no observation: ${last.slice(0, 80)})`) });
     }
     return { text, delayMs: scenario.MODEL_DELAY_MS, usage: { prompt_tokens: promptTokens, completion_tokens: Math.ceil(text.length / 4) } };
   };

@@ -21,6 +21,8 @@ export interface ToolCallRequest {
   singleCallTimeout: number;
   observationMaxLength: number;
   sessionId?: string;
+  /** The user's turns and the instructions (see ToolContext.trustedText). */
+  trustedText?: string;
   /** The run's redactor: applied to observations before they are cut, so no cut leaves a secret's first characters. */
   redactor: Redactor;
 }
@@ -65,6 +67,7 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
         signal: call.signal,
         settings: request.settings,
         sessionId: request.sessionId,
+        trustedText: request.trustedText,
       }),
     );
     const result = await raceAbort(work, call.signal);

@@ -58,3 +58,13 @@ export function parseMessages(raw: unknown, field = 'messages_json'): ChatMessag
     return { role: role as ChatMessage['role'], content };
   });
 }
+
+/**
+ * What the people behind a run wrote, for tools that must not be steered by observations: the
+ * instructions, the conversation's system text and every user turn. Assistant turns are left out: they
+ * may repeat what a tool returned.
+ */
+export function trustedTextOf(history: readonly ChatMessage[], newUserMessage: ChatMessage, developerText?: string): string {
+  const written = history.filter((message) => message.role !== 'assistant').map((message) => message.content);
+  return [developerText ?? '', ...written, newUserMessage.content].join('\n');
+}

@@ -8,11 +8,11 @@ import { AnswerRelease, holdBackFor } from './answer-release';
 import { type AgentConfig, resolveConfig } from './config';
 import { actionSummary, observationSummary, type AgentEvent } from './events';
 import { checkToolCall, runTool, toolSecrets } from './execute-tool';
-import { normaliseInput } from './input';
+import { normaliseInput, trustedTextOf } from './input';
 import { abortedReason, runLimit } from './limits';
 import { callModel, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
-import { buildConversation, repairMessage } from './prompt';
+import { buildConversation, observationMessage, repairMessage } from './prompt';
 import { readReply, type TurnRules } from './protocol';
 import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol-schema';
 import { RepeatedCalls } from './repeated-calls';
@@ -64,6 +64,8 @@ class AgentRun {
   private readonly format: ProtocolFormat;
   private readonly turnRules: TurnRules;
   private readonly repeats: RepeatedCalls;
+  /** What the user and the workflow wrote (see ToolContext.trustedText). */
+  private readonly trustedText: string;
 
   constructor(
     private readonly options: RunAgentOptions,
@@ -75,6 +77,7 @@ class AgentRun {
     this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
     this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
     this.repeats = new RepeatedCalls(config.loop_limit);
+    this.trustedText = trustedTextOf(history, newUserMessage, options.developerText);
     this.turnRules = { typedAnswer: config.output_schema !== undefined, nullArgsAsAbsent: config.json_mode === 'json_schema' };
     this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
     const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
@@ -212,16 +215,11 @@ class AgentRun {
     }
 
     this.toolCalls++;
+    const { tools, redactor, trustedText, config } = this;
     const outcome = await runTool(checked.tool, {
-      tools: this.tools,
-      name,
-      args,
-      settings: Object.prototype.hasOwnProperty.call(this.config.tool_settings, name) ? this.config.tool_settings[name] : {},
-      redactor: this.redactor,
-      runSignal: this.runController.signal,
-      singleCallTimeout: this.config.single_call_timeout,
-      observationMaxLength: this.config.observation_max_len,
-      sessionId: this.options.sessionId,
+      tools, name, args, redactor, trustedText, sessionId: this.options.sessionId, runSignal: this.runController.signal,
+      settings: Object.prototype.hasOwnProperty.call(config.tool_settings, name) ? config.tool_settings[name] : {},
+      singleCallTimeout: config.single_call_timeout, observationMaxLength: config.observation_max_len,
     });
     entry.tool_ms = Math.round(outcome.elapsedMs);
     const usage = (this.usedTools[name] ??= { count: 0, total_ms: 0 });
@@ -242,7 +240,7 @@ class AgentRun {
   /** The step's observation, in the trace and for the model. */
   private observed(entry: TraceStep, name: string, observation: string): StepOutcome {
     entry.observation = observation;
-    this.conversation.push({ role: 'user', content: `Observation from ${name}:\n${observation}` });
+    this.conversation.push({ role: 'user', content: observationMessage(name, observation) });
     return { next: 'continue' };
   }
 

@@ -1,3 +1,4 @@
+import { readObservation } from '../agent/prompt';
 import type { ScriptedReply, ScriptedRequest } from './scripted-server';
 
 /** The sample task `npm run demo` runs: a question over a small catalogue embedded in the prompt. */
@@ -19,13 +20,13 @@ export const DEMO_EXPRESSION = 'items[?in_stock && price < `50`].name';
  */
 export function demoModel(request: ScriptedRequest): ScriptedReply {
   const last = request.messages[request.messages.length - 1]?.content ?? '';
-  const observation = /^Observation from json_transform:\n([\s\S]*)$/.exec(last);
-  if (observation) {
+  const observation = readObservation(last);
+  if (observation?.tool === 'json_transform') {
     let names: unknown;
     try {
-      names = JSON.parse(observation[1]);
+      names = JSON.parse(observation.text);
     } catch {
-      names = observation[1];
+      names = observation.text;
     }
     const list = Array.isArray(names) ? names.join(' and ') : String(names);
     return JSON.stringify({ type: 'final', answer: `In stock and under 50 EUR: ${list}.` });

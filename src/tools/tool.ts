@@ -8,6 +8,12 @@ export interface ToolContext {
   settings: Record<string, unknown>;
   /** The conversation's session id when the run has one (used to scope per-session tools). */
   sessionId?: string;
+  /**
+   * What the people behind the run wrote: the user's turns and the instructions, never a tool's output.
+   * A tool that must not be steered by observations (http_request with `egress_hosts: "from_prompt"`)
+   * checks its targets against it.
+   */
+  trustedText?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { EgressRefusal } from './egress';
 import { classifyAddress as defaultClassifyAddress, type AddressClassification } from './address-policy';
 import { resolveWithSystem, type ConnectionPolicy, type HostResolver } from './connection-policy';
 import { Deadline } from './deadline';
@@ -68,7 +69,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
       // Checked when the run is configured; again here for callers that hand settings to the tool directly.
       const problems = checkHttpRequestSettings(context.settings);
       if (problems.length > 0) throw new Error(`http_request is misconfigured: tool_settings.http_request.${problems[0]}`);
-      const settings = readHttpRequestSettings(context.settings);
+      const settings = readHttpRequestSettings(context.settings, context.trustedText);
       const deadline = new Deadline(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, context.signal);
       try {
         const response = await fetchFollowingRedirects(firstHop(args, settings), settings, policy, deadline);
@@ -76,6 +77,8 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
         const observation = renderObservation(response);
         return response.truncated ? new TruncatedText(observation) : observation;
       } catch (error) {
+        // A host nobody named: the model reads why as the observation, like any answer it got.
+        if (error instanceof EgressRefusal) return error.message;
         throw error instanceof HttpRequestError ? error : new Error(`http_request failed: ${(error as Error).message}`);
       } finally {
         deadline.dispose();

@@ -31,6 +31,11 @@ export interface HttpRequestSettings {
   /** Lets `headers` travel over plain http or to a non-default port; off, such a call is refused. */
   allowInsecureHeaders: boolean;
   maxRedirects: number;
+  /**
+   * With `egress_hosts: "from_prompt"`: the run's trusted text (the user's turns and the instructions), in
+   * which a host must be named (unless allowed_domains lists it). Absent: any host (`"any"`, the default).
+   */
+  egressNamedIn?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -95,6 +100,12 @@ export const httpRequestSettingsSchema: JsonSchema = {
         'Also send headers over plain http and to non-default ports; default false. For a plain-http API on a private network or a local test server: the token then crosses the network readable by anyone on the path.',
     },
     max_redirects: { type: 'integer', minimum: 0, maximum: MAX_REDIRECTS_LIMIT, description: `Redirects followed per call; default ${DEFAULT_MAX_REDIRECTS}.` },
+    egress_hosts: {
+      type: 'string',
+      enum: ['any', 'from_prompt'],
+      description:
+        'Where requests may go: "any" (default) host that passes the address policy and allowed_domains, or "from_prompt": only hosts named in the user\'s messages or the instructions (or in allowed_domains), never one that only a tool\'s output mentioned. Redirects are checked the same way.',
+    },
   },
   additionalProperties: false,
 };
@@ -123,7 +134,7 @@ export function checkHttpRequestSettings(raw: Record<string, unknown>): string[]
 }
 
 /** Applies defaults to an (already schema-validated) settings entry. */
-export function readHttpRequestSettings(raw: Record<string, unknown> = {}): HttpRequestSettings {
+export function readHttpRequestSettings(raw: Record<string, unknown> = {}, trustedText?: string): HttpRequestSettings {
   const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
   const methods = strings(raw.allowed_methods)
     .map((method) => method.toUpperCase())
@@ -141,5 +152,6 @@ export function readHttpRequestSettings(raw: Record<string, unknown> = {}): Http
     headers,
     allowInsecureHeaders: raw.allow_insecure_headers === true,
     maxRedirects: Math.min(MAX_REDIRECTS_LIMIT, Math.max(0, integer(raw.max_redirects, DEFAULT_MAX_REDIRECTS))),
+    ...(raw.egress_hosts === 'from_prompt' ? { egressNamedIn: trustedText ?? '' } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { observationMessage } from '../../../src/agent/prompt';
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
 import { chatHubConversation } from './chat-hub-scenarios';
@@ -55,7 +56,7 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
         expect(calls).toHaveLength(2);
         expect(calls[1].messages[calls[1].messages.length - 1]).toEqual({
           role: 'user',
-          content: 'Observation from json_transform:\n["Desk lamp","USB-C hub"]',
+          content: observationMessage('json_transform', '["Desk lamp","USB-C hub"]'),
         });
       });
     });

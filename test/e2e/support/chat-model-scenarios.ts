@@ -1,3 +1,4 @@
+import { observationMessage } from '../../../src/agent/prompt';
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import type { ScriptedRequest } from '../../../src/demo/scripted-server';
 import { PRIMARY_MODELS, type SubNodeProvider } from './derived-workflows';
@@ -55,7 +56,7 @@ export async function toolStepThenAnswerOnSubNode(n8n: AgentCoreInN8n, subNode: 
     [wire, model],
     [wire, model],
   ]);
-  expect(calls[1].messages[calls[1].messages.length - 1]).toEqual({ role: 'user', content: `Observation from json_transform:\n${DEMO_OBSERVATION}` });
+  expect(calls[1].messages[calls[1].messages.length - 1]).toEqual({ role: 'user', content: observationMessage('json_transform', DEMO_OBSERVATION) });
   return response;
 }
 
@@ -89,5 +90,5 @@ export async function fallbackSubNodeFinishesTheRun(n8n: AgentCoreInN8n, label: 
   expect(failed.length).toBeGreaterThanOrEqual(1);
   expect(fallbackCalls.map(wireAndModel)).toEqual([['gemini', FALLBACK_MODEL]]);
   const toFallback = fallbackCalls[0].messages;
-  expect(toFallback[toFallback.length - 1]).toEqual({ role: 'user', content: `Observation from json_transform:\n${DEMO_OBSERVATION}` });
+  expect(toFallback[toFallback.length - 1]).toEqual({ role: 'user', content: observationMessage('json_transform', DEMO_OBSERVATION) });
 }

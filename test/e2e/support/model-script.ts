@@ -1,3 +1,4 @@
+import { readObservation } from '../../../src/agent/prompt';
 import { demoModel } from '../../../src/demo/demo-model';
 import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-server';
 
@@ -26,15 +27,12 @@ const NOTED = /^Noted: (.+)\.$/;
 
 /** `What is <a> plus <b>?` makes the model call the add_numbers workflow tool and answer from its result. */
 const ADD_NUMBERS = /What is (-?\d+(?:\.\d+)?) plus (-?\d+(?:\.\d+)?)\?/;
-const ADD_NUMBERS_OBSERVATION = /^Observation from add_numbers:\n([\s\S]*)$/;
 
 /** `Fetch <url>` makes the model call http_request with that URL and answer with the body it got. */
 const FETCH = /^Fetch (https?:\/\/\S+)$/;
-const HTTP_OBSERVATION = /^Observation from http_request:\n[^\n]*\n([\s\S]*)$/;
 
 /** `Tell the team: <text>` makes the model post <text> with feishu_bot, then confirm. */
 const NOTIFY = /^Tell the team: (.+)$/;
-const FEISHU_OBSERVATION = /^Observation from feishu_bot:\n/;
 
 /**
  * The API key a request carries, wherever its provider's SDK puts it: `Authorization: Bearer` (OpenAI,
@@ -89,20 +87,20 @@ export function e2eModel(request: ScriptedRequest): ScriptedReply {
   if (prompt.includes(NEVER_FINISHES)) {
     return JSON.stringify({ type: 'action', tool: 'json_transform', args: { data: { turns: request.messages.length }, expression: 'turns' } });
   }
-  const observation = ADD_NUMBERS_OBSERVATION.exec(last);
-  if (observation) {
+  const observation = readObservation(last);
+  if (observation?.tool === 'add_numbers') {
     try {
-      const { sum, expression } = JSON.parse(observation[1]);
+      const { sum, expression } = JSON.parse(observation.text);
       return final(`The sum is ${sum} (${expression}, from add_numbers).`);
     } catch {
-      return final(`add_numbers did not return a result: ${observation[1]}`);
+      return final(`add_numbers did not return a result: ${observation.text}`);
     }
   }
   const notify = NOTIFY.exec(prompt);
-  if (notify && FEISHU_OBSERVATION.test(last)) return final(`Sent to the team: ${notify[1]}`);
+  if (notify && observation?.tool === 'feishu_bot') return final(`Sent to the team: ${notify[1]}`);
   if (notify) return JSON.stringify({ type: 'action', tool: 'feishu_bot', args: { text: notify[1] } });
-  const fetched = HTTP_OBSERVATION.exec(last);
-  if (fetched) return final(`Fetched: ${fetched[1]}`);
+  // http_request's observation: a status line, then the body.
+  if (observation?.tool === 'http_request') return final(`Fetched: ${observation.text.slice(observation.text.indexOf('\n') + 1)}`);
   const fetch = FETCH.exec(prompt);
   if (fetch) return JSON.stringify({ type: 'action', tool: 'http_request', args: { url: fetch[1] } });
   const addition = ADD_NUMBERS.exec(prompt);
