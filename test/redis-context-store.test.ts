@@ -64,7 +64,7 @@ describe('redis context store', () => {
     for (let batch = 0; batch < 20; batch++) await redis.admin.rpush(turns, ...Array.from({ length: 1000 }, () => entry));
     await store.prepare('long', WINDOW); // connects (and caches the script) before counting
 
-    const client = (store as unknown as { client: Redis }).client;
+    const client = (store as unknown as { redis: { client: Redis } }).redis.client;
     const sendCommand = jest.spyOn(client, 'sendCommand');
     const prepared = await store.prepare('long', WINDOW);
     expect(sendCommand).toHaveBeenCalledTimes(1);
@@ -164,7 +164,7 @@ describe('redis context store', () => {
   test('recovers on the next operation once Redis is back', async () => {
     const store = openStore();
     await store.persist('alice', exchange(1), PERSIST);
-    const client = (store as unknown as { client: Redis }).client;
+    const client = (store as unknown as { redis: { client: Redis } }).redis.client;
     const ended = new Promise((resolve) => client.once('end', resolve));
     await redis.admin.client('KILL', 'ID', String(await client.client('ID'))); // the connection drops
     await ended;

@@ -1,18 +1,6 @@
-import type { Redis } from 'ioredis';
-import {
-  createClient,
-  createRedisClientOptions,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  describeRedisFailure,
-  ignoreError,
-  quitClient,
-  redisAddress,
-  waitUntilReady,
-  type RedisConnectionOptions,
-} from '../redis/connection';
+import { ManagedRedis, type RedisSource } from '../redis/managed-client';
 import {
   assertSessionKey,
-  ContextStoreError,
   decodeStoredTurns,
   encodeStoredTurn,
   InvalidContextInputError,
@@ -37,10 +25,7 @@ export {
 } from '../redis/connection';
 
 /** Either a connection the store opens and owns, or a client the caller owns and closes. */
-export type RedisContextStoreOptions = { keyPrefix?: string } & (
-  | { connection: RedisConnectionOptions }
-  | { client: Redis; /** Also quit this client on `close()`. Default false. */ closeClient?: boolean }
-);
+export type RedisContextStoreOptions = { keyPrefix?: string } & RedisSource;
 
 /** The Redis keys of one session; both carry the session's expiry. */
 export function redisSessionKeys(keyPrefix: string, sessionKey: string): { turns: string; system: string } {
@@ -87,34 +72,21 @@ type ReadReply = [string[], number, string | null, number];
  * are written only by Lua scripts, so concurrent requests never interleave a turn or half-write one.
  */
 export class RedisContextStore implements ContextStore {
-  private readonly client: Redis;
-  private readonly ownsClient: boolean;
+  private readonly redis: ManagedRedis;
   private readonly keyPrefix: string;
-  private readonly address: string;
-  private connecting: Promise<void> | undefined;
-  private closed = false;
 
   constructor(options: RedisContextStoreOptions) {
     // The session key already carries the history's prefix (sessionStoreKey owns the layout); this one
     // only namespaces a whole store, e.g. per test.
     this.keyPrefix = options.keyPrefix ?? '';
-    if ('client' in options) {
-      this.client = options.client;
-      this.ownsClient = options.closeClient ?? false;
-      // Without a listener, ioredis prints every connection error as an unhandled 'error' event.
-      this.client.on('error', ignoreError);
-    } else {
-      this.client = createClient(createRedisClientOptions(options.connection));
-      this.ownsClient = true;
-    }
-    this.address = redisAddress(this.client.options);
+    this.redis = new ManagedRedis(options, 'Redis context store');
   }
 
   async prepare(sessionKey: string, window: HistoryWindow): Promise<PreparedHistory> {
     const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
     const checkedWindow = assertHistoryWindow(window);
     const [entries, storedTurns, systemMessage] = (await this.run('prepare', () =>
-      evaluateScript(this.client, READ_SCRIPT, [keys.turns, keys.system], [-entriesToRead(checkedWindow)]),
+      evaluateScript(this.redis.client, READ_SCRIPT, [keys.turns, keys.system], [-entriesToRead(checkedWindow)]),
     )) as ReadReply;
     return applyHistoryWindow({ entries, storedTurns: Number(storedTurns), systemMessage }, checkedWindow);
   }
@@ -126,7 +98,7 @@ export class RedisContextStore implements ContextStore {
     const entry = encodeStoredTurn(turn);
     const systemMode = options.systemMessage === undefined ? 'keep' : options.systemMessage === '' ? 'delete' : 'set';
     const storedTurns = await this.run('persist', () =>
-      evaluateScript(this.client, PERSIST_SCRIPT, [keys.turns, keys.system], [
+      evaluateScript(this.redis.client, PERSIST_SCRIPT, [keys.turns, keys.system], [
         entry,
         options.maxStoredTurns,
         options.ttlSeconds,
@@ -139,14 +111,14 @@ export class RedisContextStore implements ContextStore {
 
   async clear(sessionKey: string): Promise<{ deleted: boolean }> {
     const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
-    const removed = await this.run('clear', () => this.client.del(keys.turns, keys.system));
+    const removed = await this.run('clear', () => this.redis.client.del(keys.turns, keys.system));
     return { deleted: removed > 0 };
   }
 
   async get(sessionKey: string): Promise<SessionSnapshot> {
     const keys = redisSessionKeys(this.keyPrefix, assertSessionKey(sessionKey));
     const [entries, , systemMessage, ttl] = (await this.run('get', () =>
-      evaluateScript(this.client, READ_SCRIPT, [keys.turns, keys.system], [0]),
+      evaluateScript(this.redis.client, READ_SCRIPT, [keys.turns, keys.system], [0]),
     )) as ReadReply;
     const snapshot: SessionSnapshot = { ...decodeStoredTurns(entries), ttlSeconds: ttl > 0 ? Number(ttl) : null };
     if (systemMessage !== null) snapshot.systemMessage = systemMessage;
@@ -154,41 +126,11 @@ export class RedisContextStore implements ContextStore {
   }
 
   /** Quits (or, if Redis does not answer, drops) the connection the store opened. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.ownsClient) await quitClient(this.client);
+  close(): Promise<void> {
+    return this.redis.close();
   }
 
-  private async run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    if (this.closed) {
-      throw new ContextStoreError(`The Redis context store for ${this.address} is closed`, {
-        failure: 'command',
-        address: this.address,
-        operation,
-      });
-    }
-    try {
-      await this.ensureReady();
-      return await command();
-    } catch (error) {
-      throw describeRedisFailure(error, this.address, operation);
-    }
+  private run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    return this.redis.run(operation, command);
   }
-
-  /** Concurrent operations share one connection attempt; a failed attempt is retried by the next operation. */
-  private ensureReady(): Promise<void> {
-    if (this.client.status === 'ready') return Promise.resolve();
-    this.connecting ??= waitUntilReady(this.client, this.client.options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS)
-      .catch((error: unknown) => {
-        // A server that accepted the socket but never got ready would otherwise keep it open. (An
-        // ended client is left alone: disconnecting it again arms a timer that keeps Node running.)
-        if (this.ownsClient && this.client.status !== 'end') this.client.disconnect();
-        throw error;
-      })
-      .finally(() => {
-        this.connecting = undefined;
-      });
-    return this.connecting;
-  }
-
 }
