@@ -8,6 +8,8 @@ import { MemoryContextStore } from './context/memory-store';
 import { RedisContextStore } from './context/redis-store';
 import { persistSession, prepareSession } from './context/session';
 import { ContextStoreError, DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, InvalidContextInputError, type ContextStore } from './context/store';
+import { BudgetInputError } from './budget/ledger';
+import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
 import type { AgentResult } from './trace/types';
 
@@ -16,15 +18,16 @@ const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-j
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
                        [--fallback-api-key KEY]]
                       [--system TEXT]
-                      [--session ID --context memory|redis [--redis-url URL]] [--stream]`;
+                      [--session ID --context memory|redis] [--redis-url URL] [--stream]`;
 
 const HELP = `${USAGE}
 
 Runs one agent task and prints its result as JSON: final_answer, finish_reason, trace, used_tools, usage.
 
   --config FILE          the run's configuration (JSON): model (required), allowed_tools, max_steps,
-                         max_tool_calls, timeout, single_call_timeout, total_token_budget,
-                         observation_max_len, temperature, json_mode, prompt_examples, tool_settings
+                         max_tool_calls, loop_limit, timeout, single_call_timeout, total_token_budget,
+                         observation_max_len, temperature, json_mode, prompt_examples, tool_settings,
+                         output_schema, shared_budget, prices
   --prompt TEXT          the user's message; or --messages-json FILE: a [{role, content}] conversation
                          that ends with the user's message
   --provider NAME        openai (default; any OpenAI-compatible endpoint) or gemini
@@ -37,6 +40,8 @@ Runs one agent task and prints its result as JSON: final_answer, finish_reason, 
   --session ID           keep a conversation: each run reads the session's history and stores its turn,
                          with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
                          or --context memory (this process only)
+  --redis-url URL        the Redis of --session and of the config's shared_budget (else REDIS_URL, else
+                         redis://127.0.0.1:6379); a shared budget is counted there, across processes
   --stream               print the run's events as they happen, one JSON object per line (NDJSON):
                          {"type":"step_start","step":1}, {"type":"action","step":1,"tool":..,"summary":..},
                          {"type":"observation",..,"ok":true,"summary":..}, {"type":"answer_delta","text":..}
@@ -110,8 +115,10 @@ async function main(argv: string[]): Promise<number> {
   const primary = providerFromFlags(values, '');
   const fallback = fallbackFromFlags(values);
 
-  const session = sessionOptions(values);
   const config = readJsonFile(values.config, '--config');
+  const session = sessionOptions(values, hasSharedBudget(config));
+  const redisUrl = values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const budgetLedger = hasSharedBudget(config) ? new RedisBudgetLedger({ connection: { url: redisUrl } }) : undefined;
   const messages = values['messages-json'] === undefined ? undefined : readJsonFile(values['messages-json'], '--messages-json');
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
@@ -123,13 +130,14 @@ async function main(argv: string[]): Promise<number> {
       ...input,
       developerText: values.system,
       sessionId: session?.sessionId,
+      budgetLedger,
       signal: controller.signal,
       secrets: [primary.apiKey, ...(fallback ? [fallback.apiKey] : [])],
       // One line per event, written as it happens; the engine has redacted every text in it.
       onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
     });
 
-  const output = session ? await runInSession(session, values.prompt!, run) : await run({ prompt: values.prompt, messages });
+  const output = await (session ? runInSession({ ...session, redisUrl }, values.prompt!, run) : run({ prompt: values.prompt, messages })).finally(() => budgetLedger?.close());
   // Streamed, the result is one more NDJSON line; otherwise it is printed for people to read.
   process.stdout.write(`${stream ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   return 0;
@@ -160,16 +168,22 @@ interface SessionOptions {
   redisUrl: string;
 }
 
-function sessionOptions(values: Record<string, string | undefined>): SessionOptions | undefined {
+/** Whether the config asks for a shared budget (the config itself is checked by the run). */
+function hasSharedBudget(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && (config as { shared_budget?: unknown }).shared_budget != null;
+}
+
+function sessionOptions(values: Record<string, string | undefined>, sharedBudget: boolean): Omit<SessionOptions, 'redisUrl'> | undefined {
   if (values.session === undefined) {
-    if (values.context !== undefined || values['redis-url'] !== undefined) throw new UsageError('--context and --redis-url need --session ID');
+    if (values.context !== undefined) throw new UsageError('--context needs --session ID');
+    if (values['redis-url'] !== undefined && !sharedBudget) throw new UsageError('--redis-url needs --session ID or a shared_budget in the config');
     return undefined;
   }
   if (values['messages-json'] !== undefined) throw new UsageError('--session keeps the history itself: give --prompt TEXT, not --messages-json');
   if (values.prompt === undefined) throw new UsageError('--session needs --prompt TEXT (the new user message)');
   const context = values.context ?? 'redis';
   if (context !== 'memory' && context !== 'redis') throw new UsageError(`--context must be "memory" or "redis", not "${context}"`);
-  return { sessionId: values.session, context, redisUrl: values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+  return { sessionId: values.session, context };
 }
 
 /** prepare → run → persist, exactly as the Agent Context → Agent Core → Agent Context chain does. */
@@ -202,6 +216,7 @@ main(process.argv.slice(2)).then(
       error instanceof ConfigError ||
       error instanceof InputError ||
       error instanceof ContextStoreError ||
+      error instanceof BudgetInputError ||
       error instanceof InvalidContextInputError
     ) {
       process.stderr.write(`agent-core: ${error.message}\n`);

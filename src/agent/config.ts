@@ -2,6 +2,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
 import type { ReasoningEffort } from '../providers/chat-model';
 import type { PromptExamples } from './prompt';
+import type { PriceTable, SharedBudgetConfig } from './shared-budget';
 
 /** The values `reasoning_effort` takes. */
 export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
@@ -50,9 +51,13 @@ export interface AgentConfig {
    * second one ends the run `output_invalid`); the result then carries it as `final_output`. Absent = text.
    */
   output_schema?: JsonSchema;
+  /** A budget shared by every run that names the same scope, per period, counted in a ledger (Redis for many processes). */
+  shared_budget?: SharedBudgetConfig;
+  /** Per model: the price of a million prompt and completion tokens; gives the result a `cost` and allows a cost budget. */
+  prices?: PriceTable;
 }
 
-export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort' | 'output_schema'> = {
+export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort' | 'output_schema' | 'shared_budget' | 'prices'> = {
   timeout: 120,
   max_steps: 5,
   max_tool_calls: 10,
@@ -81,7 +86,38 @@ export class ConfigError extends Error {
 type Check = (value: unknown, key: string) => string | undefined;
 
 /** Keys that may be absent (the provider's own default then applies). */
-const OPTIONAL_KEYS = new Set<string>(['temperature', 'max_output_tokens', 'reasoning_effort', 'output_schema']);
+const OPTIONAL_KEYS = new Set<string>(['temperature', 'max_output_tokens', 'reasoning_effort', 'output_schema', 'shared_budget', 'prices']);
+
+const SHARED_BUDGET_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    scope: { type: 'string', minLength: 1, maxLength: 200 },
+    tokens: { type: 'integer', minimum: 1 },
+    cost: { type: 'number', exclusiveMinimum: 0 },
+    period_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
+  },
+  required: ['scope', 'period_seconds'],
+  anyOf: [{ required: ['tokens'] }, { required: ['cost'] }],
+  additionalProperties: false,
+};
+
+const PRICES_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    properties: { input_per_million: { type: 'number', minimum: 0 }, output_per_million: { type: 'number', minimum: 0 } },
+    required: ['input_per_million', 'output_per_million'],
+    additionalProperties: false,
+  },
+};
+
+/** A check by JSON Schema, its problems as `key.path: problem` lines. */
+const bySchema =
+  (schema: JsonSchema, example: string): Check =>
+  (value, key) => {
+    const result = validateAgainst(schema, value, key);
+    return result.ok ? undefined : `${result.issues.join('; ')} (e.g. ${example})`;
+  };
 
 const number =
   (minimum: number, maximum: number, integer: boolean): Check =>
@@ -120,6 +156,8 @@ const CHECKS: Record<keyof AgentConfig, Check> = {
       ? undefined
       : `${key} must be "json_object", "json_schema" or "off"`,
   prompt_examples: (value, key) => (value === 'on_error' || value === 'always' ? undefined : `${key} must be "on_error" or "always"`),
+  shared_budget: bySchema(SHARED_BUDGET_SCHEMA, '{"scope":"workflow-7","tokens":200000,"period_seconds":86400}'),
+  prices: bySchema(PRICES_SCHEMA, '{"gpt-4o-mini":{"input_per_million":0.15,"output_per_million":0.6}}'),
   output_schema: (value, key) => {
     if (!isPlainObject(value)) return `${key} must be a JSON Schema object, e.g. {"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}`;
     try {
@@ -166,6 +204,9 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
     if (problem) throw new ConfigError(key, problem);
   }
 
+  if (config.shared_budget?.cost !== undefined && !config.prices?.[config.model]) {
+    throw new ConfigError('prices', `shared_budget.cost needs the price of ${config.model} in prices, e.g. {"${config.model}":{"input_per_million":0.15,"output_per_million":0.6}}`);
+  }
   const available = registry.names();
   for (const name of config.allowed_tools) {
     if (!registry.get(name)) {

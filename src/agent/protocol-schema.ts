@@ -3,6 +3,7 @@ import type { Tool } from '../tools/tool';
 import { dropNullOptionals, toStrictSchema } from '../validation/strict-schema';
 import type { JsonSchema } from '../validation/validate';
 import type { JsonMode } from './config';
+import type { TurnRules } from './protocol';
 
 /** How a run asks for its replies: the response format, and a notice for the trace when the schema could not be strict. */
 export interface ProtocolFormat {
@@ -10,6 +11,8 @@ export interface ProtocolFormat {
   /** Set when the compiled schema is sent strict: replies then carry null for every field that does not apply. */
   strict: boolean;
   notice?: string;
+  /** What replies may contain beyond the plain protocol: a typed answer, nulls for what does not apply. */
+  rules: TurnRules;
 }
 
 /** Keywords that name or locate a schema document; harmless alone, but they collide once tools' schemas sit side by side. */
@@ -52,13 +55,14 @@ export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema
  * first branch that could not. Only a help: every reply is still parsed and checked by ajv.
  */
 export function protocolFormat(jsonMode: JsonMode, tools: readonly Tool[], outputSchema?: JsonSchema): ProtocolFormat {
-  if (jsonMode === 'off') return { format: { type: 'text' }, strict: false };
-  if (jsonMode === 'json_object') return { format: { type: 'json_object' }, strict: false };
+  const rules: TurnRules = { typedAnswer: outputSchema !== undefined, nullArgsAsAbsent: jsonMode === 'json_schema' };
+  if (jsonMode === 'off') return { format: { type: 'text' }, strict: false, rules };
+  if (jsonMode === 'json_object') return { format: { type: 'json_object' }, strict: false, rules };
   const schema = protocolSchema(tools, outputSchema);
   const strict = toStrictSchema(schema);
   const format: ResponseFormat = { type: 'json_schema', name: 'agent_turn', schema, ...('schema' in strict ? { strictSchema: strict.schema } : {}) };
-  if ('schema' in strict) return { format, strict: true };
-  return { format, strict: false, notice: `json_schema: the protocol schema cannot be strict (${firstProblem(tools, outputSchema) ?? strict.problem}); it is sent with strict: false` };
+  if ('schema' in strict) return { format, strict: true, rules };
+  return { format, strict: false, rules, notice: `json_schema: the protocol schema cannot be strict (${firstProblem(tools, outputSchema) ?? strict.problem}); it is sent with strict: false` };
 }
 
 /** Which branch stops strict mode, named by its tool (or the output schema). */

@@ -13,10 +13,11 @@ import { abortedReason, runLimit } from './limits';
 import { callModel, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
 import { buildConversation, observationMessage, repairMessage } from './prompt';
-import { readReply, type TurnRules } from './protocol';
+import { readReply } from './protocol';
 import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol-schema';
 import { RepeatedCalls } from './repeated-calls';
 import { type RunAnswer, runResult } from './run-result';
+import { Spending } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './typed-answer';
 
@@ -62,8 +63,8 @@ class AgentRun {
   private readonly models: ModelChoice;
   /** How replies are asked for (json_mode, with the compiled protocol schema) and what they may contain. */
   private readonly format: ProtocolFormat;
-  private readonly turnRules: TurnRules;
   private readonly repeats: RepeatedCalls;
+  private readonly spending: Spending;
   /** What the user and the workflow wrote (see ToolContext.trustedText). */
   private readonly trustedText: string;
 
@@ -77,8 +78,8 @@ class AgentRun {
     this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
     this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
     this.repeats = new RepeatedCalls(config.loop_limit);
+    this.spending = new Spending(config, options.budgetLedger);
     this.trustedText = trustedTextOf(history, newUserMessage, options.developerText);
-    this.turnRules = { typedAnswer: config.output_schema !== undefined, nullArgsAsAbsent: config.json_mode === 'json_schema' };
     this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
     const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
     this.redactor = new Redactor(knownSecrets);
@@ -97,7 +98,7 @@ class AgentRun {
   /** Step after step until one finishes the run, a second failure in a row ends it, or max_steps is reached. */
   private async loop(): Promise<AgentResult> {
     for (let step = 1; step <= this.config.max_steps; step++) {
-      const outcome = this.limitBeforeStep() ?? (await this.takeStep(step));
+      const outcome = (await this.limitBeforeStep()) ?? (await this.takeStep(step));
       this.closeOpenStep();
       if (outcome.next === 'finish') return this.finish(outcome.reason, outcome.detail, outcome.answer);
       if (outcome.next === 'continue') {
@@ -111,12 +112,14 @@ class AgentRun {
     return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
   }
 
-  /** The limits that end a run before its next model call: the token budget, and the run's signal. */
-  private limitBeforeStep(): StepOutcome | undefined {
+  /** The limits that end a run before its next model call: the token budget, the shared budget, and the run's signal. */
+  private async limitBeforeStep(): Promise<StepOutcome | undefined> {
     const budget = this.config.total_token_budget;
     if (budget > 0 && this.usage.total_tokens >= budget) {
       return { next: 'finish', reason: 'token_budget', detail: `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}` };
     }
+    const spent = await this.spending.exhausted();
+    if (spent) return { next: 'finish', reason: 'budget_exhausted', detail: spent };
     return this.runController.signal.aborted ? this.aborted() : undefined;
   }
 
@@ -139,9 +142,10 @@ class AgentRun {
     entry.usage = call.usage;
     if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
     addUsage(this.usage, call.usage);
+    await this.spending.record(call.usage, entry.model ?? '');
     this.conversation.push({ role: 'assistant', content: response.text });
 
-    const turn = readReply(response, this.config.max_output_tokens, this.turnRules);
+    const turn = readReply(response, this.config.max_output_tokens, this.format.rules);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
     if (turn.kind === 'final') return this.answered(entry, turn.answer, response.text, release);
     release?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
@@ -280,7 +284,7 @@ class AgentRun {
     const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
     // Who answered last: the fallback, once it took over.
     const { name: model, chat } = this.models.answering;
-    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider }, redactor);
+    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, cost: this.spending.cost }, redactor);
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;
   }

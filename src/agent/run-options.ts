@@ -1,3 +1,4 @@
+import type { BudgetLedger } from '../budget/ledger';
 import type { ChatModel } from '../providers/chat-model';
 import type { Tool } from '../tools/tool';
 import type { AgentConfig } from './config';
@@ -24,6 +25,11 @@ export interface RunAgentOptions {
    * `config.model`, is the model it is asked for.
    */
   fallbackModel?: ChatModel;
+  /**
+   * Where `shared_budget` is counted; required with it. RedisBudgetLedger shares it across processes and n8n
+   * workers; MemoryBudgetLedger only within this process.
+   */
+  budgetLedger?: BudgetLedger;
   /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
   secrets?: readonly string[];
   /**

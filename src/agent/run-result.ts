@@ -2,6 +2,7 @@ import type { ChatMessage, TokenUsage } from '../providers/chat-model';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, ToolUsage, TraceStep } from '../trace/types';
+import { roundCost } from './shared-budget';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
 export interface RunAnswer {
@@ -19,6 +20,8 @@ export interface RunRecord {
   started: number;
   model: string;
   provider: string;
+  /** With `prices`: what the run's calls cost. */
+  cost?: number;
 }
 
 /**
@@ -45,5 +48,6 @@ export function runResult(
     elapsed_ms: Math.round(performance.now() - record.started),
     model: record.model,
     provider: record.provider,
+    ...(record.cost !== undefined ? { cost: roundCost(record.cost) } : {}),
   });
 }

@@ -14,6 +14,7 @@ export type FinishReason =
   | 'content_filter'
   | 'output_invalid'
   | 'loop'
+  | 'budget_exhausted'
   | 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
@@ -87,4 +88,6 @@ export interface AgentResult {
   elapsed_ms: number;
   model: string;
   provider: string;
+  /** With `prices` in the config: what the run's model calls cost, in the table's currency. */
+  cost?: number;
 }
