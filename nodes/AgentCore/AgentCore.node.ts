@@ -35,7 +35,9 @@ export class AgentCore implements INodeType {
     credentials: [
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
       { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
-      { name: 'agentCoreRedis', required: true, testedBy: 'agentCoreRedisTest', displayOptions: { show: { allowedTools: ['redis_context'] } } },
+      // Needed by the redis_context tool and by a shared budget (Limits): n8n cannot show one credential
+      // under either of two settings, so it is always offered, and each use says so when it is missing.
+      { name: 'agentCoreRedis', required: false, testedBy: 'agentCoreRedisTest' },
       // Optional: without them the tools read their settings from Tool Settings (JSON).
       { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
       { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },

@@ -4,6 +4,7 @@ import { mapItems } from '../shared/items';
 import { nodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { recordAiCalls } from './ai-events';
+import { ExecutionLedger } from './budget-ledger';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
 import { modelFromCredential } from './provider-credential';
@@ -36,6 +37,9 @@ function readConfig(context: IExecuteFunctions, itemIndex: number, model: string
   ];
   for (const [source, name, key] of mapping) {
     if (source[name] !== undefined) config[key] = source[name];
+  }
+  if (Number(limits.sharedBudgetTokens) > 0) {
+    config.shared_budget = { scope: String(limits.sharedBudgetScope ?? ''), tokens: limits.sharedBudgetTokens, period_seconds: limits.sharedBudgetPeriod ?? 86400 };
   }
   if (options.outputFormat === 'json') config.output_schema = readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema');
   // 0 in the panel means the provider's default.
@@ -95,7 +99,13 @@ function readFailurePolicy(context: IExecuteFunctions, itemIndex: number): RunFa
   };
 }
 
-async function runItem(context: IExecuteFunctions, itemIndex: number, started: RelatedExecution[]): Promise<INodeExecutionData> {
+/** What the items of one execution share: the sub-executions their workflow tools started, and the budget ledger. */
+interface ExecutionState {
+  started: RelatedExecution[];
+  ledger: ExecutionLedger;
+}
+
+async function runItem(context: IExecuteFunctions, itemIndex: number, { started, ledger }: ExecutionState): Promise<INodeExecutionData> {
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
@@ -115,6 +125,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, started: R
     model,
     fallbackModel,
     extraTools,
+    ...(config.shared_budget ? { budgetLedger: await ledger.forItem(context, itemIndex) } : {}),
     secrets,
     config,
     prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
@@ -144,8 +155,9 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, started: R
 
 /** One output item per input item, each paired with its input; continueOnFail() turns errors into items. */
 export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-  const started: RelatedExecution[] = [];
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, started));
+  const state: ExecutionState = { started: [], ledger: new ExecutionLedger() };
+  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state)).finally(() => state.ledger.close());
+  const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
   return [items];
 }

@@ -1,0 +1,59 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { budgetKey } from '../src/budget/redis-ledger';
+import { action, final, useScriptedServer } from './support/agent';
+import { runWorkflow } from './support/n8n-engine';
+import { deleteKeysByPrefix, useTestRedis } from './support/redis';
+import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
+
+/** Issue #17 in n8n's engine: Limits → Shared Token Budget on the Agent Core Redis credential, and the loop breaker. */
+describe('Agent Core shared budget in n8n’s engine', () => {
+  const server = useScriptedServer();
+  const redis = useTestRedis();
+  const scope = `node-budget-${process.pid}-${Date.now()}`;
+  afterEach(() => deleteKeysByPrefix(redis.admin, `agent_core:budget:${scope}`));
+  const usage = { prompt_tokens: 60, completion_tokens: 40 };
+
+  const run = (items: IDataObject[], parameters: INodeParameters, withRedis = true) => {
+    const parsed = new URL(redis.url);
+    return runWorkflow({
+      nodes: [
+        createInputNode(items),
+        createNode({
+          name: 'Agent Core',
+          type: 'agentCore',
+          parameters: { model: { __rl: true, mode: 'id', value: 'm' }, ...parameters },
+          settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, ...(withRedis ? { agentCoreRedis: { id: '3', name: 'Redis' } } : {}) } },
+        }),
+      ],
+      connections: connectInSequence('Input', 'Agent Core'),
+      nodeTypes: { agentCore: new AgentCore() },
+      credentials: {
+        agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
+        agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false },
+      },
+    });
+  };
+
+  it('charges every item to the scope in Redis and ends the item that finds it spent, without a model call', async () => {
+    server().setScript(() => ({ text: final('ok'), usage }));
+    const limits = { sharedBudgetTokens: 200, sharedBudgetScope: `={{ "${scope}-" + $json.team }}`, sharedBudgetPeriod: 3600 };
+    const result = await run([{ prompt: 'a', team: 'x' }, { prompt: 'b', team: 'x' }, { prompt: 'c', team: 'x' }, { prompt: 'd', team: 'y' }], { limits });
+    const reasons = result.outputOf('Agent Core').map((item) => item.json.finish_reason);
+    expect(reasons).toEqual(['final', 'final', 'budget_exhausted', 'final']);
+    expect(server().requests).toHaveLength(3);
+    expect(await redis.admin.hget(budgetKey('agent_core:budget:', `${scope}-x`, 3600, Date.now()), 'tokens')).toBe('200');
+  });
+
+  it('names the missing Redis credential when a shared budget is set without one', async () => {
+    const result = await run([{ prompt: 'a' }], { limits: { sharedBudgetTokens: 10 } }, false);
+    expect(result.errorOf('Agent Core')?.message).toBe('A shared budget (Limits → Shared Token Budget) needs the Agent Core Redis credential, and none is selected');
+    expect(server().requests).toHaveLength(0);
+  });
+
+  it('names the missing Redis credential when the Redis Context tool is allowed without one', async () => {
+    server().setScript([action('redis_context', { operation: 'list' })]);
+    const result = await run([{ prompt: 'a', session_id: 's' }], { allowedTools: ['redis_context'] }, false);
+    expect(result.errorOf('Agent Core')?.message).toBe('The Redis Context tool needs the Agent Core Redis credential, and none is selected');
+  });
+});
