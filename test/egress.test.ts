@@ -1,7 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { observationMessage, readObservation } from '../src/agent/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { hostNamedIn } from '../src/tools/http-request/egress';
+import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
+import { runCli } from './support/cli';
+import { runWorkflow } from './support/n8n-engine';
+import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 import { PRIVATE_ALLOWED, redirect, sendJson, startCanary, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
 
 useLoopbackGuard();
@@ -94,6 +101,43 @@ describe('egress that observations cannot steer', () => {
     expect(bouncer.requests).toHaveLength(1);
     expect(canary.connections).toBe(0);
     expect(result.trace[0].observation).toMatch(/^http_request refused: host 127\.0\.0\.2 was not named/);
+  });
+
+  it('holds through the CLI: the canary is never reached with from_prompt, and is with any', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'agent-core-egress-'));
+    try {
+      for (const egress of ['from_prompt', 'any']) {
+        obeyingModel();
+        const config = join(folder, `${egress}.json`);
+        writeFileSync(config, JSON.stringify({ model: 'm', allowed_tools: ['http_request'], tool_settings: { http_request: { ...PRIVATE_ALLOWED, egress_hosts: egress } } }));
+        const run = await runCli(['run', '--config', config, '--prompt', `Summarise ${page.url}/news`, '--base-url', server().openaiBaseUrl, '--api-key', 'k']);
+        expect(JSON.parse(run.stdout).finish_reason).toBe('final');
+        expect(canary.requests).toHaveLength(egress === 'any' ? 1 : 0);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('holds in n8n’s engine, set in the node’s Tool Settings (JSON)', async () => {
+    obeyingModel();
+    const result = await runWorkflow({
+      nodes: [
+        createInputNode([{ prompt: `Summarise ${page.url}/news` }]),
+        createNode({
+          name: 'Agent Core',
+          type: 'agentCore',
+          parameters: { model: { __rl: true, mode: 'id', value: 'm' }, allowedTools: ['http_request'], toolSettingsJson: JSON.stringify({ http_request: { ...PRIVATE_ALLOWED, egress_hosts: 'from_prompt' } }) },
+          settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
+        }),
+      ],
+      connections: connectInSequence('Input', 'Agent Core'),
+      nodeTypes: { agentCore: new AgentCore() },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl } },
+    });
+    expect(result.outputOf('Agent Core')[0].json.finish_reason).toBe('final');
+    expect(page.requests).toHaveLength(1);
+    expect(canary.connections).toBe(0);
   });
 
   it('frames every observation as data, and says so in the system prompt', async () => {
