@@ -61,6 +61,23 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
       });
     });
 
+    describe('typed answer (examples/agent-core-typed-answer.json)', () => {
+      it('hands final_output to the next node as an object: a Set node reads its total and currency', async () => {
+        const prompt = `[invoice] {"currency":"EUR","lines":[12.5,30],"ref":"n8n ${line}"}`;
+        const response = await get().post(WEBHOOKS.typedAnswer, { prompt });
+
+        get().expectStatus(response, 200);
+        expect(response.body).toEqual({ total: 42.5, currency: 'EUR', needs_review: false, finish_reason: 'final' });
+        const calls = modelCallsFor(prompt);
+        expect(calls).toHaveLength(2);
+        // The example asks for the schema mode: the compiled protocol with the invoice schema as the answer.
+        const format = calls[0].body.response_format;
+        expect(format.type).toBe('json_schema');
+        expect(format.json_schema.schema.properties.tool.enum).toEqual(['json_transform']);
+        expect(format.json_schema.schema.properties.answer).toMatchObject({ type: 'object', required: ['total', 'currency', 'lines'] });
+      });
+    });
+
     describe('limits', () => {
       it('answers HTTP 200 with finish_reason max_steps when the model never finishes within the limit', async () => {
         const prompt = `Keep calling tools ${NEVER_FINISHES} (n8n ${line})`;

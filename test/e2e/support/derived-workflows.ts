@@ -153,3 +153,61 @@ export function withPrimaryChatModel(chatModelExample: WorkflowJson, provider: S
   }
   return workflow;
 }
+
+/** Test-only: the webhook chat example with a shared token budget on Agent Core, its scope and size from the request body. */
+export const SHARED_BUDGET_WEBHOOK_PATH = 'agent-chat-budget';
+/** The shared budget's period in the derived workflow. */
+export const SHARED_BUDGET_PERIOD_SECONDS = 3600;
+
+/**
+ * The webhook chat example with Limits → Shared Token Budget on Agent Core (the Agent Core Redis credential
+ * the context nodes use), scope `body.budget_scope` and tokens `body.budget_tokens`, answering as the example does.
+ */
+export function withSharedBudget(webhookChatExample: WorkflowJson): WorkflowJson {
+  const workflow = copy(webhookChatExample);
+  workflow.name = `${workflow.name} (shared token budget)`;
+  const redisCredential = workflow.nodes.find((node) => node.type.endsWith('.agentContext'))?.credentials;
+  for (const node of workflow.nodes) {
+    if (node.type === 'n8n-nodes-base.webhook') {
+      node.parameters.path = SHARED_BUDGET_WEBHOOK_PATH;
+      node.webhookId = 'b7c6d5e4-f3a2-4b1c-8d9e-0f1a2b3c4d77';
+    }
+    if (node.type.endsWith('.agentCore')) {
+      node.parameters.limits = {
+        ...(node.parameters.limits as object),
+        sharedBudgetTokens: "={{ $('Webhook').item.json.body.budget_tokens }}",
+        sharedBudgetScope: "={{ $('Webhook').item.json.body.budget_scope }}",
+        sharedBudgetPeriod: SHARED_BUDGET_PERIOD_SECONDS,
+      };
+      node.credentials = { ...node.credentials, ...redisCredential };
+    }
+  }
+  return workflow;
+}
+
+/** Test-only: the chat model example answering as a stream. */
+export const CHAT_MODEL_STREAMING_WEBHOOK_PATH = 'agent-core-chat-model-stream';
+
+/**
+ * The chat model example (OpenAI Chat Model sub-node, Gemini fallback) behind a Webhook in Response Mode
+ * Streaming, as examples/agent-core-streaming.json has it: no Respond nodes, the stream is the answer.
+ */
+export function withStreamingResponse(chatModelExample: WorkflowJson): WorkflowJson {
+  const workflow = copy(chatModelExample);
+  workflow.name = `${workflow.name} (streaming webhook)`;
+  const responders = new Set(workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.respondToWebhook').map((node) => node.name));
+  workflow.nodes = workflow.nodes.filter((node) => !responders.has(node.name));
+  for (const node of workflow.nodes) {
+    if (node.type === 'n8n-nodes-base.webhook') {
+      node.parameters = { ...node.parameters, path: CHAT_MODEL_STREAMING_WEBHOOK_PATH, responseMode: 'streaming' };
+      node.webhookId = '6c5b4a39-2817-4e06-9d5c-4b3a29180f11';
+    }
+    // Without the Respond nodes, Agent Core has no outputs to connect; its error output goes too.
+    if (node.type.endsWith('.agentCore')) delete (node as { onError?: string }).onError;
+  }
+  for (const name of Object.keys(workflow.connections)) {
+    const main = (workflow.connections[name] as { main?: Array<Array<{ node: string }>> }).main;
+    if (main) (workflow.connections[name] as { main?: unknown }).main = main.map((links) => links.filter((link) => !responders.has(link.node)));
+  }
+  return workflow;
+}

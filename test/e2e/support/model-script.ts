@@ -31,6 +31,9 @@ const ADD_NUMBERS = /What is (-?\d+(?:\.\d+)?) plus (-?\d+(?:\.\d+)?)\?/;
 /** `Fetch <url>` makes the model call http_request with that URL and answer with the body it got. */
 const FETCH = /^Fetch (https?:\/\/\S+)$/;
 
+/** `[invoice] <JSON with currency and lines>` makes the model sum the lines with json_transform and answer typed. */
+export const INVOICE = /^\[invoice\] (\{.*\})$/;
+
 /** `Tell the team: <text>` makes the model post <text> with feishu_bot, then confirm. */
 const NOTIFY = /^Tell the team: (.+)$/;
 
@@ -69,6 +72,7 @@ export function chatReply(userMessage: string, earlierMessages: number): string 
  * - "Tell the team: <text>": a feishu_bot call posting <text>, then "Sent to the team: <text>";
  * - a prompt with PRIMARY_FAILS_AFTER_TOOL: HTTP 500 after the tool step from any model but FALLBACK_MODEL,
  *   otherwise as without it;
+ * - "[invoice] <JSON>": a json_transform call summing its lines, then the typed answer {total, currency, lines};
  * - the demo's catalogue question: the demo model (one json_transform call, then an answer from its result);
  * - anything else: the final answer "Echo: <prompt>".
  * A request without the valid API key (in its provider's header) gets HTTP 401 before any of that.
@@ -101,6 +105,12 @@ export function e2eModel(request: ScriptedRequest): ScriptedReply {
   if (notify) return JSON.stringify({ type: 'action', tool: 'feishu_bot', args: { text: notify[1] } });
   // http_request's observation: a status line, then the body.
   if (observation?.tool === 'http_request') return final(`Fetched: ${observation.text.slice(observation.text.indexOf('\n') + 1)}`);
+  const invoice = INVOICE.exec(prompt);
+  if (invoice && observation?.tool === 'json_transform') {
+    const { currency, lines } = JSON.parse(invoice[1]);
+    return JSON.stringify({ type: 'final', answer: { total: JSON.parse(observation.text), currency, lines: lines.length } });
+  }
+  if (invoice) return JSON.stringify({ type: 'action', tool: 'json_transform', args: { data: JSON.parse(invoice[1]), expression: 'sum(lines)' } });
   const fetch = FETCH.exec(prompt);
   if (fetch) return JSON.stringify({ type: 'action', tool: 'http_request', args: { url: fetch[1] } });
   const addition = ADD_NUMBERS.exec(prompt);

@@ -1,3 +1,4 @@
+import { budgetKey, DEFAULT_BUDGET_KEY_PREFIX } from '../../../src/budget/redis-ledger';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,6 +24,10 @@ import {
   WRONG_KEY_WEBHOOK_PATH,
   withChatHubAccess,
   withInMemoryContext,
+  withSharedBudget,
+  withStreamingResponse,
+  CHAT_MODEL_STREAMING_WEBHOOK_PATH,
+  SHARED_BUDGET_WEBHOOK_PATH,
   withPrimaryChatModel,
   withStreamingChatTrigger,
   withWrongKeyAndRetry,
@@ -57,6 +62,12 @@ export const WEBHOOKS = {
   wrongKey: WRONG_KEY_WEBHOOK_PATH,
   /** Test-only: the webhook chat example with Agent Context on In-Memory storage. */
   memoryChat: MEMORY_CHAT_WEBHOOK_PATH,
+  /** examples/agent-core-typed-answer.json: an invoice's total as a typed answer, read by a Set node. */
+  typedAnswer: 'agent-core-typed',
+  /** Test-only: the chat model example (OpenAI sub-node) behind a Webhook in Response Mode Streaming. */
+  chatModelStreaming: CHAT_MODEL_STREAMING_WEBHOOK_PATH,
+  /** Test-only: the webhook chat example with a shared token budget (scope and tokens from the body). */
+  sharedBudget: SHARED_BUDGET_WEBHOOK_PATH,
   /** examples/agent-core-chat-model.json: n8n's OpenAI Chat Model sub-node, Gemini's as the Fallback Model. */
   chatModel: 'agent-core-chat-model',
   /** Test-only: the same with the Anthropic Chat Model sub-node as the Chat Model. */
@@ -81,6 +92,7 @@ const EXAMPLE_FILES = [
   'agent-core-streaming.json',
   'agent-core-chat.json',
   'agent-core-chat-model.json',
+  'agent-core-typed-answer.json',
 ];
 
 /**
@@ -181,6 +193,8 @@ export interface AgentCoreInN8n {
   uniqueId(label: string): string;
   /** A session's stored turns, oldest first, read straight from Redis. */
   readTurns(sessionId: string): Promise<StoredTurnJson[]>;
+  /** The tokens a shared budget scope has used in its current period, from the ledger in Redis. */
+  budgetTokens(scope: string, periodSeconds: number): Promise<number>;
   /** Queue mode: the name of the worker whose log says it started this execution, if any did. */
   workerOf(executionId: string): string | undefined;
   /** Adds a line to the report printed with the phase timings when the suite ends. */
@@ -289,6 +303,8 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       withStreamingChatTrigger(chatExample),
       withWrongKeyAndRetry(patched[0], wrongKeyCredential),
       withInMemoryContext(webhookChatExample),
+      withSharedBudget(webhookChatExample),
+      withStreamingResponse(patched[EXAMPLE_FILES.indexOf('agent-core-chat-model.json')]),
       // Chat Hub exists in n8n 2.x only.
       ...(line === 2 ? [withChatHubAccess(chatExample, 'lastNode'), withChatHubAccess(chatExample, 'streaming')] : []),
     ];
@@ -321,6 +337,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       expectStatus: (response, status) => expectStatus(instance, response, status),
       uniqueId: (idLabel) => `${idLabel}-${randomBytes(4).toString('hex')}`,
       readTurns: async (sessionId) => (await redis!.client.lrange(`${contextKeyPrefix}${sessionId}:turns`, 0, -1)).map((entry) => JSON.parse(entry) as StoredTurnJson),
+      budgetTokens: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'tokens')) ?? 0),
       workerOf: (executionId) => instance.workers.find((worker) => new RegExp(`Worker started execution ${executionId} \\(`).test(worker.log()))?.name,
       report: (reportLine) => reportLines.push(reportLine),
     };

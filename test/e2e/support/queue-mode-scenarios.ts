@@ -1,7 +1,8 @@
 import { LINES } from '../../../scripts/n8n-cache';
 import { toolStepThenAnswerOnSubNode } from './chat-model-scenarios';
 import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
-import { CHAT, chatReply, e2eModel } from './model-script';
+import { SHARED_BUDGET_PERIOD_SECONDS } from './derived-workflows';
+import { CHAT, chatReply, e2eModel, promptOf } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 
 const WORKERS = 2;
@@ -102,6 +103,36 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
 
       n8n.expectStatus(response, 400);
       expect(response.body).toEqual({ error: expect.stringMatching(/^In-Memory storage does not work in queue mode/) });
+    });
+
+    it('counts one shared token budget across both workers exactly, and stops the scope once it is spent', async () => {
+      const n8n = get();
+      const scope = n8n.uniqueId('queue-budget');
+      const usage = { prompt_tokens: 70, completion_tokens: 30 };
+      // Calls of this test's runs report 100 tokens each; everything else is the usual script.
+      n8n.model.setScript((request) => (promptOf(request).includes(scope) ? { text: JSON.stringify({ type: 'final', answer: 'counted' }), usage } : e2eModel(request)));
+      try {
+        const post = (index: number, tokens: number) =>
+          n8n.post(WEBHOOKS.sharedBudget, { session_id: `${scope}-${index}`, prompt: `${CHAT} ${scope} run ${index}`, budget_scope: scope, budget_tokens: tokens });
+        const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => post(index, 1_000_000)));
+        for (const response of responses) {
+          n8n.expectStatus(response, 200);
+          expect(response.body).toMatchObject({ final_answer: 'counted', finish_reason: 'final' });
+        }
+        const workers = workersOf(n8n, responses);
+        expect(await n8n.budgetTokens(scope, SHARED_BUDGET_PERIOD_SECONDS)).toBe(12 * 100);
+
+        // The scope now holds 1,200 tokens: with a budget of 1,200 the next run makes no model call.
+        const callsBefore = n8n.model.requests.filter((request) => promptOf(request).includes(scope)).length;
+        const spent = await post(99, 1200);
+        n8n.expectStatus(spent, 200);
+        expect(spent.body).toMatchObject({ finish_reason: 'budget_exhausted', stop_detail: `shared budget "${scope}" used 1200 of its 1200 tokens this period (${SHARED_BUDGET_PERIOD_SECONDS} s)` });
+        expect(n8n.model.requests.filter((request) => promptOf(request).includes(scope)).length).toBe(callsBefore);
+        n8n.report(`shared budget: 12 concurrent runs charged ${12 * 100} tokens exactly (${distribution(workers)}); the 13th ended budget_exhausted on ${workersOf(n8n, [spent])[0]}`);
+        expect(new Set(workers).size).toBe(WORKERS);
+      } finally {
+        n8n.model.setScript(e2eModel);
+      }
     });
 
     const api = useLoopbackApi();
