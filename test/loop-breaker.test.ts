@@ -1,5 +1,5 @@
 import { runAgent } from '../src/agent/run-agent';
-import { canonicalJson } from '../src/agent/repeated-calls';
+import { canonicalJson } from '../src/validation/canonical-json';
 import { action, final, lastUserMessage, modelFor, probeTool, useScriptedServer } from './support/agent';
 import { PRIVATE_ALLOWED, sendJson, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
 

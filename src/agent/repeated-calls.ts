@@ -1,4 +1,5 @@
 import type { Tool } from '../tools/tool';
+import { canonicalJson } from '../validation/canonical-json';
 
 /** What became of an earlier call, as the model saw it. */
 type Earlier = { step: number; count: number; outcome?: { ok: true; observation: string } | { ok: false; message: string } };
@@ -8,16 +9,6 @@ export type RepeatDecision =
   | { next: 'run'; key: string }
   | { next: 'answer'; observation: string; ofStep: number }
   | { next: 'loop'; detail: string };
-
-/** JSON with object keys sorted at every level, so `{a,b}` and `{b,a}` are the same call. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 function hasSideEffects(tool: Tool, args: Record<string, unknown>): boolean {
   return typeof tool.sideEffects === 'function' ? tool.sideEffects(args) : tool.sideEffects !== false;
