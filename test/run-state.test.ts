@@ -28,6 +28,7 @@ describe('signed run state', () => {
       } catch (caught) {
         return caught as RunStateError;
       }
+      return undefined;
     })();
     expect(error).toBeInstanceOf(RunStateError);
     expect(error).toMatchObject({ field: 'run_state', message: expect.stringMatching(/^run_state was altered, or signed with another key/) });
