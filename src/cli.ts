@@ -8,7 +8,11 @@ import { MemoryContextStore } from './context/memory-store';
 import { RedisContextStore } from './context/redis-store';
 import { persistSession, prepareSession } from './context/session';
 import { ContextStoreError, DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, InvalidContextInputError, type ContextStore } from './context/store';
+import type { ApprovalDecision } from './agent/paused-run';
+import { resumeAgent } from './agent/resume';
 import { BudgetInputError } from './budget/ledger';
+import { RunStateError } from './run-state/signed-state';
+import { RedisUsedStates } from './run-state/used-states';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
 import type { AgentResult } from './trace/types';
@@ -18,7 +22,9 @@ const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-j
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
                        [--fallback-api-key KEY]]
                       [--system TEXT]
-                      [--session ID --context memory|redis] [--redis-url URL] [--stream]`;
+                      [--session ID --context memory|redis] [--redis-url URL] [--stream]
+       agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
+                      [provider, fallback, --redis-url and --stream flags as for run]`;
 
 const HELP = `${USAGE}
 
@@ -49,6 +55,12 @@ Runs one agent task and prints its result as JSON: final_answer, finish_reason, 
                          (drop the answer text so far), {"type":"done","finish_reason":..}; then the result
                          as the last line, compact
 
+A config with approval_required pauses before such a call: the run ends awaiting_approval with
+pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then, at least 16 characters).
+resume continues it: --state FILE holds the run_state value, unchanged; --approve runs the call once, --deny
+tells the model it was refused and why, --edit runs it with these arguments (checked like any call). With
+--redis-url (or REDIS_URL), a used state is recorded there and refused the second time.
+
 Exit status: 0 when the run ended (any finish_reason; read it), 2 for a bad command line, configuration
 or input, 1 for anything unexpected.`;
 
@@ -71,11 +83,11 @@ function readJsonFile(path: string, flag: string): unknown {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === 'help' || command === '--help' || command === '-h' || (command === 'run' && (rest.includes('--help') || rest.includes('-h')))) {
+  if (command === 'help' || command === '--help' || command === '-h' || ((command === 'run' || command === 'resume') && (rest.includes('--help') || rest.includes('-h')))) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (command !== 'run') throw new UsageError(command ? `unknown command "${command}" (agent-core --help explains)\n${USAGE}` : USAGE);
+  if (command !== 'run' && command !== 'resume') throw new UsageError(command ? `unknown command "${command}" (agent-core --help explains)\n${USAGE}` : USAGE);
   let values: Record<string, string | undefined>;
   let stream: boolean;
   try {
@@ -97,11 +109,16 @@ async function main(argv: string[]): Promise<number> {
         context: { type: 'string' },
         'redis-url': { type: 'string' },
         stream: { type: 'boolean' },
+        state: { type: 'string' },
+        approve: { type: 'boolean' },
+        deny: { type: 'string' },
+        edit: { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
     }).values;
     stream = parsed.stream === true;
+    if (parsed.approve === true) parsed.approve = 'yes';
     delete parsed.stream;
     values = parsed as Record<string, string | undefined>;
   } catch (error) {
@@ -109,6 +126,9 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (!values.config) throw new UsageError(`--config FILE is required\n${USAGE}`);
+  if (command === 'resume') return resume(values, stream);
+  const onlyForResume = ['state', 'approve', 'deny', 'edit'].find((flag) => values[flag] !== undefined);
+  if (onlyForResume) throw new UsageError(`--${onlyForResume} belongs to agent-core resume`);
   if (values.prompt === undefined && values['messages-json'] === undefined) {
     throw new UsageError(`give --prompt TEXT or --messages-json FILE\n${USAGE}`);
   }
@@ -131,6 +151,7 @@ async function main(argv: string[]): Promise<number> {
       developerText: values.system,
       sessionId: session?.sessionId,
       budgetLedger,
+      stateSecret: process.env.AGENT_CORE_STATE_SECRET,
       signal: controller.signal,
       secrets: [primary.apiKey, ...(fallback ? [fallback.apiKey] : [])],
       // One line per event, written as it happens; the engine has redacted every text in it.
@@ -139,6 +160,48 @@ async function main(argv: string[]): Promise<number> {
 
   const output = await (session ? runInSession({ ...session, redisUrl }, values.prompt!, run) : run({ prompt: values.prompt, messages })).finally(() => budgetLedger?.close());
   // Streamed, the result is one more NDJSON line; otherwise it is printed for people to read.
+  process.stdout.write(`${stream ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
+  return 0;
+}
+
+/** `agent-core resume`: a paused run continued with a person's decision. */
+async function resume(values: Record<string, string | undefined>, stream: boolean): Promise<number> {
+  const refused = ['prompt', 'messages-json', 'session', 'context', 'system'].find((flag) => values[flag] !== undefined);
+  if (refused) throw new UsageError(`--${refused} does not go with resume: the paused run holds its conversation`);
+  if (!values.state) throw new UsageError(`resume needs --state FILE: the run_state of the paused run's output\n${USAGE}`);
+  const decisions = (['approve', 'deny', 'edit'] as const).filter((flag) => values[flag] !== undefined);
+  if (decisions.length !== 1) throw new UsageError('resume needs exactly one of --approve, --deny REASON, --edit ARGS_JSON');
+  let decision: ApprovalDecision = { approve: true };
+  if (values.deny !== undefined) decision = { deny: values.deny };
+  if (values.edit !== undefined) {
+    try {
+      decision = { edit: JSON.parse(values.edit) };
+    } catch (error) {
+      throw new UsageError(`--edit: not valid JSON (${(error as Error).message}); give the call's new arguments as one JSON object`);
+    }
+  }
+  const primary = providerFromFlags(values, '');
+  const fallback = fallbackFromFlags(values);
+  const config = readJsonFile(values.config!, '--config');
+  const redisUrl = values['redis-url'] ?? process.env.REDIS_URL;
+  if (!redisUrl) process.stderr.write('agent-core: no --redis-url: this run state is not recorded as used, so it could be resumed again\n');
+  const usedStates = redisUrl ? new RedisUsedStates({ connection: { url: redisUrl } }) : undefined;
+  const budgetLedger = hasSharedBudget(config) ? new RedisBudgetLedger({ connection: { url: redisUrl ?? 'redis://127.0.0.1:6379' } }) : undefined;
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  const output = await resumeAgent({
+    model: createChatModel(primary),
+    ...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
+    config: config as never,
+    runState: readJsonFile(values.state, '--state'),
+    decision,
+    stateSecret: process.env.AGENT_CORE_STATE_SECRET,
+    usedStates,
+    budgetLedger,
+    signal: controller.signal,
+    secrets: [primary.apiKey, ...(fallback ? [fallback.apiKey] : [])],
+    onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
+  }).finally(() => Promise.all([usedStates?.close(), budgetLedger?.close()]));
   process.stdout.write(`${stream ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   return 0;
 }
@@ -217,6 +280,7 @@ main(process.argv.slice(2)).then(
       error instanceof InputError ||
       error instanceof ContextStoreError ||
       error instanceof BudgetInputError ||
+      error instanceof RunStateError ||
       error instanceof InvalidContextInputError
     ) {
       process.stderr.write(`agent-core: ${error.message}\n`);

@@ -20,3 +20,7 @@ export { JSON_TRANSFORM_MAX_DATA_LENGTH, JSON_TRANSFORM_MAX_RESULT_LENGTH, JSON_
 export { BudgetInputError, MemoryBudgetLedger, type BudgetLedger, type Charge, type LedgerTotals } from './budget/ledger';
 export { budgetKey, RedisBudgetLedger, DEFAULT_BUDGET_KEY_PREFIX } from './budget/redis-ledger';
 export type { PriceTable, SharedBudgetConfig } from './agent/shared-budget';
+export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
+export type { ApprovalDecision } from './agent/paused-run';
+export { RunStateError } from './run-state/signed-state';
+export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';

@@ -30,6 +30,8 @@ export interface AgentConfig {
   loop_limit: number;
   /** Tools the model may see and call. */
   allowed_tools: string[];
+  /** Allowed tools whose calls wait for a person: the run pauses (`awaiting_approval`) with a signed run state. */
+  approval_required: string[];
   /** Timeout of each model call and each tool call, seconds. */
   single_call_timeout: number;
   /** Stop before the next model call once reported usage reaches this many tokens; 0 = no budget. */
@@ -63,6 +65,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_ou
   max_tool_calls: 10,
   loop_limit: 3,
   allowed_tools: [],
+  approval_required: [],
   single_call_timeout: 30,
   total_token_budget: 0,
   observation_max_len: 2000,
@@ -143,6 +146,8 @@ const CHECKS: Record<keyof AgentConfig, Check> = {
   loop_limit: number(0, 1000, true),
   allowed_tools: (value, key) =>
     Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
+  approval_required: (value, key) =>
+    Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
   single_call_timeout: number(0.001, 3600, false),
   total_token_budget: number(0, Number.MAX_SAFE_INTEGER, true),
   observation_max_len: number(0, 1_000_000, true),
@@ -206,6 +211,10 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
 
   if (config.shared_budget?.cost !== undefined && !config.prices?.[config.model]) {
     throw new ConfigError('prices', `shared_budget.cost needs the price of ${config.model} in prices, e.g. {"${config.model}":{"input_per_million":0.15,"output_per_million":0.6}}`);
+  }
+  const unallowed = config.approval_required.find((name) => !config.allowed_tools.includes(name));
+  if (unallowed !== undefined) {
+    throw new ConfigError('approval_required', `approval_required names "${unallowed}", which is not in allowed_tools; list only tools the agent may call`);
   }
   const available = registry.names();
   for (const name of config.allowed_tools) {

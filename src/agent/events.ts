@@ -50,3 +50,12 @@ export function actionSummary(tool: string, args: Record<string, unknown>, redac
 export function observationSummary(text: string, redactor: Redactor): string {
   return oneLine(redactor.text(text));
 }
+
+/** Hands an event to the listener, if any. The listener only watches: its failure must not change the run or its result. */
+export function tell(listener: AgentEventListener | undefined, event: AgentEvent): void {
+  try {
+    listener?.(event);
+  } catch {
+    // Ignored on purpose (see above).
+  }
+}

@@ -117,3 +117,10 @@ function renderResult(result: unknown): string {
     return String(result);
   }
 }
+
+/** One more run of `name` in the run's `used_tools`, taking `ms`. */
+export function countToolUse(usedTools: Record<string, { count: number; total_ms: number }>, name: string, ms: number): void {
+  const usage = (usedTools[name] ??= { count: 0, total_ms: 0 });
+  usage.count++;
+  usage.total_ms += ms;
+}

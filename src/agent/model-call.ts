@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatModel, ChatResponse, ResponseFormat, TokenUsage } from '../providers/chat-model';
 import { sanitiseUsage } from '../providers/usage';
-import type { StepError } from '../trace/types';
+import type { StepError, TraceStep } from '../trace/types';
+import type { ModelChoice } from './model-choice';
 import type { AnswerRelease } from './answer-release';
 import type { AgentConfig } from './config';
 import { callSignal, describeAbort, raceAbort } from './limits';
@@ -61,5 +62,29 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallOut
     return { ok: false, runAborted: false, elapsedMs: elapsed(), error: failure };
   } finally {
     call.dispose();
+  }
+}
+
+/**
+ * A step's model call. One that failed after its retries, or timed out, hands the run to the fallback model,
+ * when there is one: it answers this same step, and every later one. The entry records who answered and
+ * carries the failover's notice; `release` makes each attempt's answer stream (or none).
+ */
+export async function callWithFailover(
+  models: ModelChoice,
+  entry: TraceStep,
+  release: () => AnswerRelease | undefined,
+  request: Omit<ModelCallRequest, 'model' | 'modelName' | 'release'>,
+): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
+  let elapsedMs = 0;
+  for (;;) {
+    const attempt = release();
+    const { chat, name } = models.answering;
+    Object.assign(entry, { provider: chat.provider, model: name });
+    const call = await callModel({ ...request, model: chat, modelName: name, release: attempt });
+    elapsedMs += call.elapsedMs;
+    const notice = call.ok || call.runAborted ? undefined : models.failOver(call.error);
+    if (!notice) return { call: { ...call, elapsedMs }, release: attempt };
+    (entry.notices ??= []).push(notice);
   }
 }

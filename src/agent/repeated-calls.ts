@@ -4,6 +4,9 @@ import { canonicalJson } from '../validation/canonical-json';
 /** What became of an earlier call, as the model saw it. */
 type Earlier = { step: number; count: number; outcome?: { ok: true; observation: string } | { ok: false; message: string } };
 
+/** The loop breaker's memory as JSON, for a paused run's state. */
+export type RepeatSnapshot = Array<[string, Earlier]>;
+
 /** What to do with a requested call: run it, answer it from the earlier identical call, or end the run. */
 export type RepeatDecision =
   | { next: 'run'; key: string }
@@ -21,9 +24,18 @@ function hasSideEffects(tool: Tool, args: Record<string, unknown>): boolean {
  * `limit`-th identical call ends the run (`loop`). `limit` 0 turns off that end, not the no-second-write rule.
  */
 export class RepeatedCalls {
-  private readonly calls = new Map<string, Earlier>();
+  private readonly calls: Map<string, Earlier>;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    snapshot: RepeatSnapshot = [],
+  ) {
+    this.calls = new Map(snapshot);
+  }
+
+  snapshot(): RepeatSnapshot {
+    return [...this.calls];
+  }
 
   decide(tool: Tool, args: Record<string, unknown>, step: number): RepeatDecision {
     const key = `${tool.name}\n${canonicalJson(args)}`;

@@ -1,16 +1,15 @@
 import type { ChatMessage, TokenUsage } from '../providers/chat-model';
 import { addUsage } from '../providers/usage';
-import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './answer-release';
-import { type AgentConfig, resolveConfig } from './config';
-import { actionSummary, observationSummary, type AgentEvent } from './events';
-import { checkToolCall, runTool, toolSecrets } from './execute-tool';
+import type { AgentConfig } from './config';
+import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
+import { checkToolCall, countToolUse, runTool, toolSecrets } from './execute-tool';
 import { normaliseInput, trustedTextOf } from './input';
 import { abortedReason, runLimit } from './limits';
-import { callModel, type ModelCallOutcome } from './model-call';
+import { callWithFailover, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
 import { buildConversation, observationMessage, repairMessage } from './prompt';
 import { readReply } from './protocol';
@@ -20,12 +19,13 @@ import { type RunAnswer, runResult } from './run-result';
 import { Spending } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './typed-answer';
+import { FailureStreak, type RepairReason } from './failure-streak';
+import { pausedOutput, refusalObservation, type Resumed } from './paused-run';
+import { configureRun } from './configure-run';
 
 export type { RunAgentOptions } from './run-options';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
-/** Failures that get the one repair turn, each naming the finish reason of a second failure in a row. */
-type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens' | 'output_invalid';
 
 /**
  * What one step came to: go on with the observation the step added, repair (the model sees the error and
@@ -34,18 +34,16 @@ type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens' | 'output
 type StepOutcome =
   | { next: 'continue' }
   | { next: 'repair'; error: StepError; reason: RepairReason }
-  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: RunAnswer };
+  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: RunAnswer; paused?: Record<string, unknown> };
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
-  const registry = new ToolRegistry([...builtInTools, ...(options.extraTools ?? [])]);
-  const config = resolveConfig(options.config, registry);
+  const { config, allowed } = configureRun(options);
   const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
-  const allowed = new Map(config.allowed_tools.map((name) => [name, registry.get(name)!]));
   return new AgentRun(options, config, allowed, history, newUserMessage).run();
 }
 
-class AgentRun {
+export class AgentRun {
   private readonly started = performance.now();
   private readonly trace: TraceStep[] = [];
   private readonly usedTools: Record<string, ToolUsage> = {};
@@ -58,8 +56,7 @@ class AgentRun {
   private toolCalls = 0;
   /** The step being taken, so a run that ends inside it still records the step's wall time. */
   private openStep?: { entry: TraceStep; started: number };
-  private consecutiveFailures = 0;
-  private lastFailureType?: StepError['type'];
+  private readonly failures: FailureStreak;
   private readonly models: ModelChoice;
   /** How replies are asked for (json_mode, with the compiled protocol schema) and what they may contain. */
   private readonly format: ProtocolFormat;
@@ -74,12 +71,22 @@ class AgentRun {
     private readonly tools: ReadonlyMap<string, Tool>,
     history: ChatMessage[],
     private readonly newUserMessage: ChatMessage,
+    /** A paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts). */
+    private readonly resumed?: Resumed,
   ) {
-    this.conversation = buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
+    const paused = resumed?.paused;
+    this.conversation = paused?.conversation ?? buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
     this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
-    this.repeats = new RepeatedCalls(config.loop_limit);
-    this.spending = new Spending(config, options.budgetLedger);
-    this.trustedText = trustedTextOf(history, newUserMessage, options.developerText);
+    this.repeats = new RepeatedCalls(config.loop_limit, paused?.repeats);
+    this.spending = new Spending(config, options.budgetLedger, paused?.cost);
+    this.failures = new FailureStreak(paused?.failures);
+    this.trustedText = paused?.trusted_text ?? trustedTextOf(history, newUserMessage, options.developerText);
+    if (paused) {
+      this.trace.push(...paused.trace);
+      Object.assign(this.usage, paused.usage);
+      Object.assign(this.usedTools, paused.used_tools);
+      this.toolCalls = paused.tool_calls;
+    }
     this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
     const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
     this.redactor = new Redactor(knownSecrets);
@@ -97,13 +104,13 @@ class AgentRun {
 
   /** Step after step until one finishes the run, a second failure in a row ends it, or max_steps is reached. */
   private async loop(): Promise<AgentResult> {
-    for (let step = 1; step <= this.config.max_steps; step++) {
-      const outcome = (await this.limitBeforeStep()) ?? (await this.takeStep(step));
+    const resumedAt = this.resumed?.paused.step;
+    for (let step = resumedAt ?? 1; step <= this.config.max_steps; step++) {
+      const outcome = step === resumedAt ? await this.decided() : ((await this.limitBeforeStep()) ?? (await this.takeStep(step)));
       this.closeOpenStep();
-      if (outcome.next === 'finish') return this.finish(outcome.reason, outcome.detail, outcome.answer);
+      if (outcome.next === 'finish') return this.finish(outcome.reason, outcome.detail, outcome.answer, outcome.paused);
       if (outcome.next === 'continue') {
-        this.consecutiveFailures = 0;
-        this.lastFailureType = undefined;
+        this.failures.reset();
         continue;
       }
       const ended = this.repairOrEnd(outcome.error, outcome.reason);
@@ -125,7 +132,7 @@ class AgentRun {
 
   /** One model turn and, when it asks for one, its tool call. */
   private async takeStep(step: number): Promise<StepOutcome> {
-    const entry: TraceStep = { step, repair: this.consecutiveFailures > 0, elapsed_ms: 0, model_ms: 0 };
+    const entry: TraceStep = { step, repair: this.failures.repairing, elapsed_ms: 0, model_ms: 0 };
     if (step === 1 && this.format.notice) entry.notices = [this.format.notice];
     this.trace.push(entry);
     this.openStep = { entry, started: performance.now() };
@@ -176,47 +183,41 @@ class AgentRun {
     return { next: 'finish', reason: 'final', answer: checked };
   }
 
-  /**
-   * The step's model call. One that failed after its retries, or timed out, hands the run to the fallback
-   * model, when there is one: it answers this same step, and every later one.
-   */
-  private async askModel(entry: TraceStep): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
-    let elapsedMs = 0;
-    for (;;) {
-      // The reply's answer text on its way to the listener, when there is one.
-      const release = this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined;
-      const { chat, name } = this.models.answering;
-      Object.assign(entry, { provider: chat.provider, model: name });
-      const call = await callModel({ model: chat, modelName: name, config: this.config, format: this.format.format, messages: this.conversation, runSignal: this.runController.signal, release });
-      elapsedMs += call.elapsedMs;
-      const notice = call.ok || call.runAborted ? undefined : this.models.failOver(call.error);
-      if (!notice) return { call: { ...call, elapsedMs }, release };
-      (entry.notices ??= []).push(notice);
-    }
+  /** The step's model call, on the fallback model from the step where the primary failed (see callWithFailover). */
+  private askModel(entry: TraceStep): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
+    // The reply's answer text on its way to the listener, when there is one.
+    const release = () => (this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined);
+    return callWithFailover(this.models, entry, release, { config: this.config, format: this.format.format, messages: this.conversation, runSignal: this.runController.signal });
   }
 
-  /** The requested tool call: checked against the whitelist, its schema and max_tool_calls, then run. */
-  private async act(entry: TraceStep, name: string, args: Record<string, unknown>): Promise<StepOutcome> {
+  /** A resumed run's first step: the person's decision on the call the run paused at. */
+  private async decided(): Promise<StepOutcome> {
+    const { paused, decision } = this.resumed!;
+    const entry = this.trace[this.trace.length - 1];
+    this.openStep = { entry, started: performance.now() };
+    const { tool, args } = paused.pending;
+    if ('deny' in decision) return this.observed(entry, tool, refusalObservation(tool, decision.deny));
+    if ('edit' in decision) (entry.notices ??= []).push('a person edited the arguments before the call ran');
+    entry.action = { tool, args: 'edit' in decision ? decision.edit : args };
+    return this.act(entry, tool, entry.action.args, true);
+  }
+
+  /** The requested tool call: checked against the whitelist, its schema and max_tool_calls, then run (or paused for approval). */
+  private async act(entry: TraceStep, name: string, args: Record<string, unknown>, approved = false): Promise<StepOutcome> {
     this.emit({ type: 'action', step: entry.step, tool: name, summary: actionSummary(name, args, this.redactor) });
     const checked = checkToolCall(this.tools, name, args);
     if ('error' in checked) {
       this.emit({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(checked.error.message, this.redactor) });
       return this.failed(entry, checked.error, 'tool_error');
     }
+    if (!approved && this.config.approval_required.includes(name)) return this.pause(entry, name, args);
     const repeat = this.repeats.decide(checked.tool, args, entry.step);
-    if (repeat.next === 'loop') {
-      entry.error = { type: 'limit', message: repeat.detail };
-      return { next: 'finish', reason: 'loop', detail: repeat.detail };
-    }
+    if (repeat.next === 'loop') return this.limitReached(entry, 'loop', repeat.detail);
     if (repeat.next === 'answer') {
       entry.repeat_of = repeat.ofStep;
-      this.emit({ type: 'observation', step: entry.step, tool: name, ok: true, summary: observationSummary(repeat.observation, this.redactor) });
       return this.observed(entry, name, repeat.observation);
     }
-    if (this.toolCalls >= this.config.max_tool_calls) {
-      entry.error = { type: 'limit', message: `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run` };
-      return { next: 'finish', reason: 'max_tool_calls', detail: entry.error.message };
-    }
+    if (this.toolCalls >= this.config.max_tool_calls) return this.limitReached(entry, 'max_tool_calls', `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run`);
 
     this.toolCalls++;
     const { tools, redactor, trustedText, config } = this;
@@ -226,14 +227,10 @@ class AgentRun {
       singleCallTimeout: config.single_call_timeout, observationMaxLength: config.observation_max_len,
     });
     entry.tool_ms = Math.round(outcome.elapsedMs);
-    const usage = (this.usedTools[name] ??= { count: 0, total_ms: 0 });
-    usage.count++;
-    usage.total_ms += entry.tool_ms;
-    const summary = observationSummary(outcome.ok ? outcome.observation : outcome.error.message, this.redactor);
-    this.emit({ type: 'observation', step: entry.step, tool: name, ok: outcome.ok, summary });
+    countToolUse(this.usedTools, name, entry.tool_ms);
     this.repeats.record(repeat.key, entry.step, outcome.ok ? outcome : { ok: false, message: outcome.error.message });
-
     if (!outcome.ok) {
+      this.emit({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(outcome.error.message, this.redactor) });
       if (!outcome.runAborted) return this.failed(entry, outcome.error, 'tool_error');
       entry.error = outcome.error;
       return this.aborted();
@@ -241,11 +238,26 @@ class AgentRun {
     return this.observed(entry, name, outcome.observation);
   }
 
-  /** The step's observation, in the trace and for the model. */
+  /** The step's observation, in the trace, for the model and for the listener. */
   private observed(entry: TraceStep, name: string, observation: string): StepOutcome {
+    this.emit({ type: 'observation', step: entry.step, tool: name, ok: true, summary: observationSummary(observation, this.redactor) });
     entry.observation = observation;
     this.conversation.push({ role: 'user', content: observationMessage(name, observation) });
     return { next: 'continue' };
+  }
+
+  /** Ends the run `awaiting_approval`, with the call it waits for and a signed state to resume it with. */
+  private pause(entry: TraceStep, tool: string, args: Record<string, unknown>): StepOutcome {
+    const { conversation, newUserMessage: new_user_message, trace, usage, usedTools: used_tools, toolCalls: tool_calls, trustedText: trusted_text } = this;
+    const paused = { step: entry.step, pending: { tool, args }, conversation, new_user_message, trace, usage, used_tools, tool_calls, trusted_text };
+    const more = { cost: this.spending.cost ?? 0, failures: this.failures.length, repeats: this.repeats.snapshot() };
+    return { next: 'finish', reason: 'awaiting_approval', detail: `${tool} waits for a person's approval`, paused: pausedOutput({ ...paused, ...more }, this.redactor, this.options.stateSecret!, this.config) };
+  }
+
+  /** A limit ends the run at this step, which records why. */
+  private limitReached(entry: TraceStep, reason: FinishReason, message: string): StepOutcome {
+    entry.error = { type: 'limit', message };
+    return { next: 'finish', reason, detail: message };
   }
 
   private failed(entry: TraceStep, error: StepError, reason: RepairReason): StepOutcome {
@@ -253,19 +265,11 @@ class AgentRun {
     return { next: 'repair', error, reason };
   }
 
-  /**
-   * After a failed step the model sees the error and gets one repair turn; a second failure in a row ends
-   * the run, with `max_output_tokens` only when both replies were cut at the output limit.
-   */
+  /** After a failed step the model sees the error and gets one repair turn, unless the streak ends the run. */
   private repairOrEnd(error: StepError, reason: RepairReason): { reason: FinishReason; detail: string } | undefined {
-    this.consecutiveFailures++;
-    const previousCut = this.lastFailureType === 'output_limit';
-    this.lastFailureType = error.type;
-    if (this.consecutiveFailures >= 2) {
-      return { reason: reason === 'max_output_tokens' && !previousCut ? 'parse_error' : reason, detail: `two failed turns in a row; last: ${error.message}` };
-    }
-    this.conversation.push({ role: 'user', content: repairMessage(error.message, reason !== 'tool_error', this.config.prompt_examples) });
-    return undefined;
+    const ended = this.failures.fail(error, reason);
+    if (!ended) this.conversation.push({ role: 'user', content: repairMessage(error.message, reason !== 'tool_error', this.config.prompt_examples) });
+    return ended;
   }
 
   /** The run's signal fired: cancelled from outside, or the run's timeout. */
@@ -279,21 +283,17 @@ class AgentRun {
     this.openStep = undefined;
   }
 
-  private finish(finishReason: FinishReason, stopDetail?: string, answer?: RunAnswer): AgentResult {
+  private finish(finishReason: FinishReason, stopDetail?: string, answer?: RunAnswer, paused?: Record<string, unknown>): AgentResult {
     this.closeOpenStep();
     const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
     // Who answered last: the fallback, once it took over.
     const { name: model, chat } = this.models.answering;
-    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, cost: this.spending.cost }, redactor);
+    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, cost: this.spending.cost }, redactor, paused);
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;
   }
 
   private emit(event: AgentEvent): void {
-    try {
-      this.options.onEvent?.(event);
-    } catch {
-      // The listener only watches: its failure must not change the run or its result.
-    }
+    tell(this.options.onEvent, event);
   }
 }

@@ -30,6 +30,11 @@ export interface RunAgentOptions {
    * workers; MemoryBudgetLedger only within this process.
    */
   budgetLedger?: BudgetLedger;
+  /**
+   * The key run states are signed with (HMAC-SHA256), at least 16 characters; required when the config has
+   * `approval_required`, and to resume. Every process that resumes a run needs the same key.
+   */
+  stateSecret?: string;
   /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
   secrets?: readonly string[];
   /**

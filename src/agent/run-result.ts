@@ -32,11 +32,13 @@ export function runResult(
   ending: { finishReason: FinishReason; stopDetail?: string; answer?: RunAnswer },
   record: RunRecord,
   redactor: Redactor,
+  /** A paused run's `pending_action` and `run_state`, already redacted and signed: added as they are. */
+  paused?: Record<string, unknown>,
 ): AgentResult {
   const { finishReason, stopDetail, answer } = ending;
   const messages = [record.newUserMessage];
   if (answer) messages.push({ role: 'assistant', content: answer.text });
-  return redactor.value({
+  const result = redactor.value({
     final_answer: answer?.text ?? '',
     ...(answer && 'value' in answer ? { final_output: answer.value } : {}),
     finish_reason: finishReason,
@@ -50,4 +52,5 @@ export function runResult(
     provider: record.provider,
     ...(record.cost !== undefined ? { cost: roundCost(record.cost) } : {}),
   });
+  return paused ? { ...result, ...paused } : result;
 }

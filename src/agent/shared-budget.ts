@@ -29,11 +29,11 @@ export function costOf(usage: TokenUsage, model: string, prices: PriceTable | un
  * caught: a run never goes on unmetered.
  */
 export class Spending {
-  private total = 0;
-
   constructor(
     private readonly config: { shared_budget?: SharedBudgetConfig; prices?: PriceTable },
     private readonly ledger: BudgetLedger | undefined,
+    /** What the run spent before it was paused, when it is resumed. */
+    private total = 0,
   ) {
     if (config.shared_budget && !ledger) {
       throw new ConfigError('shared_budget', 'shared_budget needs a ledger to count in: pass budgetLedger (a RedisBudgetLedger shares it across processes); on the CLI, --redis-url URL');

@@ -21,12 +21,13 @@ export class RunStateError extends Error {
 /** Shorter than this, a signing key is refused: it could be guessed. */
 export const MIN_SECRET_LENGTH = 16;
 
-/** The key must be a real secret; the message names where it comes from. */
-export function checkStateSecret(secret: string | undefined, source: string): string {
-  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) {
-    throw new RunStateError(`pausing for approval needs a signing key of at least ${MIN_SECRET_LENGTH} characters (${source}), so that nobody can alter the paused run`);
-  }
-  return secret;
+/** What is wrong with a signing key, or undefined when it is a real secret. */
+export function stateSecretProblem(secret: string | undefined): string | undefined {
+  if (typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH) return undefined;
+  return (
+    `pausing for approval needs a signing key of at least ${MIN_SECRET_LENGTH} characters, so that nobody can alter the paused run: ` +
+    'set AGENT_CORE_STATE_SECRET for the CLI, select an "Agent Core: Run State" credential on the node, or pass stateSecret to the library'
+  );
 }
 
 /** The hash a config is known by in a run state: its canonical JSON without `model`, so a run may resume on another model. */
@@ -61,7 +62,8 @@ export function openRunState<Payload>(state: unknown, secret: string, hash: stri
     throw new RunStateError('run_state was altered, or signed with another key: its signature does not match; resume with the state exactly as the paused run gave it, and the same signing key');
   }
   if (payload.config_hash !== hash) throw new RunStateError('run_state was made for another config: resume with the configuration the run was paused with (the model may differ)');
-  return payload;
+  // A copy: the resumed run grows its conversation and trace, and the caller's state must stay as signed.
+  return structuredClone(payload);
 }
 
 function parseJson(text: string): unknown {

@@ -15,6 +15,7 @@ export type FinishReason =
   | 'output_invalid'
   | 'loop'
   | 'budget_exhausted'
+  | 'awaiting_approval'
   | 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
@@ -90,4 +91,8 @@ export interface AgentResult {
   provider: string;
   /** With `prices` in the config: what the run's model calls cost, in the table's currency. */
   cost?: number;
+  /** With `awaiting_approval`: the call that waits for a person, its args redacted. */
+  pending_action?: { tool: string; args: Record<string, unknown> };
+  /** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */
+  run_state?: unknown;
 }

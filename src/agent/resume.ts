@@ -1,0 +1,52 @@
+import type { AgentResult } from '../trace/types';
+import { openRunState, RunStateError, stateSecretProblem, configHash } from '../run-state/signed-state';
+import type { UsedStates } from '../run-state/used-states';
+import { configureRun } from './configure-run';
+import { checkToolCall } from './execute-tool';
+import { InputError } from './input';
+import { USED_STATE_TTL_SECONDS, type ApprovalDecision, type PausedRun } from './paused-run';
+import { AgentRun } from './run-agent';
+import type { RunAgentOptions } from './run-options';
+
+export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
+  /** The `run_state` of the output that ended `awaiting_approval`, unchanged (the object, or its JSON text). */
+  runState: unknown;
+  decision: ApprovalDecision;
+  /**
+   * Where used states are kept, so one cannot be resumed twice: RedisUsedStates across processes and n8n
+   * workers. Without it, nothing stops a state from being replayed; say so to whoever runs it.
+   */
+  usedStates?: UsedStates;
+}
+
+/**
+ * Continues a run that paused for approval: the state is checked (signature, config, one-time use), then
+ * the person's decision is the paused step's outcome — `approve` runs the pending call exactly once,
+ * `deny` tells the model it was refused and why, `edit` runs it with the new arguments, checked like any
+ * call — and the loop goes on with the same conversation, trace (steps numbered on), counters and token
+ * usage; the run timeout starts again. Works on another model than the one the run paused on.
+ */
+export async function resumeAgent(options: ResumeAgentOptions): Promise<AgentResult> {
+  const { config, allowed } = configureRun(options);
+  const keyProblem = stateSecretProblem(options.stateSecret);
+  if (keyProblem) throw new RunStateError(`run_state cannot be checked: ${keyProblem}`);
+  const paused = openRunState<PausedRun>(options.runState, options.stateSecret!, configHash(config as unknown as Record<string, unknown>));
+  const decision = checkDecision(options.decision);
+  if ('edit' in decision) {
+    // A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
+    const checked = checkToolCall(allowed, paused.pending.tool, decision.edit);
+    if ('error' in checked) throw new InputError('decision.edit', `the edited arguments are refused: ${checked.error.message}`);
+  }
+  if (options.usedStates && !(await options.usedStates.markUsed(paused.id, USED_STATE_TTL_SECONDS))) {
+    throw new RunStateError('run_state was already used to resume this run; a paused run resumes once');
+  }
+  return new AgentRun(options, config, allowed, [], paused.new_user_message, { paused, decision }).run();
+}
+
+function checkDecision(decision: unknown): ApprovalDecision {
+  const value = (decision ?? {}) as Record<string, unknown>;
+  if (value.approve === true && !('deny' in value) && !('edit' in value)) return { approve: true };
+  if (typeof value.deny === 'string' && !('edit' in value)) return { deny: value.deny };
+  if (typeof value.edit === 'object' && value.edit !== null && !Array.isArray(value.edit) && !('deny' in value)) return { edit: value.edit as Record<string, unknown> };
+  throw new InputError('decision', 'decision must be one of {"approve": true}, {"deny": "<reason>"} or {"edit": {<new arguments>}}');
+}
