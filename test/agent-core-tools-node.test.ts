@@ -69,9 +69,9 @@ describe('Agent Core tools inside n8n’s engine', () => {
     argsSchema: JSON.stringify({ type: 'object', properties: { id: { type: 'string', pattern: '^c-\\d+$' } }, required: ['id'], additionalProperties: false }),
   };
 
-  async function runWithWorkflowTool(row: Record<string, unknown> = workflowTool, limits: Record<string, unknown> = {}) {
+  async function runWithWorkflowTool(options: Record<string, unknown> = {}, limits: Record<string, unknown> = {}) {
     return runWorkflow({
-      nodes: [createInputNode([{ prompt: 'Who is c-7?' }]), agent({ workflowTools: { tools: [row] }, limits })],
+      nodes: [createInputNode([{ prompt: 'Who is c-7?' }]), agent({ workflowTools: { tools: [workflowTool] }, limits, options })],
       connections: connectInSequence('Input', 'Agent Core'),
       nodeTypes: { agentCore: new AgentCore(), customerLookup: new CustomerLookup() },
       credentials: credentials(),
@@ -103,7 +103,7 @@ describe('Agent Core tools inside n8n’s engine', () => {
     expect(task.metadata).toMatchObject({ subExecution: item.metadata?.subExecution, subExecutionsCount: 1 });
   });
 
-  it('never runs a workflow tool twice for an identical call, unless it is marked Read-Only; Loop Limit ends the run', async () => {
+  it('never runs a workflow tool twice for an identical call, unless Options → Read-Only Tools names it; Loop Limit ends the run', async () => {
     const lookup = action('lookup_customer', { id: 'c-7' });
     server().setScript([lookup, lookup, final('c-7 is Ada Lovelace.')]);
     const writes = await runWithWorkflowTool();
@@ -111,12 +111,12 @@ describe('Agent Core tools inside n8n’s engine', () => {
     expect(lastUserMessage(server(), 2)).toContain('already ran at step 1 and was not run again, since it has side effects. It returned:');
 
     server().setScript([lookup, lookup, final('c-7 is Ada Lovelace.')]);
-    const reads = await runWithWorkflowTool({ ...workflowTool, readOnly: true });
+    const reads = await runWithWorkflowTool({ readOnlyTools: 'other_tool, lookup_customer' });
     expect(reads.executeWorkflowCalls).toHaveLength(1);
     expect(lastUserMessage(server(), server().requests.length - 1)).toContain('(repeated call: identical to step 1, not run again; the same result)\n{"id":"c-7"');
 
     server().setScript([lookup, lookup, final('never reached')]);
-    const looped = await runWithWorkflowTool(workflowTool, { loopLimit: 2 });
+    const looped = await runWithWorkflowTool({}, { loopLimit: 2 });
     expect(looped.outputOf('Agent Core')[0].json).toMatchObject({ finish_reason: 'loop', stop_detail: expect.stringMatching(/^lookup_customer was called 2 times/) });
   });
 

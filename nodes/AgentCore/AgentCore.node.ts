@@ -1,13 +1,14 @@
 import {
-  NodeConnectionTypes,
   type IExecuteFunctions,
   type ILoadOptionsFunctions,
   type INodeExecutionData,
   type INodeListSearchResult,
+  type INodePropertyOptions,
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
 import { testRedisCredential } from '../shared/redis-credential';
+import { agentCoreOutputs, testRunStateCredential } from './approval';
 import { agentCoreInputs } from './connected-model';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
@@ -31,7 +32,8 @@ export class AgentCore implements INodeType {
     // Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model
     // (unless the fallback is another model of the credential).
     inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource) }}`,
-    outputs: [NodeConnectionTypes.Main],
+    // With Require Approval, runs that wait for a person leave by a second output, Needs Approval.
+    outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); })($parameter.needsApproval === true) }}`,
     credentials: [
       { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
       { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
@@ -40,6 +42,7 @@ export class AgentCore implements INodeType {
       { name: 'agentCoreRedis', required: false, testedBy: 'agentCoreRedisTest' },
       // Optional: without them the tools read their settings from Tool Settings (JSON).
       { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
+      { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: { show: { needsApproval: [true] } } },
       { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
     ],
     properties: agentCoreProperties,
@@ -50,6 +53,15 @@ export class AgentCore implements INodeType {
       agentCoreRedisTest: testRedisCredential,
       agentCoreHttpHeaderApiTest: testHttpHeaderCredential,
       agentCoreFeishuBotApiTest: testFeishuCredential,
+      agentCoreRunStateApiTest: testRunStateCredential,
+    },
+    loadOptions: {
+      /** The tools Require Approval can name: the allowed built-ins and the workflow tools defined above. */
+      async getApprovalTools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+        const builtIns = (this.getCurrentNodeParameter('allowedTools') as string[] | undefined) ?? [];
+        const workflowTools = ((this.getCurrentNodeParameter('workflowTools') as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? []).map((tool) => tool.name ?? '');
+        return [...builtIns, ...workflowTools].filter(Boolean).map((name) => ({ name, value: name }));
+      },
     },
     listSearch: {
       async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {

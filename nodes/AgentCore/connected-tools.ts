@@ -27,7 +27,7 @@ function isTool(value: unknown): value is LangChainToolLike {
  * Tool sub-nodes connected to the "Tool" input (the same ones n8n's AI Agent takes). Their names join
  * the whitelist; their schemas, zod or JSON Schema, become JSON Schema checked by ajv like every tool.
  */
-export async function readConnectedTools(context: IExecuteFunctions, itemIndex: number, readOnlyNames = ''): Promise<Tool[]> {
+export async function readConnectedTools(context: IExecuteFunctions, itemIndex: number, readOnly: ReadonlySet<string> = new Set()): Promise<Tool[]> {
   const connected = await context.getInputConnectionData(NodeConnectionTypes.AiTool, itemIndex).catch((error: Error) => {
     // Nothing connected is not an error: the input is optional. Used as a tool (usableAsTool), the node
     // has no Tool input at all, and n8n says "Node does not have input of type": no connected tools either.
@@ -35,8 +35,7 @@ export async function readConnectedTools(context: IExecuteFunctions, itemIndex: 
     throw error;
   });
   const list = (Array.isArray(connected) ? connected : connected ? [connected] : []).flatMap((entry) => (isToolkit(entry) ? entry.getTools() : [entry]));
-  // Options → Read-Only Connected Tools: the rest are taken to have side effects (a repeat never runs twice).
-  const readOnly = new Set(readOnlyNames.split(',').map((name) => name.trim()).filter(Boolean));
+  // Options → Read-Only Tools: the rest are taken to have side effects (a repeat never runs twice).
   return list.filter(isTool).map((tool) => adaptTool(tool, readOnly.has(tool.name)));
 }
 

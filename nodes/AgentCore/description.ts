@@ -24,19 +24,65 @@ const TOOL_LABELS: Record<string, string> = {
   redis_context: 'Redis Context (Per-Session Values)',
 };
 
-/** A Model field's two ways to name a model: the endpoint's list (Search Models), or a typed ID. */
-function modelModes(placeholder: string): INodeProperties['modes'] {
-  // Modes of a resource locator, not parameters: they take no default (the linter reads them as parameters here).
-  return [
-    // eslint-disable-next-line n8n-nodes-base/node-param-default-missing
-    { displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchModels', searchable: true } },
-    // eslint-disable-next-line n8n-nodes-base/node-param-default-missing
-    { displayName: 'ID', name: 'id', type: 'string', placeholder },
-  ];
-}
+/** Only for Operation → Run a New Task. */
+const forNewRuns = { hide: { operation: ['resume'] } };
 
 /** The panel: provider and model, input, tools, limits. */
 export const agentCoreProperties: INodeProperties[] = [
+  {
+    displayName: 'Operation',
+    name: 'operation',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      { name: 'Run a New Task', value: 'run', action: 'Run a new task', description: 'Answer the prompt or conversation of each item' },
+      {
+        name: 'Resume a Paused Run',
+        value: 'resume',
+        action: 'Resume a paused run',
+        description: 'Continue a run that waited for approval, with a person\'s decision; the node needs the same settings as the one that paused it',
+      },
+    ],
+    default: 'run',
+  },
+  {
+    displayName: 'Run State',
+    name: 'runState',
+    type: 'json',
+    default: '={{ $json.run_state }}',
+    required: true,
+    description: 'The run_state of the paused run (from the Needs Approval output), unchanged: it is signed, and refused when altered or used before',
+    displayOptions: { show: { operation: ['resume'] } },
+  },
+  {
+    displayName: 'Decision',
+    name: 'decision',
+    type: 'options',
+    options: [
+      { name: 'Approve', value: 'approve', description: 'Run the call exactly once, and go on' },
+      { name: 'Deny', value: 'deny', description: 'Do not run it; the model is told it was refused and why' },
+      { name: 'Edit', value: 'edit', description: 'Run it with other arguments, checked like any call' },
+    ],
+    default: 'approve',
+    description: 'The person\'s answer: set it with an expression on the approval step\'s answer (approve, deny or edit)',
+    displayOptions: { show: { operation: ['resume'] } },
+  },
+  {
+    displayName: 'Reason',
+    name: 'denyReason',
+    type: 'string',
+    default: '',
+    description: 'Why the call was refused; the model reads it',
+    displayOptions: { show: { operation: ['resume'], decision: ['deny'] } },
+  },
+  {
+    displayName: 'Edited Arguments',
+    name: 'editedArgs',
+    type: 'json',
+    default: '={{ $json.pending_action.args }}',
+    description: 'The arguments to run the call with instead, as one JSON object',
+    displayOptions: { show: { operation: ['resume'], decision: ['edit'] } },
+  },
   {
     displayName: 'Provider',
     name: 'provider',
@@ -61,7 +107,15 @@ export const agentCoreProperties: INodeProperties[] = [
     required: true,
     description: 'The model to run. Pick one the endpoint lists, or type any model ID.',
     displayOptions: { hide: { provider: ['connected'] } },
-    modes: modelModes('e.g. gpt-4o-mini'),
+    modes: [
+      {
+        displayName: 'From List',
+        name: 'list',
+        type: 'list',
+        typeOptions: { searchListMethod: 'searchModels', searchable: true },
+      },
+      { displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4o-mini' },
+    ],
   },
   {
     displayName: 'Enable Fallback Model',
@@ -100,7 +154,15 @@ export const agentCoreProperties: INodeProperties[] = [
     required: true,
     description: 'The model that takes over, on the same credential. Pick one the endpoint lists, or type any model ID.',
     displayOptions: { show: { needsFallback: [true], fallbackSource: ['credential'], provider: ['openai', 'gemini'] } },
-    modes: modelModes('e.g. gpt-4.1-mini'),
+    modes: [
+      {
+        displayName: 'From List',
+        name: 'list',
+        type: 'list',
+        typeOptions: { searchListMethod: 'searchModels', searchable: true },
+      },
+      { displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4.1-mini' },
+    ],
   },
   {
     displayName: 'Allowed Tools',
@@ -111,6 +173,24 @@ export const agentCoreProperties: INodeProperties[] = [
       .sort((first, second) => first.name.localeCompare(second.name)),
     default: [],
     description: 'The only tools the agent may see and call; a call to anything else is refused without running',
+  },
+  {
+    displayName: 'Require Approval',
+    name: 'needsApproval',
+    type: 'boolean',
+    default: false,
+    noDataExpression: true,
+    description:
+      'Whether calls to some tools wait for a person: the run pauses before such a call and leaves by the Needs Approval output with the call and a signed run state, for any approval step (Wait, Send and Wait, a Form) and then Agent Core → Resume a Paused Run',
+  },
+  {
+    displayName: 'Tools Needing Approval',
+    name: 'approvalTools',
+    type: 'multiOptions',
+    typeOptions: { loadOptionsMethod: 'getApprovalTools', loadOptionsDependsOn: ['allowedTools', 'workflowTools'] },
+    default: [],
+    description: 'Calls to these tools wait for approval (a connected tool sub-node is named in an expression). Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+    displayOptions: { show: { needsApproval: [true] } },
   },
   {
     displayName: 'Input',
@@ -126,6 +206,7 @@ export const agentCoreProperties: INodeProperties[] = [
       },
     ],
     default: 'prompt',
+    displayOptions: forNewRuns,
   },
   {
     displayName: 'Prompt',
@@ -136,7 +217,7 @@ export const agentCoreProperties: INodeProperties[] = [
     default: '={{ $json.chatInput ?? $json.body?.prompt ?? $json.prompt }}',
     required: true,
     description: "The user's request: by default the chat message (chatInput), a webhook body's prompt, or the item's prompt",
-    displayOptions: { show: { inputMode: ['prompt'] } },
+    displayOptions: { show: { inputMode: ['prompt'] }, ...forNewRuns },
   },
   {
     displayName: 'Messages JSON',
@@ -145,7 +226,7 @@ export const agentCoreProperties: INodeProperties[] = [
     default: '={{ $json.messages_json }}',
     required: true,
     description: 'The conversation as an array of {role, content} (roles: system, user, assistant), ending with the user message to answer',
-    displayOptions: { show: { inputMode: ['messages'] } },
+    displayOptions: { show: { inputMode: ['messages'] }, ...forNewRuns },
   },
   {
     displayName: 'Session ID',
@@ -174,14 +255,11 @@ export const agentCoreProperties: INodeProperties[] = [
       {
         name: 'tools',
         displayName: 'Tool',
-        // In the order a builder fills them in (name first), not alphabetical.
-        // eslint-disable-next-line n8n-nodes-base/node-param-fixed-collection-type-unsorted-items
         values: [
           { displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. lookup_customer', description: 'The name the model calls: letters, digits and _' },
           { displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 2 }, default: '', description: 'When the model should use this tool, and what it returns' },
           { displayName: 'Workflow', name: 'workflowId', type: 'workflowSelector', default: '' },
           { displayName: 'Arguments Schema', name: 'argsSchema', type: 'json', default: DEFAULT_WORKFLOW_ARGS_SCHEMA, description: 'JSON Schema of the arguments object; calls that do not match are refused before the workflow runs' },
-          { displayName: 'Read-Only', name: 'readOnly', type: 'boolean', default: false, description: 'Whether the workflow only reads (changes nothing): a repeated identical call is then answered from the earlier result. Off, a repeated identical call is never run twice.' },
         ],
       },
     ],
@@ -291,12 +369,12 @@ export const agentCoreProperties: INodeProperties[] = [
         displayOptions: { show: { outputFormat: ['json'] } },
       },
       {
-        displayName: 'Read-Only Connected Tools',
+        displayName: 'Read-Only Tools',
         name: 'readOnlyTools',
         type: 'string',
         default: '',
-        placeholder: 'e.g. search_wikipedia, get_weather',
-        description: 'Names of connected tool sub-nodes that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other connected tool is taken to have side effects, and a repeated identical call to it never runs twice.',
+        placeholder: 'e.g. lookup_customer, get_weather',
+        description: 'Names of workflow tools and connected tool sub-nodes that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other such tool is taken to have side effects, and a repeated identical call to it never runs twice.',
       },
       {
         displayName: 'Reasoning Effort',

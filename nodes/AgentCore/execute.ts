@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
-import { type AgentConfig, type ChatModel, type ProviderName, runAgent } from '../../src';
+import { type AgentConfig, type ChatModel, type ProviderName, resumeAgent, runAgent } from '../../src';
 import { mapItems } from '../shared/items';
 import { nodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { recordAiCalls } from './ai-events';
+import { ExecutionUsedStates, readApproval, readResume, routeByApproval } from './approval';
 import { ExecutionLedger } from './budget-ledger';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
@@ -103,10 +104,11 @@ function readFailurePolicy(context: IExecuteFunctions, itemIndex: number): RunFa
 interface ExecutionState {
   started: RelatedExecution[];
   ledger: ExecutionLedger;
+  usedStates: ExecutionUsedStates;
 }
 
-async function runItem(context: IExecuteFunctions, itemIndex: number, { started, ledger }: ExecutionState): Promise<INodeExecutionData> {
-  const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
+async function runItem(context: IExecuteFunctions, itemIndex: number, { started, ledger, usedStates }: ExecutionState): Promise<INodeExecutionData> {
+  const resuming = context.getNodeParameter('operation', itemIndex, 'run') === 'resume';
   const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
   const { model, modelName, fallbackModel, secrets } = await readModels(context, itemIndex, provider);
@@ -117,24 +119,28 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
   await injectToolCredentials(context, config, itemIndex);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const subExecutions: RelatedExecution[] = [];
-  const readOnlyTools = String((context.getNodeParameter('options', itemIndex, {}) as IDataObject).readOnlyTools ?? '');
-  const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions), ...(await readConnectedTools(context, itemIndex, readOnlyTools))];
+  const readOnlyNames = String((context.getNodeParameter('options', itemIndex, {}) as IDataObject).readOnlyTools ?? '');
+  const readOnly = new Set(readOnlyNames.split(',').map((name) => name.trim()).filter(Boolean));
+  const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions, readOnly), ...(await readConnectedTools(context, itemIndex, readOnly))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
+  const approval = await readApproval(context, itemIndex);
+  config.approval_required = approval.tools;
   const stream = openItemStream(context, itemIndex);
-  const result = await runAgent({
+  const common = {
     model,
     fallbackModel,
     extraTools,
     ...(config.shared_budget ? { budgetLedger: await ledger.forItem(context, itemIndex) } : {}),
-    secrets,
+    secrets: [...secrets, ...(approval.stateSecret ? [approval.stateSecret] : [])],
     config,
-    prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
-    messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
-    developerText: context.getNodeParameter('developerText', itemIndex, '') as string,
+    stateSecret: approval.stateSecret,
     sessionId: sessionId || undefined,
     signal: context.getExecutionCancelSignal?.(),
     onEvent: stream?.onEvent,
-  }).finally(() => stream?.close());
+  };
+  const result = await (resuming ? resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await usedStates.forItem(context) }) : runAgent({ ...common, ...readInput(context, itemIndex) })).finally(() =>
+    stream?.close(),
+  );
   started.push(...subExecutions);
   // A connected chat model's own tracing records its calls; the credential mode records them here.
   const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
@@ -153,11 +159,24 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
   return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
 }
 
-/** One output item per input item, each paired with its input; continueOnFail() turns errors into items. */
+/** Operation → Run: the user's request, as a prompt or a conversation, and the workflow's instructions. */
+function readInput(context: IExecuteFunctions, itemIndex: number): { prompt?: string; messages?: unknown; developerText: string } {
+  const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
+  return {
+    prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
+    messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
+    developerText: context.getNodeParameter('developerText', itemIndex, '') as string,
+  };
+}
+
+/**
+ * One output item per input item, each paired with its input; continueOnFail() turns errors into items.
+ * With Require Approval, a run that waits for a person leaves by the Needs Approval output.
+ */
 export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-  const state: ExecutionState = { started: [], ledger: new ExecutionLedger() };
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state)).finally(() => state.ledger.close());
+  const state: ExecutionState = { started: [], ledger: new ExecutionLedger(), usedStates: new ExecutionUsedStates() };
+  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state)).finally(() => Promise.all([state.ledger.close(), state.usedStates.close()]));
   const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
-  return [items];
+  return routeByApproval(items, this.getNodeParameter('needsApproval', 0, false) === true);
 }

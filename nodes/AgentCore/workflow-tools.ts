@@ -8,7 +8,6 @@ interface WorkflowToolRow {
   description?: string;
   workflowId?: string | { value?: string; cachedResultName?: string };
   argsSchema?: string | IDataObject;
-  readOnly?: boolean;
 }
 
 export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
@@ -23,7 +22,7 @@ export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
  * check and limits as every other tool. Each execution a tool starts is added to `subExecutions`, so the
  * editor can link the run to it as it does for n8n's own Workflow Tool.
  */
-export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number, subExecutions: RelatedExecution[]): Tool[] {
+export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number, subExecutions: RelatedExecution[], readOnly: ReadonlySet<string>): Tool[] {
   const rows = (context.getNodeParameter('workflowTools.tools', itemIndex, []) as WorkflowToolRow[]) ?? [];
   return rows.map((row, rowIndex) => {
     const label = `Workflow Tools → tool ${rowIndex + 1}`;
@@ -35,7 +34,8 @@ export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number,
       name,
       description: (row.description ?? '').trim() || `Runs the n8n workflow "${typeof row.workflowId === 'object' ? row.workflowId?.cachedResultName ?? workflowId : workflowId}".`,
       parameters: parseSchema(context, row.argsSchema, `${label} (${name}): Arguments Schema`, itemIndex),
-      sideEffects: row.readOnly !== true,
+      // Options → Read-Only Tools; any other workflow may change something, so a repeat never runs twice.
+      sideEffects: !readOnly.has(name),
       execute: async (args: IDataObject) => runSubWorkflow(context, workflowId, args, subExecutions),
     } satisfies Tool;
   });

@@ -1,5 +1,5 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
-import { ConfigError, InputError } from '../../src';
+import { ConfigError, InputError, RunStateError } from '../../src';
 import { ContextStoreError, InvalidContextInputError } from '../../src/context';
 
 /**
@@ -20,6 +20,9 @@ export function toNodeError(context: IExecuteFunctions, error: unknown, itemInde
   }
   if (error instanceof ConfigError) {
     return nodeError(context, error.message, itemIndex, `Check the setting behind "${error.key}".`);
+  }
+  if (error instanceof RunStateError) {
+    return nodeError(context, error.message, itemIndex, 'Map the run_state of the paused run unchanged (Needs Approval output), into an Agent Core with the settings it paused with.');
   }
   if (error instanceof ContextStoreError) {
     return nodeError(context, error.message, itemIndex, 'Nothing was written. Check the Redis credential and that Redis is running.');

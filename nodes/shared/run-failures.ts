@@ -15,7 +15,7 @@ export interface RunFailurePolicy {
 /** Ends that n8n should treat as a failed API call, so that Retry On Fail and Error Workflows act on them. */
 const MODEL_FAILURES: ReadonlySet<FinishReason> = new Set(['llm_error', 'timeout']);
 /** Not a failure of the run: n8n itself cancelled the execution, and reports that on its own. */
-const NOT_FAILURES: ReadonlySet<FinishReason> = new Set(['final', 'cancelled']);
+const NOT_FAILURES: ReadonlySet<FinishReason> = new Set(['final', 'cancelled', 'awaiting_approval']);
 
 const STATUS_HINTS: Record<number, string> = {
   401: 'The provider refused the API key: check the credential.',

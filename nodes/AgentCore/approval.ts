@@ -1,0 +1,69 @@
+import type { ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExecuteFunctions, INodeCredentialTestResult, INodeExecutionData } from 'n8n-workflow';
+import { RedisUsedStates, stateSecretProblem, type ApprovalDecision, type UsedStates } from '../../src';
+import { nodeError } from '../shared/node-errors';
+import { redisConnectionFromCredential } from '../shared/redis-credential';
+
+/** The node's outputs for Require Approval, as the `outputs` expression builds them: calls that wait for a person leave by the second. */
+export function agentCoreOutputs(needsApproval: boolean) {
+  // 'main' as a string: n8n's editor evaluates this function on its own and has no NodeConnectionTypes there.
+  return needsApproval ? [{ type: 'main', displayName: 'Done' }, { type: 'main', displayName: 'Needs Approval' }] : ['main'];
+}
+
+/** With Require Approval: the tools whose calls wait for a person, and the Run State credential's signing key. */
+export async function readApproval(context: IExecuteFunctions, itemIndex: number): Promise<{ tools: string[]; stateSecret?: string }> {
+  if (context.getNodeParameter('needsApproval', itemIndex, false) !== true) return { tools: [] };
+  const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
+  const credentials = await context.getCredentials('agentCoreRunStateApi', itemIndex);
+  return { tools, stateSecret: String(credentials.signingSecret ?? '') };
+}
+
+/** Operation → Resume: the paused run's state and the person's decision, as the panel gives them. */
+export function readResume(context: IExecuteFunctions, itemIndex: number): { runState: unknown; decision: ApprovalDecision } {
+  const runState = context.getNodeParameter('runState', itemIndex, undefined) as unknown;
+  if (runState === undefined || runState === null || runState === '') {
+    throw nodeError(context, 'Run State is empty', itemIndex, 'Map the run_state of the paused run, e.g. {{ $json.run_state }} from the Needs Approval output.');
+  }
+  const decision = context.getNodeParameter('decision', itemIndex) as string;
+  if (decision === 'approve') return { runState, decision: { approve: true } };
+  if (decision === 'deny') return { runState, decision: { deny: String(context.getNodeParameter('denyReason', itemIndex, '') ?? '') } };
+  if (decision === 'edit') {
+    const edited = context.getNodeParameter('editedArgs', itemIndex) as unknown;
+    try {
+      return { runState, decision: { edit: (typeof edited === 'string' ? JSON.parse(edited) : edited) as IDataObject } };
+    } catch (error) {
+      throw nodeError(context, `Edited Arguments is not valid JSON: ${(error as Error).message}`, itemIndex, 'Write the call\'s new arguments as one JSON object.');
+    }
+  }
+  throw nodeError(context, `Decision must be approve, deny or edit, not "${decision}"`, itemIndex, 'Map the approval step\'s answer to one of the three, e.g. {{ $json.data.approved ? "approve" : "deny" }}.');
+}
+
+/**
+ * The used-state registry of one execution, in the Redis of the node's Agent Core Redis credential; none
+ * without one (a state could then be resumed twice: README says so).
+ */
+export class ExecutionUsedStates {
+  private opened?: RedisUsedStates;
+
+  async forItem(context: IExecuteFunctions): Promise<UsedStates | undefined> {
+    if (!context.getNode().credentials?.agentCoreRedis) return undefined;
+    this.opened ??= new RedisUsedStates({ connection: redisConnectionFromCredential(await context.getCredentials('agentCoreRedis')) });
+    return this.opened;
+  }
+
+  async close(): Promise<void> {
+    await this.opened?.close();
+  }
+}
+
+/** Items of a paused run go to the Needs Approval output, the rest to the first, each keeping its pairing. */
+export function routeByApproval(items: INodeExecutionData[], needsApproval: boolean): INodeExecutionData[][] {
+  if (!needsApproval) return [items];
+  const waiting = (item: INodeExecutionData) => item.json.finish_reason === 'awaiting_approval';
+  return [items.filter((item) => !waiting(item)), items.filter(waiting)];
+}
+
+/** The Test button of the Run State credential: the signing secret must be long enough; nothing is sent. */
+export async function testRunStateCredential(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+  const problem = stateSecretProblem(String(credential.data?.signingSecret ?? ''));
+  return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret is long enough to sign run states' };
+}
