@@ -4,7 +4,7 @@ import { LINES } from '../../../scripts/n8n-cache';
 import { chatHubConversation } from './chat-hub-scenarios';
 import { CHAT_MODEL_SUB_NODES, fallbackSubNodeFinishesTheRun, toolStepThenAnswerOnSubNode, type ChatModelSubNode } from './chat-model-scenarios';
 import { chatWidgetConversation, streamingChatConversation, wrongApiKeyRetriedThenRoutedToErrorOutput } from './chat-scenarios';
-import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
+import { apiHeaderRoundTrip, approvalRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
 import { describeStreamingWebhook } from './streaming-scenarios';
@@ -58,6 +58,12 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
           role: 'user',
           content: observationMessage('json_transform', '["Desk lamp","USB-C hub"]'),
         });
+      });
+    });
+
+    describe('approval (examples/agent-core-approval.json)', () => {
+      it('pauses before posting, and a resume webhook that approves gets the answer, posted exactly once', async () => {
+        await approvalRoundTrip(get(), `line-${line}`);
       });
     });
 

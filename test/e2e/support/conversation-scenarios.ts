@@ -159,3 +159,33 @@ export async function feishuNotifyRoundTrip(n8n: AgentCoreInN8n, tag: string): P
   expect(response.text).not.toContain(FEISHU_SECRET);
   return response;
 }
+
+/**
+ * examples/agent-core-approval.json: the webhook answers HTTP 202 with the call that waits (feishu_bot) and
+ * the Wait node's resume URL, nothing posted yet; a POST with {"decision": "approve"} to that URL resumes
+ * the run (Agent Core → Resume a Paused Run), which posts exactly once and answers.
+ */
+export async function approvalRoundTrip(n8n: AgentCoreInN8n, tag: string): Promise<{ paused: WebhookResponse; resumed: { status: number; body: any } }> {
+  const text = `Release ${tag} approved`;
+  const paused = await n8n.post(WEBHOOKS.approval, { prompt: `Tell the team: ${text}` });
+
+  n8n.expectStatus(paused, 202);
+  expect(paused.body).toMatchObject({ finish_reason: 'awaiting_approval', pending_action: { tool: 'feishu_bot', args: { text } }, resume_url: expect.stringMatching(/^http/) });
+  expect(n8n.feishu.bodies.filter((body) => body.content?.text === text)).toHaveLength(0);
+
+  // The webhook answers from the Respond node before the Wait node has put the execution to sleep: until
+  // then n8n answers the resume URL 409. A person takes longer than that; the test asks again briefly.
+  const resume = () =>
+    fetch(paused.body.resume_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve' }), signal: AbortSignal.timeout(90000) });
+  let response = await resume();
+  for (let attempt = 0; response.status === 409 && attempt < 50; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    response = await resume();
+  }
+  const resumed: { status: number; body: any } = { status: response.status, body: await response.json().catch(() => undefined) };
+  expect(resumed.status).toBe(200);
+  expect(resumed.body).toMatchObject({ finish_reason: 'final', final_answer: `Sent to the team: ${text}`, used_tools: { feishu_bot: { count: 1 } } });
+  expect(resumed.body.trace.map((step: { step: number }) => step.step)).toEqual([1, 2]);
+  expect(n8n.feishu.bodies.filter((body) => body.content?.text === text)).toHaveLength(1);
+  return { paused, resumed };
+}

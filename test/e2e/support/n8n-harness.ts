@@ -62,6 +62,8 @@ export const WEBHOOKS = {
   wrongKey: WRONG_KEY_WEBHOOK_PATH,
   /** Test-only: the webhook chat example with Agent Context on In-Memory storage. */
   memoryChat: MEMORY_CHAT_WEBHOOK_PATH,
+  /** examples/agent-core-approval.json: feishu_bot waits for approval; a Wait node's resume webhook takes the decision. */
+  approval: 'agent-core-approval',
   /** examples/agent-core-typed-answer.json: an invoice's total as a typed answer, read by a Set node. */
   typedAnswer: 'agent-core-typed',
   /** Test-only: the chat model example (OpenAI sub-node) behind a Webhook in Response Mode Streaming. */
@@ -93,6 +95,7 @@ const EXAMPLE_FILES = [
   'agent-core-chat.json',
   'agent-core-chat-model.json',
   'agent-core-typed-answer.json',
+  'agent-core-approval.json',
 ];
 
 /**
@@ -282,7 +285,8 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       type: FEISHU_CREDENTIAL_TYPE,
       data: { webhookUrlWithToken: feishu.url, signingSecret: FEISHU_SECRET },
     };
-    const credentials = [modelCredential, redisCredential, headerCredential, feishuCredential, ...subNodeCredentials(model)];
+    const runStateCredential: CredentialImport = { id: 'agentCoreE2eRunState', name: 'Agent Core e2e: run state', type: 'agentCoreRunStateApi', data: { signingSecret: 'e2e-run-state-secret-4c1f9a2b7d' } };
+    const credentials = [modelCredential, redisCredential, headerCredential, feishuCredential, runStateCredential, ...subNodeCredentials(model)];
     // Kept out of `credentials`, whose entries every workflow is pointed at; only the wrong-key workflow uses it.
     const wrongKeyCredential: CredentialImport = { ...modelCredential, id: 'agentCoreE2eWrongKey', name: 'Agent Core e2e: wrong API key', data: { ...modelCredential.data, apiKey: WRONG_API_KEY } };
     const examples = readExampleWorkflows(EXAMPLE_FILES);

@@ -1,6 +1,6 @@
 import { LINES } from '../../../scripts/n8n-cache';
 import { toolStepThenAnswerOnSubNode } from './chat-model-scenarios';
-import { apiHeaderRoundTrip, concurrentTurnsOnOneSession, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
+import { apiHeaderRoundTrip, approvalRoundTrip, concurrentTurnsOnOneSession, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { SHARED_BUDGET_PERIOD_SECONDS } from './derived-workflows';
 import { CHAT, chatReply, e2eModel, promptOf } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
@@ -133,6 +133,14 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
       } finally {
         n8n.model.setScript(e2eModel);
       }
+    });
+
+    it('pauses for approval on a worker and resumes from the Wait node’s webhook on a worker, posting once', async () => {
+      const n8n = get();
+      const { paused } = await approvalRoundTrip(n8n, 'queue');
+      const executionId = String(paused.body.resume_url).match(/\/(\d+)(?:[/?]|$)/)?.[1];
+      const workers = n8n.workers.filter((worker) => executionId && new RegExp(`Worker started execution ${executionId} \\(`).test(worker.log())).map((worker) => worker.name);
+      n8n.report(`approval: execution ${executionId} paused and resumed on ${workers.join(' and ') || 'workers the logs do not name'}`);
     });
 
     const api = useLoopbackApi();
