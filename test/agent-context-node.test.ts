@@ -9,7 +9,7 @@ import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
-import { deleteKeysByPrefix, getTestRedis, uniqueKeyPrefix, type TestRedis } from './support/redis';
+import { deleteKeysByPrefix, getTestRedis, redisCredentialData, uniqueKeyPrefix, type TestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
 const REDIS_CREDENTIAL = { agentCoreRedis: { id: '3', name: 'Test Redis' } };
@@ -31,8 +31,7 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
   });
 
   function redisCredentials(url = redis.url) {
-    const parsed = new URL(url);
-    return { agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false } };
+    return { agentCoreRedis: redisCredentialData(url) };
   }
 
   function contextNode(name: string, operation: string, storage: string, extra: INodeParameters = {}, options: INodeParameters = { keyPrefix }): INode {

@@ -173,12 +173,11 @@ describe('redis_context through the Agent Core node', () => {
   const server = useScriptedServer();
 
   it('uses the node’s Redis credential and keeps values per session across executions', async () => {
-    const { getTestRedis, deleteKeysByPrefix } = await import('./support/redis');
+    const { getTestRedis, deleteKeysByPrefix, redisCredentialData } = await import('./support/redis');
     const { Redis } = await import('ioredis');
     const redis = await getTestRedis();
     const client = new Redis(redis.url);
     const session = `node-kv-${Date.now()}`;
-    const parsed = new URL(redis.url);
     const execute = (prompt: string) =>
       runWorkflow({
         nodes: [
@@ -194,7 +193,7 @@ describe('redis_context through the Agent Core node', () => {
         nodeTypes: { agentCore: new AgentCore() },
         credentials: {
           agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
-          agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false },
+          agentCoreRedis: redisCredentialData(redis.url),
         },
       });
     try {

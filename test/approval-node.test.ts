@@ -3,7 +3,7 @@ import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { action, final, lastUserMessage, useScriptedServer } from './support/agent';
 import { PRIVATE_ALLOWED, sendJson, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
 import { runWorkflow } from './support/n8n-engine';
-import { deleteKeysByPrefix, useTestRedis } from './support/redis';
+import { deleteKeysByPrefix, redisCredentialData, useTestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
 useLoopbackGuard();
@@ -27,7 +27,6 @@ describe('Agent Core approval in n8n’s engine', () => {
   };
 
   const run = (items: IDataObject[], parameters: INodeParameters, withRedis = false) => {
-    const parsed = new URL(redis.url);
     return runWorkflow({
       nodes: [
         createInputNode(items),
@@ -45,7 +44,7 @@ describe('Agent Core approval in n8n’s engine', () => {
       credentials: {
         agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
         agentCoreRunStateApi: { signingSecret: 'node-approval-secret-0123456789' },
-        agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false },
+        agentCoreRedis: redisCredentialData(redis.url),
       },
     });
   };

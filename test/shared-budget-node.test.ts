@@ -3,7 +3,7 @@ import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { budgetKey } from '../src/budget/redis-ledger';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
-import { deleteKeysByPrefix, useTestRedis } from './support/redis';
+import { deleteKeysByPrefix, redisCredentialData, useTestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
 /** Issue #17 in n8n's engine: Limits → Shared Token Budget on the Agent Core Redis credential, and the loop breaker. */
@@ -15,7 +15,6 @@ describe('Agent Core shared budget in n8n’s engine', () => {
   const usage = { prompt_tokens: 60, completion_tokens: 40 };
 
   const run = (items: IDataObject[], parameters: INodeParameters, withRedis = true) => {
-    const parsed = new URL(redis.url);
     return runWorkflow({
       nodes: [
         createInputNode(items),
@@ -30,7 +29,7 @@ describe('Agent Core shared budget in n8n’s engine', () => {
       nodeTypes: { agentCore: new AgentCore() },
       credentials: {
         agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
-        agentCoreRedis: { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false },
+        agentCoreRedis: redisCredentialData(redis.url),
       },
     });
   };
