@@ -22,5 +22,5 @@ export { budgetKey, RedisBudgetLedger, DEFAULT_BUDGET_KEY_PREFIX } from './budge
 export type { PriceTable, SharedBudgetConfig } from './agent/shared-budget';
 export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
 export type { ApprovalDecision } from './agent/paused-run';
-export { RunStateError } from './run-state/signed-state';
+export { RunStateError, stateSecretProblem } from './run-state/signed-state';
 export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';
