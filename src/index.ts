@@ -4,7 +4,7 @@ export type { AgentEvent, AgentEventListener } from './agent/events';
 export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type AgentConfig, type JsonMode } from './agent/config';
 export { InputError } from './agent/input';
 export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
-export type { AgentResult, FinishReason, StepError, TraceStep, ToolUsage } from './trace/types';
+export type { AgentResult, FinishReason, RunMetrics, StepError, TraceStep, ToolUsage } from './trace/types';
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelFinishReason, ReasoningEffort, ResponseFormat, TokenUsage } from './providers/chat-model';
 export { ProviderResponseError } from './providers/chat-model';
 export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './providers/usage';

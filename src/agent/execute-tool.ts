@@ -1,7 +1,7 @@
 import { TruncatedText, type Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
 import { secretsInSettings, type Redactor } from '../trace/redact';
-import type { StepError } from '../trace/types';
+import type { StepError, ToolUsage } from '../trace/types';
 import { callSignal, describeAbort, raceAbort, truncateObservation } from './limits';
 
 /** A tool's error message fed back to the model is cut to this many characters. */
@@ -118,9 +118,11 @@ function renderResult(result: unknown): string {
   }
 }
 
-/** One more run of `name` in the run's `used_tools`, taking `ms`. */
-export function countToolUse(usedTools: Record<string, { count: number; total_ms: number }>, name: string, ms: number): void {
-  const usage = (usedTools[name] ??= { count: 0, total_ms: 0 });
+/** One more run of `name` in the run's `used_tools`, taking `ms`, failed or not. */
+export function countToolUse(usedTools: Record<string, ToolUsage>, name: string, ms: number, ok: boolean): void {
+  const usage = (usedTools[name] ??= { count: 0, total_ms: 0, avg_ms: 0, failures: 0 });
   usage.count++;
   usage.total_ms += ms;
+  usage.avg_ms = Math.round(usage.total_ms / usage.count);
+  if (!ok) usage.failures++;
 }

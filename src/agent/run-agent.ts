@@ -227,7 +227,7 @@ export class AgentRun {
       singleCallTimeout: config.single_call_timeout, observationMaxLength: config.observation_max_len,
     });
     entry.tool_ms = Math.round(outcome.elapsedMs);
-    countToolUse(this.usedTools, name, entry.tool_ms);
+    countToolUse(this.usedTools, name, entry.tool_ms, outcome.ok);
     this.repeats.record(repeat.key, entry.step, outcome.ok ? outcome : { ok: false, message: outcome.error.message });
     if (!outcome.ok) {
       this.emit({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(outcome.error.message, this.redactor) });

@@ -1,7 +1,7 @@
 import type { ChatMessage, TokenUsage } from '../providers/chat-model';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
-import type { AgentResult, FinishReason, ToolUsage, TraceStep } from '../trace/types';
+import type { AgentResult, FinishReason, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
 import { roundCost } from './shared-budget';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
@@ -44,6 +44,7 @@ export function runResult(
     finish_reason: finishReason,
     trace: record.trace.map(readableStep),
     used_tools: record.usedTools,
+    metrics: metricsOf(record.trace),
     usage: record.usage,
     messages,
     ...(stopDetail ? { stop_detail: stopDetail } : {}),
@@ -53,4 +54,15 @@ export function runResult(
     ...(record.cost !== undefined ? { cost: roundCost(record.cost) } : {}),
   });
   return paused ? { ...result, ...paused } : result;
+}
+
+/** The run's figures, from its trace. */
+export function metricsOf(trace: readonly TraceStep[]): RunMetrics {
+  const failed = trace.filter((step) => step.error !== undefined).length;
+  return {
+    model_calls: trace.filter((step) => step.provider !== undefined).length,
+    repairs: trace.filter((step) => step.repair).length,
+    failed_steps: failed,
+    failure_rate: trace.length ? Math.round((failed / trace.length) * 1000) / 1000 : 0,
+  };
 }

@@ -67,9 +67,25 @@ export interface TraceStep {
   notices?: string[];
 }
 
+/** One tool's runs in a run (design §12): how often it ran, how long in all and on average, how often it failed. */
 export interface ToolUsage {
   count: number;
   total_ms: number;
+  avg_ms: number;
+  /** Runs that failed or timed out (refused calls never ran and are not counted). */
+  failures: number;
+}
+
+/** The run's own figures (design §12), from its trace. */
+export interface RunMetrics {
+  /** Steps that asked a model (a failover within a step counts once). */
+  model_calls: number;
+  /** Steps that were the model's repair turn. */
+  repairs: number;
+  /** Steps that ended with an error (a refused or failed call, a reply that broke the protocol, …). */
+  failed_steps: number;
+  /** failed_steps ÷ steps, to three decimals; 0 for a run without steps. */
+  failure_rate: number;
 }
 
 /** The output of every run: the answer, why the run ended, the redacted trace, the tools used and token usage. */
@@ -81,6 +97,7 @@ export interface AgentResult {
   finish_reason: FinishReason;
   trace: TraceStep[];
   used_tools: Record<string, ToolUsage>;
+  metrics: RunMetrics;
   usage: TokenUsage;
   /** This run's new turns in neutral form, for the context manager to persist. */
   messages: ChatMessage[];

@@ -51,7 +51,7 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
         expect(body.trace).toHaveLength(2);
         expect(body.trace[0]).toMatchObject({ step: 1, action: { tool: 'json_transform' }, observation: '["Desk lamp","USB-C hub"]' });
         expect(body.trace[1]).toMatchObject({ step: 2, final: { answer: body.final_answer } });
-        expect(body.used_tools).toEqual({ json_transform: { count: 1, total_ms: expect.any(Number) } });
+        expect(body.used_tools).toEqual({ json_transform: { count: 1, total_ms: expect.any(Number), avg_ms: expect.any(Number), failures: 0 } });
         const calls = modelCallsFor(DEMO_PROMPT);
         expect(calls).toHaveLength(2);
         expect(calls[1].messages[calls[1].messages.length - 1]).toEqual({

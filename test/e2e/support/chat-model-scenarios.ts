@@ -50,7 +50,7 @@ export async function toolStepThenAnswerOnSubNode(n8n: AgentCoreInN8n, subNode: 
     [provider, model],
     [provider, model],
   ]);
-  expect(body.used_tools).toEqual({ json_transform: { count: 1, total_ms: expect.any(Number) } });
+  expect(body.used_tools).toEqual({ json_transform: { count: 1, total_ms: expect.any(Number), avg_ms: expect.any(Number), failures: 0 } });
   const calls = callsOf(n8n, prompt);
   expect(calls.map(wireAndModel)).toEqual([
     [wire, model],
@@ -82,7 +82,7 @@ export async function fallbackSubNodeFinishesTheRun(n8n: AgentCoreInN8n, label: 
   expect(body.trace[1].final).toEqual({ answer: DEMO_ANSWER });
   // n8n's OpenAI sub-node words the 500 its own way ("The service was not able to process your request").
   expect(body.trace[1].notices[0]).toMatch(new RegExp(`^openai ${PRIMARY_MODELS.openai} failed \\(.+\\); the fallback gemini ${FALLBACK_MODEL} answers from this step on$`));
-  expect(body.used_tools).toEqual({ json_transform: { count: 1, total_ms: expect.any(Number) } });
+  expect(body.used_tools).toEqual({ json_transform: { count: 1, total_ms: expect.any(Number), avg_ms: expect.any(Number), failures: 0 } });
   const calls = callsOf(n8n, prompt);
   const [first, ...failed] = calls.filter((call) => call.model === PRIMARY_MODELS.openai);
   const fallbackCalls = calls.filter((call) => call.model === FALLBACK_MODEL);

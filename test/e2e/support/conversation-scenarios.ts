@@ -89,7 +89,7 @@ export async function workflowToolRoundTrip(n8n: AgentCoreInN8n): Promise<Webhoo
   expect(response.body).toMatchObject({
     final_answer: `The sum is ${a + b} (${expression}, from add_numbers).`,
     finish_reason: 'final',
-    used_tools: { add_numbers: { count: 1, total_ms: expect.any(Number) } },
+    used_tools: { add_numbers: { count: 1, total_ms: expect.any(Number), avg_ms: expect.any(Number), failures: 0 } },
   });
   expect(response.body.trace).toHaveLength(2);
   expect(response.body.trace[0]).toMatchObject({
