@@ -24,3 +24,4 @@ export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
 export type { ApprovalDecision } from './agent/paused-run';
 export { RunStateError, stateSecretProblem } from './run-state/signed-state';
 export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';
+export { chainBase, traceChain, traceDigest, type ChainBase } from './trace/digest';

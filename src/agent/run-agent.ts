@@ -288,7 +288,7 @@ export class AgentRun {
     const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
     // Who answered last: the fallback, once it took over.
     const { name: model, chat } = this.models.answering;
-    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, cost: this.spending.cost }, redactor, paused);
+    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, cost: this.spending.cost, config: this.config, tools: this.tools.values() }, redactor, paused);
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;
   }

@@ -3,6 +3,10 @@ import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
 import { roundCost } from './shared-budget';
+import { chainBase, traceDigest } from '../trace/digest';
+import { configHash } from '../run-state/signed-state';
+import type { Tool } from '../tools/tool';
+import type { AgentConfig } from './config';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
 export interface RunAnswer {
@@ -22,6 +26,9 @@ export interface RunRecord {
   provider: string;
   /** With `prices`: what the run's calls cost. */
   cost?: number;
+  /** The run's config and allowed tools: where the trace's hash chain starts (see traceChain). */
+  config: AgentConfig;
+  tools: Iterable<Tool>;
 }
 
 /**
@@ -53,7 +60,10 @@ export function runResult(
     provider: record.provider,
     ...(record.cost !== undefined ? { cost: roundCost(record.cost) } : {}),
   });
-  return paused ? { ...result, ...paused } : result;
+  // The chain covers the trace as the output holds it, redacted.
+  const base = chainBase(configHash(record.config as unknown as Record<string, unknown>), record.tools);
+  const digested = { ...result, trace_digest: traceDigest(base, result.trace) };
+  return paused ? { ...digested, ...paused } : digested;
 }
 
 /** The run's figures, from its trace. */

@@ -108,6 +108,8 @@ export interface AgentResult {
   provider: string;
   /** With `prices` in the config: what the run's model calls cost, in the table's currency. */
   cost?: number;
+  /** The head of the SHA-256 hash chain over the config, the tools' schemas and every step (see traceChain). */
+  trace_digest: string;
   /** With `awaiting_approval`: the call that waits for a person, its args redacted. */
   pending_action?: { tool: string; args: Record<string, unknown> };
   /** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import type { Tool } from '../tools/tool';
+import { canonicalJson } from '../validation/canonical-json';
+import type { TraceStep } from './types';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** What a run's chain starts from: the config's hash and each allowed tool's argument-schema hash. */
+export interface ChainBase {
+  configHash: string;
+  toolSchemaHashes: Record<string, string>;
+}
+
+/** The chain base of a run with this config hash and these allowed tools. */
+export function chainBase(configHash: string, tools: Iterable<Tool>): ChainBase {
+  const toolSchemaHashes: Record<string, string> = {};
+  for (const tool of tools) toolSchemaHashes[tool.name] = sha256(canonicalJson(tool.parameters));
+  return { configHash, toolSchemaHashes };
+}
+
+/**
+ * The SHA-256 hash chain over a run (issue #19): the first link hashes the base, each next link hashes the
+ * previous link with one step's canonical JSON, in order. One link per step after the base's; a change to
+ * any step changes its link and every later one, so the last link — the run's `trace_digest` — proves the
+ * whole trace, and the links name the first step that differs.
+ */
+export function traceChain(base: ChainBase, steps: readonly TraceStep[]): string[] {
+  const links = [sha256(`agent-core-trace-v1\n${base.configHash}\n${canonicalJson(base.toolSchemaHashes)}`)];
+  for (const step of steps) links.push(sha256(`${links[links.length - 1]}\n${canonicalJson(step)}`));
+  return links;
+}
+
+/** The chain's head: what the output calls `trace_digest`. */
+export function traceDigest(base: ChainBase, steps: readonly TraceStep[]): string {
+  const links = traceChain(base, steps);
+  return links[links.length - 1];
+}
