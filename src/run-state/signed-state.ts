@@ -26,7 +26,7 @@ export function stateSecretProblem(secret: string | undefined): string | undefin
   if (typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH) return undefined;
   return (
     `pausing for approval needs a signing key of at least ${MIN_SECRET_LENGTH} characters, so that nobody can alter the paused run: ` +
-    'set AGENT_CORE_STATE_SECRET for the CLI, select an "Agent Core: Run State" credential on the node, or pass stateSecret to the library'
+    'set AGENT_CORE_STATE_SECRET for the CLI, select an "Agent Core: Run State API" credential on the node, or pass stateSecret to the library'
   );
 }
 
