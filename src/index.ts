@@ -1,10 +1,11 @@
 /** Agent Core's engine, usable from plain Node code; the n8n nodes and the CLI are thin callers of it. */
-export { runAgent, type RunAgentOptions } from './agent/run-agent';
+export { runAgent } from './agent/run-agent';
+export type { RunAgentOptions } from './agent/run-options';
 export type { AgentEvent, AgentEventListener } from './agent/events';
 export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type AgentConfig, type JsonMode } from './agent/config';
 export { InputError } from './agent/input';
 export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
-export type { AgentResult, FinishReason, RunMetrics, StepError, TraceStep, ToolUsage } from './trace/types';
+export type { AgentResult, AuditOutcome, FinishReason, RunMetrics, StepError, TraceStep, ToolUsage } from './trace/types';
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelFinishReason, ReasoningEffort, ResponseFormat, TokenUsage } from './providers/chat-model';
 export { ProviderResponseError } from './providers/chat-model';
 export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './providers/usage';
@@ -25,3 +26,9 @@ export type { ApprovalDecision } from './agent/paused-run';
 export { RunStateError, stateSecretProblem } from './run-state/signed-state';
 export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';
 export { chainBase, traceChain, traceDigest, type ChainBase } from './trace/digest';
+export { auditSinkFor, closeAuditSinks, pingAuditDatabase, AuditWriteError, PostgresAuditSink, type PostgresTarget } from './audit/postgres-sink';
+export type { AuditRecord, AuditStep, AuditTool, AuditOrigin } from './audit/record';
+export { verifyRecord, type VerifyReport } from './audit/verify';
+export { replayRecord, type ReplayReport } from './agent/replay';
+export { ambientTracer, tracingFromEnvironment, type RunTracing } from './telemetry/otlp';
+export { recordRunSpans, type RunSpanFacts } from './telemetry/run-spans';

@@ -22,8 +22,7 @@ import { checkAnswer } from './typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
 import { pausedOutput, refusalObservation, type Resumed } from './paused-run';
 import { configureRun } from './configure-run';
-
-export type { RunAgentOptions } from './run-options';
+import { afterRun } from './after-run';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 
@@ -45,12 +44,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
 
 export class AgentRun {
   private readonly started = performance.now();
+  readonly replies = new Map<number, string>(); // each step's model reply, for the audit (see afterRun)
   private readonly trace: TraceStep[] = [];
   private readonly usedTools: Record<string, ToolUsage> = {};
   private readonly usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   private readonly conversation: ChatMessage[];
   private readonly runController = new AbortController();
-  private readonly redactor: Redactor;
+  readonly redactor: Redactor;
   /** How much answer text is held back before it is streamed, so that no known secret goes out in pieces. */
   private readonly answerHoldBack: number;
   private toolCalls = 0;
@@ -62,13 +62,12 @@ export class AgentRun {
   private readonly format: ProtocolFormat;
   private readonly repeats: RepeatedCalls;
   private readonly spending: Spending;
-  /** What the user and the workflow wrote (see ToolContext.trustedText). */
-  private readonly trustedText: string;
+  private readonly trustedText: string; // what the user and the workflow wrote (see ToolContext.trustedText)
 
   constructor(
     private readonly options: RunAgentOptions,
-    private readonly config: AgentConfig,
-    private readonly tools: ReadonlyMap<string, Tool>,
+    readonly config: AgentConfig,
+    readonly tools: ReadonlyMap<string, Tool>,
     history: ChatMessage[],
     private readonly newUserMessage: ChatMessage,
     /** A paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts). */
@@ -96,7 +95,7 @@ export class AgentRun {
   async run(): Promise<AgentResult> {
     const limit = runLimit(this.runController, this.config.timeout, this.options.signal);
     try {
-      return await this.loop();
+      return await afterRun(await this.loop(), this, this.options);
     } finally {
       limit.dispose();
     }
@@ -151,6 +150,7 @@ export class AgentRun {
     addUsage(this.usage, call.usage);
     await this.spending.record(call.usage, entry.model ?? '');
     this.conversation.push({ role: 'assistant', content: response.text });
+    this.replies.set(step, response.text);
 
     const turn = readReply(response, this.config.max_output_tokens, this.format.rules);
     if (turn.reasoning) entry.reasoning = turn.reasoning;

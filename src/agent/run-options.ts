@@ -1,3 +1,6 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { AuditOrigin } from '../audit/record';
+import type { PostgresTarget } from '../audit/postgres-sink';
 import type { BudgetLedger } from '../budget/ledger';
 import type { ChatModel } from '../providers/chat-model';
 import type { Tool } from '../tools/tool';
@@ -42,4 +45,13 @@ export interface RunAgentOptions {
    * With it the model is asked to stream its replies; without it no model call streams.
    */
   onEvent?: AgentEventListener;
+  /**
+   * Keeps the run in a PostgreSQL audit database once its answer is ready (see README "Audit and tracing"):
+   * the output's `audit` says whether the row was stored within `waitMs` (default 1000); a failed write is
+   * tried again later and never fails the run. `retentionDays` deletes older runs; `origin` says where the
+   * run came from (n8n's workflow and execution).
+   */
+  audit?: { postgres: PostgresTarget; retentionDays?: number; waitMs?: number; origin?: AuditOrigin };
+  /** Gets a span for the run, each model call and each tool call (gen_ai.* attributes, redacted), after the run. */
+  tracer?: Tracer;
 }

@@ -3,7 +3,7 @@ import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
 import { roundCost } from './shared-budget';
-import { chainBase, traceDigest } from '../trace/digest';
+import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
 import { configHash } from '../run-state/signed-state';
 import type { Tool } from '../tools/tool';
 import type { AgentConfig } from './config';
@@ -61,9 +61,15 @@ export function runResult(
     ...(record.cost !== undefined ? { cost: roundCost(record.cost) } : {}),
   });
   // The chain covers the trace as the output holds it, redacted.
-  const base = chainBase(configHash(record.config as unknown as Record<string, unknown>), record.tools);
+  const { base } = runChainBase(record.config, record.tools, redactor);
   const digested = { ...result, trace_digest: traceDigest(base, result.trace) };
   return paused ? { ...digested, ...paused } : digested;
+}
+
+/** A run's chain base: the redacted config's hash (so a stored config recomputes it) and the tools' schema hashes. */
+export function runChainBase(config: AgentConfig, tools: Iterable<Tool>, redactor: Redactor): { base: ChainBase; config: Record<string, unknown> } {
+  const redacted = redactor.value(config) as unknown as Record<string, unknown>;
+  return { base: chainBase(configHash(redacted), tools), config: redacted };
 }
 
 /** The run's figures, from its trace. */

@@ -3,7 +3,12 @@ import type { Tool } from '../tools/tool';
 import { canonicalJson } from '../validation/canonical-json';
 import type { TraceStep } from './types';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+import type { JsonSchema } from '../validation/validate';
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** A tool's argument schema as the chain base takes it: the hash of its canonical JSON. */
+export const schemaHash = (schema: JsonSchema): string => sha256(canonicalJson(schema));
 
 /** What a run's chain starts from: the config's hash and each allowed tool's argument-schema hash. */
 export interface ChainBase {
@@ -14,7 +19,7 @@ export interface ChainBase {
 /** The chain base of a run with this config hash and these allowed tools. */
 export function chainBase(configHash: string, tools: Iterable<Tool>): ChainBase {
   const toolSchemaHashes: Record<string, string> = {};
-  for (const tool of tools) toolSchemaHashes[tool.name] = sha256(canonicalJson(tool.parameters));
+  for (const tool of tools) toolSchemaHashes[tool.name] = schemaHash(tool.parameters);
   return { configHash, toolSchemaHashes };
 }
 
@@ -25,9 +30,19 @@ export function chainBase(configHash: string, tools: Iterable<Tool>): ChainBase 
  * whole trace, and the links name the first step that differs.
  */
 export function traceChain(base: ChainBase, steps: readonly TraceStep[]): string[] {
-  const links = [sha256(`agent-core-trace-v1\n${base.configHash}\n${canonicalJson(base.toolSchemaHashes)}`)];
-  for (const step of steps) links.push(sha256(`${links[links.length - 1]}\n${canonicalJson(step)}`));
+  const links = [baseLink(base)];
+  for (const step of steps) links.push(nextLink(links[links.length - 1], step));
   return links;
+}
+
+/** The chain's first link: the config hash and the tool schema hashes. */
+export function baseLink(base: ChainBase): string {
+  return sha256(`agent-core-trace-v1\n${base.configHash}\n${canonicalJson(base.toolSchemaHashes)}`);
+}
+
+/** The link after one step, from the link before it. */
+export function nextLink(previous: string, step: TraceStep): string {
+  return sha256(`${previous}\n${canonicalJson(step)}`);
 }
 
 /** The chain's head: what the output calls `trace_digest`. */

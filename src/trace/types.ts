@@ -110,8 +110,17 @@ export interface AgentResult {
   cost?: number;
   /** The head of the SHA-256 hash chain over the config, the tools' schemas and every step (see traceChain). */
   trace_digest: string;
+  /** With an audit database: the run's id there, and whether its row was stored before the answer went out. */
+  audit?: AuditOutcome;
   /** With `awaiting_approval`: the call that waits for a person, its args redacted. */
   pending_action?: { tool: string; args: Record<string, unknown> };
   /** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */
   run_state?: unknown;
+}
+
+/** What became of a run's audit row: `stored: false` comes with a notice, and the row is tried again later. */
+export interface AuditOutcome {
+  run_id: string;
+  stored: boolean;
+  notice?: string;
 }

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { auditSinkFor } from '../audit/postgres-sink';
+import { auditRecord, type AuditTool } from '../audit/record';
+import { recordRunSpans } from '../telemetry/run-spans';
+import type { Tool } from '../tools/tool';
+import { schemaHash, traceChain } from '../trace/digest';
+import type { Redactor } from '../trace/redact';
+import type { AgentResult, AuditOutcome } from '../trace/types';
+import type { AgentConfig } from './config';
+import type { RunAgentOptions } from './run-options';
+import { runChainBase } from './run-result';
+
+/** How long a run waits for its audit row by default before it answers anyway (the write goes on). */
+export const DEFAULT_AUDIT_WAIT_MS = 1_000;
+
+/** What the audit and the spans need of a finished run beside its result. */
+export interface FinishedRun {
+  config: AgentConfig;
+  tools: ReadonlyMap<string, Tool>;
+  /** The model's replies by step, as they came (redacted here before they are kept). */
+  replies: ReadonlyMap<number, string>;
+  redactor: Redactor;
+}
+
+/**
+ * What happens once the answer is ready (issue #19): the run's spans go to the tracer, and its audit row
+ * is written. The result waits for the row at most `audit.waitMs`; a write that failed or is still going is
+ * a notice in `audit`, never a failed run, and the sink tries it again later.
+ */
+export async function afterRun(result: AgentResult, run: FinishedRun, options: RunAgentOptions): Promise<AgentResult> {
+  const { redactor } = run;
+  const startedAt = Date.now() - result.elapsed_ms;
+  if (options.tracer) {
+    recordRunSpans(options.tracer, { result, requestModel: run.config.model, sessionId: options.sessionId, startedAt, redact: (text) => redactor.text(text) });
+  }
+  if (!options.audit) return result;
+  const { base, config } = runChainBase(run.config, run.tools.values(), redactor);
+  const runId = randomUUID();
+  const record = auditRecord({
+    runId, result, config, origin: options.audit.origin, sessionId: options.sessionId, createdAt: new Date(startedAt),
+    configHash: base.configHash, tools: [...run.tools.values()].map(auditTool), links: traceChain(base, result.trace),
+    replies: new Map([...run.replies].map(([step, reply]) => [step, redactor.text(reply)])),
+  });
+  const waitMs = options.audit.waitMs ?? DEFAULT_AUDIT_WAIT_MS;
+  const write = auditSinkFor(options.audit.postgres).write(record, options.audit.retentionDays).then(
+    (): AuditOutcome => ({ run_id: runId, stored: true }),
+    (error: Error): AuditOutcome => ({ run_id: runId, stored: false, notice: redactor.text(error.message) }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<AuditOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ run_id: runId, stored: false, notice: `the audit row was not written within ${waitMs} ms; it is written when the database answers` }), waitMs);
+  });
+  try {
+    return { ...result, audit: await Promise.race([write, late]) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function auditTool(tool: Tool): AuditTool {
+  const sideEffects = typeof tool.sideEffects === 'function' ? 'by_args' : (tool.sideEffects ?? true);
+  return { name: tool.name, schema: tool.parameters, schema_hash: schemaHash(tool.parameters), side_effects: sideEffects };
+}

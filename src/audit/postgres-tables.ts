@@ -1,0 +1,125 @@
+import type { TraceStep } from '../trace/types';
+import type { AuditRecord, AuditStep } from './record';
+
+/** The audit's two tables: one row per run, one per step. README "Audit and tracing" shows the layout. */
+export const RUNS_TABLE = 'agent_core_audit_runs';
+export const STEPS_TABLE = 'agent_core_audit_steps';
+
+/**
+ * Creates the tables when they are missing. `CREATE TABLE IF NOT EXISTS` alone is not safe when several
+ * workers start at once (two can both pass the check and one fails on the catalog's unique index), so the
+ * statements run under a transaction-scoped advisory lock: the first creates, the others wait and find them.
+ */
+export const MIGRATION = [
+  'BEGIN',
+  "SELECT pg_advisory_xact_lock(hashtext('agent_core_audit_migration'))",
+  `CREATE TABLE IF NOT EXISTS ${RUNS_TABLE} (
+    run_id text PRIMARY KEY,
+    created_at timestamptz NOT NULL,
+    workflow_id text,
+    execution_id text,
+    node_name text,
+    session_id text,
+    model text NOT NULL,
+    provider text NOT NULL,
+    config jsonb NOT NULL,
+    config_hash text NOT NULL,
+    tools jsonb NOT NULL,
+    chain_base text NOT NULL,
+    messages jsonb NOT NULL,
+    finish_reason text NOT NULL,
+    stop_detail text,
+    final_answer text NOT NULL,
+    final_output jsonb,
+    usage jsonb NOT NULL,
+    metrics jsonb NOT NULL,
+    elapsed_ms integer NOT NULL,
+    trace_digest text NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_created_at ON ${RUNS_TABLE} (created_at)`,
+  `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_execution ON ${RUNS_TABLE} (workflow_id, execution_id)`,
+  `CREATE TABLE IF NOT EXISTS ${STEPS_TABLE} (
+    run_id text NOT NULL REFERENCES ${RUNS_TABLE} (run_id) ON DELETE CASCADE,
+    position integer NOT NULL,
+    step integer NOT NULL,
+    provider text,
+    model text,
+    reply text,
+    action jsonb,
+    final jsonb,
+    observation text,
+    error jsonb,
+    repair boolean NOT NULL,
+    elapsed_ms integer NOT NULL,
+    model_ms integer NOT NULL,
+    tool_ms integer,
+    usage jsonb,
+    extra jsonb NOT NULL,
+    link text NOT NULL,
+    PRIMARY KEY (run_id, position)
+  )`,
+  'COMMIT',
+];
+
+const RUN_COLUMNS = [
+  'run_id', 'created_at', 'workflow_id', 'execution_id', 'node_name', 'session_id', 'model', 'provider', 'config', 'config_hash', 'tools',
+  'chain_base', 'messages', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
+] as const;
+const JSON_RUN_COLUMNS = new Set(['config', 'tools', 'messages', 'final_output', 'usage', 'metrics']);
+
+const STEP_COLUMNS = [
+  'run_id', 'position', 'step', 'provider', 'model', 'reply', 'action', 'final', 'observation', 'error', 'repair', 'elapsed_ms', 'model_ms', 'tool_ms', 'usage', 'extra', 'link',
+] as const;
+const JSON_STEP_COLUMNS = new Set(['action', 'final', 'error', 'usage', 'extra']);
+/** The step fields that have their own column; anything else a step holds goes to `extra`. */
+const STEP_FIELDS = ['step', 'provider', 'model', 'action', 'final', 'observation', 'error', 'repair', 'elapsed_ms', 'model_ms', 'tool_ms', 'usage'] as const;
+
+type Row = Record<string, unknown>;
+
+/** A value as its column takes it: JSON columns get JSON text (so a string answer stays a JSON string), absent is NULL. */
+function cell(value: unknown, json: boolean): unknown {
+  if (value === undefined) return null;
+  return json ? JSON.stringify(value) : value;
+}
+
+/** `INSERT` text and parameters for rows of these columns. */
+function insert(table: string, columns: readonly string[], jsonColumns: Set<string>, rows: Row[], suffix = ''): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const tuples = rows.map((row) => `(${columns.map((column) => {
+    values.push(cell(row[column], jsonColumns.has(column)));
+    return `$${values.length}${jsonColumns.has(column) ? '::jsonb' : ''}`;
+  }).join(', ')})`);
+  return { text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${suffix}`, values };
+}
+
+/** The run's row; a retried write of a run already stored inserts nothing (ON CONFLICT DO NOTHING). */
+export function runInsert(record: AuditRecord): { text: string; values: unknown[] } {
+  return insert(RUNS_TABLE, RUN_COLUMNS, JSON_RUN_COLUMNS, [record as unknown as Row], ' ON CONFLICT (run_id) DO NOTHING');
+}
+
+/** The run's step rows, in order. */
+export function stepsInsert(record: AuditRecord): { text: string; values: unknown[] } | undefined {
+  if (record.steps.length === 0) return undefined;
+  const rows = record.steps.map(({ step, reply, link }, position) => {
+    const extra: Row = { ...step };
+    for (const field of STEP_FIELDS) delete extra[field];
+    return { ...step, run_id: record.run_id, position, reply, link, extra };
+  });
+  return insert(STEPS_TABLE, STEP_COLUMNS, JSON_STEP_COLUMNS, rows);
+}
+
+/** Drops NULL columns, as the record leaves absent fields out. */
+function present(row: Row, columns: readonly string[]): Row {
+  return Object.fromEntries(columns.filter((column) => row[column] !== null && row[column] !== undefined).map((column) => [column, row[column]]));
+}
+
+/** A stored run, read back: the same record that was written. */
+export function recordFromRows(run: Row, steps: Row[]): AuditRecord {
+  const record = present(run, RUN_COLUMNS) as unknown as AuditRecord;
+  record.steps = steps.map((row): AuditStep => {
+    const { extra, reply, link, run_id: _runId, position: _position, ...columns } = present(row, STEP_COLUMNS);
+    const step = { ...(extra as Row), ...columns } as unknown as TraceStep;
+    return { step, link: link as string, ...(reply !== undefined ? { reply: reply as string } : {}) };
+  });
+  return record;
+}

@@ -1,0 +1,92 @@
+import type { ChatMessage, TokenUsage } from '../providers/chat-model';
+import type { AgentResult, FinishReason, RunMetrics, TraceStep } from '../trace/types';
+import type { JsonSchema } from '../validation/validate';
+
+/** One allowed tool of an audited run: its argument schema and that schema's hash, as the chain took it. */
+export interface AuditTool {
+  name: string;
+  schema: JsonSchema;
+  schema_hash: string;
+  /** Whether its calls change anything (see Tool.sideEffects): `by_args` when that depends on the call. */
+  side_effects: boolean | 'by_args';
+}
+
+/** One step as stored: the step as the output's trace holds it, the model's reply (redacted), and its chain link. */
+export interface AuditStep {
+  step: TraceStep;
+  /** The model's whole reply, redacted; absent for a step without one (a failed call, a step before a resume). */
+  reply?: string;
+  /** The chain's link after this step (see traceChain). */
+  link: string;
+}
+
+/** Where a run came from: n8n fills workflow, execution and node; the CLI and library leave them out. */
+export interface AuditOrigin {
+  workflow_id?: string;
+  execution_id?: string;
+  node_name?: string;
+}
+
+/** Everything the audit keeps of one run (issue #19), already redacted: enough to verify and to replay it. */
+export interface AuditRecord extends AuditOrigin {
+  run_id: string;
+  created_at: Date;
+  session_id?: string;
+  model: string;
+  provider: string;
+  /** The resolved config, redacted: what the chain's config hash is computed from. */
+  config: Record<string, unknown>;
+  config_hash: string;
+  tools: AuditTool[];
+  /** The first link of the chain: config hash and tool schema hashes. */
+  chain_base: string;
+  steps: AuditStep[];
+  /** The turns the run answered (the user's message and, with an answer, the answer). */
+  messages: ChatMessage[];
+  finish_reason: FinishReason;
+  stop_detail?: string;
+  final_answer: string;
+  final_output?: unknown;
+  usage: TokenUsage;
+  metrics: RunMetrics;
+  elapsed_ms: number;
+  trace_digest: string;
+}
+
+/** The stored shape of a run's output, with its chain's links and replies beside the steps. */
+export function auditRecord(parts: {
+  runId: string;
+  createdAt: Date;
+  origin?: AuditOrigin;
+  sessionId?: string;
+  result: AgentResult;
+  config: Record<string, unknown>;
+  configHash: string;
+  tools: AuditTool[];
+  links: string[];
+  replies: ReadonlyMap<number, string>;
+}): AuditRecord {
+  const { result, links } = parts;
+  return {
+    run_id: parts.runId,
+    created_at: parts.createdAt,
+    ...(parts.origin ?? {}),
+    ...(parts.sessionId !== undefined ? { session_id: parts.sessionId } : {}),
+    model: result.model,
+    provider: result.provider,
+    config: parts.config,
+    config_hash: parts.configHash,
+    tools: parts.tools,
+    chain_base: links[0],
+    steps: result.trace.map((step, index) => ({ step, link: links[index + 1], ...(parts.replies.has(step.step) ? { reply: parts.replies.get(step.step) } : {}) })),
+    messages: result.messages,
+    finish_reason: result.finish_reason,
+    ...(result.stop_detail !== undefined ? { stop_detail: result.stop_detail } : {}),
+    final_answer: result.final_answer,
+    ...('final_output' in result ? { final_output: result.final_output } : {}),
+    usage: result.usage,
+    metrics: result.metrics,
+    elapsed_ms: result.elapsed_ms,
+    trace_digest: result.trace_digest,
+  };
+}

@@ -1,0 +1,40 @@
+import { parseArgs } from 'node:util';
+import { replayRecord } from '../agent/replay';
+import { auditSinkFor } from '../audit/postgres-sink';
+import { verifyRecord } from '../audit/verify';
+import { UsageError } from './flags';
+
+export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run ID [--digest HEX]
+       agent-core audit replay --postgres URL --run ID`;
+
+/** Exit status of a verify that found a change, or a replay that came out differently. */
+const DIFFERS = 3;
+
+/**
+ * `agent-core audit verify|replay`: a stored run's hash chain recomputed (the first changed part named),
+ * or its loop re-run offline from the stored replies and observations. Prints a JSON report.
+ */
+export async function auditCommand(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action !== 'verify' && action !== 'replay') throw new UsageError(`audit needs verify or replay${action ? `, not "${action}"` : ''}\n${AUDIT_USAGE}`);
+  let values: { postgres?: string; run?: string; digest?: string };
+  try {
+    values = parseArgs({ args: rest, options: { postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' } }, strict: true }).values;
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${AUDIT_USAGE}`);
+  }
+  if (!values.postgres || !values.run) throw new UsageError(`audit ${action} needs --postgres URL and --run ID\n${AUDIT_USAGE}`);
+  if (values.digest !== undefined && action !== 'verify') throw new UsageError('--digest belongs to audit verify');
+  const sink = auditSinkFor(values.postgres);
+  try {
+    const record = await sink.read(values.run).catch((error: Error) => {
+      throw new UsageError(`--postgres: cannot read the audit database (${error.message || String((error as { code?: string }).code)})`);
+    });
+    if (!record) throw new UsageError(`--run: no run ${values.run} in the audit database`);
+    const report = action === 'verify' ? verifyRecord(record, values.digest) : await replayRecord(record);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return ('ok' in report ? report.ok : report.same) ? 0 : DIFFERS;
+  } finally {
+    await sink.close();
+  }
+}

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import type { ProviderName, ProviderOptions } from '../providers/create-model';
+
+/** A command-line mistake: printed as one line, exit status 2. */
+export class UsageError extends Error {}
+
+export function readJsonFile(path: string, flag: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${path} is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** `--provider`, `--base-url` and `--api-key` (or with `prefix` "fallback-", the fallback's), with the environment's defaults. */
+export function providerFromFlags(values: Record<string, string | undefined>, prefix: '' | 'fallback-'): ProviderOptions {
+  const provider = (values[`${prefix}provider`] ?? 'openai') as ProviderName;
+  if (provider !== 'openai' && provider !== 'gemini') throw new UsageError(`--${prefix}provider must be "openai" or "gemini", not "${provider}"`);
+  const environmentKey = provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY';
+  const apiKey = values[`${prefix}api-key`] ?? process.env[environmentKey];
+  if (!apiKey) throw new UsageError(`no API key${prefix ? ' for the fallback' : ''}: pass --${prefix}api-key KEY or set ${environmentKey}`);
+  const baseUrl = values[`${prefix}base-url`] ?? process.env[provider === 'gemini' ? 'GEMINI_BASE_URL' : 'OPENAI_BASE_URL'];
+  return { provider, apiKey, baseUrl };
+}
+
+/** The fallback model of the `--fallback-*` flags; none without them, and `--fallback-model` is required with any. */
+export function fallbackFromFlags(values: Record<string, string | undefined>): ProviderOptions | undefined {
+  const given = ['fallback-provider', 'fallback-model', 'fallback-base-url', 'fallback-api-key'].filter((flag) => values[flag] !== undefined);
+  if (given.length === 0) return undefined;
+  if (!values['fallback-model']) throw new UsageError(`--${given[0]} needs --fallback-model ID: the model the fallback is asked for`);
+  return { ...providerFromFlags(values, 'fallback-'), model: values['fallback-model'] };
+}
+
+/** Whether the config asks for a shared budget (the config itself is checked by the run). */
+export function hasSharedBudget(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && (config as { shared_budget?: unknown }).shared_budget != null;
+}

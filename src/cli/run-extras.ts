@@ -1,0 +1,39 @@
+import type { RunAgentOptions } from '../agent/run-options';
+import { auditSinkFor } from '../audit/postgres-sink';
+import { tracingFromEnvironment } from '../telemetry/otlp';
+import type { AgentResult } from '../trace/types';
+import { UsageError } from './flags';
+
+/** The CLI waits this long for its audit row: a command line has no one else to hand the write to. */
+const CLI_AUDIT_WAIT_MS = 10_000;
+
+/** What `run` and `resume` add around a run: the audit database and OpenTelemetry export, when asked for. */
+export interface RunExtras {
+  options: Pick<RunAgentOptions, 'audit' | 'tracer'>;
+  /** After the output is printed: says on stderr what became of the audit row, flushes spans, closes connections. */
+  finish(output: AgentResult | undefined): Promise<void>;
+}
+
+export function runExtras(values: Record<string, string | undefined>): RunExtras {
+  const postgres = values['audit-postgres'];
+  const retention = values['audit-retention-days'];
+  if (retention !== undefined && !postgres) throw new UsageError('--audit-retention-days needs --audit-postgres URL');
+  const retentionDays = retention === undefined ? undefined : Number(retention);
+  if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays >= 1)) {
+    throw new UsageError(`--audit-retention-days must be a whole number of days, at least 1, not "${retention}"`);
+  }
+  if (postgres !== undefined && !/^postgres(ql)?:\/\//.test(postgres)) throw new UsageError('--audit-postgres must be a postgres:// URL, e.g. postgres://user@127.0.0.1:5432/audit');
+  const tracing = tracingFromEnvironment();
+  return {
+    options: {
+      ...(postgres ? { audit: { postgres, retentionDays, waitMs: CLI_AUDIT_WAIT_MS } } : {}),
+      ...(tracing ? { tracer: tracing.tracer } : {}),
+    },
+    async finish(output) {
+      if (output?.audit && !output.audit.stored) {
+        process.stderr.write(`agent-core: audit: ${output.audit.notice}; this process ends, so the row of run ${output.audit.run_id} is not stored\n`);
+      }
+      await Promise.all([postgres ? auditSinkFor(postgres).close() : undefined, tracing?.shutdown().catch(() => undefined)]);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
+                      [--provider openai|gemini] [--base-url URL] [--api-key KEY]
+                      [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
+                       [--fallback-api-key KEY]]
+                      [--system TEXT]
+                      [--session ID --context memory|redis] [--redis-url URL] [--stream]
+                      [--audit-postgres URL [--audit-retention-days N]]
+       agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
+                      [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
+       agent-core audit verify --postgres URL --run ID [--digest HEX]
+       agent-core audit replay --postgres URL --run ID`;
+
+export const HELP = `${USAGE}
+
+Runs one agent task and prints its result as JSON: final_answer, finish_reason, trace, used_tools, usage.
+
+  --config FILE          the run's configuration (JSON): model (required), allowed_tools, max_steps,
+                         max_tool_calls, loop_limit, timeout, single_call_timeout, total_token_budget,
+                         observation_max_len, temperature, json_mode, prompt_examples, tool_settings,
+                         output_schema, shared_budget, prices
+  --prompt TEXT          the user's message; or --messages-json FILE: a [{role, content}] conversation
+                         that ends with the user's message
+  --provider NAME        openai (default; any OpenAI-compatible endpoint) or gemini
+  --base-url URL         the endpoint (else OPENAI_BASE_URL / GEMINI_BASE_URL, else the provider's own)
+  --api-key KEY          else OPENAI_API_KEY / GEMINI_API_KEY
+  --fallback-provider NAME, --fallback-model ID, --fallback-base-url URL, --fallback-api-key KEY
+                         a second model: when a model call fails after its retries or times out, it
+                         answers that step and the rest of the run (key and URL from the same variables)
+  --system TEXT          instructions added to the system prompt
+  --session ID           keep a conversation: each run reads the session's history and stores its turn,
+                         with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
+                         or --context memory (this process only)
+  --redis-url URL        the Redis of --session and of the config's shared_budget (else REDIS_URL, else
+                         redis://127.0.0.1:6379); a shared budget is counted there, across processes
+  --stream               print the run's events as they happen, one JSON object per line (NDJSON):
+                         {"type":"step_start","step":1}, {"type":"action","step":1,"tool":..,"summary":..},
+                         {"type":"observation",..,"ok":true,"summary":..}, {"type":"answer_delta","text":..}
+                         (the final answer's text as the model writes it), {"type":"answer_restart","reason":..}
+                         (drop the answer text so far), {"type":"done","finish_reason":..}; then the result
+                         as the last line, compact
+
+  --audit-postgres URL   keep the run in this PostgreSQL database (tables created on first use): the
+                         output's audit.run_id names it; a row not stored is said on stderr
+  --audit-retention-days N  delete audited runs older than N days (checked after a write)
+
+OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, each run
+exports a span for the run, each model call and each tool call over OTLP/HTTP (gen_ai.* attributes, no
+prompts, answers or secrets); OTEL_SERVICE_NAME names the service (default agent-core).
+
+audit verify recomputes a stored run's hash chain and names the first part that was changed (--digest: the
+trace_digest the run's output carried, to compare with); audit replay re-runs its loop from the stored
+replies and observations, without asking a model or running a tool, and says whether it reaches the same
+finish_reason and answer. Both exit 3 when the run does not check out.
+
+A config with approval_required pauses before such a call: the run ends awaiting_approval with
+pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then, at least 16 characters).
+resume continues it: --state FILE holds the run_state value, unchanged; --approve runs the call once, --deny
+tells the model it was refused and why, --edit runs it with these arguments (checked like any call). With
+--redis-url (or REDIS_URL), a used state is recorded there and refused the second time.
+
+Exit status: 0 when the run ended (any finish_reason; read it), 2 for a bad command line, configuration
+or input, 1 for anything unexpected.`;
