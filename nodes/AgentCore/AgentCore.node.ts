@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 import { testRedisCredential } from '../shared/redis-credential';
 import { agentCoreOutputs, testRunStateCredential } from './approval';
+import { testAuditDatabaseCredential } from './audit';
 import { agentCoreInputs } from './connected-model';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
@@ -43,6 +44,7 @@ export class AgentCore implements INodeType {
       // Optional: without them the tools read their settings from Tool Settings (JSON).
       { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
       { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: { show: { needsApproval: [true] } } },
+      { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: { show: { auditTrail: [true] } } },
       { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
     ],
     properties: agentCoreProperties,
@@ -54,6 +56,7 @@ export class AgentCore implements INodeType {
       agentCoreHttpHeaderApiTest: testHttpHeaderCredential,
       agentCoreFeishuBotApiTest: testFeishuCredential,
       agentCoreRunStateApiTest: testRunStateCredential,
+      agentCoreAuditDatabaseApiTest: testAuditDatabaseCredential,
     },
     loadOptions: {
       /** The tools Require Approval can name: the allowed built-ins and the workflow tools defined above. */

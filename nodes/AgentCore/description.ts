@@ -193,6 +193,24 @@ export const agentCoreProperties: INodeProperties[] = [
     displayOptions: { show: { needsApproval: [true] } },
   },
   {
+    displayName: 'Audit Trail',
+    name: 'auditTrail',
+    type: 'boolean',
+    default: false,
+    noDataExpression: true,
+    description:
+      'Whether each run is kept in a PostgreSQL database (Agent Core: Audit Database API credential) once its answer is ready: config, tool schemas, every step and the hash chain, with the workflow and execution IDs, beyond n8n\'s pruning; the output\'s audit field says whether it was stored',
+  },
+  {
+    displayName: 'Audit Retention (Days)',
+    name: 'auditRetentionDays',
+    type: 'number',
+    typeOptions: { minValue: 0 },
+    default: 0,
+    description: 'Runs older than this are deleted from the audit database (checked at most hourly, after a write); 0 keeps them',
+    displayOptions: { show: { auditTrail: [true] } },
+  },
+  {
     displayName: 'Input',
     name: 'inputMode',
     type: 'options',

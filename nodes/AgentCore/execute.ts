@@ -5,6 +5,7 @@ import { nodeError } from '../shared/node-errors';
 import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { recordAiCalls } from './ai-events';
 import { ExecutionUsedStates, readApproval, readResume, routeByApproval } from './approval';
+import { readAudit, runTracer } from './audit';
 import { ExecutionLedger } from './budget-ledger';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
@@ -137,6 +138,8 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
     sessionId: sessionId || undefined,
     signal: context.getExecutionCancelSignal?.(),
     onEvent: stream?.onEvent,
+    ...(await readAudit(context, itemIndex)),
+    ...runTracer(),
   };
   const result = await (resuming ? resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await usedStates.forItem(context) }) : runAgent({ ...common, ...readInput(context, itemIndex) })).finally(() =>
     stream?.close(),
