@@ -1,5 +1,6 @@
 import type { AuditRecord, AuditStep } from '../audit/record';
-import type { ChatModel, ChatRequest, ChatResponse, ModelFinishReason } from '../providers/chat-model';
+import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model';
+import { stepFinishReason } from '../trace/readable-step';
 import { builtInTools, ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { TraceStep } from '../trace/types';
@@ -42,7 +43,7 @@ export async function replayRecord(record: AuditRecord): Promise<ReplayReport> {
       const recorded = record.steps[turn++];
       if (!recorded) throw new Error(`the record has no model turn ${turn}`);
       if (recorded.reply === undefined && !recorded.step.action && !recorded.step.final && recorded.step.error) throw new Error(recorded.step.error.message);
-      return { text: replyOf(recorded), usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, finishReason: finishOf(recorded.step) };
+      return { text: replyOf(recorded), usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, finishReason: stepFinishReason(recorded.step) };
     },
   };
   const realSideEffects = new Map(builtInTools.map((tool) => [tool.name, tool.sideEffects]));
@@ -88,13 +89,6 @@ function replyOf({ reply, step }: AuditStep): string {
   if (step.action) return JSON.stringify({ type: 'action', tool: step.action.tool, args: step.action.args });
   if (step.final) return JSON.stringify({ type: 'final', answer: step.final.answer });
   return step.reply_excerpt ?? '';
-}
-
-/** The provider's finish reason as the step's error shows it. */
-function finishOf(step: TraceStep): ModelFinishReason {
-  if (step.error?.type === 'output_limit') return 'length';
-  if (step.error?.type === 'content_filter') return 'content_filter';
-  return 'stop';
 }
 
 /** Differences in what each step did: its action, and whether it failed (and how). */

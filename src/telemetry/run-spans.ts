@@ -1,4 +1,5 @@
 import { type Attributes, type AttributeValue, type Context, SpanKind, SpanStatusCode, type Tracer, context, trace } from '@opentelemetry/api';
+import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult, TraceStep } from '../trace/types';
 
 /** What a finished run's spans are made of. */
@@ -94,7 +95,7 @@ function chatSpan(tracer: Tracer, parent: Context, step: TraceStep, start: numbe
         'gen_ai.provider.name': step.provider,
         'gen_ai.usage.input_tokens': step.usage?.prompt_tokens,
         'gen_ai.usage.output_tokens': step.usage?.completion_tokens,
-        'gen_ai.response.finish_reasons': failure ? undefined : [finishReasonOf(step)],
+        'gen_ai.response.finish_reasons': failure ? undefined : [stepFinishReason(step)],
         'error.type': failure,
         'agent_core.step': step.step,
         'agent_core.repair': step.repair,
@@ -125,13 +126,6 @@ function toolSpan(tracer: Tracer, parent: Context, step: TraceStep, start: numbe
   );
   if (failure) span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
   span.end(at(start + (step.tool_ms ?? 0)));
-}
-
-/** The provider's finish reason as the step shows it, in gen_ai.response.finish_reasons' values. */
-function finishReasonOf(step: TraceStep): string {
-  if (step.error?.type === 'output_limit') return 'length';
-  if (step.error?.type === 'content_filter') return 'content_filter';
-  return 'stop';
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ModelFinishReason } from '../providers/chat-model';
 import type { TraceStep } from './types';
 
 /** The same step with its fields in reading order: what was asked, what came of it, then timings. */
@@ -18,4 +19,11 @@ export function readableStep(entry: TraceStep): TraceStep {
     ...(usage ? { usage } : {}),
     ...rest,
   };
+}
+
+/** The provider's finish reason as a step shows it: `length` for a cut reply, `content_filter` for a withheld one, else `stop`. */
+export function stepFinishReason(step: TraceStep): ModelFinishReason {
+  if (step.error?.type === 'output_limit') return 'length';
+  if (step.error?.type === 'content_filter') return 'content_filter';
+  return 'stop';
 }

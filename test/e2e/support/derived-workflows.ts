@@ -211,3 +211,26 @@ export function withStreamingResponse(chatModelExample: WorkflowJson): WorkflowJ
   }
   return workflow;
 }
+
+/** Test-only (queue mode): the webhook chat example with Audit Trail on the Agent Core: Audit Database API credential. */
+export const AUDIT_WEBHOOK_PATH = 'agent-chat-audit';
+
+/** The webhook chat example keeping each run in the audit database; its answer also carries `audit` and `trace_digest`. */
+export function withAuditTrail(webhookChatExample: WorkflowJson, credential: { id: string; name: string }): WorkflowJson {
+  const workflow = copy(webhookChatExample);
+  workflow.name = `${workflow.name} (audit trail)`;
+  for (const node of workflow.nodes) {
+    if (node.type === 'n8n-nodes-base.webhook') {
+      node.parameters.path = AUDIT_WEBHOOK_PATH;
+      node.webhookId = 'c3d2e1f0-a9b8-4c7d-9e6f-5a4b3c2d1e88';
+    }
+    if (node.type.endsWith('.agentCore')) {
+      node.parameters.auditTrail = true;
+      node.credentials = { ...node.credentials, agentCoreAuditDatabaseApi: credential };
+    }
+    if (node.type === 'n8n-nodes-base.respondToWebhook' && String(node.parameters.responseBody).includes('final_answer')) {
+      node.parameters.responseBody = String(node.parameters.responseBody).replace('trace: $json.trace', 'trace: $json.trace, audit: $json.audit, trace_digest: $json.trace_digest');
+    }
+  }
+  return workflow;
+}

@@ -1,5 +1,6 @@
 import { budgetKey, DEFAULT_BUDGET_KEY_PREFIX } from '../../../src/budget/redis-ledger';
 import { randomBytes } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -28,6 +29,8 @@ import {
   withStreamingResponse,
   CHAT_MODEL_STREAMING_WEBHOOK_PATH,
   SHARED_BUDGET_WEBHOOK_PATH,
+  AUDIT_WEBHOOK_PATH,
+  withAuditTrail,
   withPrimaryChatModel,
   withStreamingChatTrigger,
   withWrongKeyAndRetry,
@@ -70,6 +73,8 @@ export const WEBHOOKS = {
   chatModelStreaming: CHAT_MODEL_STREAMING_WEBHOOK_PATH,
   /** Test-only: the webhook chat example with a shared token budget (scope and tokens from the body). */
   sharedBudget: SHARED_BUDGET_WEBHOOK_PATH,
+  /** Test-only, queue mode only: the webhook chat example with Audit Trail (a PostgreSQL database of its own). */
+  audit: AUDIT_WEBHOOK_PATH,
   /** examples/agent-core-chat-model.json: n8n's OpenAI Chat Model sub-node, Gemini's as the Fallback Model. */
   chatModel: 'agent-core-chat-model',
   /** Test-only: the same with the Anthropic Chat Model sub-node as the Chat Model. */
@@ -198,6 +203,8 @@ export interface AgentCoreInN8n {
   readTurns(sessionId: string): Promise<StoredTurnJson[]>;
   /** The tokens a shared budget scope has used in its current period, from the ledger in Redis. */
   budgetTokens(scope: string, periodSeconds: number): Promise<number>;
+  /** Queue mode: the rows of the audit database's runs table (Audit Trail), oldest first. */
+  auditRuns(): Promise<Array<Record<string, unknown>>>;
   /** Queue mode: the name of the worker whose log says it started this execution, if any did. */
   workerOf(executionId: string): string | undefined;
   /** Adds a line to the report printed with the phase timings when the suite ends. */
@@ -223,6 +230,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
   let redis: E2eRedis | undefined;
   let postgres: PostgresServer | undefined;
   let database: string | undefined;
+  let auditDatabase: string | undefined;
   let installation: N8nInstallation | undefined;
   let model: ScriptedServer | undefined;
   let feishu: FakeFeishu | undefined;
@@ -313,12 +321,14 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       ...(line === 2 ? [withChatHubAccess(chatExample, 'lastNode'), withChatHubAccess(chatExample, 'streaming')] : []),
     ];
     const env = queue ? await clock.time('PostgreSQL database', () => queueModeEnvironment()) : undefined;
+    const auditCredential = queue ? await auditDatabaseCredential() : undefined;
+    if (auditCredential) workflows.push(withAuditTrail(webhookChatExample, auditCredential));
     // Inside the run folder of the global set-up, which removes it even after a Ctrl-C.
     userFolder = fs.mkdtempSync(path.join(process.env.AGENT_CORE_E2E_RUN_FOLDER ?? os.tmpdir(), `n8n-${line}${queue ? '-queue' : ''}-`));
     n8n = await clock.time('set up (package, import, activate)', () =>
-      createN8nInstance({ installation: installation!, nodesFolder, credentials: [...credentials, wrongKeyCredential], workflows, userFolder, env }),
+      createN8nInstance({ installation: installation!, nodesFolder, credentials: [...credentials, wrongKeyCredential, ...(auditCredential ? [auditCredential] : [])], workflows, userFolder, env }),
     );
-    await clock.time('n8n start until webhooks answer', () => n8n!.start({ webhookPaths: Object.values(WEBHOOKS) }));
+    await clock.time('n8n start until webhooks answer', () => n8n!.start({ webhookPaths: Object.values(WEBHOOKS).filter((webhookPath) => queue || webhookPath !== WEBHOOKS.audit) }));
     if (queue) {
       await clock.time(`start ${queue.workers} workers until ready`, () =>
         Promise.all(Array.from({ length: queue.workers }, (_, index) => n8n!.startWorker({ name: `worker-${index + 1}`, concurrency: queue.concurrency }))),
@@ -342,6 +352,16 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       uniqueId: (idLabel) => `${idLabel}-${randomBytes(4).toString('hex')}`,
       readTurns: async (sessionId) => (await redis!.client.lrange(`${contextKeyPrefix}${sessionId}:turns`, 0, -1)).map((entry) => JSON.parse(entry) as StoredTurnJson),
       budgetTokens: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'tokens')) ?? 0),
+      auditRuns: async () => {
+        if (!auditDatabase) throw new Error('the audit database exists in queue mode only');
+        const client = new PgClient({ host: postgres!.host, port: postgres!.port, user: postgres!.user, password: postgres!.password, database: auditDatabase });
+        await client.connect();
+        try {
+          return (await client.query('SELECT * FROM agent_core_audit_runs ORDER BY created_at')).rows;
+        } finally {
+          await client.end();
+        }
+      },
       workerOf: (executionId) => instance.workers.find((worker) => new RegExp(`Worker started execution ${executionId} \\(`).test(worker.log()))?.name,
       report: (reportLine) => reportLines.push(reportLine),
     };
@@ -372,6 +392,14 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
     };
   }
 
+  /** Queue mode: a database of its own for Audit Trail, and the credential n8n reaches it with. */
+  async function auditDatabaseCredential(): Promise<CredentialImport> {
+    auditDatabase = `${runTag}_audit`;
+    await createDatabase(postgres!, auditDatabase);
+    const { host, port, user, password } = postgres!;
+    return { id: 'agentCoreE2eAudit', name: 'Agent Core e2e: audit database', type: 'agentCoreAuditDatabaseApi', data: { host, port, database: auditDatabase, user, password, ssl: 'disable' } };
+  }
+
   afterAll(async () => {
     clock.end('scenarios');
     const problems: string[] = [];
@@ -391,6 +419,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
     await clock.time('clean up (Redis keys, database)', async () => {
       if (redis) await attempt('removing Redis keys', () => redis!.deleteKeys(runTag));
       if (database) await attempt(`dropping database ${database}`, () => dropDatabase(postgres!, database!));
+      if (auditDatabase) await attempt(`dropping database ${auditDatabase}`, () => dropDatabase(postgres!, auditDatabase!));
       await attempt('closing Redis', async () => redis?.close());
     });
     if (userFolder && !process.env.AGENT_CORE_E2E_KEEP) fs.rmSync(userFolder, { recursive: true, force: true });

@@ -151,6 +151,27 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
       expect(seen[seen.length - 1]).toMatch(/ on worker-\d \+ worker-\d$/);
     });
 
+    it('keeps the runs of both workers in the audit database, each with its execution id and the digest its answer carried', async () => {
+      const n8n = get();
+      const tag = n8n.uniqueId('queue-audit');
+      const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => n8n.post(WEBHOOKS.audit, { session_id: `${tag}-${index}`, prompt: `${CHAT} ${tag} run ${index}` })));
+      for (const response of responses) {
+        n8n.expectStatus(response, 200);
+        expect(response.body).toMatchObject({ finish_reason: 'final', audit: { run_id: expect.any(String), stored: true } });
+      }
+      const workers = workersOf(n8n, responses);
+      const rows = new Map((await n8n.auditRuns()).map((row) => [row.run_id, row]));
+      for (const response of responses) {
+        const audit = response.body.audit as { run_id: string };
+        expect(rows.get(audit.run_id)).toMatchObject({
+          execution_id: String(response.body.execution_id), workflow_id: expect.stringMatching(/\S/), node_name: 'Agent Core', session_id: response.body.session_id,
+          finish_reason: 'final', final_answer: response.body.final_answer, trace_digest: response.body.trace_digest,
+        });
+      }
+      n8n.report(`audit: 12 concurrent runs stored with their execution ids (${distribution(workers)})`);
+      expect(new Set(workers).size).toBe(WORKERS);
+    });
+
     const api = useLoopbackApi();
     it("decrypts the API header credential on the worker and sends the header to the credential's host", async () => {
       await apiHeaderRoundTrip(get(), api(), 'queue');
