@@ -1,3 +1,5 @@
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { closeAuditSinks } from '../src/audit/postgres-sink';
@@ -53,6 +55,21 @@ describe('Agent Core audit trail in n8n’s engine', () => {
     const [item] = result.outputOf('Agent Core');
     expect(item.json).toMatchObject({ finish_reason: 'final', output: 'fine', audit: { stored: false } });
     expect((item.json.audit as IDataObject).notice).toContain(`database "${gone.name}" does not exist`);
+  });
+
+  it('puts the run’s spans on n8n’s tracer when the process registered a global OpenTelemetry provider', async () => {
+    const exporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
+    try {
+      server().setScript(final('traced'));
+      const result = await run([{ prompt: 'a', session_id: 's-9' }], { auditTrail: false });
+      expect(result.outputOf('Agent Core')[0].json.finish_reason).toBe('final');
+      const spans = exporter.getFinishedSpans();
+      expect(spans.map((span) => span.name).sort()).toEqual(['chat m', 'invoke_agent Agent Core']);
+      expect(spans.find((span) => span.name.startsWith('invoke_agent'))?.attributes).toMatchObject({ 'session.id': 's-9', 'agent_core.finish_reason': 'final' });
+    } finally {
+      trace.disable();
+    }
   });
 
   it('the credential’s SSL setting maps onto the connection', () => {
