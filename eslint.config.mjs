@@ -18,15 +18,8 @@ export const deliberateExceptions = [
     rules: { '@n8n/community-nodes/no-runtime-dependencies': 'off' },
     reason:
       'The engine runs on its runtime dependencies (openai, @google/genai, ajv, ioredis, p-limit, jmespath, ' +
-      'ipaddr.js, zod, zod-to-json-schema). n8n accepts them on self-hosted instances; n8n Cloud verification ' +
+      'ipaddr.js, zod, zod-to-json-schema, pg, @opentelemetry/*). n8n accepts them on self-hosted instances; n8n Cloud verification ' +
       'would need them bundled into dist/ instead.',
-  },
-  {
-    files: ['nodes/AgentCore/AgentCore.node.ts', 'nodes/AgentContext/AgentContext.node.ts'],
-    rules: { 'n8n-nodes-base/node-class-description-credentials-name-unsuffixed': 'off' },
-    reason:
-      'The Redis credential type is "agentCoreRedis" (n8n\'s own is "redis", not "redisApi"). A credential ' +
-      'type name is stored in every saved credential and workflow, so renaming it would orphan them.',
   },
 ];
 

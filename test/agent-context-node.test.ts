@@ -12,7 +12,7 @@ import { runWorkflow } from './support/n8n-engine';
 import { deleteKeysByPrefix, getTestRedis, redisCredentialData, uniqueKeyPrefix, type TestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
-const REDIS_CREDENTIAL = { agentCoreRedis: { id: '3', name: 'Test Redis' } };
+const REDIS_CREDENTIAL = { agentCoreRedisApi: { id: '3', name: 'Test Redis' } };
 
 describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () => {
   const server = useScriptedServer();
@@ -31,7 +31,7 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
   });
 
   function redisCredentials(url = redis.url) {
-    return { agentCoreRedis: redisCredentialData(url) };
+    return { agentCoreRedisApi: redisCredentialData(url) };
   }
 
   function contextNode(name: string, operation: string, storage: string, extra: INodeParameters = {}, options: INodeParameters = { keyPrefix }): INode {

@@ -186,14 +186,14 @@ describe('redis_context through the Agent Core node', () => {
             name: 'Agent Core',
             type: 'agentCore',
             parameters: { model: { __rl: true, mode: 'id', value: 'm' }, allowedTools: ['redis_context'] },
-            settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, agentCoreRedis: { id: '3', name: 'Redis' } } },
+            settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, agentCoreRedisApi: { id: '3', name: 'Redis' } } },
           }),
         ],
         connections: connectInSequence('Input', 'Agent Core'),
         nodeTypes: { agentCore: new AgentCore() },
         credentials: {
           agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
-          agentCoreRedis: redisCredentialData(redis.url),
+          agentCoreRedisApi: redisCredentialData(redis.url),
         },
       });
     try {

@@ -35,7 +35,7 @@ describe('Agent Core approval in n8n’s engine', () => {
           type: 'agentCore',
           parameters: { ...settings, ...parameters },
           settings: {
-            credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, agentCoreRunStateApi: { id: '4', name: 'Run State' }, ...(withRedis ? { agentCoreRedis: { id: '3', name: 'Redis' } } : {}) },
+            credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, agentCoreRunStateApi: { id: '4', name: 'Run State' }, ...(withRedis ? { agentCoreRedisApi: { id: '3', name: 'Redis' } } : {}) },
           },
         }),
       ],
@@ -44,7 +44,7 @@ describe('Agent Core approval in n8n’s engine', () => {
       credentials: {
         agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
         agentCoreRunStateApi: { signingSecret: 'node-approval-secret-0123456789' },
-        agentCoreRedis: redisCredentialData(redis.url),
+        agentCoreRedisApi: redisCredentialData(redis.url),
       },
     });
   };

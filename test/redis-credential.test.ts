@@ -2,7 +2,7 @@ import type { ICredentialDataDecryptedObject, ICredentialTestFunctions } from 'n
 import { testRedisCredential } from '../nodes/shared/redis-credential';
 import { getTestRedis, type TestRedis } from './support/redis';
 
-describe('the Agent Core: Redis credential test', () => {
+describe('the Agent Core: Redis API credential test', () => {
   let redis: TestRedis;
   beforeAll(async () => {
     redis = await getTestRedis();
@@ -10,7 +10,7 @@ describe('the Agent Core: Redis credential test', () => {
   afterAll(() => redis.stop());
 
   const test = (data: ICredentialDataDecryptedObject) =>
-    testRedisCredential.call({} as ICredentialTestFunctions, { id: '1', name: 'Redis', type: 'agentCoreRedis', data });
+    testRedisCredential.call({} as ICredentialTestFunctions, { id: '1', name: 'Redis', type: 'agentCoreRedisApi', data });
 
   it('connects, pings and reports OK', async () => {
     const url = new URL(redis.url);

@@ -6,7 +6,7 @@ import { runWorkflow } from './support/n8n-engine';
 import { deleteKeysByPrefix, redisCredentialData, useTestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
-/** Issue #17 in n8n's engine: Limits → Shared Token Budget on the Agent Core Redis credential, and the loop breaker. */
+/** Issue #17 in n8n's engine: Limits → Shared Token Budget on the Agent Core: Redis API credential, and the loop breaker. */
 describe('Agent Core shared budget in n8n’s engine', () => {
   const server = useScriptedServer();
   const redis = useTestRedis();
@@ -22,14 +22,14 @@ describe('Agent Core shared budget in n8n’s engine', () => {
           name: 'Agent Core',
           type: 'agentCore',
           parameters: { model: { __rl: true, mode: 'id', value: 'm' }, ...parameters },
-          settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, ...(withRedis ? { agentCoreRedis: { id: '3', name: 'Redis' } } : {}) } },
+          settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, ...(withRedis ? { agentCoreRedisApi: { id: '3', name: 'Redis' } } : {}) } },
         }),
       ],
       connections: connectInSequence('Input', 'Agent Core'),
       nodeTypes: { agentCore: new AgentCore() },
       credentials: {
         agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
-        agentCoreRedis: redisCredentialData(redis.url),
+        agentCoreRedisApi: redisCredentialData(redis.url),
       },
     });
   };
@@ -46,13 +46,13 @@ describe('Agent Core shared budget in n8n’s engine', () => {
 
   it('names the missing Redis credential when a shared budget is set without one', async () => {
     const result = await run([{ prompt: 'a' }], { limits: { sharedBudgetTokens: 10 } }, false);
-    expect(result.errorOf('Agent Core')?.message).toBe('A shared budget (Limits → Shared Token Budget) needs the Agent Core Redis credential, and none is selected');
+    expect(result.errorOf('Agent Core')?.message).toBe('A shared budget (Limits → Shared Token Budget) needs the Agent Core: Redis API credential, and none is selected');
     expect(server().requests).toHaveLength(0);
   });
 
   it('names the missing Redis credential when the Redis Context tool is allowed without one', async () => {
     server().setScript([action('redis_context', { operation: 'list' })]);
     const result = await run([{ prompt: 'a', session_id: 's' }], { allowedTools: ['redis_context'] }, false);
-    expect(result.errorOf('Agent Core')?.message).toBe('The Redis Context tool needs the Agent Core Redis credential, and none is selected');
+    expect(result.errorOf('Agent Core')?.message).toBe('The Redis Context tool needs the Agent Core: Redis API credential, and none is selected');
   });
 });

@@ -23,12 +23,12 @@ export class AgentContext implements INodeType {
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'agentCoreRedis', required: true, testedBy: 'agentCoreRedisTest', displayOptions: { show: { storage: ['redis'] } } }],
+    credentials: [{ name: 'agentCoreRedisApi', required: true, testedBy: 'agentCoreRedisApiTest', displayOptions: { show: { storage: ['redis'] } } }],
     properties: agentContextProperties,
   };
 
   methods = {
-    credentialTest: { agentCoreRedisTest: testRedisCredential },
+    credentialTest: { agentCoreRedisApiTest: testRedisCredential },
   };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -35,7 +35,7 @@ async function openStore(context: IExecuteFunctions): Promise<{ store: ContextSt
     );
   }
   if (storage === 'memory') return { store: sharedMemoryContextStore(), memory: true };
-  const credentials = await context.getCredentials('agentCoreRedis');
+  const credentials = await context.getCredentials('agentCoreRedisApi');
   const store = new RedisContextStore({ connection: redisConnectionFromCredential(credentials) });
   return { store, memory: false };
 }

@@ -40,7 +40,7 @@ export class AgentCore implements INodeType {
       { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
       // Needed by the redis_context tool and by a shared budget (Limits): n8n cannot show one credential
       // under either of two settings, so it is always offered, and each use says so when it is missing.
-      { name: 'agentCoreRedis', required: false, testedBy: 'agentCoreRedisTest' },
+      { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest' },
       // Optional: without them the tools read their settings from Tool Settings (JSON).
       { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
       { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: { show: { needsApproval: [true] } } },
@@ -52,7 +52,7 @@ export class AgentCore implements INodeType {
 
   methods = {
     credentialTest: {
-      agentCoreRedisTest: testRedisCredential,
+      agentCoreRedisApiTest: testRedisCredential,
       agentCoreHttpHeaderApiTest: testHttpHeaderCredential,
       agentCoreFeishuBotApiTest: testFeishuCredential,
       agentCoreRunStateApiTest: testRunStateCredential,

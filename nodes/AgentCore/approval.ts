@@ -38,15 +38,15 @@ export function readResume(context: IExecuteFunctions, itemIndex: number): { run
 }
 
 /**
- * The used-state registry of one execution, in the Redis of the node's Agent Core Redis credential; none
+ * The used-state registry of one execution, in the Redis of the node's Agent Core: Redis API credential; none
  * without one (a state could then be resumed twice: README says so).
  */
 export class ExecutionUsedStates {
   private opened?: RedisUsedStates;
 
   async forItem(context: IExecuteFunctions): Promise<UsedStates | undefined> {
-    if (!context.getNode().credentials?.agentCoreRedis) return undefined;
-    this.opened ??= new RedisUsedStates({ connection: redisConnectionFromCredential(await context.getCredentials('agentCoreRedis')) });
+    if (!context.getNode().credentials?.agentCoreRedisApi) return undefined;
+    this.opened ??= new RedisUsedStates({ connection: redisConnectionFromCredential(await context.getCredentials('agentCoreRedisApi')) });
     return this.opened;
   }
 

@@ -4,7 +4,7 @@ import { redisConnectionFromCredential } from '../shared/redis-credential';
 import { requireRedisCredential } from './tool-credentials';
 
 /**
- * The execution's shared-budget ledger, in the Redis of the node's Agent Core Redis credential: opened for
+ * The execution's shared-budget ledger, in the Redis of the node's Agent Core: Redis API credential: opened for
  * the first item with a shared budget, shared by the execution's items, closed when they are done.
  */
 export class ExecutionLedger {
@@ -12,7 +12,7 @@ export class ExecutionLedger {
 
   async forItem(context: IExecuteFunctions, itemIndex: number): Promise<BudgetLedger> {
     requireRedisCredential(context, itemIndex, 'A shared budget (Limits → Shared Token Budget)');
-    const connection = redisConnectionFromCredential(await context.getCredentials('agentCoreRedis', itemIndex));
+    const connection = redisConnectionFromCredential(await context.getCredentials('agentCoreRedisApi', itemIndex));
     this.opened ??= new RedisBudgetLedger({ connection });
     return this.opened;
   }

@@ -1,7 +1,5 @@
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
-import { toJSONSchema, type ZodType } from 'zod';
-import { zodToJsonSchema } from 'zod-to-json-schema';
-import type { JsonSchema, Tool } from '../../src';
+import { toJsonSchemaObject, type Tool } from '../../src';
 
 /** The part of a LangChain tool (what n8n's tool sub-nodes supply) that Agent Core uses. */
 interface LangChainToolLike {
@@ -51,24 +49,4 @@ function adaptTool(tool: LangChainToolLike, readOnly: boolean): Tool {
       return typeof result === 'object' && result !== null && content !== undefined ? content : result;
     },
   };
-}
-
-/** zod 4 (`_zod`), zod 3 (`_def`) or a JSON Schema already; always an object schema without `$schema`. */
-export function toJsonSchemaObject(schema: unknown): JsonSchema {
-  let converted: Record<string, unknown>;
-  if (schema && typeof schema === 'object' && '_zod' in schema) {
-    converted = toJSONSchema(schema as unknown as ZodType, { target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
-  } else if (schema && typeof schema === 'object' && '_def' in schema) {
-    converted = zodToJsonSchema(schema as Parameters<typeof zodToJsonSchema>[0], { target: 'jsonSchema7', $refStrategy: 'none' }) as Record<string, unknown>;
-  } else if (schema && typeof schema === 'object') {
-    converted = { ...(schema as Record<string, unknown>) };
-  } else {
-    converted = { type: 'object', properties: { input: { type: 'string' } } };
-  }
-  delete converted.$schema;
-  if (converted.type !== 'object') {
-    // A tool taking a bare string (classic LangChain Tool) is offered as {input: string}.
-    return { type: 'object', properties: { input: converted }, required: ['input'] };
-  }
-  return converted;
 }

@@ -296,7 +296,7 @@ export const agentCoreProperties: INodeProperties[] = [
       { displayName: 'Run Timeout (Seconds)', name: 'timeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultRunTimeout, description: 'Limit for the whole run' },
       { displayName: 'Shared Budget Period (Seconds)', name: 'sharedBudgetPeriod', type: 'number', typeOptions: { minValue: 1 }, default: 86400, description: 'How long a shared budget lasts before it starts again from zero (periods are aligned to the clock); default one day' },
       { displayName: 'Shared Budget Scope', name: 'sharedBudgetScope', type: 'string', default: '={{ $workflow.id }}', description: 'Who shares the budget: every run with the same scope draws on it, on every n8n worker, e.g. the workflow ID, a session ID or a customer ID' },
-      { displayName: 'Shared Token Budget', name: 'sharedBudgetTokens', type: 'number', typeOptions: { minValue: 0 }, default: 0, description: 'Tokens all runs of the scope may use per period, counted in Redis (Agent Core Redis credential); when they are used up, runs end with finish_reason budget_exhausted without calling the model. 0 = none.' },
+      { displayName: 'Shared Token Budget', name: 'sharedBudgetTokens', type: 'number', typeOptions: { minValue: 0 }, default: 0, description: 'Tokens all runs of the scope may use per period, counted in Redis (Agent Core: Redis API credential); when they are used up, runs end with finish_reason budget_exhausted without calling the model. 0 = none.' },
       { displayName: 'Single Call Timeout (Seconds)', name: 'singleCallTimeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultSingleCallTimeout, description: 'Limit for each model call and each tool call' },
       { displayName: 'Token Budget', name: 'totalTokenBudget', type: 'number', typeOptions: { minValue: 0 }, default: defaultTokenBudget, description: 'Stop before the next model call once this many tokens were used (0 = no budget)' },
     ],
@@ -308,6 +308,22 @@ export const agentCoreProperties: INodeProperties[] = [
     placeholder: 'Add Option',
     default: {},
     options: [
+      {
+        displayName: 'Batch Size',
+        name: 'batchSize',
+        type: 'number',
+        typeOptions: { minValue: 1 },
+        default: 1,
+        description: 'How many items run at once (1 = one after another); output order and item pairing stay as the input, and Max Concurrent Model Calls still caps the calls',
+      },
+      {
+        displayName: 'Delay Between Batches (Ms)',
+        name: 'delayBetweenBatches',
+        type: 'number',
+        typeOptions: { minValue: 0 },
+        default: 0,
+        description: 'Pause after each batch of items, e.g. to stay under a rate limit',
+      },
       {
         displayName: 'Examples in Prompt',
         name: 'promptExamples',

@@ -178,7 +178,9 @@ function readInput(context: IExecuteFunctions, itemIndex: number): { prompt?: st
  */
 export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const state: ExecutionState = { started: [], ledger: new ExecutionLedger(), usedStates: new ExecutionUsedStates() };
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state)).finally(() => Promise.all([state.ledger.close(), state.usedStates.close()]));
+  const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+  const batching = { size: Number(options.batchSize ?? 1), delayMs: Number(options.delayBetweenBatches ?? 0) };
+  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching).finally(() => Promise.all([state.ledger.close(), state.usedStates.close()]));
   const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
   return routeByApproval(items, this.getNodeParameter('needsApproval', 0, false) === true);

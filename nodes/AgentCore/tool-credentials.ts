@@ -76,8 +76,8 @@ function hasCredential(context: IExecuteFunctions, type: string): boolean {
 
 /** The Redis credential is optional on the node; what needs it says so, naming itself. */
 export function requireRedisCredential(context: IExecuteFunctions, itemIndex: number, user: string): void {
-  if (hasCredential(context, 'agentCoreRedis')) return;
-  throw nodeError(context, `${user} needs the Agent Core Redis credential, and none is selected`, itemIndex, 'Select an "Agent Core: Redis" credential on the node.');
+  if (hasCredential(context, 'agentCoreRedisApi')) return;
+  throw nodeError(context, `${user} needs the Agent Core: Redis API credential, and none is selected`, itemIndex, 'Select an "Agent Core: Redis API" credential on the node.');
 }
 
 /** redis_context uses the node's Redis credential unless its tool settings name a Redis themselves. */
@@ -85,7 +85,7 @@ async function injectRedisConnection(context: IExecuteFunctions, settings: ToolS
   const own = settings.redis_context ?? {};
   if (own.redis_url !== undefined || own.connection !== undefined) return;
   requireRedisCredential(context, itemIndex, 'The Redis Context tool');
-  const credentials = await context.getCredentials('agentCoreRedis', itemIndex);
+  const credentials = await context.getCredentials('agentCoreRedisApi', itemIndex);
   settings.redis_context = { ...own, connection: redisConnectionFromCredential(credentials) };
 }
 

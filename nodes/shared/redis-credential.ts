@@ -1,7 +1,7 @@
 import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 import { pingRedis, type RedisConnectionOptions } from '../../src/context';
 
-/** The "Agent Core: Redis" credential's fields as connection options; empty fields are left out. */
+/** The "Agent Core: Redis API" credential's fields as connection options; empty fields are left out. */
 export function redisConnectionFromCredential(data: ICredentialDataDecryptedObject): RedisConnectionOptions {
   return {
     host: (data.host as string) || '127.0.0.1',
@@ -14,8 +14,8 @@ export function redisConnectionFromCredential(data: ICredentialDataDecryptedObje
 }
 
 /**
- * The test of the "Agent Core: Redis" credential, registered by every node that uses the credential
- * (`testedBy: 'agentCoreRedisTest'`): connects, sends PING and closes, failing within about two seconds
+ * The test of the "Agent Core: Redis API" credential, registered by every node that uses the credential
+ * (`testedBy: 'agentCoreRedisApiTest'`): connects, sends PING and closes, failing within about two seconds
  * when Redis does not answer.
  */
 export async function testRedisCredential(

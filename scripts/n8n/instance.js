@@ -38,6 +38,7 @@ const { activateWorkflows, withIds } = require('./workflow');
  * @property {string} userFolder
  * @property {number} port
  * @property {number} brokerPort
+ * @property {number | undefined} pid  the started `n8n start` process's id
  * @property {string} baseUrl  http://127.0.0.1:PORT
  * @property {(path: string) => string} webhookUrl
  * @property {WorkflowJson[]} workflows  the imported workflows, each with its id
@@ -202,6 +203,9 @@ async function createN8nInstance(options) {
     },
     get brokerPort() {
       return brokerPort;
+    },
+    get pid() {
+      return main?.child.pid;
     },
     get baseUrl() {
       return `http://127.0.0.1:${port}`;

@@ -1,4 +1,8 @@
-import { ApiError, GoogleGenAI, type Content, type GenerateContentParameters } from '@google/genai';
+import type { Content, GenerateContentParameters, GoogleGenAI } from '@google/genai';
+import { loadOnce } from './load-once';
+
+/** The @google/genai SDK, loaded when the first client is made (see loadOnce). */
+const genAi = loadOnce(() => require('@google/genai') as typeof import('@google/genai'));
 import {
   describeUnexpectedBody,
   ProviderResponseError,
@@ -42,7 +46,7 @@ export class GeminiChatModel implements ChatModel {
     this.secrets = [options.apiKey];
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     // No `retryOptions`: the SDK's retries (p-retry) sleep past the abort signal; ./retry.ts does them.
-    this.client = new GoogleGenAI({ apiKey: options.apiKey, httpOptions: options.baseUrl ? { baseUrl: options.baseUrl } : {} });
+    this.client = new (genAi().GoogleGenAI)({ apiKey: options.apiKey, httpOptions: options.baseUrl ? { baseUrl: options.baseUrl } : {} });
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
@@ -63,7 +67,7 @@ export class GeminiChatModel implements ChatModel {
         if (request.signal.aborted) return { retry: false };
         // An error event inside a 200 stream is the provider's answer to this call, not retried (as openai-node does not).
         if (isStreamErrorEvent(error)) return { retry: false };
-        if (error instanceof ApiError) return decideByStatus(error.status);
+        if (error instanceof genAi().ApiError) return decideByStatus(error.status);
         // fetch's own failure (connection refused or reset, or broken mid-stream) is a TypeError; anything
         // else is not retried. By name: undici's TypeError may come from another realm (as under jest).
         return { retry: (error as Error | null)?.name === 'TypeError' };
@@ -120,7 +124,7 @@ export class GeminiChatModel implements ChatModel {
  * endpoint or model without `responseJsonSchema`: the call goes on with the JSON mime type alone).
  */
 function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
-  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+  if (!(error instanceof genAi().ApiError) || error.status !== 400) return undefined;
   if (request.temperature !== undefined && !dropped.has('temperature') && /temperature/i.test(error.message)) return 'temperature';
   const refusesSchema = /response_?json_?schema|responseSchema|response_schema/i.test(error.message);
   return refusesSchema && request.responseFormat.type === 'json_schema' && !dropped.has('json_schema') ? 'json_schema' : undefined;

@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { openAiSdk } from './openai';
 import { ProviderResponseError } from './chat-model';
 import type { StreamedText } from './streamed-text';
 
@@ -43,7 +44,7 @@ export async function collectChatCompletionStream(
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
   // openai-node ends the iteration quietly when the request is aborted ([ON-stream]); the call must still fail.
-  if (signal.aborted) throw new OpenAI.APIUserAbortError();
+  if (signal.aborted) throw new (openAiSdk().APIUserAbortError)();
   if (!sawChoices) {
     throw new ProviderResponseError(
       "the endpoint answered the streamed call without any chat completion chunk; check that the base URL is the API's /v1 URL and that it streams",

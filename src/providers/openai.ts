@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { loadOnce } from './load-once';
 import {
   describeUnexpectedBody,
   ProviderResponseError,
@@ -13,6 +14,9 @@ import { callDroppingRefusedFields, type DroppableField } from './refused-fields
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
+
+/** The openai SDK, loaded when the first client is made (see loadOnce). */
+export const openAiSdk = loadOnce(() => (require('openai') as typeof import('openai')).default);
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {
   apiKey: string;
@@ -34,7 +38,7 @@ export class OpenAiChatModel implements ChatModel {
   constructor(options: OpenAiModelOptions) {
     this.secrets = [options.apiKey];
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    this.client = new OpenAI({
+    this.client = new (openAiSdk())({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
       // Retries are ours (./retry.ts): the SDK's retry sleep ignores the abort signal.
@@ -127,11 +131,11 @@ export function mapOpenAiFinishReason(reason: unknown): ModelFinishReason | unde
 }
 
 function classifyOpenAiError(error: unknown, streaming: boolean): RetryDecision {
-  if (error instanceof OpenAI.APIUserAbortError) return { retry: false };
-  if (error instanceof OpenAI.APIConnectionError) return { retry: true };
+  if (error instanceof openAiSdk().APIUserAbortError) return { retry: false };
+  if (error instanceof openAiSdk().APIConnectionError) return { retry: true };
   // An error event inside a 200 stream: openai-node throws it without a status and never retries it ([ON-stream]).
-  if (error instanceof OpenAI.APIError && error.status === undefined) return { retry: false };
-  if (error instanceof OpenAI.APIError) return decideByStatus(error.status, error.headers);
+  if (error instanceof openAiSdk().APIError && error.status === undefined) return { retry: false };
+  if (error instanceof openAiSdk().APIError) return decideByStatus(error.status, error.headers);
   // A stream whose connection broke mid-reply fails with undici's TypeError ("terminated"): a connection
   // error like any other, retried after the text already passed on is voided. By name: it may come from another realm.
   if (streaming && (error as Error | null)?.name === 'TypeError') return { retry: true };
@@ -160,7 +164,7 @@ function openAiResponseFormat(
  * `unsupported_parameter`) or, on a streamed call, `stream_options`.
  */
 function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
-  if (!(error instanceof OpenAI.APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
+  if (!(error instanceof openAiSdk().APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
   if (request.responseFormat.type !== 'text' && !dropped.has('response_format') && (error.param === 'response_format' || /response_format|json_object|json_schema/i.test(error.message))) {
     // A refused schema first falls back to plain JSON mode, once; JSON mode refused too, to none.
     return request.responseFormat.type === 'json_schema' && !dropped.has('json_schema') ? 'json_schema' : 'response_format';

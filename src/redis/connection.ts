@@ -2,8 +2,12 @@
  * Opening, checking and closing Redis connections, and turning ioredis failures into one clear
  * `ContextStoreError`. Shared by the Redis context store and the node's credential test.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { loadOnce } from '../providers/load-once';
 import { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from './errors';
+
+/** ioredis, loaded when the first connection is opened (see loadOnce). */
+const ioredis = loadOnce(() => require('ioredis') as typeof import('ioredis'));
 
 /** Where Redis is, as the n8n Redis credential describes it; `url` (redis:// or rediss://) wins over the fields. */
 export interface RedisConnectionOptions {
@@ -92,7 +96,7 @@ export function ignoreError(): void {}
 
 /** A client with the store's fail-fast options and a listener that keeps errors from going unhandled. */
 export function createClient(options: RedisOptions): Redis {
-  const client = new Redis(options);
+  const client = new (ioredis().Redis)(options);
   // Failures reach callers through rejected commands and connects; the listener only stops ioredis
   // from reporting them a second time as unhandled 'error' events.
   client.on('error', ignoreError);

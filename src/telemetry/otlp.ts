@@ -1,4 +1,5 @@
-import { type Tracer, trace } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
+import { otelApi } from './run-spans';
 
 /** A tracer of Agent Core's own, exporting over OTLP/HTTP, and how to flush and close it. */
 export interface RunTracing {
@@ -51,6 +52,7 @@ function tracesUrl(env: NodeJS.ProcessEnv): string | undefined {
  * provider was registered; a provider without getDelegateTracer is a real one, registered directly.
  */
 export function ambientTracer(): Tracer | undefined {
+  const { trace } = otelApi();
   const provider = trace.getTracerProvider() as { getDelegateTracer?: (name: string) => Tracer | undefined };
   if (typeof provider.getDelegateTracer === 'function' && !provider.getDelegateTracer(TRACER_NAME)) return undefined;
   return trace.getTracer(TRACER_NAME);

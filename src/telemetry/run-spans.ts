@@ -1,6 +1,10 @@
-import { type Attributes, type AttributeValue, type Context, SpanKind, SpanStatusCode, type Tracer, context, trace } from '@opentelemetry/api';
+import type { Attributes, AttributeValue, Context, Tracer } from '@opentelemetry/api';
+import { loadOnce } from '../providers/load-once';
 import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult, TraceStep } from '../trace/types';
+
+/** The OpenTelemetry API, loaded with the first run that has a tracer (see loadOnce). */
+export const otelApi = loadOnce(() => require('@opentelemetry/api') as typeof import('@opentelemetry/api'));
 
 /** What a finished run's spans are made of. */
 export interface RunSpanFacts {
@@ -43,6 +47,7 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
       }
       return out;
     };
+    const { context, trace, SpanKind, SpanStatusCode } = otelApi();
     const parent = facts.parent ?? context.active();
     const runSpan = tracer.startSpan(
       redact('invoke_agent Agent Core'),
@@ -87,7 +92,7 @@ function chatSpan(tracer: Tracer, parent: Context, step: TraceStep, start: numbe
   const span = tracer.startSpan(
     redact(`chat ${model}`),
     {
-      kind: SpanKind.CLIENT,
+      kind: otelApi().SpanKind.CLIENT,
       startTime: at(start),
       attributes: clean({
         'gen_ai.operation.name': 'chat',
@@ -103,7 +108,7 @@ function chatSpan(tracer: Tracer, parent: Context, step: TraceStep, start: numbe
     },
     parent,
   );
-  if (failure) span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
+  if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
   span.end(at(start + step.model_ms));
 }
 
@@ -113,7 +118,7 @@ function toolSpan(tracer: Tracer, parent: Context, step: TraceStep, start: numbe
   const span = tracer.startSpan(
     redact(`execute_tool ${tool}`),
     {
-      kind: SpanKind.INTERNAL,
+      kind: otelApi().SpanKind.INTERNAL,
       startTime: at(start),
       attributes: clean({
         'gen_ai.operation.name': 'execute_tool',
@@ -124,7 +129,7 @@ function toolSpan(tracer: Tracer, parent: Context, step: TraceStep, start: numbe
     },
     parent,
   );
-  if (failure) span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
+  if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
   span.end(at(start + (step.tool_ms ?? 0)));
 }
 

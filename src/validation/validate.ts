@@ -1,4 +1,5 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { loadOnce } from '../providers/load-once';
 
 /** A JSON Schema object as ajv understands it (draft-07 / 2019-09 keywords). */
 export type JsonSchema = Record<string, unknown>;
@@ -6,7 +7,8 @@ export type JsonSchema = Record<string, unknown>;
 /** Result of checking a value against a JSON Schema; issues are short `path: problem` sentences. */
 export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false; issues: string[] };
 
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+/** One ajv instance, made on the first check (see loadOnce). */
+const ajvInstance = loadOnce(() => new (require('ajv') as typeof import('ajv')).default({ allErrors: true, strict: false, useDefaults: false }));
 
 /**
  * Validators are compiled once per schema *content* and reused. Connected n8n tools and workflow tools
@@ -27,7 +29,7 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
   if (entry) {
     byText.delete(text);
   } else {
-    entry = { schema, validate: ajv.compile(schema) };
+    entry = { schema, validate: ajvInstance().compile(schema) };
     evictOldest();
   }
   byText.set(text, entry);
@@ -39,13 +41,13 @@ function evictOldest(): void {
   while (byText.size >= MAX_COMPILED_SCHEMAS) {
     const [text, oldest] = byText.entries().next().value as [string, { schema: JsonSchema }];
     byText.delete(text);
-    ajv.removeSchema(oldest.schema);
+    ajvInstance().removeSchema(oldest.schema);
   }
 }
 
 /** For tests: schemas compiled and kept here, and schema objects ajv itself holds (its meta-schemas included). */
 export function compiledSchemaCounts(): { cached: number; heldByAjv: number } {
-  return { cached: byText.size, heldByAjv: (ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size };
+  return { cached: byText.size, heldByAjv: (ajvInstance() as unknown as { _cache: Map<unknown, unknown> })._cache.size };
 }
 
 /** Throws a plain Error naming the problem when a schema itself is not valid JSON Schema. */

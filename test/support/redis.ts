@@ -254,7 +254,7 @@ export function useTestRedis(): TestRedisScope {
   };
 }
 
-/** The "Agent Core: Redis" credential's data for the Redis at `url`, as n8n's engine hands it to the nodes. */
+/** The "Agent Core: Redis API" credential's data for the Redis at `url`, as n8n's engine hands it to the nodes. */
 export function redisCredentialData(url: string) {
   const parsed = new URL(url);
   return { host: parsed.hostname, port: Number(parsed.port || 6379), username: '', password: '', database: 0, tls: false };

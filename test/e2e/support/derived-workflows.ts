@@ -160,7 +160,7 @@ export const SHARED_BUDGET_WEBHOOK_PATH = 'agent-chat-budget';
 export const SHARED_BUDGET_PERIOD_SECONDS = 3600;
 
 /**
- * The webhook chat example with Limits → Shared Token Budget on Agent Core (the Agent Core Redis credential
+ * The webhook chat example with Limits → Shared Token Budget on Agent Core (the Agent Core: Redis API credential
  * the context nodes use), scope `body.budget_scope` and tokens `body.budget_tokens`, answering as the example does.
  */
 export function withSharedBudget(webhookChatExample: WorkflowJson): WorkflowJson {

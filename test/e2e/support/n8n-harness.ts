@@ -150,7 +150,7 @@ function withContextKeyPrefix(workflow: WorkflowJson, keyPrefix: string): Workfl
 const MODEL_CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
 /** The API key of the credential the scripted model refuses with HTTP 401 (see model-script.ts). */
 export const WRONG_API_KEY = 'e2e-wrong-key';
-const REDIS_CREDENTIAL_TYPE = 'agentCoreRedis';
+const REDIS_CREDENTIAL_TYPE = 'agentCoreRedisApi';
 const HTTP_HEADER_CREDENTIAL_TYPE = 'agentCoreHttpHeaderApi';
 const FEISHU_CREDENTIAL_TYPE = 'agentCoreFeishuBotApi';
 const SERVICES_TIMEOUT_MS = 2 * 60 * 1000;

@@ -1,10 +1,10 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /** Where Agent Context keeps conversation history. Tested by the Agent Context node (connect, PING, close). */
-export class AgentCoreRedis implements ICredentialType {
-  name = 'agentCoreRedis';
+export class AgentCoreRedisApi implements ICredentialType {
+  name = 'agentCoreRedisApi';
 
-  displayName = 'Agent Core: Redis';
+  displayName = 'Agent Core: Redis API';
 
   icon = 'file:redis.svg' as const;
 
