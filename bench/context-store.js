@@ -2,6 +2,9 @@
 /**
  * Shows that the Redis context store's prepare and persist cost does not grow with the stored
  * history: sessions of 10, 1,000 and 100,000 turns, prepare with a 20-turn window, p50/p99 latency.
+ * Then what a workflow run pays for them in n8n, where prepare and persist are two executions of the
+ * Agent Context node, each opening its store: with a connection of its own each time (before issue #20),
+ * and on the process's shared client (now), measured alternately in the same run.
  *
  * Run after `npm run build`:  node bench/context-store.js
  * Redis: REDIS_URL, or 127.0.0.1:6379. Keys live under a bench prefix that is deleted at the end.
@@ -14,8 +17,10 @@ const { Redis } = require('ioredis');
 const distFolder = path.join(__dirname, '..', 'dist', 'src', 'context');
 let RedisContextStore;
 let redisSessionKeys;
+let closeSharedRedisClients;
 try {
   ({ RedisContextStore, redisSessionKeys } = require(path.join(distFolder, 'redis-store.js')));
+  ({ closeSharedRedisClients } = require(path.join(distFolder, '..', 'redis', 'shared-clients.js')));
 } catch (error) {
   console.error(`Cannot load ${distFolder}/redis-store.js (${error.message}); run npm run build first.`);
   process.exit(1);
@@ -76,6 +81,37 @@ async function latencies(operation, operations = MEASURED_OPERATIONS, warmup = W
   return { p50: at(0.5), p99: at(0.99) };
 }
 
+/**
+ * One workflow run's Agent Context work as n8n executes it: a prepare execution and a persist execution,
+ * each opening the store and closing it. `source` is how the store reaches Redis.
+ */
+async function workflowRun(source, sessionKey, index) {
+  for (const step of ['prepare', 'persist']) {
+    const store = new RedisContextStore({ ...source(), keyPrefix: KEY_PREFIX });
+    try {
+      if (step === 'prepare') await store.prepare(sessionKey, WINDOW);
+      else await store.persist(sessionKey, sampleTurn(index), { maxStoredTurns: 40, ttlSeconds: 3600 });
+    } finally {
+      await store.close();
+    }
+  }
+}
+
+/** Per workflow run (prepare + persist), own connections against the shared client, alternating in rounds. */
+async function perWorkflowRun(client) {
+  await fillSession(client, 'per-run', 20);
+  const variants = { own: () => ({ connection: { url: REDIS_URL } }), shared: () => ({ shared: { url: REDIS_URL } }) };
+  const samples = { own: [], shared: [] };
+  for (let round = 0; round < 6; round++) {
+    for (const name of round % 2 === 0 ? ['own', 'shared'] : ['shared', 'own']) {
+      samples[name].push(...(await measure(100, (index) => workflowRun(variants[name], 'per-run', index))));
+    }
+  }
+  await closeSharedRedisClients();
+  const at = (list, fraction) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(fraction * list.length))];
+  return Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, { p50: at(list, 0.5), p99: at(list, 0.99), runs: list.length }]));
+}
+
 async function deleteBenchKeys(client) {
   let cursor = '0';
   do {
@@ -92,6 +128,7 @@ async function main() {
   client.on('error', () => {});
   const store = new RedisContextStore({ connection: { url: REDIS_URL }, keyPrefix: KEY_PREFIX });
   const rows = [];
+  let connectRows;
   try {
     // Warm the JIT and the connection first, so the first measured size is not the coldest.
     await fillSession(client, 'warmup', 20);
@@ -114,6 +151,7 @@ async function main() {
       const persist = await latencies((index) => store.persist(sessionKey, sampleTurn(index), PERSIST_OPTIONS));
       rows.push({ size, prepare, persist, fullRead });
     }
+    connectRows = await perWorkflowRun(client);
   } finally {
     await deleteBenchKeys(client);
     await store.close();
@@ -136,6 +174,11 @@ async function main() {
       `persist ${ratio(largest.persist.p50, smallest.persist.p50)}x (flat is ~1x); ` +
       `naive full read ${ratio(largest.fullRead.p50, smallest.fullRead.p50)}x`,
   );
+  const { own, shared } = connectRows;
+  console.log(`\nPer workflow run as n8n executes it (Agent Context prepare + persist, each opening its store), ${own.runs} runs each, alternating (ms):`);
+  console.log(`  a connection per execution (before): p50 ${milliseconds(own.p50)}, p99 ${milliseconds(own.p99)}`);
+  console.log(`  the process's shared client (now):   p50 ${milliseconds(shared.p50)}, p99 ${milliseconds(shared.p99)}`);
+  console.log(`  shared / own at p50: ${ratio(shared.p50, own.p50)}x`);
 }
 
 main().catch((error) => {

@@ -9,6 +9,8 @@ import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
+import { withSharedRedis } from '../src/redis/shared-clients';
+import { redisConnectionFromCredential } from '../nodes/shared/redis-credential';
 import { deleteKeysByPrefix, getTestRedis, redisCredentialData, uniqueKeyPrefix, type TestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
@@ -89,6 +91,20 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
       expect(sent[3].content).toBe('Who am I?');
       expect(second.outputOf('Prepare')[0].json).toMatchObject({ history_turns: 1, stored_turns: 1, skipped_corrupt: 0 });
     });
+  });
+
+  it('reuses one Redis connection per process across executions instead of opening one each (issue #20)', async () => {
+    rememberingModel();
+    const session = `s-${randomUUID()}`;
+    const connection = redisConnectionFromCredential(redisCredentialData(redis.url));
+    await chain('redis', { body: { session_id: session, prompt: 'My name is Ada' } });
+    const id = String(await withSharedRedis(connection, (shared) => shared.client('ID')));
+    const lastCommandOf = async () => /cmd=(\S+)/.exec(String(await client.client('LIST', 'ID', id)))?.[1];
+    expect(await lastCommandOf()).toBe('client|id');
+    await chain('redis', { body: { session_id: session, prompt: 'Who am I?' } });
+    // The executions' prepare and persist ran on that same connection: its last command is persist's script.
+    expect(await lastCommandOf()).toMatch(/^evalsha$|^eval$/);
+    expect(await withSharedRedis(connection, (shared) => shared.client('ID'))).toBe(Number(id));
   });
 
   it('follows a Chat Trigger conversation (sessionId, chatInput) with the default fields, the reply in output', async () => {

@@ -1,3 +1,4 @@
+import { closeSharedRedisClients } from '../src/redis/shared-clients';
 import { observationMessage } from '../src/agent/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { redisContextTool, sessionNamespace, type RedisContextArgs } from '../src/tools/redis-context';
@@ -232,9 +233,10 @@ describe('redis_context args, settings and failures', () => {
     }
   });
 
-  (hasRedisServerBinary() ? it : it.skip)('leaves no connection open after successes, refusals and aborts', async () => {
+  (hasRedisServerBinary() ? it : it.skip)('reuses one connection for every call, replaces one that died, and closes it on request (issue #20)', async () => {
     const ownRedis = await startRedisServer();
     const inspector = openTestClient(ownRedis.url);
+    const others = async () => ((await inspector.client('LIST')) as string).trim().split('\n').filter((line) => !line.includes('cmd=client|list'));
     try {
       const settings = { redis_url: ownRedis.url, max_keys: 1 };
       await call({ operation: 'set', key: 'a', value: '1' }, { settings });
@@ -243,10 +245,21 @@ describe('redis_context args, settings and failures', () => {
       const controller = new AbortController();
       controller.abort();
       await call({ operation: 'get', key: 'a' }, { settings, signal: controller.signal }).catch(() => undefined);
+      const [shared] = await others();
+      expect(await others()).toHaveLength(1);
+
+      // The server drops it: the next call opens a new one, and it is still the only one.
+      await inspector.client('KILL', 'ID', /id=(\d+)/.exec(shared)![1]);
+      expect(await call({ operation: 'get', key: 'a' }, { settings })).toBe('1');
+      const after = await others();
+      expect(after).toHaveLength(1);
+      expect(after[0]).not.toBe(shared);
+
+      await closeSharedRedisClients();
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const clients = ((await inspector.client('LIST')) as string).trim().split('\n');
-      expect(clients).toHaveLength(1); // the inspector itself
+      expect(await others()).toEqual([]);
     } finally {
+      await closeSharedRedisClients();
       await inspector.quit();
       await ownRedis.stop();
     }

@@ -36,7 +36,7 @@ async function openStore(context: IExecuteFunctions): Promise<{ store: ContextSt
   }
   if (storage === 'memory') return { store: sharedMemoryContextStore(), memory: true };
   const credentials = await context.getCredentials('agentCoreRedisApi');
-  const store = new RedisContextStore({ connection: redisConnectionFromCredential(credentials) });
+  const store = new RedisContextStore({ shared: redisConnectionFromCredential(credentials) });
   return { store, memory: false };
 }
 

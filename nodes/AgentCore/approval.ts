@@ -46,7 +46,7 @@ export class ExecutionUsedStates {
 
   async forItem(context: IExecuteFunctions): Promise<UsedStates | undefined> {
     if (!context.getNode().credentials?.agentCoreRedisApi) return undefined;
-    this.opened ??= new RedisUsedStates({ connection: redisConnectionFromCredential(await context.getCredentials('agentCoreRedisApi')) });
+    this.opened ??= new RedisUsedStates({ shared: redisConnectionFromCredential(await context.getCredentials('agentCoreRedisApi')) });
     return this.opened;
   }
 

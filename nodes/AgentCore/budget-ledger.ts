@@ -13,7 +13,7 @@ export class ExecutionLedger {
   async forItem(context: IExecuteFunctions, itemIndex: number): Promise<BudgetLedger> {
     requireRedisCredential(context, itemIndex, 'A shared budget (Limits → Shared Token Budget)');
     const connection = redisConnectionFromCredential(await context.getCredentials('agentCoreRedisApi', itemIndex));
-    this.opened ??= new RedisBudgetLedger({ connection });
+    this.opened ??= new RedisBudgetLedger({ shared: connection });
     return this.opened;
   }
 

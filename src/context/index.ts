@@ -22,3 +22,4 @@ export { toProviderFormats, type ProviderFormats } from './formats';
 export { MemoryContextStore, sharedMemoryContextStore } from './memory-store';
 export { RedisContextStore, type RedisContextStoreOptions } from './redis-store';
 export { pingRedis, type RedisConnectionOptions } from '../redis/connection';
+export { closeSharedRedisClients, sharedRedisClientCount, withSharedRedis, MAX_SHARED_CLIENTS } from '../redis/shared-clients';

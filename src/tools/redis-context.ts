@@ -4,16 +4,15 @@
  */
 import type { Redis, RedisOptions } from 'ioredis';
 import {
-  createClient,
   createRedisClientOptions,
   DEFAULT_CONNECT_TIMEOUT_MS,
   describeRedisFailure,
   redisAddress,
-  quitClient,
   waitUntilReady,
   type RedisConnectionOptions,
 } from '../redis/connection';
 import { evaluateScript, luaScript } from '../redis/script';
+import { withSharedRedis } from '../redis/shared-clients';
 import type { JsonSchema } from '../validation/validate';
 import type { Tool, ToolContext } from './tool';
 
@@ -231,8 +230,9 @@ function tooLarge(key: string, size: number, maxBytes: number, operation: RedisC
 }
 
 /**
- * Connects, runs one command and quits: a connection per call costs little next to a model turn and can
- * never leak. An abort (call timeout, run timeout, cancel) drops the connection at once.
+ * Runs one command on this process's shared client for the connection (see withSharedRedis): executions
+ * reuse one connection instead of opening one per call. An abort (call timeout, run timeout, cancel) ends
+ * the call at once; the command itself is bounded by the client's command timeout.
  */
 async function runOnRedis<T>(connection: RedisConnectionOptions, operation: string, signal: AbortSignal, command: (client: Redis) => Promise<T>): Promise<T> {
   let options: RedisOptions;
@@ -243,25 +243,23 @@ async function runOnRedis<T>(connection: RedisConnectionOptions, operation: stri
   }
   const address = redisAddress(options);
   if (signal.aborted) throw stopped(address, false);
-  const client = createClient(options);
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => {
-      client.disconnect();
-      reject(stopped(address, true));
-    };
+    onAbort = () => reject(stopped(address, true));
     signal.addEventListener('abort', onAbort, { once: true });
   });
   aborted.catch(() => undefined); // only observed through the race below
   try {
-    const work = waitUntilReady(client, options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS).then(() => command(client));
+    const work = withSharedRedis(connection, async (client) => {
+      await waitUntilReady(client, options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
+      return command(client);
+    });
     return await Promise.race([work, aborted]);
   } catch (error) {
     if (error instanceof RedisContextError) throw error;
     throw new RedisContextError(`redis_context failed: ${describeRedisFailure(error, address, operation).message}`);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
-    await quitClient(client);
   }
 }
 
