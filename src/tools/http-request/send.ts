@@ -12,6 +12,28 @@ import type { HttpRequestSettings } from './settings';
  * and stops when the deadline fires. The body is read by `readBody` (body.ts).
  */
 
+/**
+ * Keep-alive agents, one per connection policy, scheme and `allow_private_network` (issue #20): a run's
+ * calls to one host reuse a connection instead of opening one each. A pooled socket only ever carries
+ * requests made under the rules it was checked with, since those rules pick the agent; every new
+ * connection still resolves through `guardedLookup`. Idle sockets do not hold the process open (Node's
+ * agent unrefs them) and close when the server ends them.
+ */
+const agents = new WeakMap<ConnectionPolicy, Map<string, http.Agent>>();
+
+function agentFor(policy: ConnectionPolicy, secure: boolean, allowPrivateNetwork: boolean): http.Agent {
+  let byRules = agents.get(policy);
+  if (!byRules) agents.set(policy, (byRules = new Map()));
+  const key = `${secure ? 'https' : 'http'}:${allowPrivateNetwork}`;
+  let agent = byRules.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxFreeSockets: 8, scheduling: 'lifo' as const };
+    agent = secure ? new https.Agent(options) : new http.Agent(options);
+    byRules.set(key, agent);
+  }
+  return agent;
+}
+
 /** Sends `hop` and resolves with the response head; the caller reads or destroys the body. */
 export function sendHop(hop: Hop, settings: HttpRequestSettings, policy: ConnectionPolicy, deadline: Deadline): Promise<http.IncomingMessage> {
   // identity: compressed bodies are decoded (capped) if a server sends them anyway, but none is asked for.
@@ -26,8 +48,7 @@ export function sendHop(hop: Hop, settings: HttpRequestSettings, policy: Connect
       path: `${hop.url.pathname}${hop.url.search}`,
       method: hop.method,
       headers,
-      // A fresh agent per request: no pooled socket can carry a connection made under another call's policy.
-      agent: false,
+      agent: agentFor(policy, secure, settings.allowPrivateNetwork),
       lookup: guardedLookup(policy, settings.allowPrivateNetwork),
       ...(secure && policy.certificateAuthorities ? { ca: policy.certificateAuthorities } : {}),
     });
