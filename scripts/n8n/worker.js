@@ -22,6 +22,7 @@ const { httpStatus, n8nEnvironment, portCollided, readEncryptionKey, readLogSinc
  * @property {number} healthPort  QUEUE_HEALTH_CHECK_PORT: /healthz and /healthz/readiness on 127.0.0.1
  * @property {number} brokerPort
  * @property {number | undefined} pid
+ * @property {number} copyMs  time spent copying the nodes folder into the worker's folder, before it was spawned
  * @property {(characters?: number) => string} logTail
  * @property {() => string} log  the whole log of this worker
  * @property {() => Promise<ExitResult>} exited
@@ -53,7 +54,9 @@ const { httpStatus, n8nEnvironment, portCollided, readEncryptionKey, readLogSinc
 async function startN8nWorker(owner, workers, { name, concurrency, timeoutMs }) {
   const folder = path.join(owner.userFolder, 'workers', name);
   fs.mkdirSync(folder, { recursive: true });
+  const copyStarted = Date.now();
   copyNodesFolder(owner.nodesFolder, folder);
+  const copyMs = Date.now() - copyStarted;
   const logPath = path.join(folder, 'n8n.log');
   const encryptionKey = owner.env?.N8N_ENCRYPTION_KEY ?? readEncryptionKey(owner.userFolder);
   /** @type {RunningWorker} */
@@ -63,6 +66,7 @@ async function startN8nWorker(owner, workers, { name, concurrency, timeoutMs }) 
     logPath,
     healthPort: 0,
     brokerPort: 0,
+    copyMs,
     spawned: undefined,
     get pid() {
       return this.spawned?.child.pid;
