@@ -27,6 +27,10 @@ function parseArguments(argv) {
  * The package a script belongs to: the last node_modules/<name> in its path (ours is installed at
  * <user folder>/.n8n/nodes/node_modules/n8n-nodes-agent-core), `node` for built-ins.
  */
+function mainThread(file) {
+  return /\.0\.\d+\.cpuprofile$/.test(file) ? 1 : 0;
+}
+
 function ownerOf(url) {
   if (!url) return '(native)';
   if (url.startsWith('node:')) return 'node';
@@ -111,7 +115,9 @@ function main() {
     .filter((file) => file.endsWith('.cpuprofile'))
     .map((file) => ({ file, header: JSON.parse(fs.readFileSync(path.join(options.folder, file), 'utf8')) }))
     .filter(({ header }) => header.startTime <= first && header.endTime >= last)
-    .sort((left, right) => right.header.samples.length - left.header.samples.length);
+    // Node names a worker thread's profile <…>.<thread id>.<seq>.cpuprofile; the main thread is thread 0
+    // (n8n 2.x runs its event-bus log writer in a worker thread with a profile of its own).
+    .sort((left, right) => mainThread(right.file) - mainThread(left.file) || right.header.samples.length - left.header.samples.length);
   if (candidates.length === 0) throw new Error(`no profile in ${options.folder} covers the phases in phases.json`);
   const file = path.join(options.folder, candidates[0].file);
   console.log(`profile ${file}`);

@@ -6,6 +6,7 @@ import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared
 import { recordAiCalls } from './ai-events';
 import { ExecutionUsedStates, readApproval, readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
+import { readDefaultable } from './default-expressions';
 import { ExecutionLedger } from './budget-ledger';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
@@ -15,9 +16,8 @@ import { injectToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 
 /** Panel values of one item → the engine's config. Names map one to one onto the config keys README.md lists. */
-function readConfig(context: IExecuteFunctions, itemIndex: number, model: string): Partial<AgentConfig> & { model: string } {
+function readConfig(context: IExecuteFunctions, itemIndex: number, model: string, options: IDataObject): Partial<AgentConfig> & { model: string } {
   const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
-  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
   const config: Record<string, unknown> = {
     model,
     allowed_tools: context.getNodeParameter('allowedTools', itemIndex, []) as string[],
@@ -72,6 +72,7 @@ async function readModels(
   context: IExecuteFunctions,
   itemIndex: number,
   provider: ProviderName | 'connected',
+  options: IDataObject,
 ): Promise<{ model: ChatModel; modelName: string; fallbackModel?: ChatModel; secrets: string[] }> {
   const needsFallback = context.getNodeParameter('needsFallback', itemIndex, false) === true;
   const fallbackSource = provider === 'connected' ? undefined : (context.getNodeParameter('fallbackSource', itemIndex, 'input') as string);
@@ -82,7 +83,6 @@ async function readModels(
     return { model, modelName: model.modelName ?? 'connected chat model', fallbackModel: connected.fallback, secrets: [] };
   }
   const modelName = context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string;
-  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
   const fromCredential = (name?: string) =>
     modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined, model: name });
   const { apiKey, model } = await fromCredential();
@@ -93,8 +93,7 @@ async function readModels(
 }
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
-function readFailurePolicy(context: IExecuteFunctions, itemIndex: number): RunFailurePolicy {
-  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+function readFailurePolicy(options: IDataObject): RunFailurePolicy {
   return {
     onModelError: options.onModelError === 'returnItem' ? 'returnItem' : 'fail',
     onLimitReached: options.onLimitReached === 'fail' ? 'fail' : 'returnItem',
@@ -110,23 +109,25 @@ interface ExecutionState {
 
 async function runItem(context: IExecuteFunctions, itemIndex: number, { started, ledger, usedStates }: ExecutionState): Promise<INodeExecutionData> {
   const resuming = context.getNodeParameter('operation', itemIndex, 'run') === 'resume';
-  const sessionId = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '');
+  const sessionId = String(readDefaultable(context, 'sessionId', itemIndex) ?? '');
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
-  const { model, modelName, fallbackModel, secrets } = await readModels(context, itemIndex, provider);
-  const config = readConfig(context, itemIndex, modelName);
+  // Read once: n8n copies and resolves the whole collection on every read.
+  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const { model, modelName, fallbackModel, secrets } = await readModels(context, itemIndex, provider, options);
+  const config = readConfig(context, itemIndex, modelName, options);
   if (!config.model) {
     throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   }
   await injectToolCredentials(context, config, itemIndex);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const subExecutions: RelatedExecution[] = [];
-  const readOnlyNames = String((context.getNodeParameter('options', itemIndex, {}) as IDataObject).readOnlyTools ?? '');
+  const readOnlyNames = String(options.readOnlyTools ?? '');
   const readOnly = new Set(readOnlyNames.split(',').map((name) => name.trim()).filter(Boolean));
   const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions, readOnly), ...(await readConnectedTools(context, itemIndex, readOnly))];
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
   const approval = await readApproval(context, itemIndex);
   config.approval_required = approval.tools;
-  const stream = openItemStream(context, itemIndex);
+  const stream = openItemStream(context, itemIndex, options);
   const common = {
     model,
     fallbackModel,
@@ -149,7 +150,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
   const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
   // The editor links an item to the last execution its workflow tools started, as for n8n's Workflow Tool.
   const linked = subExecutions.length ? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } } : {};
-  const failure = runFailureError(context, result, readFailurePolicy(context, itemIndex), itemIndex);
+  const failure = runFailureError(context, result, readFailurePolicy(options), itemIndex);
   if (failure) {
     if (!context.continueOnFail()) throw failure;
     // n8n moves an item to the error output only when its json is { error } alone (and replaces the json of
@@ -166,7 +167,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
 function readInput(context: IExecuteFunctions, itemIndex: number): { prompt?: string; messages?: unknown; developerText: string } {
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   return {
-    prompt: inputMode === 'prompt' ? (context.getNodeParameter('prompt', itemIndex) as string) : undefined,
+    prompt: inputMode === 'prompt' ? (readDefaultable(context, 'prompt', itemIndex) as string) : undefined,
     messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
     developerText: context.getNodeParameter('developerText', itemIndex, '') as string,
   };

@@ -35,8 +35,11 @@ export function chunkText(event: AgentEvent): string | undefined {
  * run behaves exactly as without streaming. Like n8n's AI Agent it sends `begin`, `item`s and `end` per
  * run, so Chat Hub shows each item's run as one message.
  */
-export function openItemStream(context: IExecuteFunctions, itemIndex: number): ItemStream | undefined {
-  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+export function openItemStream(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  options = context.getNodeParameter('options', itemIndex, {}) as IDataObject,
+): ItemStream | undefined {
   if (options.streamResponse === false) return undefined;
   const functions = context as Partial<StreamingFunctions>;
   if (typeof functions.isStreaming !== 'function' || typeof functions.sendChunk !== 'function') return undefined;
