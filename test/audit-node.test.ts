@@ -5,7 +5,7 @@ import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';
 import { auditSinkFor } from '../src/audit/postgres-sink';
-import { auditTargetFromCredential } from '../nodes/AgentCore/audit';
+import { auditTargetFromCredential, testAuditDatabaseCredential } from '../nodes/AgentCore/audit';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
 import { createTestDatabase, dropTestDatabase, query, useTestDatabase } from './support/postgres';
@@ -70,6 +70,13 @@ describe('Agent Core audit trail in n8n’s engine', () => {
     } finally {
       trace.disable();
     }
+  });
+
+  it('the credential test connects and runs SELECT 1, and names the failure when it cannot', async () => {
+    const test = (data: IDataObject) => testAuditDatabaseCredential.call({} as never, { id: '5', name: 'Audit', type: 'agentCoreAuditDatabaseApi', data } as never);
+    expect(await test(credentialFor(database().name))).toEqual({ status: 'OK', message: expect.stringMatching(/^Connected \(SELECT 1 in \d+ ms\)$/) });
+    const refused = await test({ ...credentialFor(database().name), port: 1 });
+    expect(refused).toEqual({ status: 'Error', message: expect.stringMatching(/^cannot reach the audit database: .*ECONNREFUSED/) });
   });
 
   it('the credential’s SSL setting maps onto the connection', () => {
