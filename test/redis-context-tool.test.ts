@@ -233,6 +233,20 @@ describe('redis_context args, settings and failures', () => {
     }
   });
 
+  it('drops a connection that stopped answering once a call timed out on it, so the next call connects anew', async () => {
+    const stalling = await startStallingRedis(['EVALSHA', 'EVAL']);
+    try {
+      const settings = { redis_url: `redis://127.0.0.1:${stalling.port}` };
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        await expect(call({ operation: 'get', key: 'k' }, { settings })).rejects.toThrow(/redis_context failed: .*127\.0\.0\.1/);
+        expect(stalling.accepted()).toBe(attempt);
+      }
+    } finally {
+      await closeSharedRedisClients();
+      await stalling.close();
+    }
+  });
+
   (hasRedisServerBinary() ? it : it.skip)('reuses one connection for every call, replaces one that died, and closes it on request (issue #20)', async () => {
     const ownRedis = await startRedisServer();
     const inspector = openTestClient(ownRedis.url);
@@ -250,6 +264,7 @@ describe('redis_context args, settings and failures', () => {
 
       // The server drops it: the next call opens a new one, and it is still the only one.
       await inspector.client('KILL', 'ID', /id=(\d+)/.exec(shared)![1]);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the client sees its socket close
       expect(await call({ operation: 'get', key: 'a' }, { settings })).toBe('1');
       const after = await others();
       expect(after).toHaveLength(1);

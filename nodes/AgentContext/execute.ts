@@ -17,6 +17,7 @@ import {
   toProviderFormats,
 } from '../../src/context';
 import { mapItems } from '../shared/items';
+import { readField } from '../shared/default-expressions';
 import { nodeError, toNodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 
@@ -44,7 +45,7 @@ async function runItem(context: IExecuteFunctions, store: ContextStore, operatio
   const item = context.getInputData()[itemIndex];
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
   const address = {
-    sessionId: context.getNodeParameter('sessionId', itemIndex, '') as unknown,
+    sessionId: readField(context, 'sessionId', itemIndex, ''),
     keyPrefix: typeof options.keyPrefix === 'string' ? options.keyPrefix : DEFAULT_KEY_PREFIX,
   };
 
@@ -59,7 +60,7 @@ async function runItem(context: IExecuteFunctions, store: ContextStore, operatio
         maxCharacters: budget.value,
         maxScannedTurns: (options.maxStoredTurns as number) || undefined,
       },
-      userMessage: context.getNodeParameter('userMessage', itemIndex, '') as string | undefined,
+      userMessage: readField(context, 'userMessage', itemIndex, '') as string | undefined,
     });
     const formats = (options.providerFormats as Array<keyof ProviderFormats> | undefined) ?? [];
     const all = formats.length ? toProviderFormats(prepared.messages_json) : undefined;
@@ -73,7 +74,7 @@ async function runItem(context: IExecuteFunctions, store: ContextStore, operatio
     const trace = item.json.trace as TraceStep[] | undefined;
     const result = await persistSession(store, {
       ...address,
-      messages: context.getNodeParameter('messages', itemIndex),
+      messages: readField(context, 'messages', itemIndex),
       maxStoredTurns: (options.maxStoredTurns as number) ?? DEFAULT_MAX_STORED_TURNS,
       ...(typeof options.maxTurnCharacters === 'number' ? { maxTurnCharacters: options.maxTurnCharacters } : {}),
       storeUnanswered: options.storeUnanswered === true,

@@ -6,7 +6,7 @@ import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared
 import { recordAiCalls } from './ai-events';
 import { ExecutionUsedStates, readApproval, readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
-import { readDefaultable } from './default-expressions';
+import { readField } from '../shared/default-expressions';
 import { ExecutionLedger } from './budget-ledger';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
@@ -109,7 +109,7 @@ interface ExecutionState {
 
 async function runItem(context: IExecuteFunctions, itemIndex: number, { started, ledger, usedStates }: ExecutionState): Promise<INodeExecutionData> {
   const resuming = context.getNodeParameter('operation', itemIndex, 'run') === 'resume';
-  const sessionId = String(readDefaultable(context, 'sessionId', itemIndex) ?? '');
+  const sessionId = String(readField(context, 'sessionId', itemIndex, '') ?? '');
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
   // Read once: n8n copies and resolves the whole collection on every read.
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -167,7 +167,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
 function readInput(context: IExecuteFunctions, itemIndex: number): { prompt?: string; messages?: unknown; developerText: string } {
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   return {
-    prompt: inputMode === 'prompt' ? (readDefaultable(context, 'prompt', itemIndex) as string) : undefined,
+    prompt: inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined,
     messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
     developerText: context.getNodeParameter('developerText', itemIndex, '') as string,
   };

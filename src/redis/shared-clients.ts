@@ -24,18 +24,29 @@ function keyOf(options: RedisOptions): string {
  * Runs `work` on this process's client for `connection`: one client per Redis and process, reused by
  * every execution instead of a connection each (a connect costs more than the commands of a prepare or a
  * persist). The client keeps the store's fail-fast options, so a connection that died is opened again by
- * the next command (never queued behind a dead socket). While no command runs, its socket is unref'd: an
+ * the next command (never queued behind a dead socket); a command that fails other than by Redis's own
+ * error reply drops the connection, in case it died silently. While no command runs, its socket is unref'd: an
  * idle shared client never keeps a process (a CLI run, a test) from ending. At most MAX_SHARED_CLIENTS are
  * kept; closeSharedRedisClients() closes them all.
  */
 export async function withSharedRedis<T>(connection: RedisConnectionOptions, work: (client: Redis) => Promise<T>): Promise<T> {
-  const shared = sharedClient(connection);
+  const options = createRedisClientOptions(connection);
+  const key = keyOf(options);
+  const shared = sharedClient(options, key);
   shared.busy++;
   shared.lastUsed = Date.now();
   holdProcess(shared.client, true);
   shared.client.once('connect', keepAliveWhileBusy);
   try {
     return await work(shared.client);
+  } catch (error) {
+    // Anything but Redis's own answer (a timeout, a reset) may mean the connection is dead without the
+    // client knowing yet: the client is replaced, so the next command connects anew instead of waiting on it.
+    if ((error as Error | undefined)?.name !== 'ReplyError' && clients.get(key) === shared) {
+      clients.delete(key);
+      shared.client.disconnect();
+    }
+    throw error;
   } finally {
     shared.busy--;
     shared.client.off('connect', keepAliveWhileBusy);
@@ -50,12 +61,11 @@ export async function withSharedRedis<T>(connection: RedisConnectionOptions, wor
 
 /** This process's client for `connection`, made on first use (see withSharedRedis). */
 export function sharedRedisClient(connection: RedisConnectionOptions): Redis {
-  return sharedClient(connection).client;
+  const options = createRedisClientOptions(connection);
+  return sharedClient(options, keyOf(options)).client;
 }
 
-function sharedClient(connection: RedisConnectionOptions): SharedClient {
-  const options = createRedisClientOptions(connection);
-  const key = keyOf(options);
+function sharedClient(options: RedisOptions, key: string): SharedClient {
   let shared = clients.get(key);
   if (!shared) {
     shared = { client: createClient(options), busy: 0, lastUsed: Date.now() };

@@ -151,10 +151,12 @@ async function stopProcess(child: ChildProcess): Promise<void> {
  * A fake Redis on 127.0.0.1 that completes ioredis's handshake (CLIENT SETINFO, INFO) and then never
  * answers the named commands: a Redis that hangs in the middle of an operation.
  */
-export async function startStallingRedis(stalledCommands: string[]): Promise<{ port: number; close(): Promise<void> }> {
+export async function startStallingRedis(stalledCommands: string[]): Promise<{ port: number; close(): Promise<void>; accepted(): number }> {
   const stalled = new Set(stalledCommands.map((name) => name.toUpperCase()));
   const sockets = new Set<net.Socket>();
+  let accepted = 0;
   const server = net.createServer((socket) => {
+    accepted++;
     sockets.add(socket);
     socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
@@ -177,7 +179,7 @@ export async function startStallingRedis(stalledCommands: string[]): Promise<{ p
       }
     });
   });
-  return listenOnLoopback(server, sockets);
+  return { ...(await listenOnLoopback(server, sockets)), accepted: () => accepted };
 }
 
 /** Parses one RESP array of bulk strings from the front of `buffer`, or undefined if it is incomplete. */
