@@ -5,4 +5,5 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/support/global-setup.js',
 };
