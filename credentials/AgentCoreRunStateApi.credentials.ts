@@ -1,8 +1,9 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /**
- * The key Agent Core signs a paused run's state with (HMAC-SHA256), so that nobody can alter it while it
- * waits for approval, and any worker can check it when the run resumes: every n8n process reads the same one.
+ * The secret Agent Core signs (HMAC-SHA256) and seals (AES-256-GCM) a paused run's state with, each under
+ * its own derived key, so that nobody can alter or read its secrets while it waits for approval, and any
+ * worker can check and open it when the run resumes: every n8n process reads the same one.
  */
 export class AgentCoreRunStateApi implements ICredentialType {
   name = 'agentCoreRunStateApi';
@@ -21,7 +22,7 @@ export class AgentCoreRunStateApi implements ICredentialType {
       typeOptions: { password: true },
       required: true,
       default: '',
-      description: 'A long random secret (at least 16 characters), e.g. from `openssl rand -hex 32`. Changing it invalidates every paused run.',
+      description: 'A long random secret (at least 16 characters, 8 of them different), e.g. from `openssl rand -hex 32`. Changing it invalidates every paused run.',
     },
   ];
 }

@@ -46,7 +46,7 @@ describe('approval of tool calls', () => {
       finish_reason: 'awaiting_approval',
       stop_detail: "http_request waits for a person's approval",
       pending_action: { tool: 'http_request', args: { url: `${payments.url}/charge`, method: 'POST', body: { amount: 42 } } },
-      run_state: { v: 1, signature: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      run_state: { v: 2, signature: expect.stringMatching(/^[0-9a-f]{64}$/) },
     });
     expect(paused.trace).toHaveLength(1);
     expect(paused.trace[0].action?.tool).toBe('http_request');

@@ -1,5 +1,5 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExecuteFunctions, INodeCredentialTestResult, INodeExecutionData } from 'n8n-workflow';
-import { RedisUsedStates, stateSecretProblem, type ApprovalDecision, type UsedStates } from '../../src';
+import { DEFAULT_CONFIG, RedisUsedStates, stateSecretProblem, type ApprovalDecision, type UsedStates } from '../../src';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 
@@ -9,12 +9,16 @@ export function agentCoreOutputs(needsApproval: boolean) {
   return needsApproval ? [{ type: 'main', displayName: 'Done' }, { type: 'main', displayName: 'Needs Approval' }] : ['main'];
 }
 
-/** With Require Approval: the tools whose calls wait for a person, and the Run State credential's signing key. */
-export async function readApproval(context: IExecuteFunctions, itemIndex: number): Promise<{ tools: string[]; stateSecret?: string }> {
+/**
+ * With Require Approval: the tools whose calls wait for a person, the Run State credential's signing key,
+ * and how many days a paused run's state is accepted (the config's run_state_max_age_days).
+ */
+export async function readApproval(context: IExecuteFunctions, itemIndex: number): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
   if (context.getNodeParameter('needsApproval', itemIndex, false) !== true) return { tools: [] };
   const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
+  const maxAgeDays = context.getNodeParameter('runStateMaxAgeDays', itemIndex, DEFAULT_CONFIG.run_state_max_age_days) as number;
   const credentials = await context.getCredentials('agentCoreRunStateApi', itemIndex);
-  return { tools, stateSecret: String(credentials.signingSecret ?? '') };
+  return { tools, stateSecret: String(credentials.signingSecret ?? ''), maxAgeDays };
 }
 
 /** Operation → Resume: the paused run's state and the person's decision, as the panel gives them. */
@@ -62,8 +66,8 @@ export function routeByApproval(items: INodeExecutionData[], needsApproval: bool
   return [items.filter((item) => !waiting(item)), items.filter(waiting)];
 }
 
-/** The Test button of the Run State credential: the signing secret must be long enough; nothing is sent. */
+/** The Test button of the Run State credential: the signing secret must be long and varied enough; nothing is sent. */
 export async function testRunStateCredential(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
   const problem = stateSecretProblem(String(credential.data?.signingSecret ?? ''));
-  return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret is long enough to sign run states' };
+  return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret is strong enough to sign run states' };
 }

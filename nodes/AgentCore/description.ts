@@ -14,6 +14,7 @@ const {
   observation_max_len: defaultObservationMaxLength,
   json_mode: defaultJsonMode,
   prompt_examples: defaultPromptExamples,
+  run_state_max_age_days: defaultRunStateMaxAgeDays,
 } = DEFAULT_CONFIG;
 
 /** How the built-in tools read in the panel; the model sees their names. */
@@ -190,6 +191,15 @@ export const agentCoreProperties: INodeProperties[] = [
     typeOptions: { loadOptionsMethod: 'getApprovalTools', loadOptionsDependsOn: ['allowedTools', 'workflowTools'] },
     default: [],
     description: 'Calls to these tools wait for approval (a connected tool sub-node is named in an expression). Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+    displayOptions: { show: { needsApproval: [true] } },
+  },
+  {
+    displayName: 'Run State Max Age (Days)',
+    name: 'runStateMaxAgeDays',
+    type: 'number',
+    typeOptions: { minValue: 0.001, maxValue: 30, numberPrecision: 3 },
+    default: defaultRunStateMaxAgeDays,
+    description: 'A paused run resumed later than this is refused (its state could have been copied from a log); at most 30 days, as long as a used state is remembered',
     displayOptions: { show: { needsApproval: [true] } },
   },
   {

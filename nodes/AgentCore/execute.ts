@@ -127,6 +127,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
   config.allowed_tools = [...(config.allowed_tools ?? []), ...extraTools.map((tool) => tool.name)];
   const approval = await readApproval(context, itemIndex);
   config.approval_required = approval.tools;
+  if (approval.maxAgeDays !== undefined) config.run_state_max_age_days = approval.maxAgeDays;
   const stream = openItemStream(context, itemIndex, options);
   const common = {
     model,

@@ -1,4 +1,5 @@
 import type { ToolRegistry } from '../tools/registry';
+import { USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
 import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
 import type { ReasoningEffort } from '../providers/chat-model';
 import type { PromptExamples } from './prompt';
@@ -32,6 +33,8 @@ export interface AgentConfig {
   allowed_tools: string[];
   /** Allowed tools whose calls wait for a person: the run pauses (`awaiting_approval`) with a signed run state. */
   approval_required: string[];
+  /** A paused run's state older than this many days is refused on resume (at most 30: used states are remembered 30 days). */
+  run_state_max_age_days: number;
   /** Timeout of each model call and each tool call, seconds. */
   single_call_timeout: number;
   /** Stop before the next model call once reported usage reaches this many tokens; 0 = no budget. */
@@ -66,6 +69,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_ou
   loop_limit: 3,
   allowed_tools: [],
   approval_required: [],
+  run_state_max_age_days: 7,
   single_call_timeout: 30,
   total_token_budget: 0,
   observation_max_len: 2000,
@@ -148,6 +152,9 @@ const CHECKS: Record<keyof AgentConfig, Check> = {
     Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
   approval_required: (value, key) =>
     Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
+  run_state_max_age_days: (value, key) =>
+    number(0.001, USED_STATE_MEMORY_DAYS, false)(value, key) &&
+    `${key} must be a number of days from 0.001 to ${USED_STATE_MEMORY_DAYS}: a used state is remembered ${USED_STATE_MEMORY_DAYS} days, so an older one could be resumed again`,
   single_call_timeout: number(0.001, 3600, false),
   total_token_budget: number(0, Number.MAX_SAFE_INTEGER, true),
   observation_max_len: number(0, 1_000_000, true),

@@ -1,10 +1,10 @@
 import type { AgentResult } from '../trace/types';
-import { openRunState, RunStateError, stateSecretProblem, configHash } from '../run-state/signed-state';
+import { RunStateError, stateSecretProblem } from '../run-state/signed-state';
 import type { UsedStates } from '../run-state/used-states';
 import { configureRun } from './configure-run';
 import { checkToolCall } from './execute-tool';
 import { InputError } from './input';
-import { USED_STATE_TTL_SECONDS, type ApprovalDecision, type PausedRun } from './paused-run';
+import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './paused-run';
 import { AgentRun } from './run-agent';
 import type { RunAgentOptions } from './run-options';
 
@@ -20,8 +20,9 @@ export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'me
 }
 
 /**
- * Continues a run that paused for approval: the state is checked (signature, config, one-time use), then
- * the person's decision is the paused step's outcome — `approve` runs the pending call exactly once,
+ * Continues a run that paused for approval: the state is checked (size, signature, age, config, sealed
+ * part, one-time use), then the person's decision is the paused step's outcome — `approve` runs the pending
+ * call exactly once, as the model asked for it (the state's sealed part holds its arguments unredacted),
  * `deny` tells the model it was refused and why, `edit` runs it with the new arguments, checked like any
  * call — and the loop goes on with the same conversation, trace (steps numbered on), counters and token
  * usage; the run timeout starts again. Works on another model than the one the run paused on.
@@ -30,14 +31,14 @@ export async function resumeAgent(options: ResumeAgentOptions): Promise<AgentRes
   const { config, allowed } = configureRun(options);
   const keyProblem = stateSecretProblem(options.stateSecret);
   if (keyProblem) throw new RunStateError(`run_state cannot be checked: ${keyProblem}`);
-  const paused = openRunState<PausedRun>(options.runState, options.stateSecret!, configHash(config as unknown as Record<string, unknown>));
+  const { id, paused } = openPausedRun(options.runState, options.stateSecret!, config);
   const decision = checkDecision(options.decision);
   if ('edit' in decision) {
     // A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
     const checked = checkToolCall(allowed, paused.pending.tool, decision.edit);
     if ('error' in checked) throw new InputError('decision.edit', `the edited arguments are refused: ${checked.error.message}`);
   }
-  if (options.usedStates && !(await options.usedStates.markUsed(paused.id, USED_STATE_TTL_SECONDS))) {
+  if (options.usedStates && !(await options.usedStates.markUsed(id, USED_STATE_TTL_SECONDS))) {
     throw new RunStateError('run_state was already used to resume this run; a paused run resumes once');
   }
   return new AgentRun(options, config, allowed, [], paused.new_user_message, { paused, decision }).run();

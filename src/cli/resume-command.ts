@@ -2,6 +2,9 @@ import type { ApprovalDecision } from '../agent/paused-run';
 import { resumeAgent } from '../agent/resume';
 import { RedisBudgetLedger } from '../budget/redis-ledger';
 import { createChatModel } from '../providers/create-model';
+import { statSync } from 'node:fs';
+import { RunStateError } from '../run-state/signed-state';
+import { MAX_STATE_CHARACTERS } from '../run-state/state-size';
 import { RedisUsedStates } from '../run-state/used-states';
 import { USAGE } from './usage';
 import type { RunExtras } from './run-extras';
@@ -23,6 +26,7 @@ export async function resume(values: Record<string, string | undefined>, stream:
       throw new UsageError(`--edit: not valid JSON (${(error as Error).message}); give the call's new arguments as one JSON object`);
     }
   }
+  const runState = readStateFile(values.state);
   const primary = providerFromFlags(values, '');
   const fallback = fallbackFromFlags(values);
   const config = readJsonFile(values.config!, '--config');
@@ -36,7 +40,7 @@ export async function resume(values: Record<string, string | undefined>, stream:
     model: createChatModel(primary),
     ...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
     config: config as never,
-    runState: readJsonFile(values.state, '--state'),
+    runState,
     decision,
     stateSecret: process.env.AGENT_CORE_STATE_SECRET,
     usedStates,
@@ -56,3 +60,14 @@ export async function resume(values: Record<string, string | undefined>, stream:
   return 0;
 }
 
+/** The --state file's JSON; a file far larger than any state (4 bytes a character, for UTF-8 and indentation) is refused unread. */
+function readStateFile(path: string): unknown {
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+    // readJsonFile says why the file cannot be read.
+  }
+  if (size > MAX_STATE_CHARACTERS * 4) throw new RunStateError(`run_state in ${path} is ${size} bytes, more than a paused run's state can be: pass the run_state of the paused run's output, unchanged`);
+  return readJsonFile(path, '--state');
+}
