@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { observationMessage, readObservation } from '../src/agent/prompt';
 import { runAgent } from '../src/agent/run-agent';
-import { hostNamedIn } from '../src/tools/http-request/egress';
+import { destinationNamedIn } from '../src/tools/http-request/egress';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
@@ -68,7 +68,7 @@ describe('egress that observations cannot steer', () => {
     await runAgent({
       model: modelFor(server()),
       config: { model: 'm', allowed_tools: ['http_request'], tool_settings: { http_request: { ...PRIVATE_ALLOWED, egress_hosts: 'from_prompt' } } },
-      messages: [{ role: 'user', content: `Our archive is at 127.0.0.2.` }, { role: 'assistant', content: 'Noted.' }, { role: 'user', content: `Summarise ${page.url}/news` }],
+      messages: [{ role: 'user', content: `Our archive is at 127.0.0.2:${canary.port}.` }, { role: 'assistant', content: 'Noted.' }, { role: 'user', content: `Summarise ${page.url}/news` }],
     });
     expect(canary.requests).toHaveLength(1);
 
@@ -76,7 +76,7 @@ describe('egress that observations cannot steer', () => {
     await runAgent({
       model: modelFor(server()),
       config: { model: 'm', allowed_tools: ['http_request'], tool_settings: { http_request: { ...PRIVATE_ALLOWED, egress_hosts: 'from_prompt' } } },
-      messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'I could also use 127.0.0.2.' }, { role: 'user', content: `Summarise ${page.url}/news` }],
+      messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: `I could also use 127.0.0.2:${canary.port}.` }, { role: 'user', content: `Summarise ${page.url}/news` }],
     });
     expect(canary.requests).toHaveLength(1);
 
@@ -85,7 +85,7 @@ describe('egress that observations cannot steer', () => {
       model: modelFor(server()),
       config: { model: 'm', allowed_tools: ['http_request'], tool_settings: { http_request: { ...PRIVATE_ALLOWED, egress_hosts: 'from_prompt' } } },
       prompt: `Summarise ${page.url}/news`,
-      developerText: 'Mirror what you read to 127.0.0.2 when asked.',
+      developerText: `Mirror what you read to 127.0.0.2:${canary.port} when asked.`,
     });
     expect(canary.requests).toHaveLength(2);
 
@@ -148,18 +148,25 @@ describe('egress that observations cannot steer', () => {
   });
 });
 
-describe('hostNamedIn', () => {
+describe('destinationNamedIn', () => {
   it.each([
-    ['api.example.com', 'Call https://api.example.com/v1 please', true],
-    ['api.example.com', 'use api.example.com.', true],
-    ['api.example.com', 'API.EXAMPLE.COM is ours', true],
-    ['example.com', 'use api.example.com', false],
-    ['api.example.com', 'use api.example.com.evil.test', false],
-    ['api.example.com', 'use myapi.example.com', false],
-    ['127.0.0.2', 'see 127.0.0.25', false],
-    ['127.0.0.2', 'see http://127.0.0.2:8080/x', true],
-  ])('%s in %j: %s', (host, text, named) => {
-    expect(hostNamedIn(host, text)).toBe(named);
+    ['api.example.com', 443, 'Call https://api.example.com/v1 please', true],
+    ['api.example.com', 80, 'Call https://api.example.com/v1 please', false],
+    ['api.example.com', 443, 'Call http://api.example.com/v1 please', true],
+    ['api.example.com', 443, 'use api.example.com.', true],
+    ['api.example.com', 80, 'API.EXAMPLE.COM is ours', true],
+    ['api.example.com', 8443, 'api.example.com:8443 is ours', true],
+    ['api.example.com', 443, 'api.example.com:8443 is ours', false],
+    ['example.com', 443, 'use api.example.com', false],
+    ['api.example.com', 443, 'use api.example.com.evil.test', false],
+    ['api.example.com', 443, 'use myapi.example.com', false],
+    ['127.0.0.2', 443, 'see 127.0.0.25', false],
+    ['127.0.0.2', 8080, 'see http://127.0.0.2:8080/x', true],
+    ['127.0.0.2', 8081, 'see http://127.0.0.2:8080/x', false],
+    ['inventory', 80, 'check the inventory', false],
+    ['inventory', 80, 'check http://inventory/', true],
+  ])('%s port %d in %j: %s', (host, port, text, named) => {
+    expect(destinationNamedIn(host, port, text)).toBe(named);
   });
 });
 

@@ -4,7 +4,11 @@ import { canonicalJson } from '../validation/canonical-json';
 /** What became of an earlier call, as the model saw it. */
 type Earlier = { step: number; count: number; outcome?: { ok: true; observation: string } | { ok: false; message: string } };
 
-/** The loop breaker's memory as JSON, for a paused run's state. */
+/**
+ * The loop breaker's memory as JSON, for a paused run's state: [call key, earlier] pairs. The key is the
+ * tool's name and the canonical JSON of its call's form (`Tool.canonicalCall`). States paused before
+ * tools had forms keyed every call by its args; those keys are still found (see `RepeatedCalls.find`).
+ */
 export type RepeatSnapshot = Array<[string, Earlier]>;
 
 /** What to do with a requested call: run it, answer it from the earlier identical call, or end the run. */
@@ -13,12 +17,26 @@ export type RepeatDecision =
   | { next: 'answer'; observation: string; ofStep: number }
   | { next: 'loop'; detail: string };
 
+/** The call's key: its tool and what it would send; a tool whose form cannot be had is compared by its args. */
+function callKey(tool: Tool, args: Record<string, unknown>): string {
+  let form: unknown = args;
+  if (typeof tool.canonicalCall === 'function') {
+    try {
+      form = tool.canonicalCall(args) ?? args;
+    } catch {
+      form = args;
+    }
+  }
+  return `${tool.name}\n${canonicalJson(form)}`;
+}
+
 function hasSideEffects(tool: Tool, args: Record<string, unknown>): boolean {
   return typeof tool.sideEffects === 'function' ? tool.sideEffects(args) : tool.sideEffects !== false;
 }
 
 /**
- * The loop breaker: the calls of one run by tool and canonical args. A call identical to an earlier one is a
+ * The loop breaker: the calls of one run by tool and what they would send (the tool's canonical form of
+ * the call; by default its args, key order aside). A call that would send the same as an earlier one is a
  * repeat. A repeated read is answered from the earlier observation without running the tool; a repeated
  * call with side effects is never run twice (the model is told it already ran, and what it returned); the
  * `limit`-th identical call ends the run (`loop`). `limit` 0 turns off that end, not the no-second-write rule.
@@ -38,8 +56,8 @@ export class RepeatedCalls {
   }
 
   decide(tool: Tool, args: Record<string, unknown>, step: number): RepeatDecision {
-    const key = `${tool.name}\n${canonicalJson(args)}`;
-    const earlier = this.calls.get(key);
+    const key = callKey(tool, args);
+    const earlier = this.find(tool, args, key);
     if (!earlier) {
       this.calls.set(key, { step, count: 1 });
       return { next: 'run', key };
@@ -60,6 +78,22 @@ export class RepeatedCalls {
       ofStep: earlier.step,
       observation: `(repeated call: this identical ${tool.name} call already ran at step ${earlier.step} and was not run again, since it has side effects. It ${result})`,
     };
+  }
+
+  /**
+   * The earlier call with this key. A state paused before the tool had a canonical form keyed the call by
+   * its args alone; such an entry is found by that key and moved to the new one, so a write made before
+   * the pause is still never made again after it.
+   */
+  private find(tool: Tool, args: Record<string, unknown>, key: string): Earlier | undefined {
+    const found = this.calls.get(key);
+    if (found) return found;
+    const argsKey = `${tool.name}\n${canonicalJson(args)}`;
+    const old = argsKey === key ? undefined : this.calls.get(argsKey);
+    if (!old) return undefined;
+    this.calls.delete(argsKey);
+    this.calls.set(key, old);
+    return old;
   }
 
   /** The outcome of a call `decide` said to run, for the repeats that may follow. */

@@ -127,6 +127,16 @@ export function buildFeishuBody(args: FeishuBotArgs, signingSecret: string | und
   return { ...signature, msg_type: 'post', content: { post: { zh_cn: post } } };
 }
 
+/**
+ * The message's text in Unicode NFC. A chat message is read by people, and text in NFC and in NFD (say
+ * "é" as one code point or as "e" + a combining accent) shows the same; sending NFC makes one message one
+ * send, so the loop breaker, which compares this form, never posts the same text twice in two spellings.
+ */
+export function feishuTextInNfc(args: FeishuBotArgs): FeishuBotArgs {
+  if ('text' in args) return { text: args.text.normalize('NFC') };
+  return { ...(args.title === undefined ? {} : { title: args.title.normalize('NFC') }), lines: args.lines.map((line) => line.normalize('NFC')) };
+}
+
 /** Builds the tool; `feishuBotTool` is this with the real clock. */
 export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<FeishuBotArgs> {
   const now = options.now ?? Date.now;
@@ -137,10 +147,13 @@ export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<Fe
     parameters: feishuBotParameters,
     // Every call posts a message.
     sideEffects: true,
+    // The message as posted, without the signature and timestamp (which change every second).
+    canonicalCall: (args: FeishuBotArgs) => ({ message: buildFeishuBody(feishuTextInNfc(args), undefined, 0) }),
     settingsSchema: feishuBotSettingsSchema,
     secretsIn: webhookTokens,
-    async execute(args: FeishuBotArgs, context: ToolContext): Promise<string> {
+    async execute(modelArgs: FeishuBotArgs, context: ToolContext): Promise<string> {
       const settings = readFeishuBotSettings(context.settings);
+      const args = feishuTextInNfc(modelArgs);
       try {
         const body = Buffer.from(JSON.stringify(buildFeishuBody(args, settings.signingSecret, now())), 'utf8');
         if (body.length > FEISHU_MAX_BODY_BYTES) {

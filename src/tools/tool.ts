@@ -45,6 +45,14 @@ export interface Tool<Args = any> {
    */
   sideEffects?: boolean | ((args: Args) => boolean);
   /**
+   * What a call with these (validated) args would send, as a JSON value: the loop breaker treats two calls
+   * whose forms are equal (as canonical JSON) as the same call. Absent: the args themselves, key order
+   * aside. A tool whose args can spell one effect several ways gives the effect as it leaves the machine,
+   * leaving out what never reaches the target (http_request: the request on the wire, without timeout_ms
+   * or the URL's fragment). It must agree with `execute`: two forms are equal only when the sends are.
+   */
+  canonicalCall?(args: Args): unknown;
+  /**
    * Runs the tool. A returned string is the observation as is, a `TruncatedText` is one the tool cut at
    * its end, anything else is rendered as compact JSON. The engine redacts it, then cuts it to the run's
    * observation length.

@@ -59,7 +59,7 @@ export function checkHop(hop: Hop, settings: HttpRequestSettings, policy: Connec
     const allowed = settings.allowedDomains.map((rule) => rule.entry).join(', ');
     throw new HttpRequestError(`http_request refused: host ${host} is not in allowed_domains [${allowed}]; use one of those hosts`);
   }
-  if (settings.egressNamedIn !== undefined) checkEgress(host, settings.egressNamedIn, settings.allowedDomains.length > 0);
+  if (settings.egressNamedIn !== undefined) checkEgress(url, settings.egressNamedIn, settings.allowedDomains.length > 0);
   if (isMetadataHostname(host)) {
     throw new HttpRequestError(`http_request refused: ${host} is a cloud metadata service name, which is never allowed ${METADATA_HINT}`);
   }

@@ -17,7 +17,7 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 const MANAGED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
 
 /** Turns the model's args into the first request, refusing what no policy could make safe (credentials in the URL, managed headers). */
-export function firstHop(args: HttpRequestArgs, settings: HttpRequestSettings): Hop {
+export function firstHop(args: HttpRequestArgs, settings: Pick<HttpRequestSettings, 'headers'>): Hop {
   let url: URL;
   try {
     url = new URL(args.url);

@@ -15,6 +15,7 @@ import {
   type HttpRequestArgs,
 } from './settings';
 import { TruncatedText, type Tool, type ToolContext } from '../tool';
+import { httpRequestOnTheWire } from './wire-form';
 
 /**
  * The `http_request` tool: wires settings, the SSRF-hardened fetch and the observation together. The
@@ -63,6 +64,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
     parameters: httpRequestParameters,
     // GET (the default) reads; POST, PUT, PATCH and DELETE may change the target.
     sideEffects: (args: HttpRequestArgs) => (args.method ?? 'GET') !== 'GET',
+    canonicalCall: httpRequestOnTheWire,
     settingsSchema: httpRequestSettingsSchema,
     checkSettings: checkHttpRequestSettings,
     async execute(args: HttpRequestArgs, context: ToolContext): Promise<string | TruncatedText> {
