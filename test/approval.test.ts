@@ -112,6 +112,32 @@ describe('approval of tool calls', () => {
     expect(payments.requests).toHaveLength(1);
   });
 
+  it('approve sends exactly the call the model asked for, secrets included, while the state and every output show them redacted', async () => {
+    const secrets = { apiKey: 'live-key-7Qm2Zp9Xc4Lk', bearer: 'bearer-5d1e8a0f3b7c9e2a', token: 'tok_3f9a8b7c6d5e4f', password: 'correct horse battery staple', jwt: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJlLWhlcmU' };
+    const body = { amount: 42, token: secrets.token, password: secrets.password, note: `invoice 7, session ${secrets.jwt}` };
+    const args = { url: `${payments.url}/charge?api_key=${secrets.apiKey}&currency=EUR`, method: 'POST', headers: { authorization: `Bearer ${secrets.bearer}`, 'x-request-id': 'r-1' }, body };
+    server().setScript([action('http_request', args)]);
+    const events: unknown[] = [];
+    const paused = await runAgent({ model: modelFor(server()), config: config(), prompt: 'Charge the customer 42 EUR.', stateSecret: SECRET, onEvent: (event) => events.push(event) });
+    expect(paused.finish_reason).toBe('awaiting_approval');
+    // The person deciding sees the call, its secrets redacted.
+    expect(paused.pending_action).toEqual({
+      tool: 'http_request',
+      args: { url: `${payments.url}/charge?api_key=[REDACTED]&currency=EUR`, method: 'POST', headers: { authorization: '[REDACTED]', 'x-request-id': 'r-1' }, body: { amount: 42, token: '[REDACTED]', password: '[REDACTED]', note: 'invoice 7, session [REDACTED]' } },
+    });
+    server().setScript([final('Charged 42 EUR.')]);
+    const resumed = await resume(JSON.parse(JSON.stringify(paused.run_state)), { approve: true }, { onEvent: (event: unknown) => events.push(event) });
+    expect(resumed.finish_reason).toBe('final');
+    expect(payments.requests).toHaveLength(1);
+    const [received] = payments.requests;
+    expect(received.url).toBe(`/charge?api_key=${secrets.apiKey}&currency=EUR`);
+    expect(received.headers).toMatchObject({ authorization: `Bearer ${secrets.bearer}`, 'x-request-id': 'r-1' });
+    expect(JSON.parse(received.body)).toEqual(body);
+    const everythingWritten = JSON.stringify([paused, resumed, events]);
+    for (const secret of Object.values(secrets)) expect(everythingWritten).not.toContain(secret);
+    expect(resumed.trace[0].action?.args).toEqual(paused.pending_action.args);
+  });
+
   it('a run paused on OpenAI resumes on Gemini', async () => {
     const paused = await pausedRun();
     server().setScript([final('Charged, said Gemini.')]);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { action, final, useScriptedServer } from './support/agent';
@@ -72,6 +72,33 @@ describe('agent-core run / resume with approval', () => {
     const refused = await runCli(['resume', '--config', configFile(), '--state', state, ...(flags as string[]), ...provider()], SECRET);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toEqual(typeof message === 'string' ? message : expect.stringMatching(message));
+  });
+
+  it('resume --approve sends the secret-bearing call as the model asked for it; stdout, stderr and the state file show it redacted', async () => {
+    const secrets = { apiKey: 'live-key-7Qm2Zp9Xc4Lk', token: 'tok_3f9a8b7c6d5e4f' };
+    server().setScript([action('http_request', { url: `${payments.url}/charge?api_key=${secrets.apiKey}`, method: 'POST', body: { amount: 42, token: secrets.token } })]);
+    const run = await runCli(['run', '--config', configFile(), '--prompt', 'Charge it.', ...provider()], SECRET);
+    expect(run.code).toBe(0);
+    const output = JSON.parse(run.stdout);
+    expect(output.pending_action.args).toEqual({ url: `${payments.url}/charge?api_key=[REDACTED]`, method: 'POST', body: { amount: 42, token: '[REDACTED]' } });
+    const state = write('secret-state.json', output.run_state);
+    server().setScript([final('Charged.')]);
+    const resumed = await runCli(['resume', '--config', configFile(), '--state', state, '--approve', ...provider()], SECRET);
+    expect(resumed.code).toBe(0);
+    expect(payments.requests.map((request) => [request.url, JSON.parse(request.body)])).toEqual([[`/charge?api_key=${secrets.apiKey}`, { amount: 42, token: secrets.token }]]);
+    const written = [run.stdout, run.stderr, resumed.stdout, resumed.stderr, readFileSync(state, 'utf8')].join('\n');
+    for (const secret of Object.values(secrets)) expect(written).not.toContain(secret);
+  });
+
+  it.each([
+    ['16 spaces', ' '.repeat(16), '(this one has 16 characters, 1 of them different)'],
+    ['15 characters', 'abcdefghijklmno', '(this one has 15 characters, 15 of them different)'],
+  ])('refuses a signing key of %s with exit 2 and the fix, before any model call', async (_case, key, detail) => {
+    const run = await runCli(['run', '--config', configFile(), '--prompt', 'Charge it.', ...provider()], { AGENT_CORE_STATE_SECRET: key });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(detail);
+    expect(run.stderr).toContain('generate one with `openssl rand -hex 32`');
+    expect(server().requests).toHaveLength(0);
   });
 
   it('refuses to run a config with approval_required without AGENT_CORE_STATE_SECRET, before any model call', async () => {
