@@ -1,5 +1,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { testRunStateCredential } from '../nodes/AgentCore/approval';
+import { signRunState, type SignedRunState } from '../src/run-state/signed-state';
 import { action, final, lastUserMessage, useScriptedServer } from './support/agent';
 import { PRIVATE_ALLOWED, sendJson, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
 import { runWorkflow } from './support/n8n-engine';
@@ -18,6 +20,7 @@ describe('Agent Core approval in n8n’s engine', () => {
   });
   afterEach(() => deleteKeysByPrefix(redis.admin, 'agent_core:run_state:'));
 
+  const SIGNING_SECRET = 'node-approval-secret-0123456789';
   const settings: INodeParameters = {
     model: { __rl: true, mode: 'id', value: 'm' },
     allowedTools: ['http_request'],
@@ -43,7 +46,7 @@ describe('Agent Core approval in n8n’s engine', () => {
       nodeTypes: { agentCore: new AgentCore() },
       credentials: {
         agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
-        agentCoreRunStateApi: { signingSecret: 'node-approval-secret-0123456789' },
+        agentCoreRunStateApi: { signingSecret: SIGNING_SECRET },
         agentCoreRedisApi: redisCredentialData(redis.url),
       },
     });
@@ -95,5 +98,41 @@ describe('Agent Core approval in n8n’s engine', () => {
     const result = await run([altered], { operation: 'resume', decision: 'approve' });
     expect(result.errorOf('Agent Core')?.message).toMatch(/^run_state was altered, or signed with another key/);
     expect(payments.requests).toHaveLength(0);
+  });
+
+  it('Resume with Approve sends the secret-bearing call exactly; the items of both runs show it redacted', async () => {
+    const secrets = { apiKey: 'live-key-7Qm2Zp9Xc4Lk', token: 'tok_3f9a8b7c6d5e4f' };
+    server().setScript([action('http_request', { url: `${payments.url}/charge?api_key=${secrets.apiKey}`, method: 'POST', body: { token: secrets.token } })]);
+    const pausedRun = await run([{ prompt: 'Charge the customer.' }], {});
+    const [waiting] = pausedRun.outputOf('Agent Core', 1);
+    expect(waiting.json.pending_action).toEqual({ tool: 'http_request', args: { url: `${payments.url}/charge?api_key=[REDACTED]`, method: 'POST', body: { token: '[REDACTED]' } } });
+    server().setScript([final('Charged.')]);
+    const resumed = await run([waiting.json], { operation: 'resume', decision: 'approve' });
+    expect(resumed.outputOf('Agent Core', 0)[0].json.finish_reason).toBe('final');
+    expect(payments.requests.map((request) => [request.url, request.body])).toEqual([[`/charge?api_key=${secrets.apiKey}`, JSON.stringify({ token: secrets.token })]]);
+    const items = JSON.stringify([pausedRun.outputOf('Agent Core', 1), resumed.outputOf('Agent Core', 0)]);
+    for (const secret of Object.values(secrets)) expect(items).not.toContain(secret);
+  });
+
+  it('Run State Max Age (Days) refuses an older state on resume; the default week accepts it', async () => {
+    const waiting = await paused();
+    // The state as if the run had paused two days ago (re-signed with the credential's key, as only the node could).
+    const { id, config_hash, created_at, ...rest } = (waiting.run_state as unknown as SignedRunState<object>).payload;
+    const twoDaysAgo = new Date(Date.parse(created_at) - 2 * 86_400_000);
+    const older = { ...waiting, run_state: signRunState(rest, SIGNING_SECRET, config_hash, { id, now: twoDaysAgo }) as unknown as IDataObject };
+    const refused = await run([older], { operation: 'resume', decision: 'approve', runStateMaxAgeDays: 1 });
+    expect(refused.errorOf('Agent Core')?.message).toBe(`run_state is older than run_state_max_age_days (1 days): it was made at ${twoDaysAgo.toISOString()}; run the task again to pause it anew, or raise run_state_max_age_days (at most 30)`);
+    expect(payments.requests).toHaveLength(0);
+    server().setScript([final('Charged.')]);
+    const accepted = await run([older], { operation: 'resume', decision: 'approve' });
+    expect(accepted.outputOf('Agent Core', 0)[0].json.finish_reason).toBe('final');
+    expect(payments.requests).toHaveLength(1);
+  });
+
+  it('the Run State credential test refuses a key of 16 spaces or one too short, and passes one from openssl rand -hex 32', async () => {
+    const test = (signingSecret: string) => testRunStateCredential.call({} as never, { id: '4', name: 'Run State', type: 'agentCoreRunStateApi', data: { signingSecret } });
+    expect(await test(' '.repeat(16))).toEqual({ status: 'Error', message: expect.stringContaining('(this one has 16 characters, 1 of them different): generate one with `openssl rand -hex 32`') });
+    expect(await test('short-key')).toMatchObject({ status: 'Error' });
+    expect(await test('3f1c9a7e0b5d2c8f6a4e1b9d7c3a5f0e2b8d6c4a1f9e7b3d5c0a2e8f6b4d1c9a')).toEqual({ status: 'OK', message: 'The signing secret is strong enough to sign run states' });
   });
 });
