@@ -6,6 +6,7 @@ import { verifyRecord } from '../src/audit/verify';
 import { configHash } from '../src/run-state/signed-state';
 import { baseLink, nextLink, schemaHash } from '../src/trace/digest';
 import type { AuditRecord } from '../src/audit/record';
+import { sealRecord } from '../src/audit/record-chain';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { LOOPBACK_HEADERS_ALLOWED, startCanary, useLoopbackGuard, type TestServer } from './support/http-servers';
 import { createTestDatabase, dropTestDatabase, query, useTestDatabase } from './support/postgres';
@@ -41,7 +42,7 @@ describe('the PostgreSQL audit', () => {
   it('stores the run after its answer: one run row, one row per step with reply, observation and link', async () => {
     const result = await auditedRun(database().url);
     expect(result.finish_reason).toBe('final');
-    expect(result.audit).toEqual({ run_id: expect.any(String), stored: true });
+    expect(result.audit).toEqual({ run_id: expect.any(String), stored: true, record_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const [run] = await query(database().url, 'SELECT * FROM agent_core_audit_runs');
     expect(run).toMatchObject({ run_id: result.audit!.run_id, workflow_id: 'wf-1', execution_id: '41', session_id: 'session-7', finish_reason: 'final', final_answer: 'the canary answered', trace_digest: result.trace_digest });
     const steps = await query(database().url, 'SELECT * FROM agent_core_audit_steps ORDER BY position');
@@ -78,7 +79,8 @@ describe('the PostgreSQL audit', () => {
     expect(verifyRecord({ ...forged, config_hash: configHash(forged.config) }).first_mismatch?.part).toBe('chain_base');
     const rewritten = rewriteChain(forged);
     expect(verifyRecord(rewritten).ok).toBe(true);
-    expect(verifyRecord(rewritten, result.trace_digest).first_mismatch?.part).toBe('trace_digest');
+    expect(verifyRecord(rewritten, result.trace_digest).first_mismatch?.part).toBe('digest');
+    expect(verifyRecord(rewritten, result.audit!.record_digest).first_mismatch?.part).toBe('digest');
   });
 
   it('replay reaches the same finish reason and answer from the record, asking no model and running no tool', async () => {
@@ -151,7 +153,7 @@ describe('the PostgreSQL audit', () => {
     try {
       const result = await auditedRun(`postgres://postgres@127.0.0.1:${port}/none`, { waitMs: 200 });
       expect(result.finish_reason).toBe('final');
-      expect(result.audit).toEqual({ run_id: expect.any(String), stored: false, notice: 'the audit row was not written within 200 ms; it is written when the database answers' });
+      expect(result.audit).toEqual({ run_id: expect.any(String), stored: false, notice: 'the audit row was not written within 200 ms; it is written when the database answers', record_digest: expect.any(String) });
     } finally {
       sockets.forEach((socket) => socket.destroy());
       await closeAuditSinks();
@@ -192,5 +194,5 @@ function rewriteChain(record: AuditRecord): AuditRecord {
     link = nextLink(link, entry.step);
     return { ...entry, link };
   });
-  return { ...record, config_hash, chain_base, steps, trace_digest: link };
+  return sealRecord({ ...record, config_hash, chain_base, steps, trace_digest: link });
 }

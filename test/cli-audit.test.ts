@@ -28,7 +28,7 @@ describe('agent-core audit', () => {
     const stored = await run();
     expect(stored).toMatchObject({ code: 0, stderr: '' });
     const output = JSON.parse(stored.stdout);
-    expect(output.audit).toEqual({ run_id: expect.any(String), stored: true });
+    expect(output.audit).toEqual({ run_id: expect.any(String), stored: true, record_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
 
     const verified = await cli(['audit', 'verify', '--postgres', database().url, '--run', output.audit.run_id, '--digest', output.trace_digest]);
     expect(verified.code).toBe(0);

@@ -42,13 +42,15 @@ export async function afterRun(result: AgentResult, run: FinishedRun, options: R
     replies: new Map([...run.replies].map(([step, reply]) => [step, redactor.text(reply)])),
   });
   const waitMs = options.audit.waitMs ?? DEFAULT_AUDIT_WAIT_MS;
+  const digest = { record_digest: record.record_digest };
+  // Whatever the database does (refuses, drops the connection mid-write), this settles: never a throw.
   const write = auditSinkFor(options.audit.postgres).write(record, options.audit.retentionDays).then(
-    (): AuditOutcome => ({ run_id: runId, stored: true }),
-    (error: Error): AuditOutcome => ({ run_id: runId, stored: false, notice: redactor.text(error.message) }),
+    ({ notices }): AuditOutcome => ({ run_id: runId, stored: true, ...(notices.length > 0 ? { notice: redactor.text(notices.join('; ')) } : {}), ...digest }),
+    (error: Error): AuditOutcome => ({ run_id: runId, stored: false, notice: redactor.text(error.message), ...digest }),
   );
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<AuditOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ run_id: runId, stored: false, notice: `the audit row was not written within ${waitMs} ms; it is written when the database answers` }), waitMs);
+    timer = setTimeout(() => resolve({ run_id: runId, stored: false, notice: `the audit row was not written within ${waitMs} ms; it is written when the database answers`, ...digest }), waitMs);
   });
   try {
     return { ...result, audit: await Promise.race([write, late]) };

@@ -1,5 +1,7 @@
-import type { Pool, PoolConfig } from 'pg';
-import { MIGRATION, RUNS_TABLE, STEPS_TABLE, recordFromRows, runInsert, stepsInsert } from './postgres-tables';
+// The PostgreSQL audit sink: one pool per database, writes that never crash or block, and reading a run back.
+import type { Pool, PoolClient, PoolConfig } from 'pg';
+import { PendingWrites, MAX_PENDING, MAX_PENDING_BYTES, MAX_SET_ASIDE, describeError, refusedForContent } from './pending-writes';
+import { MIGRATION, RUNS_TABLE, STEPS_TABLE, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
 import type { AuditRecord } from './record';
 
 /** Where the audit is kept: a `postgres://` URL, or the fields of n8n's credential. */
@@ -7,73 +9,111 @@ export type PostgresTarget =
   | string
   | { host: string; port?: number; database: string; user: string; password?: string; ssl?: boolean | { rejectUnauthorized: boolean } };
 
-/** A write that could not be made now; it is tried again later (see PostgresAuditSink.write). */
+/** A write that was not stored: `retried` says whether this process tries it again (see PostgresAuditSink.write). */
 export class AuditWriteError extends Error {
   override readonly name = 'AuditWriteError';
+  constructor(message: string, readonly retried: boolean) {
+    super(message);
+  }
 }
 
-/** Pending writes kept per process for a later try; beyond this the oldest is given up (and said so). */
-const MAX_PENDING = 1000;
+/** What a stored write reports beside success: earlier pending rows that were set aside or given up meanwhile. */
+export interface AuditWriteReport {
+  notices: string[];
+}
+
 /** Waits before the next try of pending writes: a database that is down for minutes is waited out. */
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 /** Old runs are deleted at most this often per process, after a write. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+/** Notices kept for the next write to report; a flood is summed up rather than kept. */
+const MAX_NOTICES = 20;
 
 /** The target's connection settings, with timeouts that keep a dead database from holding anything up. */
 function poolConfig(target: PostgresTarget): PoolConfig {
-  const base: PoolConfig = { max: 4, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true, application_name: 'agent-core-audit' };
+  const base: PoolConfig = {
+    max: 4, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true, application_name: 'agent-core-audit',
+    // A connection that goes silent (no reset, no answer) fails the write after this instead of holding it.
+    query_timeout: 30_000, keepAlive: true,
+  };
   return typeof target === 'string' ? { ...base, connectionString: target } : { ...base, ...target };
 }
 
 /**
  * The audit table set in one PostgreSQL database (issue #19), one per target and process (see
- * auditSinkFor). The tables are created on first use. A write that fails is kept in this process and tried
- * again with growing pauses, and after each later write: pending writes live only in the process that ran
- * the run, so a process that ends before its retry loses them (each was reported as not stored).
+ * auditSinkFor). The tables are created on first use. A write that fails for its connection is kept in
+ * this process and tried again with growing pauses, and after each later write; one the database refuses
+ * for its content is set aside (see refusedForContent), so it never blocks the writes behind it. Pending
+ * writes live only in the process that ran the run: one that ends before its retry loses them (each was
+ * reported as not stored).
  */
 export class PostgresAuditSink {
   private pool?: Promise<Pool>;
   private migrated?: Promise<void>;
-  private readonly pending: AuditRecord[] = [];
+  private readonly pending = new PendingWrites();
+  private flushing?: Promise<number>;
   private retryTimer?: NodeJS.Timeout;
   private retries = 0;
   private lastCleanup = 0;
   private closed = false;
-  /** Runs given up because the pending list was full. */
+  private notices: string[] = [];
+  /** Runs given up because the pending queue was full (in rows or bytes). */
   dropped = 0;
+  /** Runs the database refused for their content (the latest MAX_SET_ASIDE): never tried again. */
+  readonly setAside: { run_id: string; reason: string }[] = [];
 
   constructor(private readonly target: PostgresTarget) {}
 
   /**
-   * Stores one run. Rejects with AuditWriteError when it could not; the run is then pending and tried again
-   * later. With `retentionDays`, runs older than that are deleted (at most hourly per process).
+   * Stores one run. Rejects with AuditWriteError when it could not: `retried` when it is pending and tried
+   * again later, not when the database refused its content (set aside). With `retentionDays`, runs older
+   * than that are deleted (at most hourly per process).
    */
-  async write(record: AuditRecord, retentionDays?: number): Promise<void> {
+  async write(record: AuditRecord, retentionDays?: number): Promise<AuditWriteReport> {
+    let prepared: PreparedWrite;
     try {
-      await this.store(record);
+      prepared = prepareWrite(record);
     } catch (error) {
-      this.keepForRetry(record);
-      throw new AuditWriteError(`the audit row of run ${record.run_id} was not stored (${describe(error)}); it is tried again later by this process`);
+      throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
+    }
+    try {
+      await this.store(prepared);
+    } catch (error) {
+      if (refusedForContent(error)) throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
+      const kept = this.keepForRetry(prepared);
+      const why = `the audit row of run ${record.run_id} was not stored (${describeError(error)})`;
+      throw new AuditWriteError(kept ? `${why}; it is tried again later by this process` : `${why}; it is too large to keep for a retry (${prepared.bytes} bytes, more than the ${MAX_PENDING_BYTES} the pending queue holds)`, kept);
     }
     await this.flushPending();
     if (retentionDays !== undefined && retentionDays > 0) await this.cleanUp(retentionDays).catch(() => undefined);
+    return { notices: this.takeNotices() };
   }
 
-  /** Tries the pending writes now; resolves to how many are still pending. */
-  async flushPending(): Promise<number> {
-    while (this.pending.length > 0) {
+  /** Tries the pending writes now, oldest first; resolves to how many are still pending. One flush at a time. */
+  flushPending(): Promise<number> {
+    this.flushing ??= this.flush().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async flush(): Promise<number> {
+    for (let write = this.pending.head(); write; write = this.pending.head()) {
       try {
-        await this.store(this.pending[0]);
-      } catch {
-        this.scheduleRetry();
-        return this.pending.length;
+        await this.store(write);
+      } catch (error) {
+        if (!refusedForContent(error)) {
+          this.scheduleRetry();
+          return this.pending.length;
+        }
+        // Refused for what it holds: it would be refused forever and hold back every write behind it.
+        this.setAsideNotice(write.runId, error, false);
       }
       this.pending.shift();
       this.retries = 0;
     }
     return 0;
   }
-
   /** A stored run, or undefined when there is none with this id (or no audit table at all: reading creates nothing). */
   async read(runId: string): Promise<AuditRecord | undefined> {
     const pool = await this.connected();
@@ -101,6 +141,11 @@ export class PostgresAuditSink {
     return this.pending.length;
   }
 
+  /** UTF-8 bytes of the pending writes' parameters (bounded by MAX_PENDING_BYTES). */
+  get pendingBytes(): number {
+    return this.pending.bytes;
+  }
+
   private connected(): Promise<Pool> {
     if (this.closed) return Promise.reject(new Error('the audit sink was closed'));
     this.pool ??= import('pg').then(({ Pool }) => {
@@ -124,31 +169,46 @@ export class PostgresAuditSink {
   }
 
   /** One run's rows in one transaction: all of them or none. */
-  private async store(record: AuditRecord): Promise<void> {
-    const client = await (await this.ready()).connect();
-    try {
+  private async store(write: PreparedWrite): Promise<void> {
+    await withClient(await this.ready(), async (client) => {
       await client.query('BEGIN');
-      const run = runInsert(record);
-      const inserted = await client.query(run.text, run.values);
-      const steps = stepsInsert(record);
+      const inserted = await client.query(write.run.text, write.run.values);
       // A retry of a run that was stored after all (its answer was lost) adds nothing.
-      if (inserted.rowCount === 1 && steps) await client.query(steps.text, steps.values);
+      if (inserted.rowCount === 1 && write.steps) await client.query(write.steps.text, write.steps.values);
       await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
-  private keepForRetry(record: AuditRecord): void {
-    if (this.pending.length >= MAX_PENDING) {
-      this.pending.shift();
-      this.dropped++;
+  /** Keeps a write for a retry; false when it is larger than the whole queue may hold. */
+  private keepForRetry(write: PreparedWrite): boolean {
+    const { kept, givenUp } = this.pending.add(write);
+    if (givenUp.length > 0) {
+      this.dropped += givenUp.length;
+      this.notice(`${givenUp.length} earlier audit row(s) waiting for a retry were given up, the pending queue being full (at most ${MAX_PENDING} rows and ${MAX_PENDING_BYTES} bytes): run ${givenUp.join(', ')}`);
     }
-    this.pending.push(record);
-    this.scheduleRetry();
+    if (kept) this.scheduleRetry();
+    return kept;
+  }
+
+  /** Sets a run aside as refused for its content; returns (and, when not `now`, keeps) the notice saying so. */
+  private setAsideNotice(runId: string, error: unknown, now: boolean): string {
+    const reason = describeError(error, true);
+    this.setAside.push({ run_id: runId, reason });
+    if (this.setAside.length > MAX_SET_ASIDE) this.setAside.shift();
+    const text = `the audit row of run ${runId} was refused by the database for its content (${reason}); it is set aside and not tried again`;
+    if (!now) this.notice(text);
+    return text;
+  }
+
+  private notice(text: string): void {
+    if (this.notices.length < MAX_NOTICES) this.notices.push(text);
+    else this.notices[MAX_NOTICES - 1] = 'more audit notices were left out';
+  }
+
+  private takeNotices(): string[] {
+    const taken = this.notices;
+    this.notices = [];
+    return taken;
   }
 
   private scheduleRetry(): void {
@@ -172,21 +232,33 @@ export class PostgresAuditSink {
 }
 
 async function migrate(pool: Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
+  await withClient(pool, async (client) => {
     for (const statement of MIGRATION) await client.query(statement);
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
-function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  // pg's AggregateError (every address refused) has an empty message; its code says what happened.
-  return message || String((error as { code?: unknown } | null)?.code ?? 'connection failed');
+/**
+ * Work on one checked-out client. pg emits 'error' on a checked-out client whose connection dies (a
+ * server restart, a fail-over, a network cut): with no listener that event crashes the process, so one
+ * listens while the client is out; the query in flight rejects with the same error. A client whose
+ * connection failed is handed back with that error, so the pool discards it rather than reusing it.
+ */
+async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost ??= error;
+  };
+  client.on('error', onError);
+  try {
+    return await work(client);
+  } catch (error) {
+    if (!lost) await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.removeListener('error', onError);
+    client.release(lost);
+  }
 }
 
 /** Connects, runs SELECT 1 and closes: the credential test, failing within the connection timeout. */
@@ -199,7 +271,7 @@ export async function pingAuditDatabase(target: PostgresTarget): Promise<{ ok: t
     await client.query('SELECT 1');
     return { ok: true, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    return { ok: false, message: `cannot reach the audit database: ${describe(error)}` };
+    return { ok: false, message: `cannot reach the audit database: ${describeError(error)}` };
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -1,5 +1,6 @@
 import type { TraceStep } from '../trace/types';
 import type { AuditRecord, AuditStep } from './record';
+import { escapeStoredText, mapStrings, unescapeStoredText } from './stored-text';
 
 /** The audit's two tables: one row per run, one per step. README "Audit and tracing" shows the layout. */
 export const RUNS_TABLE = 'agent_core_audit_runs';
@@ -36,6 +37,10 @@ export const MIGRATION = [
     elapsed_ms integer NOT NULL,
     trace_digest text NOT NULL
   )`,
+  // The record chain (issue #26): rows from before it keep chain_version 1 and verify as they did.
+  `ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS chain_version integer NOT NULL DEFAULT 1`,
+  `ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS record_hashes jsonb`,
+  `ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS record_digest text`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_created_at ON ${RUNS_TABLE} (created_at)`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_execution ON ${RUNS_TABLE} (workflow_id, execution_id)`,
   `CREATE TABLE IF NOT EXISTS ${STEPS_TABLE} (
@@ -64,8 +69,9 @@ export const MIGRATION = [
 const RUN_COLUMNS = [
   'run_id', 'created_at', 'workflow_id', 'execution_id', 'node_name', 'session_id', 'model', 'provider', 'config', 'config_hash', 'tools',
   'chain_base', 'messages', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
+  'chain_version', 'record_hashes', 'record_digest',
 ] as const;
-const JSON_RUN_COLUMNS = new Set(['config', 'tools', 'messages', 'final_output', 'usage', 'metrics']);
+const JSON_RUN_COLUMNS = new Set(['config', 'tools', 'messages', 'final_output', 'usage', 'metrics', 'record_hashes']);
 
 const STEP_COLUMNS = [
   'run_id', 'position', 'step', 'provider', 'model', 'reply', 'action', 'final', 'observation', 'error', 'repair', 'elapsed_ms', 'model_ms', 'tool_ms', 'usage', 'extra', 'link',
@@ -76,10 +82,19 @@ const STEP_FIELDS = ['step', 'provider', 'model', 'action', 'final', 'observatio
 
 type Row = Record<string, unknown>;
 
-/** A value as its column takes it: JSON columns get JSON text (so a string answer stays a JSON string), absent is NULL. */
+/**
+ * A value as its column takes it: JSON columns get JSON text (so a string answer stays a JSON string), absent
+ * is NULL, and every string has what PostgreSQL cannot hold escaped (see escapeStoredText; undone on reading).
+ */
 function cell(value: unknown, json: boolean): unknown {
   if (value === undefined) return null;
-  return json ? JSON.stringify(value) : value;
+  if (json) return JSON.stringify(mapStrings(value, escapeStoredText));
+  return typeof value === 'string' ? escapeStoredText(value) : value;
+}
+
+/** A value read from its column, with escapeStoredText undone. */
+function uncell(value: unknown): unknown {
+  return mapStrings(value, unescapeStoredText);
 }
 
 /** `INSERT` text and parameters for rows of these columns. */
@@ -94,7 +109,9 @@ function insert(table: string, columns: readonly string[], jsonColumns: Set<stri
 
 /** The run's row; a retried write of a run already stored inserts nothing (ON CONFLICT DO NOTHING). */
 export function runInsert(record: AuditRecord): { text: string; values: unknown[] } {
-  return insert(RUNS_TABLE, RUN_COLUMNS, JSON_RUN_COLUMNS, [record as unknown as Row], ' ON CONFLICT (run_id) DO NOTHING');
+  // A record without a chain version (one built by hand, or read from an old row) is version 1.
+  const row = { ...record, chain_version: record.chain_version ?? 1 } as unknown as Row;
+  return insert(RUNS_TABLE, RUN_COLUMNS, JSON_RUN_COLUMNS, [row], ' ON CONFLICT (run_id) DO NOTHING');
 }
 
 /** The run's step rows, in order. */
@@ -108,9 +125,27 @@ export function stepsInsert(record: AuditRecord): { text: string; values: unknow
   return insert(STEPS_TABLE, STEP_COLUMNS, JSON_STEP_COLUMNS, rows);
 }
 
+/** One run's statements, built once: a retry sends the same text again, and the size bounds the pending queue. */
+export interface PreparedWrite {
+  runId: string;
+  run: { text: string; values: unknown[] };
+  steps?: { text: string; values: unknown[] };
+  /** UTF-8 bytes of the statements' parameters: what keeping this write for a retry costs. */
+  bytes: number;
+}
+
+/** The run's statements; throws for a record that cannot be put into SQL parameters at all (e.g. a BigInt). */
+export function prepareWrite(record: AuditRecord): PreparedWrite {
+  const run = runInsert(record);
+  const steps = stepsInsert(record);
+  let bytes = 0;
+  for (const value of [...run.values, ...(steps?.values ?? [])]) bytes += typeof value === 'string' ? Buffer.byteLength(value) : 8;
+  return { runId: record.run_id, run, ...(steps ? { steps } : {}), bytes };
+}
+
 /** Drops NULL columns, as the record leaves absent fields out. */
 function present(row: Row, columns: readonly string[]): Row {
-  return Object.fromEntries(columns.filter((column) => row[column] !== null && row[column] !== undefined).map((column) => [column, row[column]]));
+  return Object.fromEntries(columns.filter((column) => row[column] !== null && row[column] !== undefined).map((column) => [column, uncell(row[column])]));
 }
 
 /** A stored run, read back: the same record that was written. */

@@ -1,6 +1,7 @@
 import type { ChatMessage, TokenUsage } from '../providers/chat-model';
 import type { AgentResult, FinishReason, RunMetrics, TraceStep } from '../trace/types';
 import type { JsonSchema } from '../validation/validate';
+import { sealRecord, type RecordHashes } from './record-chain';
 
 /** One allowed tool of an audited run: its argument schema and that schema's hash, as the chain took it. */
 export interface AuditTool {
@@ -51,9 +52,18 @@ export interface AuditRecord extends AuditOrigin {
   metrics: RunMetrics;
   elapsed_ms: number;
   trace_digest: string;
+  /**
+   * 2 for rows written since the record chain (every field above covered, see record-chain.ts); 1 (or
+   * absent) for rows written before it, whose chain covers only the config, tool schemas and steps.
+   */
+  chain_version?: 1 | 2;
+  /** Version 2: each covered field's hash and each step's reply hash. */
+  record_hashes?: RecordHashes;
+  /** Version 2: the record chain's head, as the output's `audit.record_digest` carried it. */
+  record_digest?: string;
 }
 
-/** The stored shape of a run's output, with its chain's links and replies beside the steps. */
+/** The stored shape of a run's output, with its chain's links and replies beside the steps, sealed by the record chain. */
 export function auditRecord(parts: {
   runId: string;
   createdAt: Date;
@@ -67,7 +77,7 @@ export function auditRecord(parts: {
   replies: ReadonlyMap<number, string>;
 }): AuditRecord {
   const { result, links } = parts;
-  return {
+  return sealRecord({
     run_id: parts.runId,
     created_at: parts.createdAt,
     ...(parts.origin ?? {}),
@@ -88,5 +98,5 @@ export function auditRecord(parts: {
     metrics: result.metrics,
     elapsed_ms: result.elapsed_ms,
     trace_digest: result.trace_digest,
-  };
+  });
 }

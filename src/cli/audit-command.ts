@@ -1,6 +1,8 @@
+// `agent-core audit verify|replay`: a stored run checked against its hash chains, or re-run offline from its record.
 import { parseArgs } from 'node:util';
 import { replayRecord } from '../agent/replay';
 import { auditSinkFor } from '../audit/postgres-sink';
+import { malformedPart } from '../audit/record-shape';
 import { verifyRecord } from '../audit/verify';
 import { UsageError } from './flags';
 
@@ -25,13 +27,18 @@ export async function auditCommand(argv: string[]): Promise<number> {
   }
   if (!values.postgres || !values.run) throw new UsageError(`audit ${action} needs --postgres URL and --run ID\n${AUDIT_USAGE}`);
   if (values.digest !== undefined && action !== 'verify') throw new UsageError('--digest belongs to audit verify');
+  if (values.digest !== undefined && !/^[0-9a-fA-F]{64}$/.test(values.digest)) {
+    throw new UsageError(`--digest must be 64 hex digits (the output's audit.record_digest or trace_digest), not "${values.digest}"`);
+  }
   const sink = auditSinkFor(values.postgres);
   try {
     const record = await sink.read(values.run).catch((error: Error) => {
       throw new UsageError(`--postgres: cannot read the audit database (${error.message || String((error as { code?: string }).code)})`);
     });
     if (!record) throw new UsageError(`--run: no run ${values.run} in the audit database`);
-    const report = action === 'verify' ? verifyRecord(record, values.digest) : await replayRecord(record);
+    // A malformed row cannot be replayed: it is reported as verify reports it (exit 3, the part named).
+    const malformed = action === 'replay' ? malformedPart(record) : undefined;
+    const report = action === 'verify' ? verifyRecord(record, values.digest?.toLowerCase()) : malformed ? { run_id: record.run_id, same: false, first_mismatch: malformed } : await replayRecord(record);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return ('ok' in report ? report.ok : report.same) ? 0 : DIFFERS;
   } finally {

@@ -15,6 +15,7 @@ export type FinishReason =
   | 'output_invalid'
   | 'loop'
   | 'budget_exhausted'
+  | 'budget_unavailable'
   | 'awaiting_approval'
   | 'cancelled';
 
@@ -118,9 +119,14 @@ export interface AgentResult {
   run_state?: unknown;
 }
 
-/** What became of a run's audit row: `stored: false` comes with a notice, and the row is tried again later. */
+/**
+ * What became of a run's audit row: `stored: false` comes with a notice (and the row is tried again later,
+ * unless the notice says it was set aside); `stored: true` has a notice only about earlier rows.
+ */
 export interface AuditOutcome {
   run_id: string;
   stored: boolean;
   notice?: string;
+  /** The head of the run's record chain (every stored field, see recordDigest): keep it to pass to `audit verify --digest`. */
+  record_digest?: string;
 }

@@ -1,0 +1,50 @@
+// The record chain (chain_version 2): every stored part of a run beyond its trace hashed, bound into one digest.
+import { sha256 } from '../trace/digest';
+import { canonicalJson } from '../validation/canonical-json';
+import type { AuditRecord } from './record';
+
+/** The chain version new rows are written with; rows without one (written before it) are version 1. */
+export const CHAIN_VERSION = 2;
+
+/**
+ * The run fields the record chain covers, in the order verify names them: who and where, what was asked
+ * and allowed, the steps' order, who answered, how it ended, its figures, and the trace chain's head.
+ * `steps` is the list of stored step numbers in order (a step row removed, added or moved shows here).
+ */
+export const RECORD_FIELDS = [
+  'run_id', 'created_at', 'session_id', 'workflow_id', 'execution_id', 'node_name', 'config', 'tools', 'messages', 'steps',
+  'model', 'provider', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
+] as const;
+export type RecordField = (typeof RECORD_FIELDS)[number];
+
+/** Each covered field's hash, and each step's reply hash in step order (stored as `record_hashes`). */
+export type RecordHashes = Record<RecordField, string> & { replies: string[] };
+
+/** A field's value as it is hashed: absent is null, a time is its ISO text, `steps` is the step numbers. */
+function fieldValue(record: AuditRecord, field: RecordField): unknown {
+  if (field === 'steps') return record.steps.map((entry) => entry.step?.step ?? null);
+  const value = (record as unknown as Record<string, unknown>)[field];
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  return value ?? null;
+}
+
+/** SHA-256 of `field + "\n" + canonical JSON of its value`. */
+export const fieldHash = (record: AuditRecord, field: RecordField): string => sha256(`${field}\n${canonicalJson(fieldValue(record, field))}`);
+
+/** SHA-256 of `"reply\n" + step number + "\n" + canonical JSON of the reply (null when none was kept)`. */
+export const replyHash = (stepNumber: unknown, reply: string | undefined): string => sha256(`reply\n${String(stepNumber)}\n${canonicalJson(reply ?? null)}`);
+
+/** Every hash of the record chain, computed from the record as it stands. */
+export function recordHashes(record: AuditRecord): RecordHashes {
+  const hashes = Object.fromEntries(RECORD_FIELDS.map((field) => [field, fieldHash(record, field)])) as Record<RecordField, string>;
+  return { ...hashes, replies: record.steps.map((entry) => replyHash(entry.step?.step, entry.reply)) };
+}
+
+/** The record chain's head: SHA-256 of `"agent-core-record-v2\n" + canonical JSON of the hashes`. */
+export const recordDigest = (hashes: RecordHashes): string => sha256(`agent-core-record-v2\n${canonicalJson(hashes)}`);
+
+/** The record with its chain version, record hashes and record digest set: what a new row stores. */
+export function sealRecord(record: AuditRecord): AuditRecord {
+  const hashes = recordHashes(record);
+  return { ...record, chain_version: CHAIN_VERSION, record_hashes: hashes, record_digest: recordDigest(hashes) };
+}

@@ -1,0 +1,42 @@
+// A stored run's shape checked before its hashes: a malformed row is a named mismatch, never a crash of verify.
+import type { AuditRecord } from './record';
+import { RECORD_FIELDS } from './record-chain';
+
+type Mismatch = { part: string; detail: string } | undefined;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+const malformed = (part: string, what: string): Mismatch => ({ part, detail: `the stored ${part} is malformed: ${what}` });
+
+/** The first part of a stored run that does not have the shape every written row has, or undefined. */
+export function malformedPart(record: AuditRecord): Mismatch {
+  const row = record as unknown as Record<string, unknown>;
+  if (row.chain_version !== undefined && row.chain_version !== 1 && row.chain_version !== 2) return malformed('chain_version', `${JSON.stringify(row.chain_version)} is not 1 or 2`);
+  if (!isObject(row.config)) return malformed('config', `it is ${kind(row.config)}, not a JSON object`);
+  if (typeof row.config_hash !== 'string') return malformed('config_hash', `it is ${kind(row.config_hash)}, not a hash`);
+  if (!Array.isArray(row.tools)) return malformed('tools', `it is ${kind(row.tools)}, not a list of tools`);
+  for (const [index, tool] of row.tools.entries()) {
+    if (!isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.schema) || typeof tool.schema_hash !== 'string') {
+      return malformed(`tool ${index + 1}`, 'each tool needs a name, a schema (a JSON object) and a schema_hash');
+    }
+  }
+  if (typeof row.chain_base !== 'string' || typeof row.trace_digest !== 'string') return malformed(typeof row.chain_base !== 'string' ? 'chain_base' : 'trace_digest', 'it is not a hash');
+  if (!Array.isArray(row.steps)) return malformed('steps', `it is ${kind(row.steps)}, not a list of steps`);
+  for (const [position, entry] of row.steps.entries()) {
+    const step = (entry as { step?: unknown })?.step;
+    const missing = [
+      ...(!isObject(step) ? ['step'] : typeof step.step !== 'number' ? ['step.step'] : []),
+      ...(typeof (entry as { link?: unknown })?.link !== 'string' ? ['link'] : []),
+      ...((entry as { reply?: unknown })?.reply !== undefined && typeof (entry as { reply?: unknown }).reply !== 'string' ? ['reply'] : []),
+    ];
+    if (missing.length > 0) return malformed(`step at position ${position}`, `it lacks a well-formed ${missing.join(', ')}`);
+  }
+  if (row.chain_version !== 2) return undefined;
+  const hashes = row.record_hashes;
+  if (!isObject(hashes)) return malformed('record_hashes', `it is ${kind(hashes)}, not the record chain's hashes`);
+  const field = RECORD_FIELDS.find((name) => typeof hashes[name] !== 'string');
+  if (field) return malformed('record_hashes', `it has no hash for ${field}`);
+  if (!Array.isArray(hashes.replies) || hashes.replies.some((hash) => typeof hash !== 'string')) return malformed('record_hashes', 'its replies are not a list of hashes');
+  if (typeof row.record_digest !== 'string') return malformed('record_digest', 'it is not a hash');
+  return undefined;
+}
