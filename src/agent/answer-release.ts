@@ -1,15 +1,17 @@
 import type { Redactor } from '../trace/redact';
 import { secretSpellings } from '../trace/secret-spellings';
 import { FinalAnswerExtractor } from './answer-stream';
+import { ReleaseCuts } from './release-cuts';
 import type { AgentEvent } from './events';
 
 /**
- * Hands one model reply's answer text to the run's listener as it arrives, without ever sending a secret:
- * decoded answer text is released only up to just after a whitespace that lies at least `holdBack`
- * characters before the newest text (see holdBackFor), and only where redacting across the
- * cut gives what redacting each side gives, so a secret split across pieces is held until it is whole
- * and then sent as `[REDACTED]`. When the reply ends, `finish` sends the rest, so that the pieces equal
- * the redacted final answer, or voids what was sent with `answer_restart`.
+ * Hands one model reply's answer text to the run's listener as it arrives, without ever sending anything
+ * the final output redacts: decoded answer text is released only up to a cut that ReleaseCuts names safe
+ * (no redaction rule can span it, whatever text follows), that lies at least `holdBack` characters before
+ * the newest text, and where redacting across the cut gives what redacting each side gives (known secrets
+ * spelled with whitespace, see holdBackFor). So a secret split across pieces is held until it is whole and
+ * then sent as `[REDACTED]`. When the reply ends, `finish` sends the rest, so that the pieces equal the
+ * redacted final answer, or voids what was sent with `answer_restart`.
  */
 export class AnswerRelease {
   private extractor = new FinalAnswerExtractor();
@@ -17,8 +19,9 @@ export class AnswerRelease {
   private pending = '';
   /** Redacted text released since the last restart. */
   private released = '';
-  /** Below this index of `pending` no usable cut exists (a cut, once unsafe, stays so): the next search stops here. */
-  private searchedTo = 0;
+  private cuts = new ReleaseCuts();
+  /** Safe cuts into `pending` not yet checked against the hold-back window, ascending. */
+  private candidates: number[] = [];
   private ended = false;
 
   constructor(
@@ -32,7 +35,9 @@ export class AnswerRelease {
     if (this.ended) return;
     const decoded = this.extractor.push(piece);
     if (decoded === '') return;
+    const from = this.pending.length;
     this.pending += decoded;
+    this.cuts.read(this.pending, from, (cut) => this.candidates.push(cut));
     this.releaseSafePart();
   }
 
@@ -41,7 +46,8 @@ export class AnswerRelease {
     if (this.ended) return;
     this.extractor = new FinalAnswerExtractor();
     this.pending = '';
-    this.searchedTo = 0;
+    this.cuts = new ReleaseCuts();
+    this.candidates = [];
     this.restart(reason);
   }
 
@@ -73,52 +79,45 @@ export class AnswerRelease {
     this.emit({ type: 'answer_delta', text });
   }
 
+  /**
+   * Releases up to the last candidate cut that has `holdBack` characters after it and passes the window
+   * check. A cut that fails the check fails for good (the text around it no longer changes): it is dropped,
+   * so each candidate is checked once.
+   */
   private releaseSafePart(): void {
     const limit = this.pending.length - this.holdBack;
-    let cut = limit;
-    while (cut > this.searchedTo) {
-      cut = lastWhitespaceCut(this.pending, cut, this.searchedTo);
-      if (cut <= this.searchedTo || this.isSafeCut(cut)) break;
-      cut--;
+    let cut = 0;
+    let checked = 0;
+    while (checked < this.candidates.length && this.candidates[checked] <= limit) {
+      if (this.isSafeCut(this.candidates[checked])) cut = this.candidates[checked];
+      checked++;
     }
-    if (cut <= this.searchedTo) {
-      this.searchedTo = Math.max(this.searchedTo, limit);
-      return;
-    }
-    this.searchedTo = 0;
+    this.candidates = this.candidates.slice(checked).map((candidate) => candidate - cut);
+    if (cut === 0) return;
     const piece = this.redactor.text(this.pending.slice(0, cut));
     this.pending = this.pending.slice(cut);
     if (piece !== '') this.send(piece);
   }
 
-  /** No secret spelling or secret shape spans the cut: redacting across it changes nothing. */
+  /** No known secret spelled with whitespace spans the cut: redacting across it changes nothing. */
   private isSafeCut(cut: number): boolean {
+    if (this.holdBack === 0) return true;
     const left = this.pending.slice(Math.max(0, cut - this.holdBack), cut);
     const right = this.pending.slice(cut, cut + this.holdBack);
     return this.redactor.text(left + right) === this.redactor.text(left) + this.redactor.text(right);
   }
 }
 
-/** The index just after the last whitespace character in text[floor, limit), or `floor` when there is none. */
-function lastWhitespaceCut(text: string, limit: number, floor: number): number {
-  for (let index = Math.min(limit, text.length) - 1; index >= floor; index--) {
-    if (/\s/.test(text[index])) return index + 1;
-  }
-  return floor;
-}
-
-/** Held back at least this much, so a credential shape (`sk-` and 16 characters, `AIza` and 35) is whole before it is sent. */
-const MIN_HOLD_BACK = 48;
-
 /**
  * How much answer text to hold back for these known secrets: their longest spelling that contains
- * whitespace, at least MIN_HOLD_BACK. Text is cut only just after a whitespace character, so a spelling
- * without whitespace can never straddle a cut; it always ends up whole in one released piece and is
- * redacted there. That keeps a long API key (OpenAI project keys run past 160 characters) from delaying
- * every answer by its length.
+ * whitespace, or nothing. Text is cut only just after a whitespace character, so a spelling without
+ * whitespace, like every credential shape the Redactor knows (`sk-…`, `AIza…`, JWTs), can never straddle
+ * a cut: it always ends up whole in one released piece and is redacted there. That keeps a long API key
+ * (OpenAI project keys run past 160 characters) from delaying every answer by its length, and lets the
+ * first word go out as soon as the whitespace after it arrives.
  */
 export function holdBackFor(knownSecrets: Iterable<string | undefined>): number {
-  let longest = MIN_HOLD_BACK;
+  let longest = 0;
   for (const secret of knownSecrets) {
     if (typeof secret !== 'string' || !/\s/.test(secret)) continue;
     for (const spelling of secretSpellings(secret)) {

@@ -131,6 +131,11 @@ function parseObject(text: string, reasoning: string | undefined, rules: TurnRul
   } catch (error) {
     return protocolError(`Your reply was not valid JSON (${(error as Error).message}).`, reasoning);
   }
+  // JSON.parse keeps the last of two equal keys: a reply could open as a final answer and end as an action.
+  const duplicate = duplicateTopLevelKey(text);
+  if (duplicate !== undefined) {
+    return protocolError(`Your reply's object had the key ${JSON.stringify(duplicate).slice(0, 40)} twice; write each key once.`, reasoning);
+  }
   return interpret(value as Record<string, unknown>, reasoning, rules);
 }
 
@@ -218,6 +223,32 @@ function findObjectEnd(text: string): number {
     }
   }
   return -1;
+}
+
+/**
+ * The first key that the object starting at index 0 of valid JSON `text` holds twice at its top level,
+ * compared as JSON decodes them (`"typ\u0065"` is `"type"`); undefined when every key is unique. One pass:
+ * a string at depth 1 followed by a colon is a key.
+ */
+export function duplicateTopLevelKey(text: string): string | undefined {
+  const keys = new Set<string>();
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    const character = text.charCodeAt(index);
+    if (character === 0x22 /* " */) {
+      const start = index;
+      for (index++; text.charCodeAt(index) !== 0x22; index++) if (text.charCodeAt(index) === 0x5c /* \ */) index++;
+      if (depth !== 1) continue;
+      let next = index + 1;
+      while (next < text.length && /\s/.test(text[next])) next++;
+      if (text[next] !== ':') continue;
+      const key = JSON.parse(text.slice(start, index + 1)) as string;
+      if (keys.has(key)) return key;
+      keys.add(key);
+    } else if (character === 0x7b /* { */ || character === 0x5b /* [ */) depth++;
+    else if (character === 0x7d /* } */ || character === 0x5d /* ] */) depth--;
+  }
+  return undefined;
 }
 
 /** A reply as a protocol turn; a native function call, or a reply cut at the output limit, gets its own repair text. */

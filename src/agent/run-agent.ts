@@ -1,5 +1,5 @@
 import type { ChatMessage, TokenUsage } from '../providers/chat-model';
-import { addUsage } from '../providers/usage';
+import { addUsage, estimateWhenUnreported } from '../providers/usage';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
@@ -145,6 +145,7 @@ export class AgentRun {
       return { next: 'finish', reason: call.error.type === 'timeout' ? 'timeout' : 'llm_error', detail: call.error.message };
     }
     const response = call.response;
+    estimateWhenUnreported(call.usage, response.usage, this.conversation, response.text, response.reasoning);
     entry.usage = call.usage;
     if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
     addUsage(this.usage, call.usage);

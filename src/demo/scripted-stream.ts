@@ -24,6 +24,14 @@ export interface StreamShape {
   streamErrorAfter?: number;
   /** Break the connection after this many text pieces, without ending the stream (a dropped connection). */
   streamCutAfter?: number;
+  /**
+   * Send no usage at all, as a server that ignores `stream_options` does: OpenAI-compatible servers accept
+   * unknown fields and only log them (vLLM [VL-proto]), and only servers that implement
+   * `stream_options.include_usage` add the usage chunk [ON-cc] (Ollama's `/v1` stream has it since
+   * v0.32.6 [OL-mw]). Gemini events then carry no `usageMetadata`. n8n itself falls back to an estimate
+   * when a streamed call reports no completion tokens [N-trace].
+   */
+  withoutUsage?: boolean;
 }
 
 /** The events to send for a streamed call, and whether to break the connection after them. */
@@ -86,7 +94,7 @@ export function splitIntoPieces(text: string, length = DEFAULT_PIECE_LENGTH): st
  */
 function openAiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage, textPieces: string[]): StreamEvent[] {
   const options = request.body.stream_options ?? {};
-  const includeUsage = options.include_usage === true;
+  const includeUsage = options.include_usage === true && reply.withoutUsage !== true;
   const common = {
     id: `chatcmpl-scripted-${request.callIndex}`,
     object: 'chat.completion.chunk',
@@ -149,7 +157,7 @@ function geminiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamS
       ...(last ? { finishReason: reply.finishReason ?? 'STOP' } : {}),
       index: 0,
     };
-    const usageMetadata = geminiUsage(usageSoFar(usage, (index + 1) / contents.length), reply.reasoningTokens);
+    const usageMetadata = reply.withoutUsage ? undefined : geminiUsage(usageSoFar(usage, (index + 1) / contents.length), reply.reasoningTokens);
     return { data: JSON.stringify({ candidates: [candidate], usageMetadata, ...common }), piece: content.piece };
   });
 }

@@ -27,6 +27,11 @@ export interface TokenUsage {
   total_tokens: number;
   /** Reasoning ("thinking") tokens, when the provider reports them; already counted in `completion_tokens`. */
   reasoning_tokens?: number;
+  /**
+   * True when some of these counts are the engine's estimate because the provider reported no usage (see
+   * estimateWhenUnreported); budgets count them like reported ones.
+   */
+  estimated?: boolean;
 }
 
 /** Reasoning effort as the engine names it; each adapter maps it to its provider's setting. */

@@ -1,4 +1,4 @@
-import type { TokenUsage } from './chat-model';
+import type { ChatMessage, TokenUsage } from './chat-model';
 
 /**
  * No single model call reports more tokens than this (the largest context windows are about 10⁷); a
@@ -23,13 +23,49 @@ export function sanitiseUsage(raw: unknown): TokenUsage {
   const completion = count(usage.completion_tokens);
   const total = prompt + completion > 0 ? prompt + completion : count(usage.total_tokens);
   const reasoning = count(usage.reasoning_tokens);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, ...(reasoning > 0 ? { reasoning_tokens: reasoning } : {}) };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total,
+    ...(reasoning > 0 ? { reasoning_tokens: reasoning } : {}),
+    ...(usage.estimated === true ? { estimated: true } : {}),
+  };
 }
 
-/** Adds one call's (sanitised) usage to the run's running total, reasoning tokens included when reported. */
+/** What a chat format adds around each message's content (role, separators); OpenAI's own counting guide adds 3 to 4. */
+const TOKENS_PER_MESSAGE = 4;
+
+/** Tokens of text, estimated as UTF-8 bytes / 4: about 4 characters a token in English, and not far under for other scripts. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
+}
+
+/** True when the provider reported no usage at all: no object, or no count but zeros (a broken count is reported, and sanitised). */
+function reportedNone(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null) return true;
+  const fields = raw as Record<string, unknown>;
+  return [fields.prompt_tokens, fields.completion_tokens, fields.total_tokens].every((value) => value === undefined || value === 0);
+}
+
+/**
+ * Fills `usage` (the call's sanitised usage) with an estimate, marked `estimated: true`, when the provider
+ * reported none, so that no call runs unmetered: a stream without a usage chunk (an OpenAI-compatible server
+ * that ignores `stream_options`), a LangChain model without usage metadata, a library user's model. The
+ * estimate is estimateTokens of every message sent, plus TOKENS_PER_MESSAGE each, and of the reply text and
+ * reasoning (an empty reply still costs its prompt).
+ */
+export function estimateWhenUnreported(usage: TokenUsage, raw: unknown, messages: readonly ChatMessage[], reply: string, reasoning = ''): void {
+  if (!reportedNone(raw)) return;
+  const prompt = messages.reduce((total, message) => total + TOKENS_PER_MESSAGE + estimateTokens(message.content), 0);
+  const completion = estimateTokens(reply) + estimateTokens(reasoning);
+  Object.assign(usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true });
+}
+
+/** Adds one call's (sanitised) usage to the run's running total, reasoning tokens included when reported; an estimate in it marks the total estimated. */
 export function addUsage(total: TokenUsage, usage: TokenUsage): void {
   total.prompt_tokens += usage.prompt_tokens;
   total.completion_tokens += usage.completion_tokens;
   total.total_tokens += usage.total_tokens;
   if (usage.reasoning_tokens) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + usage.reasoning_tokens;
+  if (usage.estimated) total.estimated = true;
 }

@@ -41,6 +41,8 @@ const SECRET_SHAPES: Shape[] = [
   byPattern(/\bAKIA[0-9A-Z]{16}\b/g, REDACTED),
   redactJsonWebTokens,
   byPattern(/([?&](?:api[_-]?key|apikey|access_token|token|key|secret|password|sig|signature)=)[^&\s"'#]+/gi, `$1${REDACTED}`),
+  // The same in plain `name=value` text (a config line, a shell line), for names that are secret on their own.
+  byPattern(/\b((?:api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|auth[_-]?token|client[_-]?secret|secret|password|passwd|token)=)[^&\s"'#]+/gi, `$1${REDACTED}`),
   redactSecretJsonFields,
 ];
 
@@ -78,25 +80,49 @@ function tokenStart(segment: string): number {
   return start >= 0 && segment.length - start >= 8 ? start : -1;
 }
 
-const SECRET_FIELD_OPENING =
-  /"(?:authorization|cookie|x-api-key|api[_-]?key|apikey|access_token|refresh_token|token|secret|client_secret|password)"\s*:\s*"/gi;
+/** A JSON key (escapes allowed, up to 100 characters) and its colon; its decoded name is tested against SECRET_KEY. */
+const JSON_KEY_OPENING = /"((?:[^"\\\n]|\\.){1,100})"\s*:\s*/g;
+
+const JSON_NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** A key's name as JSON reads it (`"\u0070assword"` is `password`); the raw text when it is no valid JSON string. */
+function decodedKey(raw: string): string {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
+}
 
 /**
- * The string values of secret-named fields in JSON text. The value's end is found by a scan that skips
- * escapes: `(?:[^"\\]|\\.)*` would keep a backtracking entry per character and overflow on long values.
+ * The string and number values of secret-named fields in JSON text, the names those of `value`'s
+ * SECRET_KEY however the key is spelled (case, escapes), so the text of a value says what its copy says.
+ * A string value's end is found by a scan that skips escapes: `(?:[^"\\]|\\.)*` would keep a backtracking
+ * entry per character and overflow on long values. An unterminated string value is not a JSON field.
  */
 function redactSecretJsonFields(text: string): string {
   const pieces: string[] = [];
   let copiedUpTo = 0;
-  SECRET_FIELD_OPENING.lastIndex = 0;
-  for (let opening = SECRET_FIELD_OPENING.exec(text); opening; opening = SECRET_FIELD_OPENING.exec(text)) {
+  JSON_KEY_OPENING.lastIndex = 0;
+  for (let opening = JSON_KEY_OPENING.exec(text); opening; opening = JSON_KEY_OPENING.exec(text)) {
     const valueStart = opening.index + opening[0].length;
-    let position = valueStart;
-    while (position < text.length && text[position] !== '"') position += text[position] === '\\' ? 2 : 1;
-    if (position >= text.length) break; // an unterminated value is not a JSON field
-    pieces.push(text.slice(copiedUpTo, valueStart), REDACTED);
-    copiedUpTo = position;
-    SECRET_FIELD_OPENING.lastIndex = position + 1;
+    // Every quote may open a key: a miss resumes the search just after this one.
+    JSON_KEY_OPENING.lastIndex = opening.index + 1;
+    if (!SECRET_KEY.test(decodedKey(opening[1]))) continue;
+    if (text[valueStart] === '"') {
+      let position = valueStart + 1;
+      while (position < text.length && text[position] !== '"') position += text[position] === '\\' ? 2 : 1;
+      if (position >= text.length) break;
+      pieces.push(text.slice(copiedUpTo, valueStart + 1), REDACTED);
+      copiedUpTo = position;
+      JSON_KEY_OPENING.lastIndex = position + 1;
+    } else {
+      JSON_NUMBER.lastIndex = valueStart;
+      if (!JSON_NUMBER.test(text)) continue;
+      pieces.push(text.slice(copiedUpTo, valueStart), REDACTED);
+      copiedUpTo = JSON_NUMBER.lastIndex;
+      JSON_KEY_OPENING.lastIndex = copiedUpTo;
+    }
   }
   if (copiedUpTo === 0) return text;
   pieces.push(text.slice(copiedUpTo));
