@@ -174,6 +174,22 @@ describe('approval under attack: the library', () => {
     expect((await refusal(JSON.stringify(huge))).message).toMatch(/^run_state is larger than 32000000 characters/);
   });
 
+  it('a secret-bearing write made before the pause is not sent again after it: the loop breaker\'s memory comes back exact', async () => {
+    const withTransform = { ...config(), allowed_tools: ['http_request', 'json_transform'], approval_required: ['json_transform'] };
+    const write = action('http_request', { url: `${payments.url}/charge?api_key=${API_KEY}`, method: 'POST', body: { amount: 42 } });
+    server().setScript([write, action('json_transform', { data: { a: 1 }, expression: 'a' })]);
+    const paused = await runAgent({ model: modelFor(server()), config: withTransform, prompt: 'Charge 42 EUR once.', stateSecret: SECRET });
+    expect(paused.finish_reason).toBe('awaiting_approval');
+    expect(JSON.stringify(paused)).not.toContain(API_KEY);
+    server().setScript([write, final('Charged once.')]);
+    const result = await resume(paused.run_state, { config: withTransform });
+    expect(result.finish_reason).toBe('final');
+    expect(payments.requests).toHaveLength(1);
+    expect(result.trace[2].repeat_of).toBe(1);
+    // The model reads its own earlier reply as it wrote it, as in a run that never paused.
+    expect(server().requests[server().requests.length - 1].messages.filter((message) => message.role === 'assistant')[0].content).toBe(write);
+  });
+
   it('a version-1 state, which held only the redacted call, is refused with the way out', async () => {
     const state = await pausedState();
     expect((await refusal({ ...state, v: 1 })).message).toBe('run_state was made by Agent Core 0.1, whose states kept only the redacted call: run the task again to pause it anew');
