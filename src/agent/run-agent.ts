@@ -124,9 +124,7 @@ export class AgentRun {
     if (budget > 0 && this.usage.total_tokens >= budget) {
       return { next: 'finish', reason: 'token_budget', detail: `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}` };
     }
-    const spent = await this.spending.exhausted();
-    if (spent) return { next: 'finish', reason: 'budget_exhausted', detail: spent };
-    return this.runController.signal.aborted ? this.aborted() : undefined;
+    return (await this.spending.stopBeforeCall(this.trace.length > 0)) ?? (this.runController.signal.aborted ? this.aborted() : undefined);
   }
 
   /** One model turn and, when it asks for one, its tool call. */
@@ -149,9 +147,10 @@ export class AgentRun {
     entry.usage = call.usage;
     if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
     addUsage(this.usage, call.usage);
-    await this.spending.record(call.usage, entry.model ?? '');
+    const uncharged = await this.spending.record(call.usage, entry.model ?? '');
     this.conversation.push({ role: 'assistant', content: response.text });
     this.replies.set(step, response.text);
+    if (uncharged) return this.limitReached(entry, uncharged.reason, uncharged.detail, release);
 
     const turn = readReply(response, this.config.max_output_tokens, this.format.rules);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
@@ -256,7 +255,8 @@ export class AgentRun {
   }
 
   /** A limit ends the run at this step, which records why. */
-  private limitReached(entry: TraceStep, reason: FinishReason, message: string): StepOutcome {
+  private limitReached(entry: TraceStep, reason: FinishReason, message: string, release?: AnswerRelease): StepOutcome {
+    release?.finishWithoutAnswer(message);
     entry.error = { type: 'limit', message };
     return { next: 'finish', reason, detail: message };
   }

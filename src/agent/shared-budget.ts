@@ -1,5 +1,6 @@
 import { ConfigError } from './config';
-import type { BudgetLedger } from '../budget/ledger';
+import type { BudgetLedger, LedgerTotals } from '../budget/ledger';
+import type { FinishReason } from '../trace/types';
 import type { TokenUsage } from '../providers/chat-model';
 
 /** `shared_budget`: a token (or cost) budget that every run naming the same scope draws on, per period. */
@@ -23,10 +24,19 @@ export function costOf(usage: TokenUsage, model: string, prices: PriceTable | un
   return (usage.prompt_tokens * price.input_per_million + usage.completion_tokens * price.output_per_million) / 1_000_000;
 }
 
+/** How a run ends for its shared budget: the scope is spent, or its ledger (Redis) failed mid-run. */
+export interface BudgetStop {
+  next: 'finish';
+  reason: Extract<FinishReason, 'budget_exhausted' | 'budget_unavailable'>;
+  detail: string;
+}
+
 /**
  * What a run spends: the cost of its calls under `prices`, and its side of `shared_budget` — before each
- * model call, whether the scope is spent; after it, the charge. Ledger failures (Redis down) are not
- * caught: a run never goes on unmetered.
+ * model call, whether the scope is spent; after it, the charge. A run never goes on unmetered: a ledger
+ * that fails before the run did anything throws (nothing to keep, and a wrong Redis address is reported as
+ * such); once the run has called the model or run a tool, a failure ends it `budget_unavailable`, so its
+ * output, trace and audit row are kept (what it already did happened).
  */
 export class Spending {
   constructor(
@@ -45,23 +55,49 @@ export class Spending {
     return this.config.prices ? this.total : undefined;
   }
 
-  /** Why the shared budget's scope can take no more calls this period, or undefined while it can (or there is none). */
-  async exhausted(): Promise<string | undefined> {
+  /**
+   * Why the run must stop before its next model call, or undefined while the scope can take it (or there is
+   * no shared budget). `started`: the run already called the model or ran a tool (a resumed run has).
+   */
+  async stopBeforeCall(started: boolean): Promise<BudgetStop | undefined> {
     if (!this.config.shared_budget) return undefined;
     const { scope, tokens, cost, period_seconds: period } = this.config.shared_budget;
-    const totals = await this.ledger!.totals(scope, period);
-    if (tokens !== undefined && totals.tokens >= tokens) return `shared budget "${scope}" used ${totals.tokens} of its ${tokens} tokens this period (${period} s)`;
-    if (cost !== undefined && totals.cost >= cost) return `shared budget "${scope}" spent ${roundCost(totals.cost)} of its ${cost} this period (${period} s)`;
+    let totals: LedgerTotals;
+    try {
+      totals = await this.ledger!.totals(scope, period);
+    } catch (error) {
+      if (!started) throw error;
+      return unavailable(`shared budget "${scope}" could not be checked (${messageOf(error)}); the run stopped before its next model call`);
+    }
+    if (tokens !== undefined && totals.tokens >= tokens) return exhausted(`shared budget "${scope}" used ${totals.tokens} of its ${tokens} tokens this period (${period} s)`);
+    if (cost !== undefined && totals.cost >= cost) return exhausted(`shared budget "${scope}" spent ${roundCost(totals.cost)} of its ${cost} this period (${period} s)`);
     return undefined;
   }
 
-  /** One model call's usage, by the model that answered it. */
-  async record(usage: TokenUsage, model: string): Promise<void> {
+  /**
+   * One model call's usage, by the model that answered it. When the ledger fails to take the charge, the
+   * run stops at once without acting on that reply: the stop says which tokens went uncharged.
+   */
+  async record(usage: TokenUsage, model: string): Promise<BudgetStop | undefined> {
     const cost = costOf(usage, model, this.config.prices);
     if (cost !== undefined) this.total += cost;
     const budget = this.config.shared_budget;
-    if (budget) await this.ledger!.charge(budget.scope, budget.period_seconds, { tokens: usage.total_tokens, ...(cost !== undefined ? { cost } : {}) });
+    if (!budget) return undefined;
+    try {
+      await this.ledger!.charge(budget.scope, budget.period_seconds, { tokens: usage.total_tokens, ...(cost !== undefined ? { cost } : {}) });
+      return undefined;
+    } catch (error) {
+      const charge = `${usage.total_tokens} tokens${cost !== undefined ? ` (cost ${roundCost(cost)})` : ''}`;
+      return unavailable(`shared budget "${budget.scope}" could not be charged the ${charge} of this step's model call (${messageOf(error)}); the run stopped without acting on the reply`);
+    }
   }
+}
+
+const exhausted = (detail: string): BudgetStop => ({ next: 'finish', reason: 'budget_exhausted', detail });
+const unavailable = (detail: string): BudgetStop => ({ next: 'finish', reason: 'budget_unavailable', detail });
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Costs are reported to a millionth of the currency unit. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
+import { environmentKeyRefusal } from './fallback-key';
 
 /** A command-line mistake: printed as one line, exit status 2. */
 export class UsageError extends Error {}
@@ -34,7 +35,11 @@ export function fallbackFromFlags(values: Record<string, string | undefined>): P
   const given = ['fallback-provider', 'fallback-model', 'fallback-base-url', 'fallback-api-key'].filter((flag) => values[flag] !== undefined);
   if (given.length === 0) return undefined;
   if (!values['fallback-model']) throw new UsageError(`--${given[0]} needs --fallback-model ID: the model the fallback is asked for`);
-  return { ...providerFromFlags(values, 'fallback-'), model: values['fallback-model'] };
+  const fallback = { ...providerFromFlags(values, 'fallback-'), model: values['fallback-model'] };
+  // Checked before any request: without its own key, the fallback reuses the primary's only on the primary's origin.
+  const refusal = values['fallback-api-key'] === undefined ? environmentKeyRefusal(providerFromFlags(values, ''), fallback, fallback.provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY') : undefined;
+  if (refusal) throw new UsageError(refusal);
+  return fallback;
 }
 
 /** Whether the config asks for a shared budget (the config itself is checked by the run). */

@@ -1,6 +1,6 @@
 import type { RunAgentOptions } from '../agent/run-options';
 import { auditSinkFor } from '../audit/postgres-sink';
-import { tracingFromEnvironment } from '../telemetry/otlp';
+import { FLUSH_BOUND_MS, tracingFromEnvironment } from '../telemetry/otlp';
 import type { AgentResult } from '../trace/types';
 import { UsageError } from './flags';
 
@@ -23,7 +23,8 @@ export function runExtras(values: Record<string, string | undefined>): RunExtras
     throw new UsageError(`--audit-retention-days must be a whole number of days, at least 1, not "${retention}"`);
   }
   if (postgres !== undefined && !/^postgres(ql)?:\/\//.test(postgres)) throw new UsageError('--audit-postgres must be a postgres:// URL, e.g. postgres://user@127.0.0.1:5432/audit');
-  const tracing = tracingFromEnvironment();
+  // Each export gives up within the flush bound: a collector that refuses, hangs or trickles never holds the command.
+  const tracing = tracingFromEnvironment(process.env, { exportTimeoutMs: FLUSH_BOUND_MS });
   return {
     options: {
       ...(postgres ? { audit: { postgres, retentionDays, waitMs: CLI_AUDIT_WAIT_MS } } : {}),
@@ -33,7 +34,7 @@ export function runExtras(values: Record<string, string | undefined>): RunExtras
       if (output?.audit && !output.audit.stored) {
         process.stderr.write(`agent-core: audit: ${output.audit.notice}; this process ends, so the row of run ${output.audit.run_id} is not stored\n`);
       }
-      await Promise.all([postgres ? auditSinkFor(postgres).close() : undefined, tracing?.shutdown().catch(() => undefined)]);
+      await Promise.all([postgres ? auditSinkFor(postgres).close() : undefined, tracing?.shutdown()]);
     },
   };
 }
