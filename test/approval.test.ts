@@ -135,7 +135,7 @@ describe('approval of tool calls', () => {
     expect(JSON.parse(received.body)).toEqual(body);
     const everythingWritten = JSON.stringify([paused, resumed, events]);
     for (const secret of Object.values(secrets)) expect(everythingWritten).not.toContain(secret);
-    expect(resumed.trace[0].action?.args).toEqual(paused.pending_action.args);
+    expect(resumed.trace[0].action?.args).toEqual(paused.pending_action?.args);
   });
 
   it('a run paused on OpenAI resumes on Gemini', async () => {
