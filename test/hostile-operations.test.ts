@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
 import { RedisBudgetLedger } from '../src/budget/redis-ledger';
 import { environmentKeyRefusal, originOf } from '../src/cli/fallback-key';
@@ -223,6 +224,27 @@ describe('a shared budget whose Redis is lost mid-run', () => {
       const standing = events.slice(lastRestart + 1).filter((event) => event.type === 'answer_delta');
       expect(standing).toEqual([]);
       expect(events[events.length - 1]).toEqual({ type: 'done', finish_reason: 'budget_unavailable' });
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('a resumed run whose Redis is gone runs the approved call, then ends budget_unavailable before its next model call', async () => {
+    redis = await startRedisServer();
+    const ledger = new RedisBudgetLedger({ connection: { url: redis.url } });
+    const probe = probeTool();
+    const secret = 'operations-state-secret-0123456789abcdef';
+    const config = { model: 'm', allowed_tools: ['probe'], approval_required: ['probe'], shared_budget: budget('resume') };
+    server().setScript([{ text: action('probe', { value: 3 }), usage }, { text: final('never asked'), usage }]);
+    try {
+      const paused = await runAgent({ model: modelFor(server()), config, budgetLedger: ledger, prompt: 'q', extraTools: [probe.tool], stateSecret: secret });
+      expect(paused.finish_reason).toBe('awaiting_approval');
+      await redis.stop();
+      const resumed = await resumeAgent({ model: modelFor(server()), config, budgetLedger: ledger, runState: paused.run_state, decision: { approve: true }, extraTools: [probe.tool], stateSecret: secret });
+      expect(resumed.finish_reason).toBe('budget_unavailable');
+      expect(resumed.stop_detail).toMatch(/^shared budget "resume" could not be checked \(Redis at 127\.0\.0\.1:\d+ /);
+      expect(probe.calls).toEqual([{ value: 3 }]);
+      expect(server().requests).toHaveLength(1);
     } finally {
       await ledger.close();
     }
