@@ -34,8 +34,8 @@ export interface RunAgentOptions {
    */
   budgetLedger?: BudgetLedger;
   /**
-   * The key run states are signed with (HMAC-SHA256), at least 16 characters; required when the config has
-   * `approval_required`, and to resume. Every process that resumes a run needs the same key.
+   * The key run states are signed (HMAC-SHA256) and sealed (AES-256-GCM) under, at least 16 characters with 8
+   * of them different; required when the config has `approval_required`, and to resume. Every process that resumes a run needs the same key.
    */
   stateSecret?: string;
   /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
