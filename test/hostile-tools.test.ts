@@ -1,8 +1,10 @@
+import os from 'node:os';
 import { RepeatedCalls } from '../src/agent/repeated-calls';
 import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
 import { feishuBotTool } from '../src/tools/feishu-bot';
 import { createHttpRequestTool, httpRequestTool, type HttpRequestArgs } from '../src/tools/http-request';
+import { destinationNamedIn, MAX_SPELLINGS } from '../src/tools/http-request/egress';
 import { canonicalJson } from '../src/validation/canonical-json';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 import { HOOK_PATH, SECRET, startFakeFeishu, type FakeFeishu } from './support/feishu';
@@ -201,6 +203,7 @@ describe('hostile: egress from_prompt, what names a host and its port', () => {
     ['a longer name is not the host', 'Use api.example.test:{port}', 'http://api.example.test.evil.test:{port}/'],
     ['an octal IPv4 spelling names nothing', 'Use 0177.0.0.2:{port}', 'http://127.0.0.2:{port}/'],
     ['a decimal IPv4 spelling names nothing', 'Use 2130706434:{port}', 'http://127.0.0.2:{port}/'],
+    ['a word without a port is no host, even next to a URL', 'Check the inventory at https://shop.example.test:{port}/', 'http://inventory:{port}/'],
     ['a bare IPv6 address without brackets is not read', 'Use ::ffff:127.0.0.2 port {port}', 'http://[::ffff:127.0.0.2]:{port}/'],
   ])('refuses: %s', async (_, prompt, url) => {
     const fill = (text: string) => text.replaceAll('{port}', String(canary.port));
@@ -215,10 +218,67 @@ describe('hostile: egress from_prompt, what names a host and its port', () => {
     ['a URL-encoded host, which the URL parser decodes to the named one', 'Use api.example.test:{port}', 'http://api%2eexample%2etest:{port}/'],
     ['an IPv4 address, called in its decimal spelling (the same address)', 'Use 127.0.0.2:{port}', 'http://2130706434:{port}/'],
     ['a URL in parentheses, at the end of a sentence', '(see http://api.example.test:{port}).', 'http://api.example.test:{port}/x'],
+    ['a word with a port (a compose service, localhost)', 'Stock lives at inventory:{port}.', 'http://inventory:{port}/'],
   ])('allows: %s', async (_, prompt, url) => {
     const fill = (text: string) => text.replaceAll('{port}', String(canary.port));
     expect(await attempt(fill(prompt), fill(url))).toMatch(/^HTTP 200/);
     expect(canary.requests).toHaveLength(1);
+  });
+});
+
+const ipv6LoopbackAvailable = Object.values(os.networkInterfaces()).some((entries) => entries?.some((entry) => entry.address === '::1'));
+
+(ipv6LoopbackAvailable ? describe : describe.skip)('hostile: egress from_prompt and IPv6 literals', () => {
+  useEventLoopWatchdog('tools');
+  const attempt = (trustedText: string, url: string) =>
+    httpRequestTool.execute({ url }, { signal: new AbortController().signal, settings: { ...PRIVATE_ALLOWED, egress_hosts: 'from_prompt' }, trustedText }) as Promise<string>;
+
+  it('reads a bracketed IPv6 address with its port in any spelling, and no bare one', async () => {
+    const canary = await startCanary('::1');
+    const other = await startCanary('::1');
+    expect(await attempt(`Use ::1 on port ${canary.port}`, `http://[::1]:${canary.port}/`)).toMatch(/^http_request refused: host ::1 was not named/);
+    expect(await attempt(`Use [0:0:0:0:0:0:0:1]:${canary.port}`, `http://[::1]:${other.port}/`)).toMatch(/^http_request refused: host ::1 was named .* only with port/);
+    expect(canary.connections + other.connections).toBe(0);
+    expect(await attempt(`Use [0:0:0:0:0:0:0:1]:${canary.port}`, `http://[::1]:${canary.port}/`)).toMatch(/^HTTP 200/);
+    expect(canary.requests).toHaveLength(1);
+  });
+});
+
+describe('hostile: egress from_prompt reads a huge prompt in linear time', () => {
+  useEventLoopWatchdog('tools');
+  const megabyte = (unit: (index: number) => string) => {
+    const parts: string[] = [];
+    for (let index = 0, length = 0; length < 1_000_000; index++) length += parts[parts.push(unit(index)) - 1].length;
+    return parts.join('');
+  };
+
+  it.each([
+    ['one word with a port, repeated', () => 'ab:1 '],
+    ['distinct words with ports', (index: number) => `h${index}:${(index % 65_535) + 1} `],
+    ['distinct IDN names', (index: number) => `ü${index}.example `],
+    ['distinct URLs', (index: number) => `https://h${index}.example/ `],
+    ['dotted labels', () => 'x.'],
+    ['URL openings', () => 'http://'],
+    ['user info', () => 'http://a@'],
+    ['brackets', () => '[::'],
+  ])('1 MB of %s is read in well under a second, once per text', async (_, unit) => {
+    const text = megabyte(unit);
+    // The watchdog's histogram misses a stall in the same turn of the loop as its reset (beforeEach).
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    const started = performance.now();
+    destinationNamedIn('example.test', 443, text);
+    const first = performance.now() - started;
+    destinationNamedIn('example.test', 80, text);
+    expect(first).toBeLessThan(1_000);
+    expect(performance.now() - started - first).toBeLessThan(first / 2 + 5);
+    // The watchdog's timer records the stall only once the loop turns again.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  });
+
+  it(`reads only the first ${MAX_SPELLINGS} distinct names: one named after them counts as not named`, () => {
+    const many = megabyte((index) => `h${index}.example `);
+    expect(destinationNamedIn('h9999.example', 443, many)).toBe(true);
+    expect(destinationNamedIn('h10000.example', 443, many)).toBe(false);
   });
 });
 

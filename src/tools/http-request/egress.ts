@@ -25,25 +25,30 @@ const HTTPS_PORTS = [443];
 
 /**
  * What can name a host: an http(s) URL (its authority: user info, host, port), a bracketed IPv6 literal, or
- * a dotted name. Tried in this order at each position, so a URL's host is read as the URL's, not again as a
- * bare name. Labels are letters, digits, `_` and `-` of any script (IDN); no quantifier here can backtrack
+ * a name (dotted, or a word, which counts only with a port). Tried in this order at each position, so a
+ * URL's host is read as the URL's, not again as a bare name. Labels are letters, digits, `_` and `-` of any script (IDN); no quantifier here can backtrack
  * into another, so the scan is linear in the text.
  */
 const NAME_PATTERN =
-  /(?<![\p{L}\p{N}+.-])(https?):\/\/((?:[^\s/?#\\<>"'`@[\]()]*@)?(?:\[[0-9a-f:.]*\]|[^\s/?#\\<>"'`@[\]():,;!|^{}*]*)(?::[0-9]*)?)|(?<![\p{L}\p{N}_@.\-[])\[([0-9a-f:.]+)\]|(?<![\p{L}\p{N}_@.-])((?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+)/giu;
+  /(?<![\p{L}\p{N}+.-])(https?):\/\/((?:[^\s/?#\\<>"'`@[\]()]*@)?(?:\[[0-9a-f:.]*\]|[^\s/?#\\<>"'`@[\]():,;!|^{}*]*)(?::[0-9]*)?)|(?<![\p{L}\p{N}_@.\-[])\[([0-9a-f:.]+)\]|(?<![\p{L}\p{N}_@.-])((?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|[\p{L}\p{N}_-]+(?=\.?:[0-9]))/giu;
 const LABEL_CHARACTER = /[\p{L}\p{N}_-]/u;
 const DECIMAL_OCTET = /^(?:0|[1-9][0-9]{0,2})$/;
+/** Distinct spellings of names read from one text; no prompt written for a run comes near it. */
+export const MAX_SPELLINGS = 10_000;
+const ASCII_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
 
 /**
  * The hosts `text` names, each with the ports it allows:
  * - an http(s) URL names its host; with a port, only that port; without, its scheme's default port
  *   (https: 443; http: 80, and 443 too, since sites redirect http to https — not the reverse);
  * - a dotted name (`example.com`, `api.example.com:8443`, `bücher.example`, `10.0.0.5`) or a bracketed
- *   IPv6 literal (`[::1]:8080`): with a port, only that port; without, 80 and 443.
- * Not names: a bare word (`inventory`, `localhost`: a host without a dot is named only in a URL), a name
+ *   IPv6 literal (`[::1]:8080`): with a port, only that port; without, 80 and 443;
+ * - a word with a port (`localhost:3000`, `orders-api:8080`): that port only.
+ * Not names: a bare word (`inventory`, `localhost`: without a dot, a host is named in a URL or with a port), a name
  * after `@` (an e-mail address names a mail domain), a dotted number that is not a dotted-quad IPv4
  * address (`1.2.3`, `0177.0.0.1`: versions and octal spellings), a name whose last label is a single
- * character or all digits, and a port outside 1–65535.
+ * character or all digits, and a port outside 1–65535. Only the first `MAX_SPELLINGS` distinct spellings
+ * of names are read.
  */
 export function namedHosts(text: string): NamedHost[] {
   const found = new Map<string, Set<number>>();
@@ -53,15 +58,25 @@ export function namedHosts(text: string): NamedHost[] {
     for (const port of ports) known.add(port);
     found.set(host, known);
   };
-  for (const match of text.matchAll(NAME_PATTERN)) {
-    const end = (match.index ?? 0) + match[0].length;
+  // Spellings already read: a long text repeats its names, and each costs a URL parse or an IDNA conversion.
+  const read = new Set<string>();
+  const pattern = new RegExp(NAME_PATTERN);
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const end = match.index + match[0].length;
+    const port = match[1] === undefined ? portAfter(text, end) : undefined;
+    if (port === null) continue;
+    const spelling = `${match[0]}\n${port}\n${text[end]}`;
+    if (read.has(spelling)) continue;
+    // Bounds the work a huge text can cause; a host named only after that many others counts as not named.
+    if (read.size >= MAX_SPELLINGS) break;
+    read.add(spelling);
     if (match[1] !== undefined) {
       const named = fromUrl(match[1].toLowerCase(), match[2]);
       if (named) add(named.host, named.ports);
       continue;
     }
-    const port = portAfter(text, end);
-    if (port === null) continue;
+    // A word without a dot names a host only with a port (`localhost:3000`, `api:8080`): "inventory" is English.
+    if (match[4] !== undefined && !match[4].includes('.') && port === undefined) continue;
     const host = match[3] !== undefined ? ipv6Host(match[3]) : dottedHost(match[4], text[end]);
     add(host, port === undefined ? WEB_PORTS : [port]);
   }
@@ -88,10 +103,13 @@ function fromUrl(scheme: string, authority: string): NamedHost | undefined {
 function portAfter(text: string, nameEnd: number): number | undefined | null {
   // A fully qualified name may end in a dot before its port: `example.com.:8443`.
   const end = text[nameEnd] === '.' && text[nameEnd + 1] === ':' ? nameEnd + 1 : nameEnd;
-  if (text[end] !== ':') return undefined;
+  if (text.charCodeAt(end) !== 58 /* : */) return undefined;
   const digits = /^[0-9]+/.exec(text.slice(end + 1, end + 8))?.[0];
   if (digits === undefined) return undefined;
-  if (digits.length > 5 || LABEL_CHARACTER.test(text[end + 1 + digits.length] ?? ' ')) return null;
+  const after = end + 1 + digits.length;
+  // Digits glued to more of a name or address (`a:1.2.3`, `ffff:127.0.0.2`, `a:1:2`) are no port.
+  const glued = LABEL_CHARACTER.test(text[after] ?? ' ') || text[after] === ':' || (text[after] === '.' && LABEL_CHARACTER.test(text[after + 1] ?? ' '));
+  if (digits.length > 5 || glued) return null;
   const port = Number(digits);
   return port >= 1 && port <= 65_535 ? port : null;
 }
@@ -106,14 +124,16 @@ function dottedHost(name: string, next: string | undefined): string | undefined 
   // `%`: a URL-encoded dot is no dot; `@`: the name is an e-mail address's user part.
   if (next !== undefined && (LABEL_CHARACTER.test(next) || next === '%' || next === '@')) return undefined;
   const labels = name.split('.');
-  if (labels.every((label) => /^[0-9]+$/.test(label))) {
+  if (labels.length > 1 && labels.every((label) => /^[0-9]+$/.test(label))) {
     return labels.length === 4 && labels.every((label) => DECIMAL_OCTET.test(label) && Number(label) <= 255) ? normalizeHost(name) : undefined;
   }
   const last = labels[labels.length - 1];
   if (last.length < 2 || /^[0-9]+$/.test(last)) return undefined;
-  const host = normalizeHost(name);
+  // An ASCII name is already what normalizeHost would make of it, lower-cased; IDNA costs a microsecond a name.
+  const lower = name.toLowerCase();
+  const host = ASCII_NAME.test(lower) ? lower : normalizeHost(name);
   // normalizeHost keeps a name that is no valid IDN as it was; such a name contains what no URL host can.
-  return /^[a-z0-9_.-]+$/.test(host) ? host : undefined;
+  return ASCII_NAME.test(host) ? host : undefined;
 }
 
 /** A few recent texts' names: a run checks every call (and every redirect) against the same trusted text. */
