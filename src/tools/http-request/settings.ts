@@ -104,7 +104,7 @@ export const httpRequestSettingsSchema: JsonSchema = {
       type: 'string',
       enum: ['any', 'from_prompt'],
       description:
-        'Where requests may go: "any" (default) host that passes the address policy and allowed_domains, or "from_prompt": only hosts named in the user\'s messages or the instructions (or in allowed_domains), never one that only a tool\'s output mentioned. A host is named by a URL or a dotted name (example.com, api.example.com:8443, 10.0.0.5, [::1]), not by a bare word; a named port allows only that port, no port allows 443 (and 80, except for an https:// URL). Redirects are checked the same way.',
+        'Where requests may go: "any" (default) host that passes the address policy and allowed_domains, or "from_prompt": only hosts named in the user\'s messages or the instructions (or in allowed_domains), never one that only a tool\'s output mentioned. A host is named by a URL, a dotted name (example.com, api.example.com:8443, 10.0.0.5, [::1]) or a word with a port (localhost:3000), not by a bare word; a named port allows only that port, no port allows 443 (and 80, except for an https:// URL). Redirects are checked the same way.',
     },
   },
   additionalProperties: false,
