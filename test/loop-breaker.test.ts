@@ -92,6 +92,26 @@ describe('the loop breaker', () => {
     expect(result.trace[1].observation).toBe('found');
   });
 
+  it("compares a library tool's calls by its canonicalCall, and by the args when canonicalCall throws", async () => {
+    const { tool, calls } = probeTool('send_sms');
+    // Say only the value reaches the phone network; a form that throws for 7 leaves such calls compared by args.
+    tool.canonicalCall = (args: { value: number }) => {
+      if (args.value === 7) throw new Error('no form');
+      return { message: args.value % 10 };
+    };
+    server().setScript([
+      action('send_sms', { value: 1 }),
+      action('send_sms', { value: 11 }),
+      action('send_sms', { value: 2 }),
+      action('send_sms', { value: 7 }),
+      action('send_sms', { value: 7 }),
+      final('sent'),
+    ]);
+    const result = await runAgent({ model: modelFor(server()), config: { model: 'm', allowed_tools: ['send_sms'], loop_limit: 0 }, extraTools: [tool], prompt: 'q' });
+    expect(calls).toEqual([{ value: 1 }, { value: 2 }, { value: 7 }]);
+    expect(result.trace.map((step) => step.repeat_of)).toEqual([undefined, 1, undefined, undefined, 4, undefined]);
+  });
+
   it('refuses a loop_limit that is not a whole number', async () => {
     await expect(runAgent({ model: modelFor(server()), config: { model: 'm', loop_limit: 1.5 }, prompt: 'q' })).rejects.toThrow('loop_limit must be an integer from 0 to 1000');
   });
