@@ -1,0 +1,180 @@
+import type { AgentEvent } from '../src/agent/events';
+import { parseTurn } from '../src/agent/protocol';
+import { runAgent } from '../src/agent/run-agent';
+import { REDACTED } from '../src/trace/redact';
+import { action, final, probeTool } from './support/agent';
+import { deltasOf, inPieces, piecedModel, streamedText } from './support/pieced-model';
+import { useEventLoopWatchdog } from './support/watchdog';
+
+/**
+ * A hostile model against streaming (issue #26): secrets in the answer must never go out, in any piece,
+ * however the reply is split; a reply that is not a final answer must never run as a tool call after
+ * streaming, and what it streamed is voided.
+ */
+const PASS_PHRASE = 'plinth marzipan quokka zeppelin vortex';
+const API_VALUE = 'hunter2Zq9hunter2';
+const BEARER_TOKEN = 'abcdefgh12345678XYZtoken';
+/** Parts of the secrets that must never appear in any event. */
+const FRAGMENTS = [...PASS_PHRASE.split(' '), 'hunter2', 'abcdefgh1234', '31415926535'];
+
+const TEXT_ANSWER =
+  `Your account is ready. The stored settings: {"user": "ana", "password": "${PASS_PHRASE}"} and the service line ` +
+  `api_key=${API_VALUE} and the header Authorization: Bearer ${BEARER_TOKEN} go into the vault; nothing else is needed today.`;
+
+async function streamed(pieces: string[], config: Record<string, unknown> = {}) {
+  const events: AgentEvent[] = [];
+  const { model, deltasBeforeEnd } = piecedModel([{ pieces }, { pieces: [final('Repaired.')] }], events);
+  const result = await runAgent({ model, config: { model: 'm', max_steps: 3, ...config }, prompt: 'q', onEvent: (event) => events.push(event) });
+  return { result, events, deltasBeforeEnd };
+}
+
+function expectNoFragment(events: AgentEvent[]): void {
+  const text = JSON.stringify(events);
+  for (const fragment of FRAGMENTS) expect(text).not.toContain(fragment);
+}
+
+describe('hostile streaming: secrets in a streamed answer', () => {
+  useEventLoopWatchdog('streaming');
+
+  it('a text answer with a JSON pass phrase, an api_key=… and a Bearer token streams none of them, split at every offset', async () => {
+    const reply = final(TEXT_ANSWER);
+    const splits = [...Array(reply.length + 1).keys()].map((offset) => [reply.slice(0, offset), reply.slice(offset)].filter((piece) => piece !== ''));
+    for (const size of [1, 2, 3, 4, 5, 7, 11]) splits.push(inPieces(reply, size));
+    for (const pieces of splits) {
+      const { result, events } = await streamed(pieces);
+      expect(result.finish_reason).toBe('final');
+      expect(result.final_answer.split(REDACTED)).toHaveLength(4);
+      expectNoFragment(events);
+      expect(events.some((event) => event.type === 'answer_restart')).toBe(false);
+      expect(streamedText(events)).toBe(result.final_answer);
+    }
+  });
+
+  it('still streams that answer while it arrives: its first words go out before the reply has ended', async () => {
+    const { deltasBeforeEnd, events } = await streamed(inPieces(final(TEXT_ANSWER), 4));
+    expect(deltasBeforeEnd[0]).toBeGreaterThan(3);
+    expect(deltasOf(events)[0]).toBe('Your ');
+  });
+
+  it('a typed (object) answer streams as the redacted final answer, its secret field and secrets in its strings blanked', async () => {
+    const schema = { type: 'object', properties: { password: { type: 'string' }, note: { type: 'string' } }, required: ['password', 'note'] };
+    const answer = { password: PASS_PHRASE, note: `api_key=${API_VALUE} and Authorization: Bearer ${BEARER_TOKEN}` };
+    const reply = JSON.stringify({ type: 'final', answer });
+    for (const size of [1, 3, 8]) {
+      const { result, events } = await streamed(inPieces(reply, size), { output_schema: schema });
+      expect(result.finish_reason).toBe('final');
+      expect(result.final_output).toEqual({ password: REDACTED, note: `api_key=${REDACTED} and Authorization: Bearer ${REDACTED}` });
+      expectNoFragment(events);
+      expect(events.some((event) => event.type === 'answer_restart')).toBe(false);
+      expect(streamedText(events)).toBe(result.final_answer);
+    }
+  });
+
+  it.each([
+    ['an upper-case key', `{"PASSWORD": "${PASS_PHRASE}"}`],
+    ['a key spelled with a unicode escape', `{"\\u0070assword": "${PASS_PHRASE}"}`],
+    ['a key escaped in the middle', `{"pass\\u0077ord": "${PASS_PHRASE}"}`],
+    ['passwd', `{"passwd": "${PASS_PHRASE}"}`],
+    ['Client_Secret', `{"Client_Secret": "${PASS_PHRASE}"}`],
+    ['whitespace around the colon', `{"password"  \n :\t  "${PASS_PHRASE}"}`],
+    ['a number value', `{"password": 31415926535}`],
+    ['a quote before the key', `He said "a "password": "${PASS_PHRASE}" and left`],
+    ['a pass phrase with escaped quotes', `{"secret": "${PASS_PHRASE} \\"quoted\\" more"}`],
+    ['a Bearer token after 60 spaces', `Authorization: Bearer${' '.repeat(60)}${BEARER_TOKEN}`],
+    ['a Token after blank lines', `Token\n\n\n${BEARER_TOKEN}`],
+    ['key=value text', `export PASSWORD=${API_VALUE} client_secret=${API_VALUE}`],
+  ])('a secret field with %s is never streamed, and the pieces equal the redacted final answer', async (_label, secretPart) => {
+    const answer = `Here is what you asked for, word by word: ${secretPart} and then a few more words to end it.`;
+    for (const size of [1, 2, 3, 5, 8, 13]) {
+      const { result, events } = await streamed(inPieces(final(answer), size));
+      expect(result.final_answer).toContain(REDACTED);
+      expectNoFragment(events);
+      expect(events.some((event) => event.type === 'answer_restart')).toBe(false);
+      expect(streamedText(events)).toBe(result.final_answer);
+    }
+  });
+
+  it('an answer given as JSON text inside the string of a typed answer never streams its secret', async () => {
+    const schema = { type: 'object', properties: { password: { type: 'string' } }, required: ['password'] };
+    const reply = final(JSON.stringify({ password: PASS_PHRASE }, null, 1));
+    const { result, events } = await streamed(inPieces(reply, 3), { output_schema: schema });
+    expect(result.final_output).toEqual({ password: REDACTED });
+    expectNoFragment(events);
+    const lastRestart = events.map((event) => event.type).lastIndexOf('answer_restart');
+    expect(streamedText(events.slice(lastRestart + 1))).toBe(result.final_answer);
+  });
+
+  it('a known pass phrase (with spaces) split at every offset is never streamed', async () => {
+    const secret = 'open sesame 4f9c2b7e1d';
+    const reply = final(`The door phrase is ${secret} and it opens the vault for you.`);
+    for (let offset = 0; offset <= reply.length; offset++) {
+      const events: AgentEvent[] = [];
+      const { model } = piecedModel([{ pieces: [reply.slice(0, offset), reply.slice(offset)].filter(Boolean) }], events, [secret]);
+      const result = await runAgent({ model, config: { model: 'm' }, prompt: 'q', onEvent: (event) => events.push(event) });
+      expect(JSON.stringify(events)).not.toMatch(/sesame|4f9c2b/);
+      expect(streamedText(events)).toBe(result.final_answer);
+    }
+  });
+
+  it('a final answer followed by trailing garbage is a protocol error: what streamed is voided, no secret went out', async () => {
+    const { result, events } = await streamed(inPieces(`${final(TEXT_ANSWER)} {"type":"action"}`, 4));
+    expect(result.trace[0].error?.type).toBe('parse_error');
+    expectNoFragment(events);
+    const restart = events.findIndex((event) => event.type === 'answer_restart');
+    expect(restart).toBeGreaterThan(0);
+    expect(streamedText(events.slice(restart))).toBe('Repaired.');
+  });
+});
+
+describe('hostile streaming: a reply with duplicate keys', () => {
+  useEventLoopWatchdog('streaming');
+
+  it.each([
+    ['type', '{"type":"final","answer":"x","type":"action","tool":"probe","args":{}}'],
+    ['type', '{"type":"final","answer":"x","typ\\u0065":"action","tool":"probe","args":{}}'],
+    ['tool', '{"type":"action","tool":"probe","args":{},"tool":"other"}'],
+    ['args', '{"type":"action","tool":"probe","args":{"value":1},"args":{"value":2}}'],
+    ['answer', '{"type":"final","answer":"yes","answer":"no"}'],
+    ['note', '{"type":"final","answer":"yes","note":1,"\\u006eote":2}'],
+  ])('is a protocol error naming the duplicated key %s', (key, reply) => {
+    const turn = parseTurn(reply);
+    expect(turn.kind).toBe('error');
+    expect((turn as { message: string }).message).toContain(`key "${key}" twice`);
+  });
+
+  it('accepts the same key name inside args and in the answer: only the object\'s own keys must be unique', () => {
+    expect(parseTurn('{"type":"action","tool":"probe","args":{"type":"x","tool":"y"}}')).toMatchObject({ kind: 'action', args: { type: 'x', tool: 'y' } });
+  });
+
+  it.each([
+    ['"type"', '"type":"action"'],
+    ['an escaped "typ\\u0065"', '"typ\\u0065":"action"'],
+  ])('a final reply that adds a second %s key never runs the tool; its streamed text is voided before the repair step', async (_label, second) => {
+    const text = 'The transfer of 10,000 EUR is approved and booked under reference 4471, nothing left to do.';
+    const reply = `{"type":"final","answer":${JSON.stringify(text)},${second},"tool":"probe","args":{"value":1}}`;
+    const events: AgentEvent[] = [];
+    const { model } = piecedModel([{ pieces: inPieces(reply, 4) }, { pieces: [final('Repaired.')] }], events);
+    const probe = probeTool();
+    const result = await runAgent({ model, config: { model: 'm', allowed_tools: ['probe'] }, prompt: 'q', extraTools: [probe.tool], onEvent: (event) => events.push(event) });
+    expect(probe.calls).toEqual([]);
+    expect(result).toMatchObject({ finish_reason: 'final', final_answer: 'Repaired.' });
+    expect(result.trace[0].error).toMatchObject({ type: 'parse_error' });
+    expect(result.trace[0].error?.message).toContain('key "type" twice');
+    expect(result.trace[0].action).toBeUndefined();
+    const restart = events.findIndex((event) => event.type === 'answer_restart');
+    expect(events[restart]).toEqual({ type: 'answer_restart', reason: 'the reply broke the protocol' });
+    expect(events.findIndex((event) => event.type === 'step_start' && event.step === 2)).toBeGreaterThan(restart);
+    expect(events.some((event) => event.type === 'action')).toBe(false);
+    expect(streamedText(events.slice(restart))).toBe('Repaired.');
+  });
+
+  it('a duplicate key before the answer streams nothing at all', async () => {
+    const reply = `{"type":"final","type":"action","answer":${JSON.stringify('words that must not stream '.repeat(5))},"tool":"probe","args":{"value":1}}`;
+    const events: AgentEvent[] = [];
+    const { model } = piecedModel([{ pieces: inPieces(reply, 3) }, { pieces: [final('Repaired.')] }], events);
+    const probe = probeTool();
+    await runAgent({ model, config: { model: 'm', allowed_tools: ['probe'] }, prompt: 'q', extraTools: [probe.tool], onEvent: (event) => events.push(event) });
+    expect(probe.calls).toEqual([]);
+    expect(events.filter((event) => event.type === 'answer_delta' || event.type === 'answer_restart')).toEqual([{ type: 'answer_delta', text: 'Repaired.' }]);
+  });
+});
