@@ -117,6 +117,16 @@ describe('an OpenTelemetry collector that refuses, hangs or trickles never holds
     }
   });
 
+  it('exits within 2 s of its output when an https collector accepts and never finishes the handshake', async () => {
+    const silent = await startSilentServer();
+    try {
+      const run = await runTraced(`https://127.0.0.1:${silent.port}`);
+      expectPromptExit(run);
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('exits within 2 s of its output when the collector answers a byte at a time, forever', async () => {
     const collector = await startTricklingCollector();
     try {

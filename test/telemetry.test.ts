@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { type HrTime, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
@@ -225,21 +225,33 @@ function exportInChild(env: Record<string, string>, facts: { result: AgentResult
     const sdkLoadedEarly = Object.keys(require.cache).some((file) => /exporter-trace-otlp-http|sdk-trace/.test(file));
     const tracing = tracingFromEnvironment();
     recordRunSpans(tracing.tracer, { ...JSON.parse(process.env.RUN_FACTS), redact: (text) => text });
-    tracing.flush().then(() => tracing.shutdown()).then(() => console.log(JSON.stringify({ sdkLoadedEarly })));`;
+    const began = Date.now();
+    tracing.flush().then(() => tracing.shutdown()).then(() => console.log(JSON.stringify({ sdkLoadedEarly, waitedMs: Date.now() - began })));`;
   const child = spawn(process.execPath, ['-e', script], {
     cwd: join(__dirname, '..'),
     env: { PATH: process.env.PATH ?? '', ...env, RUN_FACTS: JSON.stringify(facts) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
+  let outputAt = 0;
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    outputAt = Date.now();
+  });
   child.stderr.on('data', (chunk) => (output += chunk));
   // A child that did not exit after shutdown would hang the test; stop it well past any normal exit.
   const hangGuard = setTimeout(() => child.kill(), 20000);
-  return new Promise<{ code: number | null; output: string }>((resolve) =>
+  return new Promise<{ code: number | null; output: string; report: { sdkLoadedEarly?: boolean; waitedMs?: number }; heldMs: number }>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(hangGuard);
-      resolve({ code, output: output.trim() });
+      let report = {};
+      try {
+        report = JSON.parse(output.trim());
+      } catch {
+        // A child that failed printed no report; `output` says why.
+      }
+      // How long the process stayed alive after flush and shutdown returned.
+      resolve({ code, output: output.trim(), report, heldMs: Date.now() - outputAt });
     }),
   );
 }
@@ -284,7 +296,7 @@ describe('OTLP export', () => {
 
   it('sends the run’s spans as OTLP/HTTP JSON to OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces, loading the SDK only then', async () => {
     const child = await exportInChild({ OTEL_EXPORTER_OTLP_ENDPOINT: `${endpoint}/`, OTEL_SERVICE_NAME: 'agent-core-test' }, await countRun());
-    expect(child).toEqual({ code: 0, output: JSON.stringify({ sdkLoadedEarly: false }) });
+    expect(child).toMatchObject({ code: 0, report: { sdkLoadedEarly: false } });
 
     expect(received.map((item) => item.path)).toEqual(['POST /v1/traces']);
     const resourceSpans = received[0].body.resourceSpans;
@@ -316,6 +328,34 @@ describe('OTLP export', () => {
     expect(child.code).toBe(0);
     expect(received.map((item) => item.path)).toEqual(['POST /custom/traces']);
     expect(attribute(received[0].body.resourceSpans[0].resource.attributes, 'service.name')).toEqual({ stringValue: 'agent-core' });
+  });
+});
+
+describe('a collector that never answers', () => {
+  const server = useScriptedServer();
+
+  it('costs flush() and shutdown() at most a second each, and never holds the process after them', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      server().setScript(countScript());
+      const startedAt = Date.now();
+      const result = await runAgent({ model: modelFor(server()), config, prompt: 'count' });
+      // The exporter's own limit stays at its default (10 s): the bound is flush's and shutdown's, not the export's.
+      const child = await exportInChild({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }, { result, requestModel: 'm', startedAt });
+      expect(child.code).toBe(0);
+      expect(sockets.size).toBeGreaterThanOrEqual(1);
+      expect(child.report.waitedMs).toBeGreaterThanOrEqual(900);
+      expect(child.report.waitedMs).toBeLessThan(3_000);
+      expect(child.heldMs).toBeLessThan(1_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
 

@@ -143,8 +143,7 @@ export class AgentRun {
       return { next: 'finish', reason: call.error.type === 'timeout' ? 'timeout' : 'llm_error', detail: call.error.message };
     }
     const response = call.response;
-    estimateWhenUnreported(call.usage, response.usage, this.conversation, response.text, response.reasoning);
-    entry.usage = call.usage;
+    entry.usage = estimateWhenUnreported(call.usage, response, this.conversation);
     if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
     addUsage(this.usage, call.usage);
     const uncharged = await this.spending.record(call.usage, entry.model ?? '');

@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenUsage } from './chat-model';
+import type { ChatMessage, ChatResponse, TokenUsage } from './chat-model';
 
 /**
  * No single model call reports more tokens than this (the largest context windows are about 10⁷); a
@@ -48,24 +48,15 @@ function reportedNone(raw: unknown): boolean {
 }
 
 /**
- * Fills `usage` (the call's sanitised usage) with an estimate, marked `estimated: true`, when the provider
+ * `usage` (the call's sanitised usage), filled with an estimate marked `estimated: true` when the provider
  * reported none, so that no call runs unmetered: a stream without a usage chunk (an OpenAI-compatible server
  * that ignores `stream_options`), a LangChain model without usage metadata, a library user's model. The
  * estimate is estimateTokens of every message sent, plus TOKENS_PER_MESSAGE each, and of the reply text and
  * reasoning (an empty reply still costs its prompt).
  */
-export function estimateWhenUnreported(usage: TokenUsage, raw: unknown, messages: readonly ChatMessage[], reply: string, reasoning = ''): void {
-  if (!reportedNone(raw)) return;
+export function estimateWhenUnreported(usage: TokenUsage, response: Pick<ChatResponse, 'usage' | 'text' | 'reasoning'>, messages: readonly ChatMessage[]): TokenUsage {
+  if (!reportedNone(response.usage)) return usage;
   const prompt = messages.reduce((total, message) => total + TOKENS_PER_MESSAGE + estimateTokens(message.content), 0);
-  const completion = estimateTokens(reply) + estimateTokens(reasoning);
-  Object.assign(usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true });
-}
-
-/** Adds one call's (sanitised) usage to the run's running total, reasoning tokens included when reported; an estimate in it marks the total estimated. */
-export function addUsage(total: TokenUsage, usage: TokenUsage): void {
-  total.prompt_tokens += usage.prompt_tokens;
-  total.completion_tokens += usage.completion_tokens;
-  total.total_tokens += usage.total_tokens;
-  if (usage.reasoning_tokens) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + usage.reasoning_tokens;
-  if (usage.estimated) total.estimated = true;
+  const completion = estimateTokens(response.text) + estimateTokens(response.reasoning ?? '');
+  return Object.assign(usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true });
 }
