@@ -60,3 +60,4 @@ export function estimateWhenUnreported(usage: TokenUsage, response: Pick<ChatRes
   const completion = estimateTokens(response.text) + estimateTokens(response.reasoning ?? '');
   return Object.assign(usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true });
 }
+
