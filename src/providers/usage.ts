@@ -61,3 +61,11 @@ export function estimateWhenUnreported(usage: TokenUsage, response: Pick<ChatRes
   return Object.assign(usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true });
 }
 
+/** Adds one call's (sanitised) usage to the run's running total, reasoning tokens included when reported; an estimate in it marks the total estimated. */
+export function addUsage(total: TokenUsage, usage: TokenUsage): void {
+  total.prompt_tokens += usage.prompt_tokens;
+  total.completion_tokens += usage.completion_tokens;
+  total.total_tokens += usage.total_tokens;
+  if (usage.reasoning_tokens) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + usage.reasoning_tokens;
+  if (usage.estimated) total.estimated = true;
+}
