@@ -94,6 +94,27 @@ describe('hostile streaming: secrets in a streamed answer', () => {
     }
   });
 
+  it('a reply that writes the quotes of a secret field as \\u0022 escapes never streams it', async () => {
+    const reply = final(`Stored: {"password": "${PASS_PHRASE}"} and done, thank you.`).replace(/\\"/g, '\\u0022');
+    expect(reply).toContain('\\u0022password\\u0022');
+    for (const size of [1, 4, 6]) {
+      const { result, events } = await streamed(inPieces(reply, size));
+      expect(result.final_answer).toBe(`Stored: {"password": "${REDACTED}"} and done, thank you.`);
+      expectNoFragment(events);
+      expect(streamedText(events)).toBe(result.final_answer);
+    }
+  });
+
+  it('a 190,000-character answer whose secret field never closes is held, read once, and sent whole at the end', async () => {
+    const answer = `Start "password": "${PASS_PHRASE} ${'and more words '.repeat(12_600)}`;
+    const started = performance.now();
+    const { result, events } = await streamed(inPieces(final(answer), 8));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // An unterminated value is no JSON field: the output shows it, and only then does the stream.
+    expect(result.final_answer).toBe(answer);
+    expect(deltasOf(events)).toEqual(['Start ', answer.slice('Start '.length)]);
+  });
+
   it('an answer given as JSON text inside the string of a typed answer never streams its secret', async () => {
     const schema = { type: 'object', properties: { password: { type: 'string' } }, required: ['password'] };
     const reply = final(JSON.stringify({ password: PASS_PHRASE }, null, 1));

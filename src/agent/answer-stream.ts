@@ -6,6 +6,11 @@
  * fence line), so nothing of an action, of reasoning or of prose is ever taken for answer text. Any other
  * opening (keys in another order, an action, plain text) makes it fall silent for the rest of the reply;
  * the engine then sends the parsed answer whole when the reply has ended.
+ *
+ * So it speaks only while the reply so far is the prefix of a final object with no key twice (its only keys
+ * so far are `type` and `answer`, in that order). After the answer's closing quote it says nothing more; what
+ * follows can still make the reply no final answer (a second `"type"`, trailing text), which only the whole
+ * reply shows: the parser then refuses it, and AnswerRelease voids the text sent with `answer_restart`.
  */
 
 /** `partial`: the opening may still become the final answer's; `mismatch`: it cannot. */

@@ -5,7 +5,9 @@ import type { ChatResponse } from '../providers/chat-model';
  * `{"type":"action","tool":"..","args":{..}}` or `{"type":"final","answer":".."}`.
  *
  * Leniency only where the intent is unambiguous: surrounding whitespace, a BOM, one ```json fenced block
- * holding the object, and a leading `<think>…</think>` reasoning block (kept aside, never parsed).
+ * holding the object, and a leading `<think>…</think>` reasoning block (kept aside, never parsed). An
+ * object that holds a key twice at its top level (compared decoded: `"typ\u0065"` is `"type"`) is refused:
+ * JSON.parse would keep the last one, so a reply could read as a final answer and run as an action.
  */
 
 export interface ActionTurn {
