@@ -90,7 +90,7 @@ describe('runAgent with onEvent: the run streams as it happens', () => {
     };
     await runAgent({ model, config: { model: 'm' }, prompt: 'q', onEvent: (event) => events.push(event) });
     expect(piecesSentAtFirstAnswer).toBeDefined();
-    // Well before the end: only the hold-back (48 characters here) lags behind the model.
+    // Well before the end: only the word still being written lags behind the model.
     expect(piecesSentAtFirstAnswer!).toBeLessThan(pieces.length - 5);
   });
 
