@@ -54,15 +54,17 @@ describe('hostile: one write spelled many ways', () => {
     { url: `${target.url}/orders?sku=X`, method: 'POST', body: { qty: 1, note: 'rush' }, headers: {} },
     { url: `${target.url}/x/../orders?sku=X`, method: 'POST', body: { note: 'rush', qty: 1 }, headers: { 'Content-Type': 'application/json' } },
     { url: `${target.url}/orders?sku=X`, method: 'POST', body: '{"qty":1,"note":"rush"}', headers: { 'content-type': 'application/json' } },
+    { url: `${target.url.replace('127.0.0.1', '2130706433')}/orders?sku=X`, method: 'POST', body: { qty: 1, note: 'rush' } },
+    { url: `${target.url.replace('127.0.0.1', '0x7f.1')}/orders?sku=X`, method: 'POST', body: { qty: 1, note: 'rush' } },
   ];
 
-  it('sends a POST written eight ways exactly once; every later spelling is told it already ran at step 1', async () => {
+  it('sends a POST written ten ways exactly once; every later spelling is told it already ran at step 1', async () => {
     const result = await run(spellings() as never);
     expect(result.finish_reason).toBe('final');
     expect(target.requests).toHaveLength(1);
     expect(target.requests[0]).toMatchObject({ method: 'POST', url: '/orders?sku=X', body: '{"qty":1,"note":"rush"}' });
-    expect(result.trace.slice(1, 8).map((step) => step.repeat_of)).toEqual([1, 1, 1, 1, 1, 1, 1]);
-    expect(lastUserMessage(server(), 7)).toContain('(repeated call: this identical http_request call already ran at step 1 and was not run again, since it has side effects. It returned:');
+    expect(result.trace.slice(1, 10).map((step) => step.repeat_of)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(lastUserMessage(server(), 9)).toContain('(repeated call: this identical http_request call already ran at step 1 and was not run again, since it has side effects. It returned:');
   });
 
   it('still sends writes that differ on the wire: another value, path case, query order, header value, JSON spacing', async () => {
