@@ -72,7 +72,7 @@ export class PostgresAuditSink {
   async write(record: AuditRecord, retentionDays?: number): Promise<AuditWriteReport> {
     let prepared: PreparedWrite;
     try {
-      prepared = prepareWrite(record);
+      prepared = await prepareWrite(record);
     } catch (error) {
       throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
     }
@@ -82,7 +82,8 @@ export class PostgresAuditSink {
       if (refusedForContent(error)) throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
       const kept = this.keepForRetry(prepared);
       const why = `the audit row of run ${record.run_id} was not stored (${describeError(error)})`;
-      throw new AuditWriteError(kept ? `${why}; it is tried again later by this process` : `${why}; it is too large to keep for a retry (${prepared.bytes} bytes, more than the ${MAX_PENDING_BYTES} the pending queue holds)`, kept);
+      const what = kept ? `${why}; it is tried again later by this process` : `${why}; it is too large to keep for a retry (${prepared.bytes} bytes, more than the ${MAX_PENDING_BYTES} the pending queue holds)`;
+      throw new AuditWriteError([what, ...this.takeNotices()].join('; '), kept);
     }
     await this.flushPending();
     if (retentionDays !== undefined && retentionDays > 0) await this.cleanUp(retentionDays).catch(() => undefined);

@@ -97,25 +97,46 @@ function uncell(value: unknown): unknown {
   return mapStrings(value, unescapeStoredText);
 }
 
-/** `INSERT` text and parameters for rows of these columns. */
-function insert(table: string, columns: readonly string[], jsonColumns: Set<string>, rows: Row[], suffix = ''): { text: string; values: unknown[] } {
-  const values: unknown[] = [];
+/** A parameter before it is encoded for its column (see cell). */
+interface RawCell {
+  value: unknown;
+  json: boolean;
+}
+
+/** `INSERT` text and the raw parameters for rows of these columns. */
+function insert(table: string, columns: readonly string[], jsonColumns: Set<string>, rows: Row[], suffix = ''): { text: string; cells: RawCell[] } {
+  const cells: RawCell[] = [];
   const tuples = rows.map((row) => `(${columns.map((column) => {
-    values.push(cell(row[column], jsonColumns.has(column)));
-    return `$${values.length}${jsonColumns.has(column) ? '::jsonb' : ''}`;
+    cells.push({ value: row[column], json: jsonColumns.has(column) });
+    return `$${cells.length}${jsonColumns.has(column) ? '::jsonb' : ''}`;
   }).join(', ')})`);
-  return { text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${suffix}`, values };
+  return { text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${suffix}`, cells };
+}
+
+/** Parameters this long are followed by a turn of the event loop, so a run with megabytes of text never holds it long. */
+const YIELD_AFTER_CHARACTERS = 64 * 1024;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The parameters encoded, one at a time, letting the event loop run after each large one. */
+async function encoded(cells: RawCell[]): Promise<unknown[]> {
+  const values: unknown[] = [];
+  for (const { value, json } of cells) {
+    const encodedValue = cell(value, json);
+    values.push(encodedValue);
+    if (typeof encodedValue === 'string' && encodedValue.length > YIELD_AFTER_CHARACTERS) await nextTurn();
+  }
+  return values;
 }
 
 /** The run's row; a retried write of a run already stored inserts nothing (ON CONFLICT DO NOTHING). */
-export function runInsert(record: AuditRecord): { text: string; values: unknown[] } {
+function runInsert(record: AuditRecord): { text: string; cells: RawCell[] } {
   // A record without a chain version (one built by hand, or read from an old row) is version 1.
   const row = { ...record, chain_version: record.chain_version ?? 1 } as unknown as Row;
   return insert(RUNS_TABLE, RUN_COLUMNS, JSON_RUN_COLUMNS, [row], ' ON CONFLICT (run_id) DO NOTHING');
 }
 
 /** The run's step rows, in order. */
-export function stepsInsert(record: AuditRecord): { text: string; values: unknown[] } | undefined {
+function stepsInsert(record: AuditRecord): { text: string; cells: RawCell[] } | undefined {
   if (record.steps.length === 0) return undefined;
   const rows = record.steps.map(({ step, reply, link }, position) => {
     const extra: Row = { ...step };
@@ -134,27 +155,37 @@ export interface PreparedWrite {
   bytes: number;
 }
 
-/** The run's statements; throws for a record that cannot be put into SQL parameters at all (e.g. a BigInt). */
-export function prepareWrite(record: AuditRecord): PreparedWrite {
-  const run = runInsert(record);
-  const steps = stepsInsert(record);
+/** The run's statements; rejects for a record that cannot be put into SQL parameters at all (e.g. a BigInt). */
+export async function prepareWrite(record: AuditRecord): Promise<PreparedWrite> {
+  const runRow = runInsert(record);
+  const stepRows = stepsInsert(record);
+  const run = { text: runRow.text, values: await encoded(runRow.cells) };
+  const steps = stepRows && { text: stepRows.text, values: await encoded(stepRows.cells) };
   let bytes = 0;
   for (const value of [...run.values, ...(steps?.values ?? [])]) bytes += typeof value === 'string' ? Buffer.byteLength(value) : 8;
   return { runId: record.run_id, run, ...(steps ? { steps } : {}), bytes };
 }
 
-/** Drops NULL columns, as the record leaves absent fields out. */
-function present(row: Row, columns: readonly string[]): Row {
-  return Object.fromEntries(columns.filter((column) => row[column] !== null && row[column] !== undefined).map((column) => [column, uncell(row[column])]));
+/** Drops NULL columns, as the record leaves absent fields out, and undoes the escaping, a turn of the event loop after each large value. */
+async function present(row: Row, columns: readonly string[]): Promise<Row> {
+  const kept: Row = {};
+  for (const column of columns) {
+    const value = row[column];
+    if (value === null || value === undefined) continue;
+    kept[column] = uncell(value);
+    if (typeof value === 'string' && value.length > YIELD_AFTER_CHARACTERS) await nextTurn();
+  }
+  return kept;
 }
 
 /** A stored run, read back: the same record that was written. */
-export function recordFromRows(run: Row, steps: Row[]): AuditRecord {
-  const record = present(run, RUN_COLUMNS) as unknown as AuditRecord;
-  record.steps = steps.map((row): AuditStep => {
-    const { extra, reply, link, run_id: _runId, position: _position, ...columns } = present(row, STEP_COLUMNS);
+export async function recordFromRows(run: Row, steps: Row[]): Promise<AuditRecord> {
+  const record = (await present(run, RUN_COLUMNS)) as unknown as AuditRecord;
+  record.steps = [];
+  for (const row of steps) {
+    const { extra, reply, link, run_id: _runId, position: _position, ...columns } = await present(row, STEP_COLUMNS);
     const step = { ...(extra as Row), ...columns } as unknown as TraceStep;
-    return { step, link: link as string, ...(reply !== undefined ? { reply: reply as string } : {}) };
-  });
+    record.steps.push({ step, link: link as string, ...(reply !== undefined ? { reply: reply as string } : {}) });
+  }
   return record;
 }

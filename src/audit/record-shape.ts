@@ -5,7 +5,7 @@ import { RECORD_FIELDS } from './record-chain';
 type Mismatch = { part: string; detail: string } | undefined;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+const kind = (value: unknown): string => (value === undefined ? 'absent' : value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
 const malformed = (part: string, what: string): Mismatch => ({ part, detail: `the stored ${part} is malformed: ${what}` });
 
 /** The first part of a stored run that does not have the shape every written row has, or undefined. */
