@@ -1,13 +1,11 @@
 // The PostgreSQL audit sink: one pool per database, writes that never crash or block, and reading a run back.
-import type { Pool, PoolClient, PoolConfig } from 'pg';
+import type { Pool } from 'pg';
+import { poolConfig, withClient, type PostgresTarget } from './postgres-connection';
 import { PendingWrites, MAX_PENDING, MAX_PENDING_BYTES, MAX_SET_ASIDE, describeError, refusedForContent } from './pending-writes';
 import { MIGRATION, RUNS_TABLE, STEPS_TABLE, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
 import type { AuditRecord } from './record';
 
-/** Where the audit is kept: a `postgres://` URL, or the fields of n8n's credential. */
-export type PostgresTarget =
-  | string
-  | { host: string; port?: number; database: string; user: string; password?: string; ssl?: boolean | { rejectUnauthorized: boolean } };
+export { pingAuditDatabase, type PostgresTarget } from './postgres-connection';
 
 /** A write that was not stored: `retried` says whether this process tries it again (see PostgresAuditSink.write). */
 export class AuditWriteError extends Error {
@@ -28,16 +26,6 @@ const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 /** Notices kept for the next write to report; a flood is summed up rather than kept. */
 const MAX_NOTICES = 20;
-
-/** The target's connection settings, with timeouts that keep a dead database from holding anything up. */
-function poolConfig(target: PostgresTarget): PoolConfig {
-  const base: PoolConfig = {
-    max: 4, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true, application_name: 'agent-core-audit',
-    // A connection that goes silent (no reset, no answer) fails the write after this instead of holding it.
-    query_timeout: 30_000, keepAlive: true,
-  };
-  return typeof target === 'string' ? { ...base, connectionString: target } : { ...base, ...target };
-}
 
 /**
  * The audit table set in one PostgreSQL database (issue #19), one per target and process (see
@@ -236,46 +224,6 @@ async function migrate(pool: Pool): Promise<void> {
   await withClient(pool, async (client) => {
     for (const statement of MIGRATION) await client.query(statement);
   });
-}
-
-/**
- * Work on one checked-out client. pg emits 'error' on a checked-out client whose connection dies (a
- * server restart, a fail-over, a network cut): with no listener that event crashes the process, so one
- * listens while the client is out; the query in flight rejects with the same error. A client whose
- * connection failed is handed back with that error, so the pool discards it rather than reusing it.
- */
-async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let lost: Error | undefined;
-  const onError = (error: Error) => {
-    lost ??= error;
-  };
-  client.on('error', onError);
-  try {
-    return await work(client);
-  } catch (error) {
-    if (!lost) await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.removeListener('error', onError);
-    client.release(lost);
-  }
-}
-
-/** Connects, runs SELECT 1 and closes: the credential test, failing within the connection timeout. */
-export async function pingAuditDatabase(target: PostgresTarget): Promise<{ ok: true; latencyMs: number } | { ok: false; message: string }> {
-  const { Client } = await import('pg');
-  const client = new Client(poolConfig(target));
-  const started = performance.now();
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return { ok: true, latencyMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    return { ok: false, message: `cannot reach the audit database: ${describeError(error)}` };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 const sinks = new Map<string, PostgresAuditSink>();

@@ -37,10 +37,14 @@ export const MIGRATION = [
     elapsed_ms integer NOT NULL,
     trace_digest text NOT NULL
   )`,
-  // The record chain (issue #26): rows from before it keep chain_version 1 and verify as they did.
-  `ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS chain_version integer NOT NULL DEFAULT 1`,
-  `ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS record_hashes jsonb`,
-  `ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS record_digest text`,
+  // The record chain (issue #26): rows from before it keep chain_version 1 and verify as they did. ALTER
+  // runs only when a column is missing, since it needs the table's owner and later writers may have only DML.
+  `DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${RUNS_TABLE}'::regclass AND attname = 'record_digest' AND NOT attisdropped) THEN
+      ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS chain_version integer NOT NULL DEFAULT 1,
+        ADD COLUMN IF NOT EXISTS record_hashes jsonb, ADD COLUMN IF NOT EXISTS record_digest text;
+    END IF;
+  END $$`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_created_at ON ${RUNS_TABLE} (created_at)`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_execution ON ${RUNS_TABLE} (workflow_id, execution_id)`,
   `CREATE TABLE IF NOT EXISTS ${STEPS_TABLE} (
