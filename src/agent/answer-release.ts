@@ -35,9 +35,8 @@ export class AnswerRelease {
     if (this.ended) return;
     const decoded = this.extractor.push(piece);
     if (decoded === '') return;
-    const from = this.pending.length;
+    this.cuts.read(decoded, this.pending.length, (cut) => this.candidates.push(cut));
     this.pending += decoded;
-    this.cuts.read(this.pending, from, (cut) => this.candidates.push(cut));
     this.releaseSafePart();
   }
 

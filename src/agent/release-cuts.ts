@@ -35,16 +35,16 @@ export class ReleaseCuts {
   private inWhitespace = false;
 
   /**
-   * Reads `text` from `from` (text before it was read by earlier calls, in order) and calls `cut` with
-   * each index at which the text may be cut.
+   * Reads the next `text` of the answer (earlier text was read by earlier calls, in order), which starts at
+   * index `offset` of the caller's text, and calls `cut` with each index there at which it may be cut.
    */
-  read(text: string, from: number, cut: (index: number) => void): void {
-    for (let index = from; index < text.length; index++) {
+  read(text: string, offset: number, cut: (index: number) => void): void {
+    for (let index = 0; index < text.length; index++) {
       const character = text[index];
       if (/\s/.test(character)) {
         this.inWhitespace = true;
         if (this.inValue) this.inValueCharacter(character);
-        if (this.afterKey === 'none' && !this.inValue && !SCHEME_WORD.test(this.lastWord)) cut(index + 1);
+        if (this.afterKey === 'none' && !this.inValue && !SCHEME_WORD.test(this.lastWord)) cut(offset + index + 1);
         continue;
       }
       if (this.inWhitespace) {
