@@ -109,7 +109,8 @@ describe('hostile streaming: secrets in a streamed answer', () => {
     const answer = `Start "password": "${PASS_PHRASE} ${'and more words '.repeat(12_600)}`;
     const started = performance.now();
     const { result, events } = await streamed(inPieces(final(answer), 8));
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // Reading the growing text again per piece took 870 ms here; reading only the new text, 60 ms.
+    expect(performance.now() - started).toBeLessThan(500);
     // An unterminated value is no JSON field: the output shows it, and only then does the stream.
     expect(result.final_answer).toBe(answer);
     expect(deltasOf(events)).toEqual(['Start ', answer.slice('Start '.length)]);
