@@ -37,7 +37,7 @@ describe('Agent Core audit trail in n8n’s engine', () => {
   it('stores each item’s run with the workflow, execution and node it came from; each verifies', async () => {
     server().setScript((request) => (request.messages.length <= 2 ? action('json_transform', { data: [1, 2], expression: 'length(@)' }) : final('two')));
     const result = await run([{ prompt: 'a', session_id: 's-1' }, { prompt: 'b', session_id: 's-2' }], { auditRetentionDays: 30 });
-    const items = result.outputOf('Agent Core').map((item) => item.json as IDataObject & { audit: { run_id: string; stored: boolean } });
+    const items = result.outputOf('Agent Core').map((item) => item.json as IDataObject & { audit: { run_id: string; stored: boolean; record_digest: string } });
     expect(items.map((item) => item.audit.stored)).toEqual([true, true]);
     const rows = await query(database().url, 'SELECT run_id, workflow_id, execution_id, node_name, session_id, trace_digest FROM agent_core_audit_runs ORDER BY session_id');
     expect(rows).toEqual(items.map((item, index) => ({
@@ -45,6 +45,8 @@ describe('Agent Core audit trail in n8n’s engine', () => {
     })));
     const sink = auditSinkFor(auditTargetFromCredential(credentialFor(database().name)));
     for (const item of items) expect(verifyRecord((await sink.read(item.audit.run_id))!, item.trace_digest as string).ok).toBe(true);
+    // The output's record_digest proves every stored field, the workflow, execution and node included.
+    for (const item of items) expect(verifyRecord((await sink.read(item.audit.run_id))!, item.audit.record_digest)).toMatchObject({ ok: true, digest_covers: 'record' });
   });
 
   it('a database that is gone does not fail the item: the output says the row was not stored', async () => {

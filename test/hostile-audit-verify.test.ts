@@ -6,6 +6,7 @@ import { verifyRecord } from '../src/audit/verify';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
 import { postgresEnvironment, query, useTestDatabase } from './support/postgres';
+import { warmUpAuditedRun } from './support/warm-up';
 import { useEventLoopWatchdog } from './support/watchdog';
 
 const RUNS = 'agent_core_audit_runs';
@@ -16,6 +17,9 @@ const STEPS = 'agent_core_audit_steps';
  * what happened is covered by the record chain, so verify names the first one changed; a forger who
  * rewrote every hash is caught against the output's `audit.record_digest`; rows from before still verify.
  */
+// Before the watchdog measures: a module's one-time load is not a stall caused by the input under test.
+beforeAll(warmUpAuditedRun);
+
 describe('audit verify against a hostile operator', () => {
   useEventLoopWatchdog('audit');
   const server = useScriptedServer();

@@ -5,6 +5,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { runAgent } from '../src/agent/run-agent';
 import { MAX_PENDING_BYTES, PendingWrites } from '../src/audit/pending-writes';
+import { escapeStoredText, unescapeStoredText } from '../src/audit/stored-text';
 import { PostgresAuditSink, auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import type { AuditRecord } from '../src/audit/record';
 import { verifyRecord } from '../src/audit/verify';
@@ -14,6 +15,7 @@ import { LOOPBACK_HEADERS_ALLOWED, startServer, useLoopbackGuard, type TestServe
 import { runWorkflow } from './support/n8n-engine';
 import { postgresEnvironment, query, useTestDatabase } from './support/postgres';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+import { warmUpAuditedRun } from './support/warm-up';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 import { useEventLoopWatchdog } from './support/watchdog';
 
@@ -31,6 +33,9 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
  * front of the real PostgreSQL) is a notice and a retry in the library, the CLI and n8n's engine, never
  * a crash; the row is stored by the retry and verifies.
  */
+// Before any watchdog measures: a module's one-time load is not a stall caused by the input under test.
+beforeAll(warmUpAuditedRun);
+
 describe('an audit write whose connection is cut mid-INSERT', () => {
   useEventLoopWatchdog('audit');
   const server = useScriptedServer();
@@ -49,6 +54,7 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
     runAgent({ model: modelFor(server()), config: { model: 'm', allowed_tools: ['json_transform'] }, prompt: 'count', audit: { postgres, waitMs: 5_000 } });
 
   it.each([
+    ['the table migration', 'pg_advisory_xact_lock'],
     ['the run row', RUN_INSERT],
     ['the step rows (the run row in the same transaction is rolled back)', STEPS_INSERT],
   ])('library: cut while sending %s, the run answers with stored: false, and the retry stores it whole', async (_, marker) => {
@@ -62,7 +68,10 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
     expect(result.audit!.notice).toMatch(LOST);
     const sink = auditSinkFor(url);
     expect(sink.pendingCount).toBe(1);
-    expect(await query(database().url, 'SELECT run_id FROM agent_core_audit_runs')).toEqual([]);
+    // Nothing of the run is stored (and after a cut migration, no table either: it rolled back whole).
+    const [{ table }] = await query<{ table: string | null }>(database().url, "SELECT to_regclass('agent_core_audit_runs')::text AS table");
+    if (marker === RUN_INSERT || marker === STEPS_INSERT) expect(await query(database().url, 'SELECT run_id FROM agent_core_audit_runs')).toEqual([]);
+    else expect(table).toBeNull();
 
     expect(await sink.flushPending()).toBe(0);
     const stored = await sink.read(result.audit!.run_id);
@@ -243,6 +252,17 @@ describe('text PostgreSQL cannot hold, anywhere in a run', () => {
     }, '127.0.0.2');
   });
   afterEach(() => closeAuditSinks());
+
+  it('the storage escaping undoes exactly, and leaves no NUL or lone surrogate in what is stored', () => {
+    const edges = ['', 'plain', '\u0000', '\uE000', '\uE000AB', '\uE0000041', '\uE000e000', 'a\ud800', '\udc00b', '\ud83d\ude00', '\udc00\ud800', 'x\ud800\ud800\udc00y\udbff', '\uE000\uE000\u0000'];
+    for (const text of edges) {
+      const stored = escapeStoredText(text);
+      expect(unescapeStoredText(stored)).toBe(text);
+      expect(stored).not.toMatch(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    }
+    // A mark not followed by four upper-case hex digits was not written by the escaping and reads as it is.
+    expect(unescapeStoredText('\uE000zz')).toBe('\uE000zz');
+  });
 
   it('stores a final answer, tool arguments, a reply and a fetched page holding NUL, lone surrogates and the escape mark; all read back exactly and verify', async () => {
     const hostile = 'Transfer\u0000 approved \ud800 and \udc00 and \uE000 and \uE0000041 end';

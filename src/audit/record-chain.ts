@@ -1,4 +1,5 @@
 // The record chain (chain_version 2): every stored part of a run beyond its trace hashed, bound into one digest.
+import { createHash } from 'node:crypto';
 import { sha256 } from '../trace/digest';
 import { canonicalJson } from '../validation/canonical-json';
 import type { AuditRecord } from './record';
@@ -28,11 +29,14 @@ function fieldValue(record: AuditRecord, field: RecordField): unknown {
   return value ?? null;
 }
 
+/** SHA-256 of `prefix + text`, fed in two parts so a value of megabytes is not copied once more. */
+const hashOf = (prefix: string, text: string): string => createHash('sha256').update(prefix).update(text).digest('hex');
+
 /** SHA-256 of `field + "\n" + canonical JSON of its value`. */
-export const fieldHash = (record: AuditRecord, field: RecordField): string => sha256(`${field}\n${canonicalJson(fieldValue(record, field))}`);
+export const fieldHash = (record: AuditRecord, field: RecordField): string => hashOf(`${field}\n`, canonicalJson(fieldValue(record, field)));
 
 /** SHA-256 of `"reply\n" + step number + "\n" + canonical JSON of the reply (null when none was kept)`. */
-export const replyHash = (stepNumber: unknown, reply: string | undefined): string => sha256(`reply\n${String(stepNumber)}\n${canonicalJson(reply ?? null)}`);
+export const replyHash = (stepNumber: unknown, reply: string | undefined): string => hashOf(`reply\n${String(stepNumber)}\n`, canonicalJson(reply ?? null));
 
 /** Every hash of the record chain, computed from the record as it stands. */
 export function recordHashes(record: AuditRecord): RecordHashes {
