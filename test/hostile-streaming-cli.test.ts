@@ -11,7 +11,7 @@ import { useEventLoopWatchdog } from './support/watchdog';
 
 /** `agent-core run --stream` against a hostile model: secrets in the answer, duplicate keys, no usage chunk. */
 const API_KEY = 'cli-hostile-stream-key-77aa31';
-const PASS_PHRASE = 'plinth marzipan quokka zeppelin vortex';
+const PASS_PHRASE = 'correct horse battery staple quokka zeppelin';
 const API_VALUE = 'hunter2Zq9hunter2';
 const BEARER_TOKEN = 'abcdefgh12345678XYZtoken';
 const FRAGMENTS = [...PASS_PHRASE.split(' '), 'hunter2', 'abcdefgh1234', API_KEY];

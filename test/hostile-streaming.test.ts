@@ -11,7 +11,7 @@ import { useEventLoopWatchdog } from './support/watchdog';
  * however the reply is split; a reply that is not a final answer must never run as a tool call after
  * streaming, and what it streamed is voided.
  */
-const PASS_PHRASE = 'plinth marzipan quokka zeppelin vortex';
+const PASS_PHRASE = 'correct horse battery staple quokka zeppelin';
 const API_VALUE = 'hunter2Zq9hunter2';
 const BEARER_TOKEN = 'abcdefgh12345678XYZtoken';
 /** Parts of the secrets that must never appear in any event. */
