@@ -43,6 +43,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallOut
       reasoningEffort: config.reasoning_effort,
       responseFormat: request.format,
       signal: call.signal,
+      deadline: Date.now() + config.single_call_timeout * 1000,
       ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
     });
     const response = await raceAbort(work, call.signal);

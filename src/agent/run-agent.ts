@@ -158,7 +158,7 @@ export class AgentRun {
     if (turn.kind === 'error') {
       entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
       if (response.finishReason === 'content_filter') {
-        entry.error = { type: 'content_filter', message: 'the provider withheld the reply (its safety filter)' };
+        entry.error = { type: 'content_filter', message: `the provider withheld the reply (its safety filter)${response.finishMessage ? `: ${response.finishMessage}` : ''}` };
         return { next: 'finish', reason: 'content_filter', detail: entry.error.message };
       }
       if (response.finishReason === 'length') return this.failed(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');

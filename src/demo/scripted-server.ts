@@ -39,7 +39,7 @@ export interface ScriptedRequest {
  * of 400 or more (or an `errorMessage` without a status, which means 500) answers an error in the
  * provider's own error format; `delayMs` waits before answering; `usage` replaces the estimated token
  * counts (any JSON, to play a broken endpoint); `headers` are added to the response (e.g. `retry-after`);
- * `rawBody` (with `contentType`) is sent as it is instead of a completion; the rest shape the completion
+ * `rawBody` (with `contentType`) is sent as it is, with `status`, instead of a completion or error body; the rest shape the completion
  * as the provider would (see `WireReply`). A call that asks for a stream gets the same reply as events,
  * shaped by `StreamShape` (`chunks`, `chunkDelayMs`, `streamCutAfter`, `streamErrorAfter`, which makes
  * `errorMessage` the in-stream error's message instead of an HTTP 500); `chunks` alone also gives the text.
@@ -160,10 +160,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       reply = resolveReply({ status: 500, errorMessage });
     }
     if (reply.delayMs > 0 && !(await waitUnlessClientLeaves(reply.delayMs, response, pendingDelays))) return;
+    // A raw body goes out as it is, with its status: an error body of the provider's own shape too (e.g. Gemini's RetryInfo details).
+    if (reply.rawBody !== undefined) return sendRaw(response, reply.status, reply.rawBody, reply.contentType ?? 'text/html; charset=utf-8', reply.headers);
     if (reply.status >= 400) {
       return sendJson(response, reply.status, errorBody(call.provider, reply.status, reply.errorMessage), reply.headers);
     }
-    if (reply.rawBody !== undefined) return sendRaw(response, reply.status, reply.rawBody, reply.contentType ?? 'text/html; charset=utf-8', reply.headers);
     const usage = reply.usage ?? estimateUsage(request.messages, reply.text);
     if (request.streamed) {
       const streamOptions = { provider: call.provider, chunkDelayMs: reply.chunkDelayMs ?? 0, headers: reply.headers, pendingDelays };

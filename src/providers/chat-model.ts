@@ -66,6 +66,11 @@ export interface ChatRequest {
   /** Aborted by the per-call or whole-run timeout; every wait of the adapter (retries included) ends with it. */
   signal: AbortSignal;
   /**
+   * When the call's own time (`single_call_timeout`) runs out, in ms since the epoch: a retry the provider
+   * asks to begin later than this is not waited for (see withRetries). Absent = no known deadline.
+   */
+  deadline?: number;
+  /**
    * When set, the adapter streams the reply (where the provider can) and calls this with each piece of
    * reply text as it arrives, in order; the returned ChatResponse still holds the whole text. Pieces of
    * an attempt that later failed and was retried are followed by `onTextReset` before the new attempt's.
@@ -87,6 +92,12 @@ export interface ChatResponse {
   usage: TokenUsage;
   /** Normalised; absent when the provider did not say. */
   finishReason?: ModelFinishReason;
+  /**
+   * The provider's own words on why it withheld or stopped the reply (Gemini `finishMessage` or
+   * `promptFeedback.blockReasonMessage`, an OpenAI `refusal`), else its reason's name; the engine shows it
+   * in the step's error and the run's `stop_detail`.
+   */
+  finishMessage?: string;
   /**
    * Names of tools the model tried to call through the provider's native function calling instead of
    * the text protocol (OpenAI `tool_calls` with `content: null`, Gemini `functionCall` parts).

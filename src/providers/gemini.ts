@@ -16,6 +16,8 @@ import {
 import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gemini-stream';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';
+import { ProviderHttpError, readGeminiError, shortMessage } from './provider-errors';
+import { fetchKeepingFinishMessage, type RawReplyNotes } from './gemini-raw';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
 /** Connection settings of the Gemini API. */
@@ -60,14 +62,17 @@ export class GeminiChatModel implements ChatModel {
   }
 
   private async generateOnce(request: ChatRequest, dropped: ReadonlySet<DroppableField>, streamed?: StreamedText): Promise<ChatResponse> {
-    const response = await withRetries(() => this.call(request, dropped, streamed), {
+    // Each attempt's ApiError is read at once (status, message, RetryInfo), so the retry waits as the body asks.
+    const attempt = () => this.call(request, dropped, streamed).catch((error: unknown) => Promise.reject(readGeminiError(error)));
+    const response = await withRetries(attempt, {
       maxRetries: this.maxRetries,
       signal: request.signal,
+      deadline: request.deadline,
       classify: (error) => {
         if (request.signal.aborted) return { retry: false };
         // An error event inside a 200 stream is the provider's answer to this call, not retried (as openai-node does not).
-        if (isStreamErrorEvent(error)) return { retry: false };
-        if (error instanceof genAi().ApiError) return decideByStatus(error.status);
+        if (isStreamErrorEvent(error) || (error instanceof ProviderHttpError && error.inStream)) return { retry: false };
+        if (error instanceof ProviderHttpError) return decideByStatus(error.status, undefined, error.retryAfterMs);
         // fetch's own failure (connection refused or reset, or broken mid-stream) is a TypeError; anything
         // else is not retried. By name: undici's TypeError may come from another realm (as under jest).
         return { retry: (error as Error | null)?.name === 'TypeError' };
@@ -95,9 +100,24 @@ export class GeminiChatModel implements ChatModel {
       },
     };
     try {
-      if (!streamed) return await this.client.models.generateContent(parameters);
+      if (!streamed) {
+        const notes: RawReplyNotes = {};
+        const reply = await this.client.models.generateContent(noting(parameters, notes));
+        const candidate = reply.candidates?.[0];
+        if (candidate && notes.finishMessage !== undefined) candidate.finishMessage ??= notes.finishMessage;
+        return reply;
+      }
       streamed.beginAttempt();
-      return await collectGeminiStream(await this.client.models.generateContentStream(parameters), streamed);
+      const notes: RawReplyNotes = {};
+      const events = counted(await this.client.models.generateContentStream(noting(parameters, notes)));
+      const reply = await collectGeminiStream(events, streamed);
+      await notes.read;
+      const candidate = reply.candidates?.[0];
+      if (candidate && notes.finishMessage !== undefined) candidate.finishMessage ??= notes.finishMessage;
+      // Realworld case `genai:Client_Tests_generateContentStream_ML_Dev_should_return_the_headers_in_the_sdkHttpResponse_for_each_chunk#0`:
+      // a 200 event stream with no event at all, which read as `body: "{}"`.
+      if (events.count === 0) throw new ProviderResponseError('the endpoint answered the streamed call with an empty event stream (no event at all)');
+      return reply;
     } catch (error) {
       // The SDK parses every 200 body as JSON: an HTML page or an event stream fails right there.
       // (By name, not instanceof: the error may come from another realm.)
@@ -124,7 +144,7 @@ export class GeminiChatModel implements ChatModel {
  * endpoint or model without `responseJsonSchema`: the call goes on with the JSON mime type alone).
  */
 function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
-  if (!(error instanceof genAi().ApiError) || error.status !== 400) return undefined;
+  if (!(error instanceof ProviderHttpError) || error.status !== 400 || error.inStream) return undefined;
   if (request.temperature !== undefined && !dropped.has('temperature') && /temperature/i.test(error.message)) return 'temperature';
   const refusesSchema = /response_?json_?schema|responseSchema|response_schema/i.test(error.message);
   return refusesSchema && request.responseFormat.type === 'json_schema' && !dropped.has('json_schema') ? 'json_schema' : undefined;
@@ -148,11 +168,56 @@ function readResponse(response: GeminiReply): ChatResponse {
     text: parts.filter((part) => typeof part.text === 'string' && !part.thought).map((part) => part.text).join(''),
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: metadata?.totalTokenCount ?? 0, ...(thoughts ? { reasoning_tokens: thoughts } : {}) },
     finishReason: blocked ? 'content_filter' : mapGeminiFinishReason(candidate?.finishReason),
+    ...geminiFinishMessage(response, candidate),
     ...(nativeToolCalls.length ? { nativeToolCalls } : {}),
   };
 }
 
-const GEMINI_FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+/**
+ * The provider's words on a block or an unusual end: the candidate's `finishMessage` or the prompt's
+ * `blockReasonMessage` ([GG-types]; Vertex Model Armor sends "The response violated Responsible AI Safety
+ * settings …", realworld case `pyd:test_google/test_google_model_armor_response_template_real_block#0`),
+ * else the reason's name. None for a normal stop.
+ */
+function geminiFinishMessage(response: GeminiReply, candidate: { finishReason?: unknown; finishMessage?: unknown } | undefined): { finishMessage?: string } {
+  const feedback = response.promptFeedback as { blockReason?: unknown; blockReasonMessage?: unknown } | undefined;
+  if (feedback?.blockReason) {
+    const words = typeof feedback.blockReasonMessage === 'string' && feedback.blockReasonMessage.trim() !== '' ? `: ${feedback.blockReasonMessage.trim()}` : '';
+    return { finishMessage: shortMessage(`Gemini blocked the prompt (${String(feedback.blockReason)})${words}`) };
+  }
+  const reason = candidate?.finishReason;
+  if (reason === undefined || reason === 'STOP' || reason === 'MAX_TOKENS') return {};
+  const words = typeof candidate?.finishMessage === 'string' && candidate.finishMessage.trim() !== '' ? `: ${candidate.finishMessage.trim()}` : '';
+  return { finishMessage: shortMessage(`Gemini finishReason ${String(reason)}${words}`) };
+}
+
+/** The call's parameters with a fetch that notes what the SDK drops (see fetchKeepingFinishMessage). */
+function noting(parameters: GenerateContentParameters, notes: RawReplyNotes): GenerateContentParameters {
+  return { ...parameters, config: { ...parameters.config, httpOptions: { fetch: fetchKeepingFinishMessage(notes) } } };
+}
+
+/** The stream's events, counted as they pass (an empty stream is not a reply). */
+function counted<T>(stream: AsyncIterable<T>): AsyncIterable<T> & { count: number } {
+  const wrapper = {
+    count: 0,
+    async *[Symbol.asyncIterator]() {
+      for await (const event of stream) {
+        wrapper.count++;
+        yield event;
+      }
+    },
+  };
+  return wrapper;
+}
+
+/**
+ * Every finish or block reason Gemini and Vertex use for a reply withheld by a filter ([GG-types];
+ * MODEL_ARMOR from Vertex Model Armor, realworld case `pyd:test_google/test_google_model_armor_response_template_real_block#0`).
+ */
+const GEMINI_FILTERED = new Set([
+  'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'MODEL_ARMOR', 'JAILBREAK',
+  'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION',
+]);
 
 /** Gemini's finishReason values (provider-behaviours.md §2, [GG-types]) in the engine's terms. */
 export function mapGeminiFinishReason(reason: unknown): ModelFinishReason | undefined {

@@ -13,6 +13,7 @@ import { collectChatCompletionStream } from './openai-stream';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
+import { withUpstreamReason } from './provider-errors';
 
 
 /** The openai SDK, loaded when the first client is made (see loadOnce). */
@@ -50,17 +51,22 @@ export class OpenAiChatModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const streamed = streamedTextFor(request);
-    return callDroppingRefusedFields(
-      request,
-      this.refused,
-      (dropped) =>
-        withRetries(() => this.complete(request, dropped, streamed), {
-          maxRetries: this.maxRetries,
-          signal: request.signal,
-          classify: (error) => classifyOpenAiError(error, streamed !== undefined),
-        }),
-      (error, dropped) => refusedField(error, request, dropped),
-    );
+    try {
+      return await callDroppingRefusedFields(
+        request,
+        this.refused,
+        (dropped) =>
+          withRetries(() => this.complete(request, dropped, streamed), {
+            maxRetries: this.maxRetries,
+            signal: request.signal,
+            deadline: request.deadline,
+            classify: (error) => classifyOpenAiError(error, streamed !== undefined),
+          }),
+        (error, dropped) => refusedField(error, request, dropped),
+      );
+    } catch (error) {
+      throw withReadableMessage(error);
+    }
   }
 
   /** One attempt; with a stream listener it streams ([ON-cc] `stream: true`), else it asks for the whole reply. */
@@ -108,6 +114,8 @@ function readCompletion(completion: unknown): ChatResponse {
   const usage = (completion as OpenAI.ChatCompletion).usage;
   const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
   const refused = typeof message.refusal === 'string' && message.refusal !== '';
+  const finishReason = refused ? 'content_filter' : mapOpenAiFinishReason(choice.finish_reason);
+  const thinking = reasoningOf(message);
   return {
     text: typeof message.content === 'string' ? message.content : '',
     usage: {
@@ -116,9 +124,35 @@ function readCompletion(completion: unknown): ChatResponse {
       total_tokens: usage?.total_tokens ?? 0,
       ...(reasoning ? { reasoning_tokens: reasoning } : {}),
     },
-    finishReason: refused ? 'content_filter' : mapOpenAiFinishReason(choice.finish_reason),
+    finishReason,
+    ...(refused ? { finishMessage: `the model refused: ${message.refusal}` } : finishReason === 'content_filter' ? { finishMessage: 'finish_reason content_filter' } : {}),
+    ...(thinking ? { reasoning: thinking } : {}),
     ...(toolCalls.length ? { nativeToolCalls: toolCalls } : {}),
   };
+}
+
+/**
+ * The reasoning an OpenAI-compatible endpoint returns beside the reply: `reasoning_content` (DeepSeek, Z.ai,
+ * Qwen, Moonshot, xAI, llama.cpp) or `reasoning` (Groq, OpenRouter, Cerebras, Ollama, vLLM since #27752),
+ * provider-behaviours.md §4 [OL-go], [VL-ro], [LC-readme]; realworld cases
+ * `vercel:deepseek/chat:deepseek-json.json:protocol:plain`, `vercel:groq:groq-reasoning.json:protocol:plain`.
+ */
+function reasoningOf(message: object): string | undefined {
+  const { reasoning_content: content, reasoning } = message as { reasoning_content?: unknown; reasoning?: unknown };
+  const text = typeof content === 'string' && content.trim() !== '' ? content : typeof reasoning === 'string' ? reasoning : '';
+  return text.trim() === '' ? undefined : text;
+}
+
+/**
+ * openai-node words an error `<status> <error.message>` ([ON-err]), which reads well, except where a router
+ * puts the real reason in the body's metadata (OpenRouter's 429 "Provider returned error"): then the
+ * reason is added. The error keeps its class and fields.
+ */
+function withReadableMessage(error: unknown): unknown {
+  if (!(error instanceof openAiSdk().APIError)) return error;
+  const readable = withUpstreamReason(error.message, error.error);
+  if (readable) error.message = readable;
+  return error;
 }
 
 /** OpenAI's finish_reason values (provider-behaviours.md §1.5) in the engine's terms. */
