@@ -54,7 +54,7 @@ finish_reason and answer. Both exit 3 when the run does not check out.
 
 A config with approval_required pauses before such a call: the run ends awaiting_approval with
 pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then: at least 16 characters, 8 of them different;
-`openssl rand -hex 32` makes one).
+openssl rand -hex 32 makes one).
 resume continues it: --state FILE holds the run_state value, unchanged; --approve runs the call once, --deny
 tells the model it was refused and why, --edit runs it with these arguments (checked like any call). With
 --redis-url (or REDIS_URL), a used state is recorded there and refused the second time.
