@@ -1,5 +1,5 @@
 import type { TraceStep } from '../trace/types';
-import type { AuditRecord, AuditStep } from './record';
+import type { AuditRecord } from './record';
 import { escapeStoredText, mapStrings, unescapeStoredText } from './stored-text';
 
 /** The audit's two tables: one row per run, one per step. README "Audit and tracing" shows the layout. */
