@@ -124,10 +124,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The parameters encoded, one at a time, letting the event loop run after each large one. */
 async function encoded(cells: RawCell[]): Promise<unknown[]> {
   const values: unknown[] = [];
+  // A turn first: the record was just hashed, and a large value's encoding should not add to that.
+  await nextTurn();
   for (const { value, json } of cells) {
+    const large = typeof value === 'string' && value.length > YIELD_AFTER_CHARACTERS;
+    if (large) await nextTurn();
     const encodedValue = cell(value, json);
     values.push(encodedValue);
-    if (typeof encodedValue === 'string' && encodedValue.length > YIELD_AFTER_CHARACTERS) await nextTurn();
+    if (large || (typeof encodedValue === 'string' && encodedValue.length > YIELD_AFTER_CHARACTERS)) await nextTurn();
   }
   return values;
 }
@@ -176,8 +180,10 @@ async function present(row: Row, columns: readonly string[]): Promise<Row> {
   for (const column of columns) {
     const value = row[column];
     if (value === null || value === undefined) continue;
+    const large = typeof value === 'string' && value.length > YIELD_AFTER_CHARACTERS;
+    if (large) await nextTurn();
     kept[column] = uncell(value);
-    if (typeof value === 'string' && value.length > YIELD_AFTER_CHARACTERS) await nextTurn();
+    if (large) await nextTurn();
   }
   return kept;
 }
