@@ -96,6 +96,18 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
     expect((await query(database().url, 'SELECT count(*)::int AS n FROM agent_core_audit_runs'))[0].n).toBe(3);
   });
 
+  it('library: a connection gone silent mid-INSERT holds the answer no longer than the wait, and close cuts it within a second', async () => {
+    script();
+    const url = proxy.postgresUrl(database().name);
+    proxy.freezeWhen(RUN_INSERT);
+    const result = await runAgent({ model: modelFor(server()), config: { model: 'm', allowed_tools: ['json_transform'] }, prompt: 'count', audit: { postgres: url, waitMs: 300 } });
+    expect(result.audit).toMatchObject({ stored: false, notice: 'the audit row was not written within 300 ms; it is written when the database answers' });
+    const started = performance.now();
+    await auditSinkFor(url).close();
+    await settle();
+    expect(performance.now() - started).toBeLessThan(2_500);
+  });
+
   it('n8n engine: the item’s output says the row was not stored, the worker lives, and the row verifies after the retry', async () => {
     server().setScript(final('fine'));
     proxy.cutWhen(RUN_INSERT);
@@ -125,6 +137,23 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
     expect(await sink.flushPending()).toBe(0);
     expect(verifyRecord((await sink.read(audit.run_id))!, audit.record_digest).ok).toBe(true);
   });
+
+  it('CLI: a connection gone silent mid-INSERT: the output is printed after the 10 s wait and the process exits 0 a second later', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'agent-core-hostile-audit-'));
+    try {
+      const config = join(folder, 'config.json');
+      writeFileSync(config, JSON.stringify({ model: 'm' }));
+      server().setScript(final('fine'));
+      proxy.freezeWhen(RUN_INSERT);
+      const started = performance.now();
+      const finished = await runCli(['run', '--config', config, '--prompt', 'hi', '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--audit-postgres', proxy.postgresUrl(database().name)], postgresEnvironment());
+      expect(finished.code).toBe(0);
+      expect(JSON.parse(finished.stdout)).toMatchObject({ final_answer: 'fine', audit: { stored: false, notice: 'the audit row was not written within 10000 ms; it is written when the database answers' } });
+      expect(performance.now() - started).toBeLessThan(14_000);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 20_000);
 
   it('CLI: run --audit-postgres through a connection cut mid-INSERT prints its output and exits 0', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'agent-core-hostile-audit-'));

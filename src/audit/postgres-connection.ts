@@ -20,25 +20,39 @@ export function poolConfig(target: PostgresTarget): PoolConfig {
 /**
  * Work on one checked-out client. pg emits 'error' on a checked-out client whose connection dies (a
  * server restart, a fail-over, a network cut): with no listener that event crashes the process, so one
- * listens while the client is out; the query in flight rejects with the same error. A client whose
- * connection failed is handed back with that error, so the pool discards it rather than reusing it.
+ * listens while the client is out; the query in flight rejects with the same error. Only an error the
+ * server itself answered (it has a SQLSTATE) leaves the connection usable: then the transaction is rolled
+ * back and the client goes back to the pool; after any other (lost, timed out) the pool discards it.
+ * `active` holds the clients checked out meanwhile (see destroyConnection).
  */
-export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, active?: Set<PoolClient>): Promise<T> {
   const client = await pool.connect();
-  let lost: Error | undefined;
+  active?.add(client);
+  let broken: Error | undefined;
   const onError = (error: Error) => {
-    lost ??= error;
+    broken ??= error;
   };
   client.on('error', onError);
   try {
     return await work(client);
   } catch (error) {
-    if (!lost) await client.query('ROLLBACK').catch(() => undefined);
+    const answeredByServer = /^[0-9A-Z]{5}$/.test(String((error as { code?: unknown } | null)?.code ?? ''));
+    if (!broken && answeredByServer) await client.query('ROLLBACK').catch(() => undefined);
+    else broken ??= error as Error;
     throw error;
   } finally {
+    active?.delete(client);
     client.removeListener('error', onError);
-    client.release(lost);
+    client.release(broken);
   }
+}
+
+/**
+ * Cuts a checked-out client's socket: a query stuck on a silent connection then fails at once (pg's
+ * `connection.stream` is the socket; the client's error listener above is still in place).
+ */
+export function destroyConnection(client: PoolClient): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
 /** Connects, runs SELECT 1 and closes: the credential test, failing within the connection timeout. */

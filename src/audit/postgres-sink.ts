@@ -1,6 +1,6 @@
 // The PostgreSQL audit sink: one pool per database, writes that never crash or block, and reading a run back.
-import type { Pool } from 'pg';
-import { poolConfig, withClient, type PostgresTarget } from './postgres-connection';
+import type { Pool, PoolClient } from 'pg';
+import { destroyConnection, poolConfig, withClient, type PostgresTarget } from './postgres-connection';
 import { PendingWrites, MAX_PENDING, MAX_PENDING_BYTES, MAX_SET_ASIDE, describeError, refusedForContent } from './pending-writes';
 import { MIGRATION, RUNS_TABLE, STEPS_TABLE, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
 import type { AuditRecord } from './record';
@@ -24,6 +24,8 @@ export interface AuditWriteReport {
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 /** Old runs are deleted at most this often per process, after a write. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+/** How long close waits for writes under way before it cuts their connections. */
+const CLOSE_WAIT_MS = 1_000;
 /** Notices kept for the next write to report; a flood is summed up rather than kept. */
 const MAX_NOTICES = 20;
 
@@ -39,6 +41,8 @@ export class PostgresAuditSink {
   private pool?: Promise<Pool>;
   private migrated?: Promise<void>;
   private readonly pending = new PendingWrites();
+  /** Clients checked out by a write now (see close). */
+  private readonly active = new Set<PoolClient>();
   private flushing?: Promise<number>;
   private retryTimer?: NodeJS.Timeout;
   private retries = 0;
@@ -123,7 +127,14 @@ export class PostgresAuditSink {
     const pool = this.pool;
     this.pool = undefined;
     this.migrated = undefined;
-    if (pool) await (await pool.catch(() => undefined))?.end();
+    const ended = (await pool?.catch(() => undefined))?.end();
+    if (!ended) return;
+    // A write stuck on a silent connection would hold close — and a CLI process — until its query timeout.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([ended.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
+    if (!waited) for (const client of this.active) destroyConnection(client);
+    await ended.catch(() => undefined);
   }
 
   get pendingCount(): number {
@@ -149,7 +160,7 @@ export class PostgresAuditSink {
   /** The pool, with the tables in place. A failed migration is tried again on the next use. */
   private async ready(): Promise<Pool> {
     const pool = await this.connected();
-    this.migrated ??= migrate(pool).catch((error: unknown) => {
+    this.migrated ??= migrate(pool, this.active).catch((error: unknown) => {
       this.migrated = undefined;
       throw error;
     });
@@ -165,7 +176,7 @@ export class PostgresAuditSink {
       // A retry of a run that was stored after all (its answer was lost) adds nothing.
       if (inserted.rowCount === 1 && write.steps) await client.query(write.steps.text, write.steps.values);
       await client.query('COMMIT');
-    });
+    }, this.active);
   }
 
   /** Keeps a write for a retry; false when it is larger than the whole queue may hold. */
@@ -220,10 +231,10 @@ export class PostgresAuditSink {
   }
 }
 
-async function migrate(pool: Pool): Promise<void> {
+async function migrate(pool: Pool, active: Set<PoolClient>): Promise<void> {
   await withClient(pool, async (client) => {
     for (const statement of MIGRATION) await client.query(statement);
-  });
+  }, active);
 }
 
 const sinks = new Map<string, PostgresAuditSink>();

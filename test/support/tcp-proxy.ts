@@ -16,6 +16,11 @@ export interface TcpProxy {
    * would look to the client). `times` connections are cut this way (default 1), then traffic flows again.
    */
   cutWhen(marker: string, times?: number): void;
+  /**
+   * Like cutWhen, but the connection goes silent instead: nothing more is passed either way and neither side
+   * is closed (a network partition, a server frozen mid-query), until close().
+   */
+  freezeWhen(marker: string): void;
   /** Cuts every open connection now. */
   cutAll(): void;
   close(): Promise<void>;
@@ -31,6 +36,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
   let cuts = 0;
   let marker: string | undefined;
   let remaining = 0;
+  let freeze = false;
 
   const cut = (pair: { client: net.Socket; server: net.Socket }) => {
     cuts++;
@@ -45,12 +51,18 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     const pair = { client, server };
     open.add(pair);
     let seen = '';
+    let frozen = false;
     client.on('data', (chunk: Buffer) => {
+      if (frozen) return;
       if (marker !== undefined && remaining > 0) {
         seen = (seen + chunk.toString('latin1')).slice(-(MARKER_WINDOW + chunk.length));
         if (seen.includes(marker)) {
           remaining--;
           if (remaining === 0) marker = undefined;
+          if (freeze) {
+            frozen = true;
+            return;
+          }
           cut(pair);
           return;
         }
@@ -58,7 +70,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
       if (!server.destroyed) server.write(chunk);
     });
     server.on('data', (chunk: Buffer) => {
-      if (!client.destroyed) client.write(chunk);
+      if (!frozen && !client.destroyed) client.write(chunk);
     });
     const end = () => {
       open.delete(pair);
@@ -85,6 +97,12 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     cutWhen(text, times = 1) {
       marker = text;
       remaining = times;
+      freeze = false;
+    },
+    freezeWhen(text) {
+      marker = text;
+      remaining = 1;
+      freeze = true;
     },
     cutAll() {
       for (const pair of [...open]) cut(pair);
