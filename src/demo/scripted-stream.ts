@@ -115,6 +115,7 @@ function openAiStreamEvents(request: ScriptedRequest, reply: WireReply & StreamS
     ? { role: 'assistant', content: null, refusal: '' }
     : { role: 'assistant', content: toolCalls.length && reply.text === '' ? null : '', refusal: null };
   const events: StreamEvent[] = [{ data: chunk(firstDelta), piece: false }];
+  for (const piece of reply.reasoning ? splitIntoPieces(reply.reasoning.text) : []) events.push({ data: chunk({ [reply.reasoning!.field]: piece }), piece: false });
   const pieces = refusing ? splitIntoPieces(reply.refusal ?? '') : textPieces;
   for (const piece of pieces) events.push({ data: chunk(refusing ? { refusal: piece } : { content: piece }), piece: true });
   toolCalls.forEach((call, index) => {

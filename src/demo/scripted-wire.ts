@@ -24,6 +24,12 @@ export interface WireReply {
   promptBlocked?: string;
   /** Reasoning tokens: OpenAI `completion_tokens_details.reasoning_tokens`, Gemini `thoughtsTokenCount`. */
   reasoningTokens?: number;
+  /**
+   * Reasoning text beside the reply, OpenAI-compatible form: `message.reasoning_content` (DeepSeek, Z.ai, xAI)
+   * or `message.reasoning` (Groq, OpenRouter), streamed as `delta.<field>` pieces before the text
+   * (provider-behaviours.md §4; realworld cases `vercel:xai:xai-text.chunks.txt`, `pyd:test_groq/test_tool_use_failed_error_streaming#2`).
+   */
+  reasoning?: { field: 'reasoning_content' | 'reasoning'; text: string };
 }
 
 const GEMINI_STATUS_NAMES: Record<number, string> = {
@@ -39,7 +45,7 @@ export function openAiCompletion(request: ScriptedRequest, reply: WireReply, usa
   }));
   const message = toolCalls
     ? { role: 'assistant', content: reply.text === '' ? null : reply.text, refusal: null, tool_calls: toolCalls }
-    : { role: 'assistant', content: reply.refusal ? null : reply.text, refusal: reply.refusal ?? null };
+    : { role: 'assistant', content: reply.refusal ? null : reply.text, refusal: reply.refusal ?? null, ...(reply.reasoning ? { [reply.reasoning.field]: reply.reasoning.text } : {}) };
   const finishReason = reply.finishReason ?? (toolCalls ? 'tool_calls' : 'stop');
   return {
     id: `chatcmpl-scripted-${request.callIndex}`,

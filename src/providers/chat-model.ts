@@ -90,6 +90,13 @@ export interface ChatResponse {
   text: string;
   /** Usage as the provider reported it; zeros when it reported none. The engine sanitises it. */
   usage: TokenUsage;
+  /**
+   * Whether the provider sent usage at all: true when it sent a usage object, even one without counts (a
+   * blocked Gemini prompt's `usageMetadata` holds none: its report is 0); false when it sent none (a stream
+   * without the usage chunk), and only then does the engine estimate. Absent (a library user's model): zero
+   * counts are taken as no report.
+   */
+  usageReported?: boolean;
   /** Normalised; absent when the provider did not say. */
   finishReason?: ModelFinishReason;
   /**

@@ -167,6 +167,9 @@ function readResponse(response: GeminiReply): ChatResponse {
     // Thought parts are left out, as the SDK's own `text` does (provider-behaviours.md §2).
     text: parts.filter((part) => typeof part.text === 'string' && !part.thought).map((part) => part.text).join(''),
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: metadata?.totalTokenCount ?? 0, ...(thoughts ? { reasoning_tokens: thoughts } : {}) },
+    // `usageMetadata` without counts is a report of 0 (a blocked prompt's, realworld case
+    // pyd:test_google/test_google_model_armor_prompt_template_text_gets_blocked#1); no `usageMetadata` is none.
+    usageReported: typeof metadata === 'object' && metadata !== null,
     finishReason: blocked ? 'content_filter' : mapGeminiFinishReason(candidate?.finishReason),
     ...geminiFinishMessage(response, candidate),
     ...(nativeToolCalls.length ? { nativeToolCalls } : {}),

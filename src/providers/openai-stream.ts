@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import { openAiSdk } from './openai';
 import { ProviderResponseError } from './chat-model';
 import type { StreamedText } from './streamed-text';
+import { reasoningPiece } from './openai-reasoning';
 
 type StreamedToolCall = { type: 'function'; function: { name?: string; arguments: string } };
 
@@ -10,7 +11,9 @@ type StreamedToolCall = { type: 'function'; function: { name?: string; arguments
  * completion, passing each content piece on as it arrives, so that one reader turns both kinds of
  * answer into a ChatResponse. Content and refusal come in pieces, tool calls as an opening delta with
  * the name followed by argument pieces, `finish_reason` on the last choice chunk and, with
- * `stream_options.include_usage`, the usage on an extra chunk with `choices: []`.
+ * `stream_options.include_usage`, the usage on an extra chunk with `choices: []`. Reasoning comes in pieces
+ * too, in `delta.reasoning_content` or `delta.reasoning` (see reasoningPiece), and is joined into the
+ * message's `reasoning_content`, where the plain reply's reader finds it; it is not passed on as text.
  */
 export async function collectChatCompletionStream(
   stream: AsyncIterable<OpenAI.ChatCompletionChunk>,
@@ -19,6 +22,7 @@ export async function collectChatCompletionStream(
 ): Promise<OpenAI.ChatCompletion> {
   let content = '';
   let refusal = '';
+  let reasoning = '';
   let finishReason: string | null = null;
   let usage: OpenAI.CompletionUsage | undefined;
   let sawChoices = false;
@@ -36,6 +40,7 @@ export async function collectChatCompletionStream(
       text.passOn(delta.content);
     }
     if (typeof delta.refusal === 'string') refusal += delta.refusal;
+    reasoning += reasoningPiece(delta);
     for (const call of delta.tool_calls ?? []) {
       const entry = (toolCalls[call.index ?? 0] ??= { type: 'function', function: { arguments: '' } });
       if (call.function?.name) entry.function.name = (entry.function.name ?? '') + call.function.name;
@@ -55,6 +60,7 @@ export async function collectChatCompletionStream(
     role: 'assistant',
     content: content === '' && (refusal !== '' || calls.length > 0) ? null : content,
     refusal: refusal === '' ? null : refusal,
+    ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
     ...(calls.length ? { tool_calls: calls } : {}),
   };
   return { choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }], usage } as unknown as OpenAI.ChatCompletion;

@@ -10,6 +10,7 @@ import {
   type ResponseFormat,
 } from './chat-model';
 import { collectChatCompletionStream } from './openai-stream';
+import { reasoningOf } from './openai-reasoning';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
@@ -124,23 +125,13 @@ function readCompletion(completion: unknown): ChatResponse {
       total_tokens: usage?.total_tokens ?? 0,
       ...(reasoning ? { reasoning_tokens: reasoning } : {}),
     },
+    // A stream without the usage chunk, or a server that sends no `usage`, reported none; zeros are a report.
+    usageReported: typeof usage === 'object' && usage !== null,
     finishReason,
     ...(refused ? { finishMessage: `the model refused: ${message.refusal}` } : finishReason === 'content_filter' ? { finishMessage: 'finish_reason content_filter' } : {}),
     ...(thinking ? { reasoning: thinking } : {}),
     ...(toolCalls.length ? { nativeToolCalls: toolCalls } : {}),
   };
-}
-
-/**
- * The reasoning an OpenAI-compatible endpoint returns beside the reply: `reasoning_content` (DeepSeek, Z.ai,
- * Qwen, Moonshot, xAI, llama.cpp) or `reasoning` (Groq, OpenRouter, Cerebras, Ollama, vLLM since #27752),
- * provider-behaviours.md §4 [OL-go], [VL-ro], [LC-readme]; realworld cases
- * `vercel:deepseek/chat:deepseek-json.json:protocol:plain`, `vercel:groq:groq-reasoning.json:protocol:plain`.
- */
-function reasoningOf(message: object): string | undefined {
-  const { reasoning_content: content, reasoning } = message as { reasoning_content?: unknown; reasoning?: unknown };
-  const text = typeof content === 'string' && content.trim() !== '' ? content : typeof reasoning === 'string' ? reasoning : '';
-  return text.trim() === '' ? undefined : text;
 }
 
 /**

@@ -40,8 +40,15 @@ export function estimateTokens(text: string): number {
   return Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
 }
 
-/** True when the provider reported no usage at all: no object, or no count but zeros (a broken count is reported, and sanitised). */
-function reportedNone(raw: unknown): boolean {
+/**
+ * True when the provider reported no usage at all. An adapter that knows says so in `usageReported` (a usage
+ * object without counts is a report of 0, realworld case
+ * `pyd:test_google/test_google_model_armor_prompt_template_text_gets_blocked#1`); otherwise no object, or no
+ * count but zeros, is none (a broken count is reported, and sanitised).
+ */
+function reportedNone(response: Pick<ChatResponse, 'usage' | 'usageReported'>): boolean {
+  if (response.usageReported !== undefined) return !response.usageReported;
+  const raw: unknown = response.usage;
   if (typeof raw !== 'object' || raw === null) return true;
   const fields = raw as Record<string, unknown>;
   return [fields.prompt_tokens, fields.completion_tokens, fields.total_tokens].every((value) => value === undefined || value === 0);
@@ -49,13 +56,17 @@ function reportedNone(raw: unknown): boolean {
 
 /**
  * `usage` (the call's sanitised usage), filled with an estimate marked `estimated: true` when the provider
- * reported none, so that no call runs unmetered: a stream without a usage chunk (an OpenAI-compatible server
+ * reported none (see reportedNone), so that no call runs unmetered: a stream without a usage chunk (an OpenAI-compatible server
  * that ignores `stream_options`), a LangChain model without usage metadata, a library user's model. The
  * estimate is estimateTokens of every message sent, plus TOKENS_PER_MESSAGE each, and of the reply text and
  * reasoning (an empty reply still costs its prompt).
  */
-export function estimateWhenUnreported(usage: TokenUsage, response: Pick<ChatResponse, 'usage' | 'text' | 'reasoning'>, messages: readonly ChatMessage[]): TokenUsage {
-  if (!reportedNone(response.usage)) return usage;
+export function estimateWhenUnreported(
+  usage: TokenUsage,
+  response: Pick<ChatResponse, 'usage' | 'usageReported' | 'text' | 'reasoning'>,
+  messages: readonly ChatMessage[],
+): TokenUsage {
+  if (!reportedNone(response)) return usage;
   const prompt = messages.reduce((total, message) => total + TOKENS_PER_MESSAGE + estimateTokens(message.content), 0);
   const completion = estimateTokens(response.text) + estimateTokens(response.reasoning ?? '');
   return Object.assign(usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true });
