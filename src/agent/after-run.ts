@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { auditSinkFor } from '../audit/postgres-sink';
-import { auditRecord, type AuditTool } from '../audit/record';
+import { auditRecord, type AuditRecord, type AuditTool } from '../audit/record';
 import { recordRunSpans } from '../telemetry/run-spans';
 import type { Tool } from '../tools/tool';
 import { schemaHash, traceChain } from '../trace/digest';
@@ -36,11 +36,17 @@ export async function afterRun(result: AgentResult, run: FinishedRun, options: R
   if (!options.audit) return result;
   const { base, config } = runChainBase(run.config, run.tools.values(), redactor);
   const runId = randomUUID();
-  const record = auditRecord({
-    runId, result, config, origin: options.audit.origin, sessionId: options.sessionId, createdAt: new Date(startedAt),
-    configHash: base.configHash, tools: [...run.tools.values()].map(auditTool), links: traceChain(base, result.trace),
-    replies: new Map([...run.replies].map(([step, reply]) => [step, redactor.text(reply)])),
-  });
+  let record: AuditRecord;
+  try {
+    record = auditRecord({
+      runId, result, config, origin: options.audit.origin, sessionId: options.sessionId, createdAt: new Date(startedAt),
+      configHash: base.configHash, tools: [...run.tools.values()].map(auditTool), links: traceChain(base, result.trace),
+      replies: new Map([...run.replies].map(([step, reply]) => [step, redactor.text(reply)])),
+    });
+  } catch (error) {
+    // A run whose record cannot even be hashed (nothing the engine makes today) still answers.
+    return { ...result, audit: { run_id: runId, stored: false, notice: redactor.text(`the audit row of run ${runId} could not be made (${(error as Error).message})`) } };
+  }
   const waitMs = options.audit.waitMs ?? DEFAULT_AUDIT_WAIT_MS;
   const digest = { record_digest: record.record_digest };
   // Whatever the database does (refuses, drops the connection mid-write), this settles: never a throw.

@@ -107,6 +107,7 @@ export class PostgresAuditSink {
     }
     return 0;
   }
+
   /** A stored run, or undefined when there is none with this id (or no audit table at all: reading creates nothing). */
   async read(runId: string): Promise<AuditRecord | undefined> {
     const pool = await this.connected();
