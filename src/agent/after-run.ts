@@ -1,3 +1,4 @@
+// After the answer: the run's spans, and its audit row written (waited for at most audit.waitMs).
 import { randomUUID } from 'node:crypto';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { auditRecord, type AuditRecord, type AuditTool } from '../audit/record';

@@ -1,3 +1,4 @@
+// The audit tables: their migration, and a run turned into rows and back (strings escaped for PostgreSQL).
 import type { TraceStep } from '../trace/types';
 import type { AuditRecord } from './record';
 import { escapeStoredText, mapStrings, unescapeStoredText } from './stored-text';

@@ -1,3 +1,4 @@
+// The shape of an audited run as stored: the output, the replies, the chain links and the record chain.
 import type { ChatMessage, TokenUsage } from '../providers/chat-model';
 import type { AgentResult, FinishReason, RunMetrics, TraceStep } from '../trace/types';
 import type { JsonSchema } from '../validation/validate';
