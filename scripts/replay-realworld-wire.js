@@ -1,4 +1,5 @@
 // The wire side of scripts/replay-realworld.js: a recording's protocol variant, and the reasoning it carries, per API.
+// @ts-nocheck: a development script over untyped recorded JSON, checked by running it against the corpus, not by tsc.
 'use strict';
 
 const PREFIX = '{"type":"final","answer":"';

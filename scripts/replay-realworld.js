@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Replays the real-world provider recordings and broken-JSON replies of ../shared/realworld/ through the built engine (dist/) and checks each case's expect (issue #27).
+// @ts-nocheck: a development script over untyped recorded JSON, checked by running it against the corpus, not by tsc.
 'use strict';
 
 /*

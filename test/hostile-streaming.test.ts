@@ -2,7 +2,7 @@ import type { AgentEvent } from '../src/agent/events';
 import { parseTurn } from '../src/agent/protocol';
 import { runAgent } from '../src/agent/run-agent';
 import { REDACTED } from '../src/trace/redact';
-import { action, final, probeTool } from './support/agent';
+import { final, probeTool } from './support/agent';
 import { deltasOf, inPieces, piecedModel, streamedText } from './support/pieced-model';
 import { useEventLoopWatchdog } from './support/watchdog';
 

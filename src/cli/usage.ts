@@ -25,7 +25,8 @@ Runs one agent task and prints its result as JSON: final_answer, finish_reason, 
   --api-key KEY          else OPENAI_API_KEY / GEMINI_API_KEY
   --fallback-provider NAME, --fallback-model ID, --fallback-base-url URL, --fallback-api-key KEY
                          a second model: when a model call fails after its retries or times out, it
-                         answers that step and the rest of the run (key and URL from the same variables)
+                         answers that step and the rest of the run (URL from the same variables; the
+                         environment key only on the primary's origin, elsewhere give --fallback-api-key)
   --system TEXT          instructions added to the system prompt
   --session ID           keep a conversation: each run reads the session's history and stores its turn,
                          with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
