@@ -122,6 +122,25 @@ describe('the PostgreSQL audit', () => {
     }
   });
 
+  it('a database user with only INSERT, SELECT and DELETE on the tables writes and reads runs once they exist', async () => {
+    await auditedRun(database().url); // the owner creates the tables
+    await closeAuditSinks();
+    const role = `agent_core_writer_${Math.random().toString(36).slice(2, 10)}`;
+    const password = Math.random().toString(36).slice(2);
+    await query(database().url, `CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+    try {
+      await query(database().url, `GRANT INSERT, SELECT, DELETE ON agent_core_audit_runs, agent_core_audit_steps TO ${role}`);
+      const url = database().url.replace('postgres@', `${role}:${password}@`);
+      const result = await auditedRun(url);
+      expect(result.audit).toMatchObject({ stored: true });
+      expect(verifyRecord((await auditSinkFor(url).read(result.audit!.run_id))!, result.audit!.record_digest).ok).toBe(true);
+    } finally {
+      await closeAuditSinks();
+      await query(database().url, `REVOKE ALL ON agent_core_audit_runs, agent_core_audit_steps FROM ${role}`);
+      await query(database().url, `DROP ROLE ${role}`);
+    }
+  });
+
   it('a write that fails never fails the run: the output says so, and the row is written on a later try', async () => {
     const target = await createTestDatabase();
     await dropTestDatabase(target.name);

@@ -2,7 +2,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { destroyConnection, poolConfig, withClient, type PostgresTarget } from './postgres-connection';
 import { PendingWrites, MAX_PENDING, MAX_PENDING_BYTES, MAX_SET_ASIDE, describeError, refusedForContent } from './pending-writes';
-import { MIGRATION, RUNS_TABLE, STEPS_TABLE, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
+import { MIGRATION, RUNS_TABLE, STEPS_TABLE, TABLES_READY, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
 import type { AuditRecord } from './record';
 
 export { pingAuditDatabase, type PostgresTarget } from './postgres-connection';
@@ -234,6 +234,7 @@ export class PostgresAuditSink {
 
 async function migrate(pool: Pool, active: Set<PoolClient>): Promise<void> {
   await withClient(pool, async (client) => {
+    if ((await client.query<{ ready: boolean }>(TABLES_READY)).rows[0]?.ready) return;
     for (const statement of MIGRATION) await client.query(statement);
   }, active);
 }

@@ -8,6 +8,13 @@ export const RUNS_TABLE = 'agent_core_audit_runs';
 export const STEPS_TABLE = 'agent_core_audit_steps';
 
 /**
+ * True when both tables and the newest column are there: then no migration runs, so a database user with
+ * only INSERT, SELECT and DELETE on the tables (no CREATE on the schema, not their owner) can write.
+ */
+export const TABLES_READY = `SELECT to_regclass('${RUNS_TABLE}') IS NOT NULL AND to_regclass('${STEPS_TABLE}') IS NOT NULL
+  AND EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('${RUNS_TABLE}') AND attname = 'record_digest' AND NOT attisdropped) AS ready`;
+
+/**
  * Creates the tables when they are missing. `CREATE TABLE IF NOT EXISTS` alone is not safe when several
  * workers start at once (two can both pass the check and one fails on the catalog's unique index), so the
  * statements run under a transaction-scoped advisory lock: the first creates, the others wait and find them.
