@@ -23,6 +23,7 @@ export class ToolRegistry {
       throw new Error(`tool name "${tool.name}" is invalid: use letters, digits, "_", "-" or ".", starting with a letter or "_"`);
     }
     if (this.tools.has(tool.name)) throw new Error(`tool name "${tool.name}" is used twice; tool names must be unique`);
+    // Throws SchemaError (invalid, past a limit, a pattern RE2 cannot run) naming the tool.
     assertValidSchema(tool.parameters, `the args schema of tool "${tool.name}"`);
     if (tool.settingsSchema) assertValidSchema(tool.settingsSchema, `the settings schema of tool "${tool.name}"`);
     this.tools.set(tool.name, tool);

@@ -1,5 +1,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { loadOnce } from '../providers/load-once';
+import { linearRegExp, patternBudgetRefusal, startPatternBudget } from './linear-regexp';
+import { SchemaError } from './schema-error';
+import { checkSchemaLimits } from './schema-limits';
 
 /** A JSON Schema object as ajv understands it (draft-07 / 2019-09 keywords). */
 export type JsonSchema = Record<string, unknown>;
@@ -7,8 +10,14 @@ export type JsonSchema = Record<string, unknown>;
 /** Result of checking a value against a JSON Schema; issues are short `path: problem` sentences. */
 export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false; issues: string[] };
 
-/** One ajv instance, made on the first check (see loadOnce). */
-const ajvInstance = loadOnce(() => new (require('ajv') as typeof import('ajv')).default({ allErrors: true, strict: false, useDefaults: false }));
+/**
+ * The one ajv instance of the engine, made on the first check (see loadOnce). Every schema reaches it
+ * through validatorFor, after checkSchemaLimits; its patterns run on RE2 (linear-regexp.ts); it has no
+ * `loadSchema`, so a `$ref` to a URL is never fetched.
+ */
+const ajvInstance = loadOnce(
+  () => new (require('ajv') as typeof import('ajv')).default({ allErrors: true, strict: false, useDefaults: false, code: { regExp: linearRegExp } }),
+);
 
 /**
  * Validators are compiled once per schema *content* and reused. Connected n8n tools and workflow tools
@@ -21,15 +30,16 @@ const MAX_COMPILED_SCHEMAS = 256;
 const byObject = new WeakMap<JsonSchema, ValidateFunction>();
 const byText = new Map<string, { schema: JsonSchema; validate: ValidateFunction }>();
 
-function validatorFor(schema: JsonSchema): ValidateFunction {
+function validatorFor(schema: JsonSchema, owner: string): ValidateFunction {
   const known = byObject.get(schema);
   if (known) return known;
+  checkSchemaLimits(schema, owner);
   const text = JSON.stringify(schema);
   let entry = byText.get(text);
   if (entry) {
     byText.delete(text);
   } else {
-    entry = { schema, validate: ajvInstance().compile(schema) };
+    entry = { schema, validate: compile(schema, owner) };
     evictOldest();
   }
   byText.set(text, entry);
@@ -50,19 +60,43 @@ export function compiledSchemaCounts(): { cached: number; heldByAjv: number } {
   return { cached: byText.size, heldByAjv: (ajvInstance() as unknown as { _cache: Map<unknown, unknown> })._cache.size };
 }
 
-/** Throws a plain Error naming the problem when a schema itself is not valid JSON Schema. */
-export function assertValidSchema(schema: JsonSchema, what: string): void {
+function compile(schema: JsonSchema, owner: string): ValidateFunction {
   try {
-    validatorFor(schema);
+    return ajvInstance().compile(schema);
   } catch (error) {
-    throw new Error(`${what} is not a valid JSON Schema: ${(error as Error).message}`);
+    throw new SchemaError(owner, `is not a valid JSON Schema: ${(error as Error).message}`, 'Correct the schema (JSON Schema draft-07 keywords).');
   }
 }
 
+/** Throws SchemaError naming `owner` (e.g. `output_schema`) when the schema is invalid or past a limit (see schema-limits.ts). */
+export function assertValidSchema(schema: JsonSchema, owner: string): void {
+  validatorFor(schema, owner);
+}
+
+/** Values nested deeper than this are refused unchecked: as deep as a reply may nest (protocol MAX_NESTING_DEPTH), so ajv's recursion stays shallow. */
+export const MAX_VALUE_DEPTH = 64;
+
 export function validateAgainst<T = unknown>(schema: JsonSchema, value: unknown, rootName = 'args'): ValidationResult<T> {
-  const validator = validatorFor(schema);
-  if (validator(value)) return { ok: true, value: value as T };
+  const validator = validatorFor(schema, 'the schema');
+  if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return { ok: false, issues: [`${rootName}: nests objects or arrays more than ${MAX_VALUE_DEPTH} levels deep`] };
+  startPatternBudget();
+  const valid = validator(value);
+  const refusal = patternBudgetRefusal();
+  if (refusal) return { ok: false, issues: [`${rootName}: ${refusal}; send shorter text`] };
+  if (valid) return { ok: true, value: value as T };
   return { ok: false, issues: renderIssues(validator.errors ?? [], rootName) };
+}
+
+/** Without recursion, so a value nested a million levels deep is measured, not a stack overflow. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const entry of Object.values(current)) if (typeof entry === 'object' && entry !== null) stack.push([entry, depth + 1]);
+  }
+  return false;
 }
 
 /** At most this many `path: problem` lines are rendered; the rest are counted. */

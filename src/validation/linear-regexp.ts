@@ -1,0 +1,131 @@
+/**
+ * Schema patterns run on RE2 (re2js, pure JavaScript: it installs with --ignore-scripts), whose matching time
+ * is linear in the text: `^(a+)+$` cannot freeze the event loop as JavaScript's backtracking RegExp does (issue #26).
+ */
+import type { RegExpEngine } from 'ajv/dist/types';
+import type { RE2JS } from 're2js';
+import { loadOnce } from '../providers/load-once';
+
+/** At most this many RE2 instructions per pattern (`.{0,400}` is about 800); compiling stays in single milliseconds. */
+export const MAX_PATTERN_SIZE = 1_000;
+/** Pattern matching in one validation may take this long; a text that could take longer fails the check instead. */
+export const PATTERN_TIME_BUDGET_MS = 50;
+/**
+ * RE2's slowest path (its NFA, when the DFA's state cache thrashes) measured here at up to ~27 ns per text
+ * character per instruction (`(a|b)*a(a|b){20}c$` on 200,000 characters: 378 ms); budgets use 30.
+ */
+const WORST_NANOSECONDS_PER_UNIT = 30;
+
+/** Why a pattern cannot be used (a predicate: "uses a back-reference, …"), and what to write instead. */
+export interface PatternProblem {
+  problem: string;
+  fix: string;
+}
+
+const re2 = loadOnce(() => require('re2js') as typeof import('re2js'));
+const MAX_CACHED_PATTERNS = 2_000;
+const compiled = new Map<string, RE2JS | PatternProblem>();
+
+/** Shown in messages: a pattern may be long. */
+export function quotePattern(pattern: string): string {
+  return JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern);
+}
+
+function compileOrExplain(pattern: string): RE2JS | PatternProblem {
+  const { RE2JS: Engine } = re2();
+  let program: RE2JS;
+  try {
+    program = Engine.compile(Engine.translateRegExp(pattern));
+  } catch (error) {
+    return explainRefusal(pattern, (error as Error).message);
+  }
+  if (program.programSize() > MAX_PATTERN_SIZE) {
+    return {
+      problem: `compiles to ${program.programSize()} RE2 instructions, more than ${MAX_PATTERN_SIZE}`,
+      fix: 'Simplify it, e.g. write a length limit as "maxLength" rather than a large repeat such as .{0,5000}.',
+    };
+  }
+  return program;
+}
+
+function explainRefusal(pattern: string, message: string): PatternProblem {
+  if (/\(\?<?[=!]/.test(pattern)) {
+    return {
+      problem: 'uses a lookahead or lookbehind, which the linear-time pattern engine (RE2) cannot run',
+      fix: 'Write each condition as its own pattern under "allOf" (e.g. "allOf":[{"pattern":"[0-9]"},{"pattern":"[a-z]"}]) and a forbidden one as "not":{"pattern":"…"}.',
+    };
+  }
+  if (/\\[1-9]|\\k</.test(pattern)) {
+    return {
+      problem: 'uses a back-reference, which the linear-time pattern engine (RE2) cannot run',
+      fix: 'Remove the back-reference: no linear-time engine can match repeated text; check that part in the workflow after the run.',
+    };
+  }
+  return {
+    problem: `is not a valid regular expression (${message.replace(/^error parsing regexp: /, '')})`,
+    fix: 'Correct the pattern: the syntax is JavaScript\'s (RE2 runs it), without lookahead, lookbehind or back-references.',
+  };
+}
+
+function lookup(pattern: string): RE2JS | PatternProblem {
+  let found = compiled.get(pattern);
+  if (found === undefined) {
+    found = compileOrExplain(pattern);
+    if (compiled.size >= MAX_CACHED_PATTERNS) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(pattern, found);
+  }
+  return found;
+}
+
+/** Why the engine refuses this pattern; undefined when it runs it. */
+export function patternProblem(pattern: string): PatternProblem | undefined {
+  const found = lookup(pattern);
+  return 'problem' in found ? found : undefined;
+}
+
+/** The RE2 instructions the pattern compiles to (0 for a refused one): schemas have a total limit. */
+export function patternSize(pattern: string): number {
+  const found = lookup(pattern);
+  return 'problem' in found ? 0 : found.programSize();
+}
+
+/** Time spent matching in the current validation, and the text that would have gone past the budget. */
+const budget = { spentMs: 0, refused: undefined as string | undefined };
+
+/** Called at the start of each validation (validation is synchronous: one at a time). */
+export function startPatternBudget(): void {
+  budget.spentMs = 0;
+  budget.refused = undefined;
+}
+
+/** Set when a text was not matched because it could have taken past PATTERN_TIME_BUDGET_MS: the value then fails. */
+export function patternBudgetRefusal(): string | undefined {
+  return budget.refused;
+}
+
+function testWithinBudget(program: RE2JS, pattern: string, text: string): boolean {
+  if (budget.refused !== undefined) return false;
+  const worstMs = (text.length * program.programSize() * WORST_NANOSECONDS_PER_UNIT) / 1e6;
+  if (budget.spentMs + worstMs > PATTERN_TIME_BUDGET_MS) {
+    budget.refused = `a text of ${text.length} characters is too long to check against pattern ${quotePattern(pattern)} within ${PATTERN_TIME_BUDGET_MS} ms`;
+    return false;
+  }
+  const started = performance.now();
+  const matched = program.test(text);
+  budget.spentMs += performance.now() - started;
+  return matched;
+}
+
+/**
+ * ajv's `code.regExp`: every `pattern` and `patternProperties` key is compiled here. A pattern RE2 cannot
+ * run throws (the schema is refused before it is used: checkSchema names where it sits).
+ */
+export const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const found = lookup(pattern);
+    if ('problem' in found) throw new Error(`pattern ${quotePattern(pattern)} ${found.problem}. ${found.fix}`);
+    return { test: (text: string) => testWithinBudget(found, pattern, text), toString: () => `re2:${pattern}` };
+  },
+  // Only read by ajv's standalone code generation, which this package does not use.
+  { code: 'require("n8n-nodes-agent-core/dist/src/validation/linear-regexp").linearRegExp' },
+);

@@ -1,0 +1,230 @@
+import { ConfigError } from '../src/agent/config';
+import { runAgent } from '../src/agent/run-agent';
+import { builtInTools } from '../src/tools/registry';
+import type { Tool } from '../src/tools/tool';
+import { SCHEMA_LIMITS } from '../src/validation/schema-limits';
+import { assertValidSchema, validateAgainst } from '../src/validation/validate';
+import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
+import { startServer, useLoopbackGuard } from './support/http-servers';
+import { rejectionOf } from './support/rejection';
+import { useEventLoopWatchdog } from './support/watchdog';
+
+/** Issue #26, typed answers: schemas from the operator cannot freeze the process, recurse forever or fetch anything. */
+
+const EVIL = '^(a+)+$';
+/** 29 characters took JavaScript's RegExp 13.5 s; each extra one doubles it. */
+const EVIL_TEXT = `${'a'.repeat(28)}!`;
+const typedFinal = (answer: unknown) => JSON.stringify({ type: 'final', answer });
+
+function toolWith(parameters: Record<string, unknown>, name = 'lookup'): { tool: Tool; calls: unknown[] } {
+  const calls: unknown[] = [];
+  return { calls, tool: { name, description: 'Looks something up.', parameters, execute: async (args) => (calls.push(args), 'found') } };
+}
+
+function timed<T>(work: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = work();
+  return { value, ms: performance.now() - started };
+}
+
+describe('schema patterns run in linear time (RE2), wherever the schema comes from', () => {
+  useEventLoopWatchdog('schemas');
+  const server = useScriptedServer();
+
+  it('an output_schema pattern that backtracks exponentially in JavaScript ends the run promptly as output_invalid', async () => {
+    server().setScript([typedFinal(EVIL_TEXT), typedFinal(`${'a'.repeat(150_000)}!`)]);
+    const started = performance.now();
+    const result = await runAgent({ model: modelFor(server()), config: { model: 'm', timeout: 2, output_schema: { type: 'string', pattern: EVIL } }, prompt: 'q' });
+    expect(result.finish_reason).toBe('output_invalid');
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(lastUserMessage(server(), 1)).toContain(`answer: must match pattern "${EVIL}"`);
+  });
+
+  it('the same pattern in a tool argument schema refuses the call without running the tool, promptly', async () => {
+    const { tool, calls } = toolWith({ type: 'object', properties: { code: { type: 'string', pattern: EVIL } }, required: ['code'] });
+    server().setScript([action('lookup', { code: EVIL_TEXT }), action('lookup', { code: `${'a'.repeat(100_000)}!` })]);
+    const started = performance.now();
+    const result = await runAgent({ model: modelFor(server()), extraTools: [tool], config: { model: 'm', timeout: 2, allowed_tools: ['lookup'] }, prompt: 'q' });
+    expect(calls).toHaveLength(0);
+    // Two invalid calls in a row end the run as tool errors do.
+    expect(result.finish_reason).toBe('tool_error');
+    expect(result.trace.map((step) => step.error?.type)).toEqual(['invalid_args', 'invalid_args']);
+    expect(result.trace[0].error?.message).toContain('args.code: must match pattern "^(a+)+$"');
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+
+  it('catastrophic patterns nested in items, patternProperties, propertyNames, if/then and $defs all match in linear time', () => {
+    const schema = {
+      type: 'object',
+      $defs: { code: { type: 'string', pattern: EVIL } },
+      properties: {
+        list: { type: 'array', items: { type: 'string', pattern: '^(a|aa)+$' } },
+        map: { type: 'object', patternProperties: { '^(a+)+$': { type: 'number' } }, propertyNames: { pattern: '^(a*)*b?$' } },
+        ref: { $ref: '#/$defs/code' },
+        conditional: { if: { type: 'string' }, then: { pattern: '^(\\w+\\s?)*$' } },
+      },
+    };
+    const long = 'a'.repeat(5_000);
+    const value = { list: [`${long}!`, `${long}!`], map: { [`${long}!`]: 'not a number' }, ref: `${long}!`, conditional: `${'word '.repeat(2_000)}!` };
+    const { value: result, ms } = timed(() => validateAgainst(schema, value, 'answer'));
+    expect(result.ok).toBe(false);
+    expect(ms).toBeLessThan(500);
+    const issues = (result as { issues: string[] }).issues.join('\n');
+    expect(issues).toContain('answer.list[0]: must match pattern "^(a|aa)+$"');
+    expect(issues).toContain('answer.ref: must match pattern "^(a+)+$"');
+    expect(issues).toContain('answer.conditional: must match pattern');
+    expect(issues).toContain('answer.map: must match pattern "^(a*)*b?$"');
+  });
+
+  it('matches unicode patterns as JavaScript does with the u flag', () => {
+    const schema = { type: 'string', pattern: '^[\\p{L}\\u{1F600}]+$' };
+    expect(validateAgainst(schema, 'Grüße😀').ok).toBe(true);
+    expect(validateAgainst(schema, 'Grüße 1').ok).toBe(false);
+    expect(validateAgainst({ type: 'string', pattern: '^.$' }, '😀').ok).toBe(true);
+  });
+
+  it('a text too long to match within the time budget fails the check with a sentence, instead of stalling', () => {
+    const heavy = { type: 'string', pattern: '(a|b)*a(a|b){20}c$' };
+    const text = `${'ab'.repeat(100_000)}c`;
+    const { value: result, ms } = timed(() => validateAgainst(heavy, text, 'answer'));
+    expect(result).toEqual({ ok: false, issues: [expect.stringMatching(/^answer: a text of 200001 characters is too long to check against pattern .* within 50 ms; send shorter text$/)] });
+    expect(ms).toBeLessThan(100);
+  });
+
+  it('every built-in tool schema compiles on the same engine', () => {
+    for (const tool of builtInTools) expect(() => assertValidSchema(tool.parameters, tool.name)).not.toThrow();
+  });
+});
+
+describe('patterns RE2 cannot run are refused at config time, naming whose schema it is', () => {
+  useEventLoopWatchdog('schemas');
+  const server = useScriptedServer();
+  const configured = (output_schema: unknown, extraTools: Tool[] = []) =>
+    runAgent({ model: modelFor(server()), extraTools, config: { model: 'm', output_schema, allowed_tools: extraTools.map((tool) => tool.name) } as never, prompt: 'q' });
+
+  it.each([
+    ['a lookahead', '^(?=.*\\d).{8,}$', /uses a lookahead or lookbehind.*"allOf"/],
+    ['a lookbehind', '(?<!x)y', /uses a lookahead or lookbehind/],
+    ['a back-reference', '^(a)\\1$', /uses a back-reference.*Remove the back-reference/],
+    ['an invalid pattern', '[a-', /is not a valid regular expression \(missing closing \]/],
+  ])('%s in output_schema, before any model call', async (_, pattern, message) => {
+    const error = await rejectionOf(configured({ type: 'object', properties: { code: { type: 'string', pattern } } }));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ key: 'output_schema' });
+    expect(error.message).toMatch(/^output_schema has pattern .* \(at \/properties\/code\/pattern\) that /);
+    expect(error.message).toMatch(message);
+    expect(server().requests).toHaveLength(0);
+  });
+
+  it('a back-reference in a tool argument schema, naming the tool', async () => {
+    const { tool } = toolWith({ type: 'object', properties: { id: { type: 'string' } }, patternProperties: { '^(x)\\1$': {} } });
+    const error = await rejectionOf(configured(undefined, [tool]));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toMatch(/^the args schema of tool "lookup" has pattern "\^\(x\)\\\\1\$" \(at \/patternProperties\) that uses a back-reference/);
+    expect(server().requests).toHaveLength(0);
+  });
+});
+
+describe('schema size, nesting and $ref cycles are refused at config time, before any model call', () => {
+  useEventLoopWatchdog('schemas');
+  useLoopbackGuard();
+  const server = useScriptedServer();
+  const configured = (output_schema: unknown, extraTools: Tool[] = []) =>
+    runAgent({ model: modelFor(server()), extraTools, config: { model: 'm', output_schema, allowed_tools: extraTools.map((tool) => tool.name) } as never, prompt: 'q' });
+  const refusal = async (output_schema: unknown, extraTools: Tool[] = []) => {
+    const started = performance.now();
+    const error = await rejectionOf(configured(output_schema, extraTools));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(server().requests).toHaveLength(0);
+    expect(performance.now() - started).toBeLessThan(500);
+    return error as ConfigError;
+  };
+
+  it('{"$ref":"#"}: a cycle that never consumes input', async () => {
+    const error = await refusal({ $ref: '#' });
+    expect(error.key).toBe('output_schema');
+    expect(error.message).toMatch(/^output_schema has \$ref "#" at \/\$ref that leads back to a schema applying to the same value.*Recurse only through a part of the value/);
+  });
+
+  it('a two-step cycle through $defs and allOf', async () => {
+    const error = await refusal({ $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { anyOf: [{ $ref: '#/$defs/a' }, { type: 'null' }] } }, $ref: '#/$defs/a' });
+    expect(error.message).toMatch(/^output_schema has \$ref "#\/\$defs\/\w" at .* that leads back/);
+  });
+
+  it('a recursion that doubles at each level (two refs to the same definition for one value)', async () => {
+    const doubling = { $defs: { node: { type: 'array', items: { anyOf: [{ $ref: '#/$defs/node' }, { $ref: '#/$defs/node' }] } } }, $ref: '#/$defs/node' };
+    const error = await refusal(doubling);
+    expect(error.message).toMatch(/^output_schema has \$refs that apply more than 1000 schemas to one value \d+ levels deep/);
+  });
+
+  it('references that fan out without recursion (a "billion laughs" of $refs)', async () => {
+    const defs: Record<string, unknown> = { d12: { type: 'string' } };
+    for (let level = 0; level < 12; level++) defs[`d${level}`] = { anyOf: [{ $ref: `#/$defs/d${level + 1}` }, { $ref: `#/$defs/d${level + 1}` }] };
+    const error = await refusal({ $defs: defs, $ref: '#/$defs/d0' });
+    expect(error.message).toMatch(/^output_schema has \$refs that apply more than 1000 schemas to one value,/);
+  });
+
+  it('20,000 properties, 10,000 enum entries, 40 levels of nesting, 200,000 characters', async () => {
+    const properties = Object.fromEntries(Array.from({ length: 20_000 }, (_, index) => [`p${index}`, { type: 'string' }]));
+    expect((await refusal({ type: 'object', properties })).message).toMatch(/^output_schema has 20001 schema objects, more than 300\. Make it smaller/);
+    expect((await refusal({ enum: Array.from({ length: 10_000 }, (_, index) => `v${index}`) })).message).toMatch(/^output_schema has 10000 enum and const values, more than 1000/);
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 40; level++) deep = { type: 'object', properties: { x: deep } };
+    expect((await refusal(deep)).message).toMatch(/^output_schema nests schemas more than 32 levels deep/);
+    expect((await refusal({ type: 'string', description: 'x'.repeat(200_000) })).message).toMatch(/^output_schema is 200\d+ characters of JSON, more than 100000/);
+  });
+
+  it('a schema nested 100,000 levels deep is refused, not a stack overflow', async () => {
+    let deep: Record<string, unknown> = {};
+    for (let level = 0; level < 100_000; level++) deep = { not: deep };
+    expect((await refusal(deep)).message).toMatch(/^output_schema nests (JSON|schemas) more than/);
+    let deepDefault: unknown = 1;
+    for (let level = 0; level < 100_000; level++) deepDefault = [deepDefault];
+    expect((await refusal({ type: 'string', default: deepDefault })).message).toMatch(/^output_schema nests JSON more than 64 levels deep/);
+  });
+
+  it('the same limits apply to a tool schema, naming the tool', async () => {
+    const { tool } = toolWith({ type: 'object', properties: { tree: { $ref: '#/properties/tree' } } });
+    const error = await refusal(undefined, [tool]);
+    expect(error.key).toBe('the args schema of tool "lookup"');
+    expect(error.message).toMatch(/^the args schema of tool "lookup" has \$ref "#\/properties\/tree" at \/properties\/tree\/\$ref that leads back/);
+  });
+
+  it('a $ref to a URL is refused and never fetched', async () => {
+    const target = await startServer((_, response) => response.end('{"type":"string"}'));
+    const error = await refusal({ type: 'object', properties: { a: { $ref: `${target.url}/schema.json` } } });
+    expect(error.message).toMatch(/that does not point to a schema inside this one \(schemas are never fetched\)/);
+    expect(target.connections).toBe(0);
+  });
+
+  it('the largest schema within the limits compiles in a fraction of the 20,000-property one', () => {
+    const properties = Object.fromEntries(Array.from({ length: SCHEMA_LIMITS.subschemas - 1 }, (_, index) => [`field_${index}`, { type: 'string', maxLength: 20, description: `field ${index}` }]));
+    const schema = { type: 'object', properties, required: Object.keys(properties).slice(0, 50) };
+    const { ms } = timed(() => assertValidSchema(schema, 'output_schema'));
+    // Plain node on this machine: 34–72 ms; under jest's module sandbox about 300 ms. 20,000 properties took 1.3 s plain.
+    expect(ms).toBeLessThan(1_000);
+  });
+});
+
+describe('recursive but legal schemas', () => {
+  useEventLoopWatchdog('schemas');
+  const server = useScriptedServer();
+  const TREE = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } }, required: ['name'] };
+  const nested = (depth: number) => {
+    let value: Record<string, unknown> = { name: 'leaf' };
+    for (let level = 0; level < depth; level++) value = { name: `n${level}`, children: [value] };
+    return value;
+  };
+
+  it('a tree schema takes a typed answer nested as deep as a reply may be', async () => {
+    const answer = nested(30); // 61 levels of JSON inside the reply
+    server().setScript([typedFinal(answer)]);
+    const result = await runAgent({ model: modelFor(server()), config: { model: 'm', output_schema: TREE }, prompt: 'q' });
+    expect(result).toMatchObject({ finish_reason: 'final', final_output: answer });
+  });
+
+  it('a value nested 100,000 levels deep is refused with a sentence, not a stack overflow', () => {
+    const result = validateAgainst(TREE, nested(50_000), 'answer');
+    expect(result).toEqual({ ok: false, issues: ['answer: nests objects or arrays more than 64 levels deep'] });
+  });
+});
