@@ -4,7 +4,7 @@ import { builtInTools } from '../src/tools/registry';
 import type { Tool } from '../src/tools/tool';
 import { SCHEMA_LIMITS } from '../src/validation/schema-limits';
 import { assertValidSchema, validateAgainst } from '../src/validation/validate';
-import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
+import { action, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 import { startServer, useLoopbackGuard } from './support/http-servers';
 import { rejectionOf } from './support/rejection';
 import { useEventLoopWatchdog } from './support/watchdog';

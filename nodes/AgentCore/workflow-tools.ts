@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
 import type { JsonSchema, Tool } from '../../src';
+import { SchemaError } from '../../src/validation/schema-error';
+import { assertValidSchema } from '../../src/validation/validate';
 import { nodeError } from '../shared/node-errors';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
@@ -52,6 +54,13 @@ function parseSchema(context: IExecuteFunctions, raw: WorkflowToolRow['argsSchem
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || (schema as IDataObject).type !== 'object') {
     throw nodeError(context, `${label} must be a JSON Schema with "type": "object"`, itemIndex, 'The arguments are one JSON object: describe its properties.');
+  }
+  try {
+    // The engine's checks (limits, $refs, patterns RE2 can run), reported against the panel row.
+    assertValidSchema(schema as JsonSchema, label);
+  } catch (error) {
+    if (error instanceof SchemaError) throw nodeError(context, `${label} ${error.problem}`, itemIndex, error.fix);
+    throw error;
   }
   return schema as JsonSchema;
 }
