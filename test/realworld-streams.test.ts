@@ -22,7 +22,7 @@ describe('streamed reasoning from OpenAI-compatible endpoints reaches the step',
     ['reasoning_content', 'xAI, Z.ai'],
     // pyd:test_groq/test_tool_use_failed_error_streaming#2:protocol:stream (Groq gpt-oss: delta.reasoning, as Cerebras and Ollama send it).
     ['reasoning', 'Groq'],
-  ] as const)('delta.%s (%s) becomes the step’s reasoning, and none of it is streamed as answer text', async (field) => {
+  ] as Array<['reasoning_content' | 'reasoning', string]>)('delta.%s (%s) becomes the step’s reasoning, and none of it is streamed as answer text', async (field) => {
     server().setScript({ text: final('Hello'), reasoning: { field, text: reasoning }, usage: { prompt_tokens: 12, completion_tokens: 1 }, reasoningTokens: 290 });
     const events: AgentEvent[] = [];
     const result = await runAgent({ model: modelFor(server()), config: { model: 'grok-3-mini' }, prompt: 'q', onEvent: (event) => events.push(event) });
