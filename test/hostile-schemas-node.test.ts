@@ -99,4 +99,14 @@ describe('hostile schemas in the Agent Core node, inside n8n’s engine', () => 
     expect(result.errorOf('Agent Core')?.message).toMatch(/^the args schema of tool "code_check" has pattern .* that uses a back-reference/);
     expect(server().requests).toHaveLength(0);
   });
+
+  it('a tool sub-node using zod’s own formats whose patterns use lookahead (hostname, duration) still works; zod checks them', async () => {
+    server().setScript([action('code_check', { host: 'example.com', every: 'P1D' }), action('code_check', { host: '-bad-', every: 'P1D' }), JSON.stringify({ type: 'final', answer: 'done' })]);
+    const result = await withSubNodeTool(z.object({ host: z.hostname(), every: z.iso.duration() }));
+    const json = result.outputOf('Agent Core')[0].json;
+    const trace = json.trace as Array<Record<string, any>>;
+    expect(json.finish_reason).toBe('final');
+    expect(trace[0].observation).toBe('checked');
+    expect(trace[1].error).toMatchObject({ type: 'tool_error' });
+  });
 });

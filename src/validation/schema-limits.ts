@@ -38,7 +38,7 @@ export function checkSchemaLimits(schema: SchemaNode, owner: string): void {
   const refuse = (problem: string, fix: string): never => {
     throw new SchemaError(owner, problem, fix);
   };
-  const walk = new SchemaWalk(SCHEMA_LIMITS.depth, SCHEMA_LIMITS.jsonDepth);
+  const walk = new SchemaWalk(SCHEMA_LIMITS.depth, SCHEMA_LIMITS.jsonDepth, SCHEMA_LIMITS.subschemas);
   walk.walk(schema, '', '', 0, 0);
   checkTally(walk, refuse);
   let characters: number;
@@ -62,9 +62,9 @@ const SMALLER = 'Make it smaller: split one tool into several, move long explana
 function checkTally({ tally }: SchemaWalk, refuse: (problem: string, fix: string) => never): void {
   if (tally.deepestSchema > SCHEMA_LIMITS.depth) refuse(`nests schemas more than ${SCHEMA_LIMITS.depth} levels deep`, 'Flatten it, or describe a deep structure once in "$defs" and refer to it with "$ref".');
   if (tally.deepestJson > SCHEMA_LIMITS.jsonDepth) refuse(`nests JSON more than ${SCHEMA_LIMITS.jsonDepth} levels deep`, 'Flatten it.');
-  if (tally.subschemas > SCHEMA_LIMITS.subschemas) refuse(`has ${tally.subschemas} schema objects, more than ${SCHEMA_LIMITS.subschemas}`, SMALLER);
-  if (tally.keywords > SCHEMA_LIMITS.keywords) refuse(`has ${tally.keywords} keywords, more than ${SCHEMA_LIMITS.keywords}`, SMALLER);
-  if (tally.enumValues > SCHEMA_LIMITS.enumValues) refuse(`has ${tally.enumValues} enum and const values, more than ${SCHEMA_LIMITS.enumValues}`, 'Check long lists of allowed values in the workflow after the run, or with a "pattern".');
+  if (tally.subschemas > SCHEMA_LIMITS.subschemas) refuse(`has more than ${SCHEMA_LIMITS.subschemas} schema objects (the root and every nested schema)`, SMALLER);
+  if (tally.keywords > SCHEMA_LIMITS.keywords) refuse(`has more than ${SCHEMA_LIMITS.keywords} keywords in all`, SMALLER);
+  if (tally.enumValues > SCHEMA_LIMITS.enumValues) refuse(`has more than ${SCHEMA_LIMITS.enumValues} enum and const values in all`, 'Check long lists of allowed values in the workflow after the run, or with a "pattern".');
 }
 
 /** Each `$ref` to the schema object it names, inside this schema; walks targets the first walk did not reach. */

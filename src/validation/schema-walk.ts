@@ -55,6 +55,8 @@ export class SchemaWalk {
   constructor(
     private readonly maxSchemaDepth: number,
     private readonly maxJsonDepth: number,
+    /** Past this many subschemas the schema is refused anyway: the walk stops (a 20,000-property schema is not walked through). */
+    private readonly maxSubschemas: number,
   ) {}
 
   /** Walks `schema` at `path`; stops descending past the depth limits (the tally then shows it). */
@@ -62,7 +64,7 @@ export class SchemaWalk {
     this.tally.deepestSchema = Math.max(this.tally.deepestSchema, schemaDepth);
     this.tally.deepestJson = Math.max(this.tally.deepestJson, jsonDepth);
     if (!isObject(schema) || this.paths.has(schema)) return;
-    if (schemaDepth > this.maxSchemaDepth || jsonDepth > this.maxJsonDepth) return;
+    if (schemaDepth > this.maxSchemaDepth || jsonDepth > this.maxJsonDepth || this.tally.subschemas > this.maxSubschemas) return;
     this.paths.set(schema, path);
     this.tally.subschemas++;
     this.tally.keywords += Object.keys(schema).length;
