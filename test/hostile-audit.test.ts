@@ -323,14 +323,13 @@ describe('text PostgreSQL cannot hold, anywhere in a run', () => {
     expect(row.final_answer).toBe('Transfer\uE0000000 approved \uE000D800 and \uE000DC00 and \uE000E000 and \uE000E0000041 end');
   });
 
-  it('stores a 5 MB model reply (refused by the protocol, kept whole) and the 1 MB observation of a 5 MB page, with NUL and surrogates; it verifies', async () => {
-    const hugeReply = 'word \u0000 \ud800 '.repeat(500_000).slice(0, 5_000_000);
-    const answer = 'answer \u0000 \udbff '.repeat(5_000);
+  /** A run through http_request to a 5 MB page of "z" and NUL, answering with `replies` first. */
+  async function bigRun(replies: string[]) {
     const bigPage = await startServer((_, response) => {
       response.setHeader('content-type', 'text/plain; charset=utf-8');
       response.end(Buffer.alloc(5 * 1024 * 1024, 'z\u0000'));
     }, '127.0.0.2');
-    server().setScript([hugeReply, action('http_request', { method: 'GET', url: `${bigPage.url}/big` }), final(answer)]);
+    server().setScript([...replies, action('http_request', { method: 'GET', url: `${bigPage.url}/big` }), final('answer \u0000 \udbff '.repeat(5_000))]);
     const result = await runAgent({
       model: modelFor(server()),
       config: { model: 'm', observation_max_len: 1_000_000, allowed_tools: ['http_request'], tool_settings: { http_request: { ...LOOPBACK_HEADERS_ALLOWED, allowed_domains: ['127.0.0.2'] } } },
@@ -340,11 +339,23 @@ describe('text PostgreSQL cannot hold, anywhere in a run', () => {
     expect(result.finish_reason).toBe('final');
     expect(result.audit).toMatchObject({ stored: true });
     const record = (await auditSinkFor(database().url).read(result.audit!.run_id))!;
-    // Compared without printing megabytes when they differ.
-    expect(record.steps[0].reply === hugeReply).toBe(true);
-    expect(record.final_answer === answer).toBe(true);
-    expect(record.steps[1].step.observation!.length).toBeGreaterThan(900_000);
-    expect(record.steps[1].step.observation).toContain('z\u0000z\u0000');
     expect(verifyRecord(record, result.audit!.record_digest)).toMatchObject({ ok: true, digest_covers: 'record' });
+    return record;
+  }
+
+  it('stores the 1 MB observation of a 5 MB page of NULs, and a 90,000-character answer full of NULs and surrogates; it verifies', async () => {
+    const record = await bigRun([]);
+    const observation = record.steps[0].step.observation!;
+    expect(observation.length).toBeGreaterThan(900_000);
+    expect(observation).toContain('z\u0000z\u0000');
+    // Compared without printing megabytes when they differ.
+    expect(record.final_answer === 'answer \u0000 \udbff '.repeat(5_000)).toBe(true);
+  });
+
+  it('stores a 5 MB model reply (refused by the protocol, kept whole in the audit) of which 1.4 million characters are NULs and surrogates; it verifies', async () => {
+    const hugeReply = 'word \u0000 \ud800 '.repeat(500_000).slice(0, 5_000_000);
+    const record = await bigRun([hugeReply]);
+    expect(record.steps[0].reply === hugeReply).toBe(true);
+    expect(record.steps[0].step.error?.type).toBe('parse_error');
   });
 });

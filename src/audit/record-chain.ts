@@ -29,14 +29,22 @@ function fieldValue(record: AuditRecord, field: RecordField): unknown {
   return value ?? null;
 }
 
-/** SHA-256 of `prefix + text`, fed in two parts so a value of megabytes is not copied once more. */
-const hashOf = (prefix: string, text: string): string => createHash('sha256').update(prefix).update(text).digest('hex');
+/**
+ * SHA-256 of `prefix` and a value: a string as "s" and its UTF-16LE code units (lossless, lone surrogates
+ * included, and cheap for megabytes of hostile text), anything else as "j" and its canonical JSON.
+ */
+function hashOf(prefix: string, value: unknown): string {
+  const hash = createHash('sha256').update(prefix);
+  if (typeof value === 'string') hash.update('s').update(Buffer.from(value, 'utf16le'));
+  else hash.update('j').update(canonicalJson(value));
+  return hash.digest('hex');
+}
 
-/** SHA-256 of `field + "\n" + canonical JSON of its value`. */
-export const fieldHash = (record: AuditRecord, field: RecordField): string => hashOf(`${field}\n`, canonicalJson(fieldValue(record, field)));
+/** The hash of one covered field: its name, a newline, then its value (see hashOf). */
+export const fieldHash = (record: AuditRecord, field: RecordField): string => hashOf(`${field}\n`, fieldValue(record, field));
 
-/** SHA-256 of `"reply\n" + step number + "\n" + canonical JSON of the reply (null when none was kept)`. */
-export const replyHash = (stepNumber: unknown, reply: string | undefined): string => hashOf(`reply\n${String(stepNumber)}\n`, canonicalJson(reply ?? null));
+/** The hash of one step's reply: "reply", the step number, newlines, then the reply (null when none was kept). */
+export const replyHash = (stepNumber: unknown, reply: string | undefined): string => hashOf(`reply\n${String(stepNumber)}\n`, reply ?? null);
 
 /** Every hash of the record chain, computed from the record as it stands. */
 export function recordHashes(record: AuditRecord): RecordHashes {
