@@ -21,6 +21,9 @@ function toolWith(parameters: Record<string, unknown>, name = 'lookup'): { tool:
   return { calls, tool: { name, description: 'Looks something up.', parameters, execute: async (args) => (calls.push(args), 'found') } };
 }
 
+/** Lets the watchdog's timer fire after synchronous work, so the stall it caused is recorded for this test. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
+
 function timed<T>(work: () => T): { value: T; ms: number } {
   const started = performance.now();
   const value = work();
@@ -53,7 +56,7 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     expect(performance.now() - started).toBeLessThan(1_500);
   });
 
-  it('catastrophic patterns nested in items, patternProperties, propertyNames, if/then and $defs all match in linear time', () => {
+  it('catastrophic patterns nested in items, patternProperties, propertyNames, if/then and $defs all match in linear time', async () => {
     const schema = {
       type: 'object',
       $defs: { code: { type: 'string', pattern: EVIL } },
@@ -67,6 +70,7 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     const long = 'a'.repeat(5_000);
     const value = { list: [`${long}!`, `${long}!`], map: { [`${long}!`]: 'not a number' }, ref: `${long}!`, conditional: `${'word '.repeat(2_000)}!` };
     const { value: result, ms } = timed(() => validateAgainst(schema, value, 'answer'));
+    await settle();
     expect(result.ok).toBe(false);
     expect(ms).toBeLessThan(500);
     const issues = (result as { issues: string[] }).issues.join('\n');
@@ -83,12 +87,24 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     expect(validateAgainst({ type: 'string', pattern: '^.$' }, '😀').ok).toBe(true);
   });
 
-  it('a text too long to match within the time budget fails the check with a sentence, instead of stalling', () => {
+  it('a text too long to match within the time budget fails the check with a sentence, instead of stalling', async () => {
     const heavy = { type: 'string', pattern: '(a|b)*a(a|b){20}c$' };
     const text = `${'ab'.repeat(100_000)}c`;
     const { value: result, ms } = timed(() => validateAgainst(heavy, text, 'answer'));
+    await settle();
     expect(result).toEqual({ ok: false, issues: [expect.stringMatching(/^answer: a text of 200001 characters is too long to check against pattern .* within 50 ms; send shorter text$/)] });
     expect(ms).toBeLessThan(100);
+  });
+
+  it('a 40,000-item value of wrong items against a 10-variant union is refused promptly with its first problem', async () => {
+    const variants = Array.from({ length: 10 }, (_, index) => ({ type: 'object', properties: { kind: { const: `k${index}` } }, required: ['kind'] }));
+    const schema = { type: 'array', items: { anyOf: variants } };
+    validateAgainst(schema, []); // compiled outside the measurement
+    const { value: result, ms } = timed(() => validateAgainst(schema, Array.from({ length: 40_000 }, () => 1), 'answer'));
+    await settle();
+    expect(result.ok).toBe(false);
+    expect((result as { issues: string[] }).issues).toContain('answer[0]: must match a schema in anyOf');
+    expect(ms).toBeLessThan(100); // listing every problem took 150 ms and 440,000 errors
   });
 
   it('every built-in tool schema compiles on the same engine', () => {
@@ -197,10 +213,11 @@ describe('schema size, nesting and $ref cycles are refused at config time, befor
     expect(target.connections).toBe(0);
   });
 
-  it('the largest schema within the limits compiles in a fraction of the 20,000-property one', () => {
+  it('the largest schema within the limits compiles in a fraction of the 20,000-property one', async () => {
     const properties = Object.fromEntries(Array.from({ length: SCHEMA_LIMITS.subschemas - 1 }, (_, index) => [`field_${index}`, { type: 'string', maxLength: 20, description: `field ${index}` }]));
     const schema = { type: 'object', properties, required: Object.keys(properties).slice(0, 50) };
     const { ms } = timed(() => assertValidSchema(schema, 'output_schema'));
+    await settle();
     // Plain node on this machine: 34–72 ms; under jest's module sandbox about 300 ms. 20,000 properties took 1.3 s plain.
     expect(ms).toBeLessThan(1_000);
   });
