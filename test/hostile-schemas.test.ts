@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError } from '../src/agent/config';
 import { runAgent } from '../src/agent/run-agent';
 import { builtInTools } from '../src/tools/registry';
@@ -6,6 +9,7 @@ import { SCHEMA_LIMITS } from '../src/validation/schema-limits';
 import { assertValidSchema, validateAgainst } from '../src/validation/validate';
 import { action, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 import { startServer, useLoopbackGuard } from './support/http-servers';
+import { runCli } from './support/cli';
 import { rejectionOf } from './support/rejection';
 import { useEventLoopWatchdog } from './support/watchdog';
 
@@ -257,5 +261,26 @@ describe('recursive but legal schemas', () => {
   it('a value nested 100,000 levels deep is refused with a sentence, not a stack overflow', () => {
     const result = validateAgainst(TREE, nested(50_000), 'answer');
     expect(result).toEqual({ ok: false, issues: ['answer: nests objects or arrays more than 64 levels deep'] });
+  });
+});
+
+describe('the CLI refuses a hostile output_schema with exit 2 before any model call', () => {
+  useEventLoopWatchdog('schemas');
+  const server = useScriptedServer();
+  const directory = mkdtempSync(join(tmpdir(), 'hostile-schemas-'));
+
+  it.each([
+    ['{"$ref":"#"}', { $ref: '#' }, /^agent-core: output_schema has \$ref "#" at \/\$ref that leads back/],
+    ['a back-reference', { type: 'string', pattern: '^(\\w+)\\s\\1$' }, /^agent-core: output_schema has pattern .* \(at \/pattern\) that uses a back-reference/],
+    ['10,000 enum entries', { enum: Array.from({ length: 10_000 }, (_, index) => index) }, /^agent-core: output_schema has more than 1000 enum and const values in all/],
+  ])('%s', async (_, output_schema, line) => {
+    const config = join(directory, 'config.json');
+    writeFileSync(config, JSON.stringify({ model: 'm', output_schema }));
+    const run = await runCli(['run', '--config', config, '--prompt', 'x', '--api-key', 'k', '--base-url', server().openaiBaseUrl]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(line);
+    expect(server().requests).toHaveLength(0);
   });
 });
