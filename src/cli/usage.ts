@@ -48,8 +48,9 @@ OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_EN
 exports a span for the run, each model call and each tool call over OTLP/HTTP (gen_ai.* attributes, no
 prompts, answers or secrets); OTEL_SERVICE_NAME names the service (default agent-core).
 
-audit verify recomputes a stored run's hash chain and names the first part that was changed (--digest: the
-trace_digest the run's output carried, to compare with); audit replay re-runs its loop from the stored
+audit verify recomputes a stored run's hash chains and names the first part that was changed (--digest: the
+audit.record_digest the run's output carried, which proves every stored field, or its trace_digest, which
+proves config, tool schemas and steps); audit replay re-runs its loop from the stored
 replies and observations, without asking a model or running a tool, and says whether it reaches the same
 finish_reason and answer. Both exit 3 when the run does not check out.
 
