@@ -19,6 +19,8 @@ export function reasoningPiece(holder: object): string {
  * and streamed `vercel:xai:xai-text.chunks.txt:protocol:stream`, `pyd:test_zai/test_zai_thinking_stream#0:protocol:stream`.
  */
 export function reasoningOf(message: object): string | undefined {
-  const text = reasoningPiece(message);
+  const { reasoning_content: content, reasoning } = message as { reasoning_content?: unknown; reasoning?: unknown };
+  // A blank `reasoning_content` beside a real `reasoning` (a proxy that fills both) is no reasoning of its own.
+  const text = typeof content === 'string' && content.trim() !== '' ? content : typeof reasoning === 'string' ? reasoning : '';
   return text.trim() === '' ? undefined : text;
 }
