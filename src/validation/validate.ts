@@ -3,7 +3,7 @@ import { loadOnce } from '../providers/load-once';
 import { linearRegExp, patternBudgetRefusal, startPatternBudget } from './linear-regexp';
 import { SchemaError } from './schema-error';
 import { checkSchemaLimits } from './schema-limits';
-import { useLinearUniqueItems } from './unique-items';
+import { useLinearUniqueItems, useSetEnum } from './linear-keywords';
 
 /** A JSON Schema object as ajv understands it (draft-07 / 2019-09 keywords). */
 export type JsonSchema = Record<string, unknown>;
@@ -15,13 +15,14 @@ export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false
  * The engine's ajv instances, made on first use (see loadOnce): one that stops at the first problem, and one
  * that lists them all, for the `path: problem` lines of a small value (with allErrors, a 40,000-item array
  * of wrong items collected 440,000 errors in 150 ms). Every schema reaches them through validatorsFor,
- * after checkSchemaLimits; their patterns run on RE2 (linear-regexp.ts), `uniqueItems` in linear time
- * (unique-items.ts); neither has `loadSchema`, so a
+ * after checkSchemaLimits; their patterns run on RE2 (linear-regexp.ts), `uniqueItems` and `enum` in linear
+ * time (linear-keywords.ts); neither has `loadSchema`, so a
  * `$ref` to a URL is never fetched.
  */
 const makeAjv = (allErrors: boolean) => {
   const ajv = new (require('ajv') as typeof import('ajv')).default({ allErrors, strict: false, useDefaults: false, code: { regExp: linearRegExp } });
   useLinearUniqueItems(ajv);
+  useSetEnum(ajv);
   return ajv;
 };
 const firstProblemAjv = loadOnce(() => makeAjv(false));
