@@ -1,7 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
-import type { JsonSchema, Tool } from '../../src';
-import { SchemaError } from '../../src/validation/schema-error';
-import { assertValidSchema } from '../../src/validation/validate';
+import { validateAgainst, type JsonSchema, type Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
@@ -56,10 +54,12 @@ function parseSchema(context: IExecuteFunctions, raw: WorkflowToolRow['argsSchem
     throw nodeError(context, `${label} must be a JSON Schema with "type": "object"`, itemIndex, 'The arguments are one JSON object: describe its properties.');
   }
   try {
-    // The engine's checks (limits, $refs, patterns RE2 can run), reported against the panel row.
-    assertValidSchema(schema as JsonSchema, label);
+    // A first check compiles the schema through the engine's checks (limits, $refs, patterns RE2 can run):
+    // a refusal (SchemaError) is reported against the panel row, with its fix.
+    validateAgainst(schema as JsonSchema, {});
   } catch (error) {
-    if (error instanceof SchemaError) throw nodeError(context, `${label} ${error.problem}`, itemIndex, error.fix);
+    const refusal = error as { name?: string; problem?: string; fix?: string };
+    if (refusal.name === 'SchemaError') throw nodeError(context, `${label} ${refusal.problem}`, itemIndex, refusal.fix);
     throw error;
   }
   return schema as JsonSchema;
