@@ -273,6 +273,8 @@ describe('recursive but legal schemas', () => {
       { definitions: { Address: { type: 'object', properties: { street: { type: 'string' } } } }, type: 'object', properties: { home: { $ref: '#/definitions/Address' }, work: { $ref: '#/definitions/Address' } } },
       { $defs: { id: { $anchor: 'id', type: 'string', pattern: '^[a-z]{3}-\\d+$' } }, type: 'object', properties: { id: { $ref: '#id' } } },
       { $id: 'https://example.com/order.json', type: 'object', properties: { line: { $ref: 'https://example.com/order.json#/$defs/line' } }, $defs: { line: { type: 'string' } } },
+      { $defs: { 'any thing': true }, type: 'object', properties: { free: { $ref: '#/$defs/any%20thing' } } },
+      { type: 'object', properties: { child: { $ref: '#' } }, additionalProperties: { $ref: '#' } },
     ];
     for (const schema of accepted) expect(() => assertValidSchema(schema, 'output_schema')).not.toThrow();
     expect(validateAgainst(accepted[1], { a: [1, { b: ['x', null] }] }).ok).toBe(true);

@@ -79,6 +79,7 @@ function resolveRefs(walk: SchemaWalk, root: SchemaNode, refuse: (problem: strin
     let target: unknown = document === rootBase ? root : walk.named.get(document);
     if (target !== undefined && fragment.startsWith('/')) target = followPointer(target, fragment);
     else if (target !== undefined && fragment !== '') target = walk.named.get(`${document}#${fragment}`);
+    if (typeof target === 'boolean') continue; // `true` / `false` schemas apply nothing further
     if (!isObject(target)) {
       const remote = /^[a-z][a-z0-9+.-]*:/i.test(site.ref) ? ' (schemas are never fetched)' : '';
       refuse(`has $ref "${site.ref}" at ${site.path} that does not point to a schema inside this one${remote}`, 'Point it inside the schema: "#/$defs/Name" for a definition, "#" for the whole schema.');
@@ -144,20 +145,26 @@ function checkApplications(walk: SchemaWalk, root: SchemaNode, targets: Map<Sche
 
 /** The schemas applied to a part of the value (the worst part: each entry the most over all parts). */
 function nextLevel(walk: SchemaWalk, nodes: SchemaNode[], index: Map<SchemaNode, number>, current: Float64Array, closure: (seed: Float64Array) => Float64Array): Float64Array {
-  const bySlot = new Map<string, Float64Array>();
-  const slotVector = (slot: string) => bySlot.get(slot) ?? bySlot.set(slot, new Float64Array(nodes.length)).get(slot)!;
-  slotVector('p:*');
-  nodes.forEach((node, position) => {
-    if (current[position] === 0) return;
-    for (const edge of walk.edges.get(node) ?? []) if (edge.slot) slotVector(edge.slot)[index.get(edge.target)!] += current[position];
-  });
-  const anyProperty = Float64Array.from(bySlot.get('p:*')!);
-  const worst = new Float64Array(nodes.length);
-  for (const [slot, seed] of bySlot) {
-    // A named property also gets what applies to any property (additionalProperties, patternProperties).
-    if (slot.startsWith('p:') && slot !== 'p:*') anyProperty.forEach((count, position) => (seed[position] += count));
-    closure(seed).forEach((count, position) => (worst[position] = Math.max(worst[position], count)));
+  const active = nodes.flatMap((node, position) => (current[position] > 0 ? [position] : []));
+  const parts = new Map<string, Float64Array>();
+  const part = (slot: string) => parts.get(slot) ?? parts.set(slot, new Float64Array(nodes.length)).get(slot)!;
+  part('otherProperty');
+  for (const position of active) for (const edge of walk.edges.get(nodes[position]) ?? []) if (edge.slot?.startsWith('n:')) part(edge.slot);
+  const named = [...parts.keys()].filter((slot) => slot.startsWith('n:'));
+  for (const position of active) {
+    const edges = walk.edges.get(nodes[position]) ?? [];
+    const ownNames = new Set(edges.map((edge) => edge.slot).filter((slot) => slot?.startsWith('n:')));
+    for (const edge of edges) {
+      if (!edge.slot) continue;
+      const target = index.get(edge.target)!;
+      // patternProperties may match any property; additionalProperties applies to those its schema does not name.
+      const slots =
+        edge.slot === 'anyProperty' ? [...named, 'otherProperty'] : edge.slot === 'otherProperty' ? [...named.filter((slot) => !ownNames.has(slot)), 'otherProperty'] : [edge.slot];
+      for (const slot of slots) part(slot)[target] += current[position];
+    }
   }
+  const worst = new Float64Array(nodes.length);
+  for (const seed of parts.values()) closure(seed).forEach((count, position) => (worst[position] = Math.max(worst[position], count)));
   return worst;
 }
 

@@ -13,8 +13,8 @@ const SAME_VALUE_LIST = ['allOf', 'anyOf', 'oneOf'];
 /** Keywords whose value maps names to subschemas applied to the same value (when that property is present). */
 const SAME_VALUE_MAP = ['dependentSchemas', 'dependencies'];
 /** Keywords applied to a part of the value, with the slot of that part. */
-const PART_ONE: Record<string, string> = { additionalProperties: 'p:*', unevaluatedProperties: 'p:*', propertyNames: 'k', additionalItems: 'i', contains: 'i', unevaluatedItems: 'i', items: 'i' };
-const PART_LIST: Record<string, string> = { items: 'i', prefixItems: 'i' };
+const PART_ONE: Record<string, string> = { additionalProperties: 'otherProperty', unevaluatedProperties: 'otherProperty', propertyNames: 'key', additionalItems: 'item', contains: 'item', unevaluatedItems: 'item', items: 'item' };
+const PART_LIST: Record<string, string> = { items: 'item', prefixItems: 'item' };
 /** Definitions are applied only through a `$ref`. */
 const DEFINITIONS = ['$defs', 'definitions'];
 
@@ -22,7 +22,11 @@ export type SchemaNode = Record<string, unknown>;
 
 export interface Edge {
   target: SchemaNode;
-  /** undefined: applied to the same value; otherwise the part (`p:name`, `p:*`, `i`, `k`). */
+  /**
+   * undefined: applied to the same value; otherwise the part: `n:<name>` (that property), `anyProperty`
+   * (patternProperties: maybe any), `otherProperty` (additionalProperties: those this schema does not name),
+   * `item`, `key`.
+   */
   slot?: string;
 }
 
@@ -80,8 +84,8 @@ export class SchemaWalk {
       if (SAME_VALUE_ONE.includes(keyword)) into(value, at, undefined, 1);
       else if (SAME_VALUE_LIST.includes(keyword) && Array.isArray(value)) value.forEach((entry, index) => into(entry, `${at}/${index}`, undefined, 2));
       else if (SAME_VALUE_MAP.includes(keyword) && isObject(value)) eachEntry(value, (name, entry) => (Array.isArray(entry) ? this.plainValue(entry, jsonDepth + 2) : into(entry, `${at}/${escapePointer(name)}`, undefined, 2)));
-      else if (keyword === 'properties' && isObject(value)) eachEntry(value, (name, entry) => into(entry, `${at}/${escapePointer(name)}`, `p:${name}`, 2));
-      else if (keyword === 'patternProperties' && isObject(value)) eachEntry(value, (name, entry) => (this.notePattern(name, at), into(entry, `${at}/${escapePointer(name)}`, 'p:*', 2)));
+      else if (keyword === 'properties' && isObject(value)) eachEntry(value, (name, entry) => into(entry, `${at}/${escapePointer(name)}`, `n:${name}`, 2));
+      else if (keyword === 'patternProperties' && isObject(value)) eachEntry(value, (name, entry) => (this.notePattern(name, at), into(entry, `${at}/${escapePointer(name)}`, 'anyProperty', 2)));
       else if (keyword in PART_LIST && Array.isArray(value)) value.forEach((entry, index) => into(entry, `${at}/${index}`, PART_LIST[keyword], 2));
       else if (keyword in PART_ONE && !Array.isArray(value)) into(value, at, PART_ONE[keyword], 1);
       else if (DEFINITIONS.includes(keyword) && isObject(value)) eachEntry(value, (name, entry) => this.walk(entry, `${at}/${escapePointer(name)}`, base, schemaDepth + 1, jsonDepth + 2));
