@@ -1,8 +1,7 @@
+/** ajv keywords rewritten to run in time linear in the value: uniqueItems and enum (issue #26). */
 import type Ajv from 'ajv';
 import type { DataValidateFunction } from 'ajv/dist/types';
 import { canonicalJson } from './canonical-json';
-
-/** Keywords whose ajv code is quadratic, or linear in the schema for every item, rewritten with a Set of canonical JSON. */
 
 /**
  * `uniqueItems` in time linear in the array: ajv's own compares every pair of objects (10,000 objects of a

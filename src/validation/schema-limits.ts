@@ -1,3 +1,4 @@
+/** The limits every JSON Schema meets before ajv compiles it: size, nesting, $refs inside the schema only, no runaway recursion, RE2-runnable patterns. */
 import { MAX_PATTERN_SIZE } from './linear-regexp';
 import { SchemaError } from './schema-error';
 import { isObject, resolveUri, SchemaWalk, withoutFragment, type SchemaNode } from './schema-walk';

@@ -1,3 +1,4 @@
+/** One pass over a JSON Schema collecting what the limits count and the edges the checks follow (see schema-limits.ts). */
 import { patternProblem, patternSize, quotePattern, type PatternProblem } from './linear-regexp';
 
 /**
