@@ -1,5 +1,7 @@
 import OpenAI from 'openai';
+import { protocolSchema } from '../src/agent/protocol-schema';
 import { runAgent } from '../src/agent/run-agent';
+import { validateAgainst } from '../src/validation/validate';
 import type { Tool } from '../src/tools/tool';
 import { action, final, modelFor, probeTool, startsScriptedServers, useScriptedServer } from './support/agent';
 
@@ -172,5 +174,22 @@ describe('the scripted server refuses what OpenAI strict mode refuses (provider-
     [{ type: 'object', properties: { a: { type: 'string', not: { const: 'x' } } }, required: ['a'], additionalProperties: false }, "In context=('properties', 'a'), 'not' is not permitted."],
   ])('400 for %j', async (schema, problem) => {
     await expect(send(schema)).rejects.toMatchObject({ status: 400, param: 'response_format', message: `400 Invalid schema for response_format 'agent_turn': ${problem}` });
+  });
+});
+
+describe('schemas with $refs inside the compiled protocol', () => {
+  const TREE = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } }, required: ['name'], additionalProperties: false };
+  const NODE_ARGS = { type: 'object', $defs: { id: { type: 'string', pattern: '^n-\\d+$' } }, properties: { id: { $ref: '#/$defs/id' } }, required: ['id'] };
+  const tool = (name: string, parameters: Record<string, unknown>): Tool => ({ name, description: name, parameters, execute: async () => 'ok' });
+
+  it('keeps an output schema’s and a tool schema’s own $refs pointing into them, not at the protocol object', () => {
+    const schema = protocolSchema([tool('first', { type: 'object' }), tool('find_node', NODE_ARGS)], TREE);
+    const properties = schema.properties as Record<string, any>;
+    expect(properties.answer.properties.children.items).toEqual({ $ref: '#/properties/answer' });
+    expect(properties.args.anyOf[1].properties.id).toEqual({ $ref: '#/properties/args/anyOf/1/$defs/id' });
+    expect(validateAgainst(schema, { type: 'final', answer: { name: 'root', children: [{ name: 'leaf', children: [] }] } }).ok).toBe(true);
+    // Embedded as it was, "#" named the protocol object: a child holding a protocol turn passed.
+    expect(validateAgainst(schema, { type: 'final', answer: { name: 'root', children: [{ type: 'final', answer: { name: 'x' } }] } }).ok).toBe(false);
+    expect(validateAgainst(schema, { type: 'action', tool: 'find_node', args: { id: 'n-7' } }).ok).toBe(true);
   });
 });

@@ -18,9 +18,26 @@ export interface ProtocolFormat {
 /** Keywords that name or locate a schema document; harmless alone, but they collide once tools' schemas sit side by side. */
 const DOCUMENT_KEYWORDS = ['$schema', '$id'];
 
-function embeddable(schema: JsonSchema): JsonSchema {
-  const copy = { ...schema };
+/** The schema as a part of the protocol schema at JSON pointer `at`, its own `$ref`s still pointing into it. */
+function embeddable(schema: JsonSchema, at: string): JsonSchema {
+  const copy = rebaseRefs(schema, at, 0) as JsonSchema;
   for (const keyword of DOCUMENT_KEYWORDS) delete copy[keyword];
+  return copy;
+}
+
+/**
+ * `$ref`s from the schema's root (`#`, `#/$defs/Node`) rewritten to where the schema now sits: embedded as
+ * is, `{"items":{"$ref":"#"}}` in an output schema would name the whole protocol object and ask the model
+ * for protocol objects inside its answer. Depth is bounded by the schema limits (64 JSON levels).
+ */
+function rebaseRefs(value: unknown, at: string, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((entry) => rebaseRefs(entry, at, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    const local = key === '$ref' && typeof entry === 'string' && (entry === '#' || entry.startsWith('#/'));
+    copy[key] = local ? `#${at}${(entry as string).slice(1)}` : rebaseRefs(entry, at, depth + 1);
+  }
   return copy;
 }
 
@@ -32,7 +49,7 @@ function embeddable(schema: JsonSchema): JsonSchema {
  * tool is the parser's and ajv's check, as for every reply.
  */
 export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema): JsonSchema {
-  const answer = outputSchema ? embeddable(outputSchema) : { type: 'string' };
+  const answer = outputSchema ? embeddable(outputSchema, '/properties/answer') : { type: 'string' };
   if (tools.length === 0) {
     return { type: 'object', properties: { type: { type: 'string', enum: ['final'] }, answer }, required: ['type', 'answer'], additionalProperties: false };
   }
@@ -41,7 +58,7 @@ export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema
     properties: {
       type: { type: 'string', enum: ['action', 'final'] },
       tool: { type: 'string', enum: tools.map((tool) => tool.name) },
-      args: { anyOf: tools.map((tool) => ({ title: `args of ${tool.name}`, ...embeddable(tool.parameters) })) },
+      args: { anyOf: tools.map((tool, index) => ({ title: `args of ${tool.name}`, ...embeddable(tool.parameters, `/properties/args/anyOf/${index}`) })) },
       answer,
     },
     required: ['type'],
@@ -70,7 +87,7 @@ function firstProblem(tools: readonly Tool[], outputSchema?: JsonSchema): string
   const branches: Array<[string, JsonSchema]> = [...tools.map((tool): [string, JsonSchema] => [`${tool.name} args`, tool.parameters])];
   if (outputSchema) branches.push(['output_schema', outputSchema]);
   for (const [name, schema] of branches) {
-    const converted = toStrictSchema(embeddable(schema));
+    const converted = toStrictSchema(embeddable(schema, ''));
     if ('problem' in converted) return `${name}: ${converted.problem}`;
   }
   return undefined;
