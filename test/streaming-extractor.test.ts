@@ -17,6 +17,10 @@ describe('FinalAnswerExtractor: the answer text of a reply still arriving', () =
     ['a ```json fence', '```json\n{"type":"final","answer":"Hello there"}\n```'],
     ['a ```JSON fence with CRLF', '```JSON \r\n{"type":"final","answer":"Hello there"}\r\n```'],
     ['a bare ``` fence', '```\n{"type":"final","answer":"Hello there"}\n```'],
+    // Any language tag, as the protocol accepts it (issue #27; realworld broken-JSON cases bj301, bj302, bj306).
+    ['a ```python fence', '```python\n{"type":"final","answer":"Hello there"}\n```'],
+    ['a ```js fence with a tag of two words', '```js title="answer" \n{"type":"final","answer":"Hello there"}\n```'],
+    ['a four-backtick fence', '````json\n{"type":"final","answer":"Hello there"}\n````'],
   ])('reads the answer after %s, split at every character', (_label, reply) => {
     expect(parseTurn(reply)).toMatchObject({ kind: 'final', answer: 'Hello there' });
     for (const pieceLength of [1, 2, 5, reply.length]) {
@@ -31,7 +35,7 @@ describe('FinalAnswerExtractor: the answer text of a reply still arriving', () =
     ['a <think> block that never closes', '<think>{"type":"final","answer":"Hello there"}'],
     ['an array', '[{"type":"final","answer":"Hello there"}]'],
     ['an answer that is not a string', '{"type":"final","answer":["Hello there"]}'],
-    ['another fence language', '```js\n{"type":"final","answer":"Hello there"}\n```'],
+    ['the object on the fence line', '```json {"type":"final","answer":"Hello there"}\n```'],
   ])('says nothing for %s', (_label, reply) => {
     expect(extract(reply).text).toBe('');
   });

@@ -2,8 +2,8 @@
  * Reads the final answer's text out of a reply while the reply is still arriving, piece by piece.
  *
  * It only speaks once the reply's opening is unambiguously `{"type":"final","answer":"` (after the
- * leniency the protocol parser allows: a BOM, whitespace, a leading `<think>…</think>` block, one ```json
- * fence line), so nothing of an action, of reasoning or of prose is ever taken for answer text. Any other
+ * leniency the protocol parser allows: a BOM, whitespace, a leading `<think>…</think>` block, one
+ * fence line with any language tag), so nothing of an action, of reasoning or of prose is ever taken for answer text. Any other
  * opening (keys in another order, an action, plain text) makes it fall silent for the rest of the reply;
  * the engine then sends the parsed answer whole when the reply has ended.
  *
@@ -163,19 +163,16 @@ export class FinalAnswerExtractor {
 
 /**
  * Where the answer string starts in `text` (after the reasoning block), or PARTIAL / MISMATCH. Accepts
- * what `parseTurn` accepts before the object: whitespace and one ```json fence line.
+ * what `parseTurn` accepts before the object: whitespace and one fence line, whatever its language tag.
  */
 function matchOpening(text: string): number {
   let at = skip(text, 0, isAnyWhitespace);
   if (at < text.length && text[at] === '`') {
     at = literal(text, at, '```');
     if (at < 0) return at;
-    if (text[at] === 'j' || text[at] === 'J') {
-      at = literal(text, at, text[at] === 'j' ? 'json' : 'JSON');
-      if (at < 0) return at;
-    }
-    at = skip(text, at, (character) => character === ' ' || character === '\t');
-    if (text[at] === '\r') at++;
+    // Any language tag, as unfence (reply-fence.ts) accepts it: the rest of the fence line, without a backtick or a brace.
+    at = skip(text, at, (character) => character === '`');
+    at = skip(text, at, (character) => character !== '\n' && character !== '`' && character !== '{');
     at = literal(text, at, '\n');
     if (at < 0) return at;
     at = skip(text, at, isAnyWhitespace);
