@@ -34,8 +34,9 @@ class PieceWriter {
 const TEXT_FIELDS = {
   chat(json, visit) {
     for (const choice of Array.isArray(json.choices) ? json.choices : []) {
-      // A leading <think> block (Groq's raw reasoning format, Hugging Face) is reasoning, not the recorded text: it stays before the object.
-      if (choice.message && typeof choice.message.content === 'string') visit(choice.message, 'content', 'piece', /^\s*<think>[\s\S]*?<\/think>\s*/.exec(choice.message.content)?.[0] ?? '');
+      // A leading <think> block (Groq's raw reasoning format, Hugging Face) is reasoning, not the recorded text, and leading
+      // whitespace (Z.ai's "\nThe fruit…", pyd:test_zai/test_zai_vision_thinking#0) is what a model writes before its object: both stay before it.
+      if (choice.message && typeof choice.message.content === 'string') visit(choice.message, 'content', 'piece', /^\s*(?:<think>[\s\S]*?<\/think>\s*)?/.exec(choice.message.content)?.[0] ?? '');
       if (choice.delta && typeof choice.delta.content === 'string') visit(choice.delta, 'content', 'piece');
     }
   },

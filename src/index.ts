@@ -18,6 +18,7 @@ export { domainEntryProblem } from './tools/http-request/address-policy';
 export { HEADER_NAME_PATTERN } from './tools/http-request/settings';
 export { validateAgainst, type JsonSchema, type ValidationResult } from './validation/validate';
 export { toJsonSchemaObject } from './validation/json-schema-of';
+export { SchemaError } from './validation/schema-error';
 export { JSON_TRANSFORM_MAX_DATA_LENGTH, JSON_TRANSFORM_MAX_RESULT_LENGTH, JSON_TRANSFORM_WORKER_MEMORY_MB } from './tools/json-transform';
 export { BudgetInputError, MemoryBudgetLedger, type BudgetLedger, type Charge, type LedgerTotals } from './budget/ledger';
 export { budgetKey, RedisBudgetLedger, DEFAULT_BUDGET_KEY_PREFIX } from './budget/redis-ledger';

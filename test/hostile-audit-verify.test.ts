@@ -191,6 +191,17 @@ describe('audit verify against a hostile operator', () => {
       expect(JSON.parse(finished.stdout)).toMatchObject({ same: false, first_mismatch: { part: 'tools' } });
     });
 
+    it('replay of a row whose stored output_schema today’s checks refuse exits 3 naming output_schema, not a crash', async () => {
+      const result = await storedRun();
+      await query(database().url, `UPDATE ${RUNS} SET config = jsonb_set(config, '{output_schema}', $1::jsonb)`, [JSON.stringify({ type: 'string', pattern: '^(?=a)a+$' })]);
+      const finished = await cli(['audit', 'replay', '--postgres', database().url, '--run', result.audit.run_id]);
+      expect(finished).toMatchObject({ code: 3, stderr: '' });
+      const report = JSON.parse(finished.stdout);
+      expect(report).toMatchObject({ same: false });
+      expect(report.first_mismatch.part).toMatch(/output_schema/);
+      expect(report.first_mismatch.detail).toMatch(/cannot be replayed/);
+    });
+
     it('verify --digest takes the output’s record_digest and says what it proved; a digest that is not hex is exit 2', async () => {
       const result = await storedRun();
       const finished = await verify(result.audit.run_id, ['--digest', result.audit.record_digest]);

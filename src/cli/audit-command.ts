@@ -1,13 +1,29 @@
 // `agent-core audit verify|replay`: a stored run checked against its hash chains, or re-run offline from its record.
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../agent/config';
 import { replayRecord } from '../agent/replay';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { malformedPart } from '../audit/record-shape';
 import { verifyRecord } from '../audit/verify';
+import { SchemaError } from '../validation/schema-error';
 import { UsageError } from './flags';
 
 export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run ID [--digest HEX]
        agent-core audit replay --postgres URL --run ID`;
+
+/**
+ * A replay, or why the stored run cannot be replayed: a config or tool schema that today's checks refuse
+ * (a schema over the limits, a pattern RE2 cannot run) is named as the part, exit 3, never a crash.
+ */
+async function replayOrRefusal(record: Parameters<typeof replayRecord>[0]): Promise<Awaited<ReturnType<typeof replayRecord>> | { run_id: string; same: false; first_mismatch: { part: string; detail: string } }> {
+  try {
+    return await replayRecord(record);
+  } catch (error) {
+    if (!(error instanceof ConfigError || error instanceof SchemaError)) throw error;
+    const part = error instanceof ConfigError ? `config ${error.key}` : error.field;
+    return { run_id: record.run_id, same: false, first_mismatch: { part, detail: `the stored run cannot be replayed: ${error.message}` } };
+  }
+}
 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;
@@ -38,7 +54,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
     if (!record) throw new UsageError(`--run: no run ${values.run} in the audit database`);
     // A malformed row cannot be replayed: it is reported as verify reports it (exit 3, the part named).
     const malformed = action === 'replay' ? malformedPart(record) : undefined;
-    const report = action === 'verify' ? verifyRecord(record, values.digest?.toLowerCase()) : malformed ? { run_id: record.run_id, same: false, first_mismatch: malformed } : await replayRecord(record);
+    const report = action === 'verify' ? verifyRecord(record, values.digest?.toLowerCase()) : malformed ? { run_id: record.run_id, same: false, first_mismatch: malformed } : await replayOrRefusal(record);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return ('ok' in report ? report.ok : report.same) ? 0 : DIFFERS;
   } finally {

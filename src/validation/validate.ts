@@ -21,7 +21,7 @@ export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false
  * `$ref` to a URL is never fetched.
  */
 const makeAjv = (allErrors: boolean) => {
-  const ajv = new (require('ajv') as typeof import('ajv')).default({ allErrors, strict: false, useDefaults: false, code: { regExp: linearRegExp } });
+  const ajv = new (require('ajv') as typeof import('ajv')).default({ allErrors, strict: false, useDefaults: false, validateFormats: false, code: { regExp: linearRegExp } });
   useLinearUniqueItems(ajv);
   useSetEnum(ajv);
   return ajv;
