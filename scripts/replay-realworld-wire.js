@@ -91,20 +91,35 @@ function dataLines(body) {
 /** The protocol variant of a recording's body (see README: `variant: protocol`); other bytes stay as recorded. */
 function protocolBody(recording, cut) {
   const fields = TEXT_FIELDS[recording.api];
+  // Anthropic's text often opens with "\n\n" (after thinking or tool use: vercel:anthropic:anthropic-clear-tool-uses.1.json,
+  // pyd:test_anthropic/test_anthropic_opus_46_features[adaptive-thinking]#0): whitespace a model writes before its object, kept before it.
+  const leadingWhitespace = () => {
+    let before = recording.api === 'anthropic';
+    return (text, keep) => {
+      if (!before || keep !== '') return keep;
+      const found = /^\s*/.exec(text)[0];
+      if (found.length < text.length) before = false;
+      return found;
+    };
+  };
   const rewrite = (objects, write) => {
     let pieces = 0;
     let whole = '';
+    let leading = leadingWhitespace();
     for (const json of objects) {
       fields(json, (holder, key, kind, keep = '') => {
         if (kind !== 'piece') return;
         pieces++;
-        whole += holder[key].slice(keep.length);
+        whole += holder[key].slice(leading(holder[key], keep).length);
       });
     }
     const writer = new PieceWriter(pieces, cut);
+    leading = leadingWhitespace();
     for (const json of objects) {
       fields(json, (holder, key, kind, keep = '') => {
-        holder[key] = kind === 'piece' ? keep + writer.piece(holder[key].slice(keep.length)) : writer.whole(whole);
+        if (kind !== 'piece') return void (holder[key] = writer.whole(whole));
+        const kept = leading(holder[key], keep);
+        holder[key] = kept + writer.piece(holder[key].slice(kept.length));
       });
     }
     write();

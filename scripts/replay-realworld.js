@@ -111,7 +111,7 @@ function answerOf(recording, variant, cut) {
 function modelFor(engine, api, recording, url) {
   if (api === 'chat') return { model: engine.createChatModel({ provider: 'openai', apiKey: 'replay-key', baseUrl: `${url}/v1` }) };
   if (api === 'gemini') return { model: engine.createChatModel({ provider: 'gemini', apiKey: 'replay-key', baseUrl: url }) };
-  const { LangChainChatModel } = require(path.join(ROOT, 'dist/nodes/AgentCore/langchain-chat-model.js'));
+  const { LangChainChatModel } = require(path.join(ROOT, 'dist/src/providers/langchain-chat-model.js'));
   if (api === 'responses') {
     const ChatOpenAI = optionalClass('@langchain/openai', 'ChatOpenAI');
     if (!ChatOpenAI) return { skipped: 'path not available (@langchain/openai is not installed)' };

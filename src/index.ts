@@ -12,6 +12,7 @@ export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './providers/usage';
 export { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
 export { OpenAiChatModel, mapOpenAiFinishReason, type OpenAiModelOptions } from './providers/openai';
 export { GeminiChatModel, mapGeminiFinishReason, type GeminiModelOptions } from './providers/gemini';
+export { LangChainChatModel, type LangChainChatModelOptions } from './providers/langchain-chat-model';
 export { TruncatedText, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';

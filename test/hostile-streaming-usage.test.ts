@@ -1,6 +1,6 @@
 import { AIMessageChunk } from '@langchain/core/messages';
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
-import { LangChainChatModel } from '../nodes/AgentCore/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain-chat-model';
 import type { AgentEvent } from '../src/agent/events';
 import { runAgent } from '../src/agent/run-agent';
 import { MemoryBudgetLedger } from '../src/budget/ledger';

@@ -3,7 +3,7 @@ import { AIMessage, AIMessageChunk, type AIMessageFields, type BaseMessage, type
 import type { ChatResult } from '@langchain/core/outputs';
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { ChatOpenAI } from '@langchain/openai';
-import { LangChainChatModel } from '../nodes/AgentCore/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain-chat-model';
 import { runAgent, type AgentEvent, type ChatRequest } from '../src';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { action, final, probeTool, useScriptedServer } from './support/agent';
@@ -217,6 +217,7 @@ describe('reasoning from LangChain content blocks', () => {
       text: final('x'),
       reasoning: 'The user wants x.',
       usage: { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29 },
+      usageReported: true,
       finishReason: 'stop',
     });
     expect(adapter.provider).toBe('anthropic');

@@ -1,7 +1,7 @@
+/** The chat models connected to the node's Chat Model and Fallback Model inputs, read from n8n and handed to the engine as ChatModels. */
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
-import type { ChatModel } from '../../src';
+import { LangChainChatModel, type ChatModel } from '../../src';
 import { nodeError } from '../shared/node-errors';
-import { LangChainChatModel } from './langchain-chat-model';
 
 /**
  * The node's inputs for a given Provider, Enable Fallback Model and Fallback From, as the `inputs` expression
@@ -41,7 +41,7 @@ export async function readConnectedModels(
   const adapt = (model: unknown, input: string, hint: string) => {
     if (model === undefined || model === null) throw nodeError(context, `No chat model is connected to the ${input} input`, itemIndex, hint);
     try {
-      return new LangChainChatModel(model, input);
+      return new LangChainChatModel(model, { input });
     } catch (error) {
       throw nodeError(context, (error as Error).message, itemIndex, `Connect a chat model sub-node (OpenAI, Anthropic, Gemini, Ollama, …) to the ${input} input.`);
     }

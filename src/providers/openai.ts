@@ -172,7 +172,7 @@ function classifyOpenAiError(error: unknown, streaming: boolean): RetryDecision 
  * strict in its strict form when it has one ([ON-shared], provider-behaviours.md §1.4), else non-strict;
  * after the endpoint refused it, plain JSON mode.
  */
-function openAiResponseFormat(
+export function openAiResponseFormat(
   format: ResponseFormat,
   dropped: ReadonlySet<DroppableField>,
 ): OpenAI.ResponseFormatJSONObject | OpenAI.ResponseFormatJSONSchema | undefined {

@@ -107,3 +107,23 @@ export function withUpstreamReason(message: string, body: unknown): string | und
   const provider = typeof metadata.provider_name === 'string' ? `${metadata.provider_name}: ` : '';
   return shortMessage(`${message} (${provider}${readable})`);
 }
+
+/**
+ * A vendor SDK's HTTP error as the LangChain classes pass it on (@langchain/anthropic and @langchain/openai
+ * throw the Anthropic SDK's or openai-node's APIError: `status`, the body in `error`) as a ProviderHttpError
+ * `<status> <the provider's own message>`. The Anthropic SDK words its message as the body's JSON
+ * (`404 {"type":"error","error":{…}}`) and @langchain/anthropic appends a troubleshooting URL (realworld case
+ * `pyd:test_model_name_suggestions/test_model_name_suggestion[anthropic]#0`); the rest of the body goes to
+ * `details`. Anything without a status and a provider message is returned as it is.
+ */
+export function readSdkHttpError(error: unknown): unknown {
+  if (!isObject(error) || typeof error.status !== 'number' || error instanceof ProviderHttpError) return error;
+  const body = error.error;
+  // Anthropic's body is {type:"error", error:{type, message}, request_id}; openai-node keeps only the inner object.
+  const inner = isObject(body) && isObject(body.error) ? body.error : body;
+  if (!isObject(inner) || typeof inner.message !== 'string' || inner.message.trim() === '') return error;
+  const { message: providerMessage, ...rest } = inner;
+  const requestId = isObject(body) && typeof body.request_id === 'string' ? { request_id: body.request_id } : {};
+  const text = `${error.status} ${providerMessage}`;
+  return new ProviderHttpError(shortMessage(withUpstreamReason(text, inner) ?? text), error.status, { ...rest, ...requestId });
+}

@@ -1,0 +1,83 @@
+/** Anthropic Messages facts in one place: stop reasons, usage (plain and streamed) and the error body, read from what the API sends. */
+import type { ModelFinishReason, TokenUsage } from './chat-model';
+
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+
+/** Anthropic's stop_reason values (provider-behaviours.md §3 [AN-msg]) in the engine's terms; `pause_turn` (a long server-tool turn paused) is no end. */
+export function mapAnthropicStopReason(reason: unknown): ModelFinishReason | undefined {
+  if (reason === null || reason === undefined) return undefined;
+  if (reason === 'end_turn' || reason === 'stop_sequence' || reason === 'tool_use') return 'stop';
+  if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length';
+  if (reason === 'refusal') return 'content_filter';
+  return 'other';
+}
+
+/** The refusal's words for the step's error: Anthropic sends no text with it, only `stop_details.category` at most. */
+export function anthropicFinishMessage(reason: unknown, details?: unknown): string | undefined {
+  if (reason !== 'refusal') return undefined;
+  const category = isObject(details) && typeof details.category === 'string' ? ` (${details.category})` : '';
+  return `Anthropic stop_reason refusal${category}`;
+}
+
+/**
+ * An Anthropic `usage` object in the engine's form. [AN-msg]: the whole input is `input_tokens` plus
+ * `cache_creation_input_tokens` plus `cache_read_input_tokens`; `output_tokens` is the whole output.
+ */
+export function readAnthropicUsage(usage: Fields): TokenUsage {
+  const prompt = count(usage.input_tokens) + count(usage.cache_creation_input_tokens) + count(usage.cache_read_input_tokens);
+  const completion = count(usage.output_tokens);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/** The usage counts a `message_delta` event may restate (the server-tool calls change the input count). */
+const RESTATED = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens', 'server_tool_use'] as const;
+
+/**
+ * What an Anthropic event stream says about usage and why it stopped, read event by event as the Anthropic
+ * SDK's own MessageStream reads it: `message_start` sets the usage (a repeated `message_start` replaces it,
+ * it does not add: realworld cases `vercel:anthropic:duplicate-message-start.chunks.txt`,
+ * `…spliced-message-start.chunks.txt`); `message_delta` carries the stop reason and restates the counts as
+ * totals — `output_tokens` always (so the 1 of `message_start` is not added: `…anthropic-text.chunks.txt`),
+ * the input counts when server tools or caching changed them (`…anthropic-message-delta-input-tokens.chunks.txt`,
+ * `…anthropic-web-fetch-tool.1.chunks.txt`).
+ */
+export class AnthropicStreamReader {
+  private usage: Fields | undefined;
+  private stopReason: unknown;
+  private stopDetails: unknown;
+
+  /** Reads one event (the SDK's parsed JSON); any other value or event type is ignored. */
+  read(event: unknown): void {
+    if (!isObject(event)) return;
+    if (event.type === 'message_start' && isObject(event.message)) {
+      this.usage = isObject(event.message.usage) ? { ...event.message.usage } : {};
+    } else if (event.type === 'message_delta') {
+      const delta = isObject(event.delta) ? event.delta : {};
+      if (delta.stop_reason !== undefined && delta.stop_reason !== null) this.stopReason = delta.stop_reason;
+      if (delta.stop_details !== undefined) this.stopDetails = delta.stop_details;
+      if (isObject(event.usage)) {
+        this.usage ??= {};
+        for (const key of RESTATED) {
+          const value = event.usage[key];
+          if (value !== undefined && value !== null) this.usage[key] = value;
+        }
+      }
+    }
+  }
+
+  /** The stream's usage, or undefined when it sent none. */
+  get tokenUsage(): TokenUsage | undefined {
+    return this.usage ? readAnthropicUsage(this.usage) : undefined;
+  }
+
+  get finishReason(): ModelFinishReason | undefined {
+    return mapAnthropicStopReason(this.stopReason);
+  }
+
+  get finishMessage(): string | undefined {
+    return anthropicFinishMessage(this.stopReason, this.stopDetails);
+  }
+}
