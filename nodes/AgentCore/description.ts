@@ -1,21 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { builtInTools, DEFAULT_CONFIG } from '../../src';
+import { builtInTools } from '../../src';
+import { collectionProperties, settingProperty } from './settings-panel';
 import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tools';
-
-// The panel's defaults are the engine's. Plain names rather than DEFAULT_CONFIG.key, because n8n's
-// linter (node-param-default-missing) only recognises a default given as a literal or a plain name.
-const {
-  max_steps: defaultMaxSteps,
-  max_tool_calls: defaultMaxToolCalls,
-  loop_limit: defaultLoopLimit,
-  single_call_timeout: defaultSingleCallTimeout,
-  timeout: defaultRunTimeout,
-  total_token_budget: defaultTokenBudget,
-  observation_max_len: defaultObservationMaxLength,
-  json_mode: defaultJsonMode,
-  prompt_examples: defaultPromptExamples,
-  run_state_max_age_days: defaultRunStateMaxAgeDays,
-} = DEFAULT_CONFIG;
 
 /** How the built-in tools read in the panel; the model sees their names. */
 const TOOL_LABELS: Record<string, string> = {
@@ -193,15 +179,7 @@ export const agentCoreProperties: INodeProperties[] = [
     description: 'Calls to these tools wait for approval (a connected tool sub-node is named in an expression). Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
     displayOptions: { show: { needsApproval: [true] } },
   },
-  {
-    displayName: 'Run State Max Age (Days)',
-    name: 'runStateMaxAgeDays',
-    type: 'number',
-    typeOptions: { minValue: 0.001, maxValue: 30, numberPrecision: 3 },
-    default: defaultRunStateMaxAgeDays,
-    description: 'A paused run resumed later than this is refused (its state could have been copied from a log); at most 30 days, as long as a used state is remembered',
-    displayOptions: { show: { needsApproval: [true] } },
-  },
+  settingProperty('run_state_max_age_days', { displayOptions: { show: { needsApproval: [true] } } }),
   {
     displayName: 'Audit Trail',
     name: 'auditTrail',
@@ -298,18 +276,12 @@ export const agentCoreProperties: INodeProperties[] = [
     type: 'collection',
     placeholder: 'Add Limit',
     default: {},
-    options: [
-      { displayName: 'Loop Limit', name: 'loopLimit', type: 'number', typeOptions: { minValue: 0 }, default: defaultLoopLimit, description: 'The same tool called with the same arguments this many times ends the run with finish_reason loop (0 = never). Repeats before that are answered from the earlier result; a call with side effects never runs twice.' },
-      { displayName: 'Max Steps', name: 'maxSteps', type: 'number', typeOptions: { minValue: 1 }, default: defaultMaxSteps, description: 'Most model turns in one run, repair turns included' },
-      { displayName: 'Max Tool Calls', name: 'maxToolCalls', type: 'number', typeOptions: { minValue: 0 }, default: defaultMaxToolCalls, description: 'Most tool executions in one run; one more request ends the run with finish_reason max_tool_calls' },
-      { displayName: 'Observation Max Length', name: 'observationMaxLen', type: 'number', typeOptions: { minValue: 0 }, default: defaultObservationMaxLength, description: 'Tool output fed back to the model is cut to this many characters (0 = no cut)' },
-      { displayName: 'Run Timeout (Seconds)', name: 'timeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultRunTimeout, description: 'Limit for the whole run' },
+    // The limits of the settings table (src/agent/settings.ts), with the shared budget's three fields that make one config key.
+    options: collectionProperties('limits', [
       { displayName: 'Shared Budget Period (Seconds)', name: 'sharedBudgetPeriod', type: 'number', typeOptions: { minValue: 1 }, default: 86400, description: 'How long a shared budget lasts before it starts again from zero (periods are aligned to the clock); default one day' },
       { displayName: 'Shared Budget Scope', name: 'sharedBudgetScope', type: 'string', default: '={{ $workflow.id }}', description: 'Who shares the budget: every run with the same scope draws on it, on every n8n worker, e.g. the workflow ID, a session ID or a customer ID' },
       { displayName: 'Shared Token Budget', name: 'sharedBudgetTokens', type: 'number', typeOptions: { minValue: 0 }, default: 0, description: 'Tokens all runs of the scope may use per period, counted in Redis (Agent Core: Redis API credential); when they are used up, runs end with finish_reason budget_exhausted without calling the model; if Redis is lost mid-run, the run ends budget_unavailable before its next model call. 0 = none.' },
-      { displayName: 'Single Call Timeout (Seconds)', name: 'singleCallTimeout', type: 'number', typeOptions: { minValue: 0.001 }, default: defaultSingleCallTimeout, description: 'Limit for each model call and each tool call' },
-      { displayName: 'Token Budget', name: 'totalTokenBudget', type: 'number', typeOptions: { minValue: 0 }, default: defaultTokenBudget, description: 'Stop before the next model call once this many tokens were used (0 = no budget)' },
-    ],
+    ]),
   },
   {
     displayName: 'Options',
@@ -317,7 +289,8 @@ export const agentCoreProperties: INodeProperties[] = [
     type: 'collection',
     placeholder: 'Add Option',
     default: {},
-    options: [
+    // The options of the settings table (src/agent/settings.ts), with the node's own (batching, failure handling, streaming).
+    options: collectionProperties('options', [
       {
         displayName: 'Batch Size',
         name: 'batchSize',
@@ -334,41 +307,7 @@ export const agentCoreProperties: INodeProperties[] = [
         default: 0,
         description: 'Pause after each batch of items, e.g. to stay under a rate limit',
       },
-      {
-        displayName: 'Examples in Prompt',
-        name: 'promptExamples',
-        type: 'options',
-        options: [
-          { name: 'After a Format Error', value: 'on_error', description: 'Send example replies only with the repair turn after a reply that is not one valid JSON object (fewest tokens)' },
-          { name: 'Always', value: 'always', description: 'Send example replies with every model call: for models that often stray from the JSON format' },
-        ],
-        default: defaultPromptExamples,
-      },
-      {
-        displayName: 'JSON Output Mode',
-        name: 'jsonMode',
-        type: 'options',
-        options: [
-          { name: 'JSON Object', value: 'json_object', description: "Ask for any JSON object (the provider's JSON mode); the parser checks each reply's shape" },
-          {
-            name: 'JSON Schema',
-            value: 'json_schema',
-            description:
-              'Send the whole protocol as an output schema: the allowed tools with their arguments and the answer (Output Schema when set). Where the endpoint enforces it (OpenAI strict mode), no other tool can even be written. Falls back to JSON Object once if refused.',
-          },
-          { name: 'Off', value: 'off', description: 'No JSON mode: the prompt and the repair turn alone (endpoints without JSON mode)' },
-        ],
-        default: defaultJsonMode,
-      },
       { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
-      {
-        displayName: 'Max Output Tokens',
-        name: 'maxOutputTokens',
-        type: 'number',
-        typeOptions: { minValue: 0 },
-        default: 0,
-        description: "Cap on each reply's tokens, reasoning included (OpenAI max_completion_tokens, Gemini maxOutputTokens); 0 = the provider's default",
-      },
       {
         displayName: 'On Limit Reached',
         name: 'onLimitReached',
@@ -421,20 +360,6 @@ export const agentCoreProperties: INodeProperties[] = [
         description: 'Names of workflow tools and connected tool sub-nodes that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other such tool is taken to have side effects, and a repeated identical call to it never runs twice.',
       },
       {
-        displayName: 'Reasoning Effort',
-        name: 'reasoningEffort',
-        type: 'options',
-        options: [
-          { name: 'High', value: 'high' },
-          { name: 'Low', value: 'low' },
-          { name: 'Medium', value: 'medium' },
-          { name: 'Minimal', value: 'minimal' },
-          { name: "Model's Default", value: '' },
-        ],
-        default: '',
-        description: 'How hard a reasoning model thinks (OpenAI reasoning_effort; Gemini: a thinking budget)',
-      },
-      {
         displayName: 'Stream Response',
         name: 'streamResponse',
         type: 'boolean',
@@ -442,16 +367,7 @@ export const agentCoreProperties: INodeProperties[] = [
         description:
           'Whether to stream the run as it happens when the workflow streams (a Webhook in Response Mode Streaming, a Chat Trigger in streaming mode): one line per tool call and the answer as the model writes it. The output item is the same either way.',
       },
-      {
-        displayName: 'Temperature',
-        name: 'temperature',
-        type: 'number',
-        typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
-        default: 0.2,
-        description:
-          "Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series models accept only their default: a refused temperature is dropped and the call retried, noted in the trace.",
-      },
-    ],
+    ]),
   },
   {
     displayName: 'Tool Settings (JSON)',

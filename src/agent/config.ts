@@ -1,12 +1,12 @@
 import type { ToolRegistry } from '../tools/registry';
-import { USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
-import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
+import { validateAgainst, type JsonSchema } from '../validation/validate';
 import type { ReasoningEffort } from '../providers/chat-model';
 import type { PromptExamples } from './prompt';
 import type { PriceTable, SharedBudgetConfig } from './shared-budget';
+import { type Check, isPlainObject } from './setting-checks';
+import { settingEntries } from './settings';
 
-/** The values `reasoning_effort` takes. */
-export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
+export { REASONING_EFFORTS } from './settings';
 
 /** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
 export type JsonMode = 'json_object' | 'json_schema' | 'off';
@@ -62,22 +62,10 @@ export interface AgentConfig {
   prices?: PriceTable;
 }
 
-export const DEFAULT_CONFIG: Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort' | 'output_schema' | 'shared_budget' | 'prices'> = {
-  timeout: 120,
-  max_steps: 5,
-  max_tool_calls: 10,
-  loop_limit: 3,
-  allowed_tools: [],
-  approval_required: [],
-  run_state_max_age_days: 7,
-  single_call_timeout: 30,
-  total_token_budget: 0,
-  observation_max_len: 2000,
-  primary_output: 'final_answer',
-  tool_settings: {},
-  json_mode: 'json_object',
-  prompt_examples: 'on_error',
-};
+/** The defaults of every key that has one, from the settings table. */
+export const DEFAULT_CONFIG = Object.fromEntries(
+  settingEntries().flatMap(([key, setting]) => ('default' in setting ? [[key, setting.default]] : [])),
+) as Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort' | 'output_schema' | 'shared_budget' | 'prices'>;
 
 /** A configuration problem; `key` names the offending key and the message says what is expected. */
 export class ConfigError extends Error {
@@ -90,100 +78,10 @@ export class ConfigError extends Error {
   }
 }
 
-type Check = (value: unknown, key: string) => string | undefined;
+/** Keys that may be absent (the provider's own default then applies): neither a default nor required. */
+const OPTIONAL_KEYS = new Set<string>(settingEntries().flatMap(([key, setting]) => ('default' in setting || setting.required ? [] : [key])));
 
-/** Keys that may be absent (the provider's own default then applies). */
-const OPTIONAL_KEYS = new Set<string>(['temperature', 'max_output_tokens', 'reasoning_effort', 'output_schema', 'shared_budget', 'prices']);
-
-const SHARED_BUDGET_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: {
-    scope: { type: 'string', minLength: 1, maxLength: 200 },
-    tokens: { type: 'integer', minimum: 1 },
-    cost: { type: 'number', exclusiveMinimum: 0 },
-    period_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
-  },
-  required: ['scope', 'period_seconds'],
-  anyOf: [{ required: ['tokens'] }, { required: ['cost'] }],
-  additionalProperties: false,
-};
-
-const PRICES_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: {
-    type: 'object',
-    properties: { input_per_million: { type: 'number', minimum: 0 }, output_per_million: { type: 'number', minimum: 0 } },
-    required: ['input_per_million', 'output_per_million'],
-    additionalProperties: false,
-  },
-};
-
-/** A check by JSON Schema, its problems as `key.path: problem` lines. */
-const bySchema =
-  (schema: JsonSchema, example: string): Check =>
-  (value, key) => {
-    const result = validateAgainst(schema, value, key);
-    return result.ok ? undefined : `${result.issues.join('; ')} (e.g. ${example})`;
-  };
-
-const number =
-  (minimum: number, maximum: number, integer: boolean): Check =>
-  (value, key) => {
-    const ok =
-      typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= minimum && value <= maximum;
-    if (ok) return undefined;
-    const kind = integer ? 'an integer' : 'a number';
-    return maximum === Number.MAX_SAFE_INTEGER ? `${key} must be ${kind} ≥ ${minimum}` : `${key} must be ${kind} from ${minimum} to ${maximum}`;
-  };
-
-const CHECKS: Record<keyof AgentConfig, Check> = {
-  model: (value, key) => (typeof value === 'string' && value.trim() !== '' ? undefined : `${key} must be a non-empty string (the model id)`),
-  temperature: number(0, 2, false),
-  max_output_tokens: number(1, 10_000_000, true),
-  reasoning_effort: (value, key) =>
-    typeof value === 'string' && (REASONING_EFFORTS as readonly string[]).includes(value)
-      ? undefined
-      : `${key} must be one of ${REASONING_EFFORTS.map((effort) => `"${effort}"`).join(', ')}`,
-  timeout: number(0.001, 86_400, false),
-  max_steps: number(1, 1000, true),
-  max_tool_calls: number(0, 10_000, true),
-  loop_limit: number(0, 1000, true),
-  allowed_tools: (value, key) =>
-    Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
-  approval_required: (value, key) =>
-    Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`,
-  run_state_max_age_days: (value, key) =>
-    number(0.001, USED_STATE_MEMORY_DAYS, false)(value, key) &&
-    `${key} must be a number of days from 0.001 to ${USED_STATE_MEMORY_DAYS}: a used state is remembered ${USED_STATE_MEMORY_DAYS} days, so an older one could be resumed again`,
-  single_call_timeout: number(0.001, 3600, false),
-  total_token_budget: number(0, Number.MAX_SAFE_INTEGER, true),
-  observation_max_len: number(0, 1_000_000, true),
-  primary_output: (value, key) => (value === 'final_answer' ? undefined : `${key} must be "final_answer"`),
-  tool_settings: (value, key) =>
-    isPlainObject(value) && Object.values(value).every(isPlainObject)
-      ? undefined
-      : `${key} must be an object mapping tool names to settings objects`,
-  json_mode: (value, key) =>
-    value === 'json_object' || value === 'json_schema' || value === 'off'
-      ? undefined
-      : `${key} must be "json_object", "json_schema" or "off"`,
-  prompt_examples: (value, key) => (value === 'on_error' || value === 'always' ? undefined : `${key} must be "on_error" or "always"`),
-  shared_budget: bySchema(SHARED_BUDGET_SCHEMA, '{"scope":"workflow-7","tokens":200000,"period_seconds":86400}'),
-  prices: bySchema(PRICES_SCHEMA, '{"gpt-4o-mini":{"input_per_million":0.15,"output_per_million":0.6}}'),
-  output_schema: (value, key) => {
-    if (!isPlainObject(value)) return `${key} must be a JSON Schema object, e.g. {"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}`;
-    try {
-      assertValidSchema(value, key);
-      return undefined;
-    } catch (error) {
-      return (error as Error).message;
-    }
-  },
-};
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const CHECKS = Object.fromEntries(settingEntries().map(([key, setting]) => [key, setting.check])) as Record<keyof AgentConfig, Check>;
 
 /**
  * Checks a raw configuration (from a JSON file, the node panel or code), fills defaults and returns it.

@@ -1,0 +1,50 @@
+// The settings table's panel facts as n8n properties, and an item's panel values read back into config keys.
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { type AgentConfig, type PanelFacts, type Setting, SETTINGS, settingEntries } from '../../src';
+
+type Collection = 'limits' | 'options';
+
+/** One setting's panel entry, built from its row; `extra` adds what only n8n knows (displayOptions). */
+export function settingProperty(key: keyof AgentConfig, extra: Pick<INodeProperties, 'displayOptions'> = {}): INodeProperties {
+  const setting = SETTINGS[key] as Setting<unknown>;
+  if (!setting.panel || setting.panel.builtByNode) throw new Error(`the setting ${key} has no panel entry to build`);
+  return propertyOf(setting, setting.panel, extra);
+}
+
+function propertyOf(setting: Setting<unknown>, panel: PanelFacts, extra: Pick<INodeProperties, 'displayOptions'>): INodeProperties {
+  const minimum = setting.check.range?.minimum;
+  // A number field shows the check's minimum, so the panel refuses what the engine would.
+  const typeOptions = panel.typeOptions ?? (panel.type === 'number' && minimum !== undefined ? { minValue: minimum } : undefined);
+  return {
+    displayName: panel.displayName,
+    name: panel.name,
+    type: panel.type,
+    ...(typeOptions ? { typeOptions: { ...typeOptions } } : {}),
+    ...(panel.choices ? { options: panel.choices.map((choice) => ({ ...choice })) } : {}),
+    default: (panel.default ?? setting.default) as INodeProperties['default'],
+    ...(panel.description ? { description: panel.description } : {}),
+    ...extra,
+  };
+}
+
+/** The settings a collection holds, with the node's own fields in it, in n8n's alphabetical order. */
+export function collectionProperties(collection: Collection, nodeFields: INodeProperties[]): INodeProperties[] {
+  const fromTable = settingEntries().flatMap(([, setting]) =>
+    setting.panel?.collection === collection && !setting.panel.builtByNode ? [propertyOf(setting, setting.panel, {})] : [],
+  );
+  return [...fromTable, ...nodeFields].sort((first, second) => first.displayName.localeCompare(second.displayName));
+}
+
+/**
+ * The config keys the Limits and Options collections set, as the panel gives them: a field not added is left
+ * out (the engine's default applies), and a field at its "unset" value too (the provider's default applies).
+ */
+export function configFromCollections(collections: Record<Collection, IDataObject>): Partial<AgentConfig> {
+  const config: Record<string, unknown> = {};
+  for (const [key, { panel }] of settingEntries()) {
+    if (!panel || panel.builtByNode || panel.collection === 'top') continue;
+    const value = collections[panel.collection][panel.name];
+    if (value !== undefined && value !== panel.unsetValue) config[key] = value;
+  }
+  return config as Partial<AgentConfig>;
+}

@@ -1,0 +1,98 @@
+// The checks a setting row names: each returns the problem as one sentence naming the key, or undefined.
+import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
+
+/** A check of one config value; `range` is set for numbers, so the panel can show the same bounds. */
+export type Check = ((value: unknown, key: string) => string | undefined) & { readonly range?: NumberRange };
+
+/** The bounds a number check enforces. */
+export interface NumberRange {
+  minimum: number;
+  maximum: number;
+  integer: boolean;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function numberCheck(minimum: number, maximum: number, integer: boolean): Check {
+  const check = (value: unknown, key: string) => {
+    const ok =
+      typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= minimum && value <= maximum;
+    if (ok) return undefined;
+    const kind = integer ? 'an integer' : 'a number';
+    return maximum === Number.MAX_SAFE_INTEGER ? `${key} must be ${kind} ≥ ${minimum}` : `${key} must be ${kind} from ${minimum} to ${maximum}`;
+  };
+  return Object.assign(check, { range: { minimum, maximum, integer } });
+}
+
+/** A whole number from `minimum` to `maximum` (no upper bound when omitted). */
+export const integer = (minimum: number, maximum = Number.MAX_SAFE_INTEGER): Check => numberCheck(minimum, maximum, true);
+
+/** Any finite number from `minimum` to `maximum`. */
+export const decimal = (minimum: number, maximum: number): Check => numberCheck(minimum, maximum, false);
+
+/** The same bounds with a message of its own (that says why the bound is there). */
+export function withMessage(check: Check, message: (key: string) => string): Check {
+  return Object.assign((value: unknown, key: string) => (check(value, key) ? message(key) : undefined), { range: check.range });
+}
+
+/** One of a few strings, listed in the message as `"a", "b" or "c"` (or `one of "a", "b"` with `listStyle` 'one of'). */
+export function oneOf(values: readonly string[], listStyle: 'or' | 'one of' = 'or'): Check {
+  const quoted = values.map((value) => `"${value}"`);
+  const list = listStyle === 'one of' ? `one of ${quoted.join(', ')}` : quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+  return (value, key) => (typeof value === 'string' && values.includes(value) ? undefined : `${key} must be ${list}`);
+}
+
+export const nonEmptyString =
+  (what: string): Check =>
+  (value, key) =>
+    typeof value === 'string' && value.trim() !== '' ? undefined : `${key} must be a non-empty string (${what})`;
+
+export const toolNames: Check = (value, key) =>
+  Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`;
+
+export const settingsPerTool: Check = (value, key) =>
+  isPlainObject(value) && Object.values(value).every(isPlainObject) ? undefined : `${key} must be an object mapping tool names to settings objects`;
+
+/** A check by JSON Schema, its problems as `key.path: problem` lines. */
+export const bySchema =
+  (schema: JsonSchema, example: string): Check =>
+  (value, key) => {
+    const result = validateAgainst(schema, value, key);
+    return result.ok ? undefined : `${result.issues.join('; ')} (e.g. ${example})`;
+  };
+
+/** A JSON Schema the engine can compile. */
+export const jsonSchema: Check = (value, key) => {
+  if (!isPlainObject(value)) return `${key} must be a JSON Schema object, e.g. {"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}`;
+  try {
+    assertValidSchema(value, key);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+};
+
+export const SHARED_BUDGET_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    scope: { type: 'string', minLength: 1, maxLength: 200 },
+    tokens: { type: 'integer', minimum: 1 },
+    cost: { type: 'number', exclusiveMinimum: 0 },
+    period_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
+  },
+  required: ['scope', 'period_seconds'],
+  anyOf: [{ required: ['tokens'] }, { required: ['cost'] }],
+  additionalProperties: false,
+};
+
+export const PRICES_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    properties: { input_per_million: { type: 'number', minimum: 0 }, output_per_million: { type: 'number', minimum: 0 } },
+    required: ['input_per_million', 'output_per_million'],
+    additionalProperties: false,
+  },
+};

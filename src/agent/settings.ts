@@ -1,0 +1,265 @@
+// Every run setting once: key, default, check, meaning, panel facts and CLI flag; config, panel, node and README derive from it.
+import type { ReasoningEffort } from '../providers/chat-model';
+import { USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
+import type { AgentConfig } from './config';
+import * as check from './setting-checks';
+import type { Check } from './setting-checks';
+
+/** The values `reasoning_effort` takes. */
+export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
+
+/** One choice of an options field in the panel. */
+export interface PanelChoice {
+  name: string;
+  value: string;
+  description?: string;
+}
+
+/**
+ * Where and how a setting shows in the node's panel: plain data, which nodes/ turns into n8n properties. Number
+ * fields take their minimum from the setting's check unless `typeOptions` says otherwise.
+ */
+export interface PanelFacts {
+  /** The collection it is added from, or the panel's top level. */
+  collection: 'limits' | 'options' | 'top';
+  /** The parameter's name in workflows; never renamed in a published version. */
+  name: string;
+  displayName: string;
+  type: 'number' | 'options' | 'multiOptions' | 'string' | 'json' | 'resourceLocator';
+  description?: string;
+  /** The panel's default, where it differs from the engine's (an option the engine leaves unset is sent only when added). */
+  default?: number | string;
+  typeOptions?: { minValue?: number; maxValue?: number; numberPrecision?: number };
+  choices?: readonly PanelChoice[];
+  /** A panel value that means "unset": the provider's default applies. */
+  unsetValue?: number | string;
+  /** The toggle or option that shows it, for README (e.g. "Require Approval"). */
+  shownWith?: string;
+  /** The node builds this entry and reads its value itself (choices known only there, a toggle, JSON): these facts name it. */
+  builtByNode?: true;
+}
+
+/** One setting: how the config key is checked and defaulted, what it means, and its names in the panel and the CLI. */
+export interface Setting<Value> {
+  /** Absent: the key is optional (the provider's or the engine's own behaviour applies), or required (`required`). */
+  default?: Value;
+  required?: true;
+  check: Check;
+  /** README's wording, in its configuration table. */
+  meaning: string;
+  panel?: PanelFacts;
+  /** Names in the panel beyond one field (a setting the node assembles from several). */
+  panelLabel?: string;
+}
+
+const limit = (name: string, displayName: string, description: string): PanelFacts => ({ collection: 'limits', name, displayName, type: 'number', description });
+
+/** The table. Its order is the order keys are checked in, so the first problem reported stays the same. */
+export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]> } = {
+  model: {
+    required: true,
+    check: check.nonEmptyString('the model id'),
+    meaning: 'model ID as the provider names it',
+    panel: { collection: 'top', name: 'model', displayName: 'Model', type: 'resourceLocator', builtByNode: true },
+  },
+  temperature: {
+    check: check.decimal(0, 2),
+    meaning:
+      "0–2; sent only when set, otherwise the model's own default applies. GPT-5 and o-series models accept only their default: when an endpoint refuses a set temperature (HTTP 400 naming it), the call is retried once without it and the step's `notices` say so",
+    panel: {
+      collection: 'options',
+      name: 'temperature',
+      displayName: 'Temperature',
+      type: 'number',
+      typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
+      default: 0.2,
+      description:
+        "Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series models accept only their default: a refused temperature is dropped and the call retried, noted in the trace.",
+    },
+  },
+  max_output_tokens: {
+    check: check.integer(1, 10_000_000),
+    meaning: "cap on each reply's tokens, reasoning included (OpenAI `max_completion_tokens`, never the refused `max_tokens`; Gemini `maxOutputTokens`)",
+    panel: {
+      collection: 'options',
+      name: 'maxOutputTokens',
+      displayName: 'Max Output Tokens',
+      type: 'number',
+      typeOptions: { minValue: 0 },
+      default: 0,
+      unsetValue: 0,
+      description: "Cap on each reply's tokens, reasoning included (OpenAI max_completion_tokens, Gemini maxOutputTokens); 0 = the provider's default",
+    },
+  },
+  reasoning_effort: {
+    check: check.oneOf(REASONING_EFFORTS, 'one of'),
+    meaning: '`minimal`, `low`, `medium` or `high`: OpenAI `reasoning_effort`; Gemini a thinking budget of 0 / 1,024 / 8,192 / 24,576 tokens',
+    panel: {
+      collection: 'options',
+      name: 'reasoningEffort',
+      displayName: 'Reasoning Effort',
+      type: 'options',
+      choices: [...REASONING_EFFORTS.map((effort) => ({ name: effort.charAt(0).toUpperCase() + effort.slice(1), value: effort })), { name: "Model's Default", value: '' }].sort((first, second) =>
+        first.name.localeCompare(second.name),
+      ),
+      default: '',
+      unsetValue: '',
+      description: 'How hard a reasoning model thinks (OpenAI reasoning_effort; Gemini: a thinking budget)',
+    },
+  },
+  timeout: {
+    default: 120,
+    check: check.decimal(0.001, 86_400),
+    meaning: 'whole run, seconds → `timeout`',
+    panel: limit('timeout', 'Run Timeout (Seconds)', 'Limit for the whole run'),
+  },
+  max_steps: {
+    default: 5,
+    check: check.integer(1, 1000),
+    meaning: 'model turns, repair turns included → `max_steps`',
+    panel: limit('maxSteps', 'Max Steps', 'Most model turns in one run, repair turns included'),
+  },
+  max_tool_calls: {
+    default: 10,
+    check: check.integer(0, 10_000),
+    meaning: 'tool executions → `max_tool_calls`',
+    panel: limit('maxToolCalls', 'Max Tool Calls', 'Most tool executions in one run; one more request ends the run with finish_reason max_tool_calls'),
+  },
+  loop_limit: {
+    default: 3,
+    check: check.integer(0, 1000),
+    meaning: 'the same call (same tool; the same request as sent, however spelled) this many times ends the run → `loop`; 0 = never (see *Safety*)',
+    panel: limit(
+      'loopLimit',
+      'Loop Limit',
+      'The same tool called with the same arguments this many times ends the run with finish_reason loop (0 = never). Repeats before that are answered from the earlier result; a call with side effects never runs twice.',
+    ),
+  },
+  allowed_tools: {
+    default: [],
+    check: check.toolNames,
+    meaning: 'the whitelist',
+    panel: { collection: 'top', name: 'allowedTools', displayName: 'Allowed Tools', type: 'multiOptions', builtByNode: true },
+  },
+  approval_required: {
+    default: [],
+    check: check.toolNames,
+    meaning: 'allowed tools whose calls wait for a person → `awaiting_approval` with `pending_action` and `run_state` (see *Approval of tool calls*)',
+    panel: { collection: 'top', name: 'approvalTools', displayName: 'Tools Needing Approval', type: 'multiOptions', shownWith: 'Require Approval', builtByNode: true },
+  },
+  run_state_max_age_days: {
+    default: 7,
+    check: check.withMessage(
+      check.decimal(0.001, USED_STATE_MEMORY_DAYS),
+      (key) => `${key} must be a number of days from 0.001 to ${USED_STATE_MEMORY_DAYS}: a used state is remembered ${USED_STATE_MEMORY_DAYS} days, so an older one could be resumed again`,
+    ),
+    meaning:
+      "a paused run's `run_state` older than this is refused on resume (exit 2 / `RunStateError` naming `run_state`); 0.001 to 30, since a used state is remembered 30 days. The resuming side's config decides, and changing it does not invalidate paused runs. Node: Require Approval → Run State Max Age (Days)",
+    panel: {
+      collection: 'top',
+      name: 'runStateMaxAgeDays',
+      displayName: 'Run State Max Age (Days)',
+      type: 'number',
+      typeOptions: { minValue: 0.001, maxValue: USED_STATE_MEMORY_DAYS, numberPrecision: 3 },
+      shownWith: 'Require Approval',
+      description: 'A paused run resumed later than this is refused (its state could have been copied from a log); at most 30 days, as long as a used state is remembered',
+    },
+  },
+  single_call_timeout: {
+    default: 30,
+    check: check.decimal(0.001, 3600),
+    meaning: 'each model call and each tool call, seconds',
+    panel: limit('singleCallTimeout', 'Single Call Timeout (Seconds)', 'Limit for each model call and each tool call'),
+  },
+  total_token_budget: {
+    default: 0,
+    check: check.integer(0),
+    meaning: 'stop before the next model call once usage (reported, or estimated where none was reported) reaches it; 0 = none → `token_budget`',
+    panel: limit('totalTokenBudget', 'Token Budget', 'Stop before the next model call once this many tokens were used (0 = no budget)'),
+  },
+  observation_max_len: {
+    default: 2000,
+    check: check.integer(0, 1_000_000),
+    meaning:
+      'characters of tool output fed back to the model, cut with a visible `… [cut N of M characters]` marker; 0 = no cut. (The design suggested 256; that cuts most HTTP responses to uselessness.)',
+    panel: limit('observationMaxLen', 'Observation Max Length', 'Tool output fed back to the model is cut to this many characters (0 = no cut)'),
+  },
+  primary_output: {
+    default: 'final_answer',
+    check: check.oneOf(['final_answer']),
+    meaning: 'accepted for compatibility with older configs; its one value names the field a synchronous caller reads, and changes nothing',
+  },
+  tool_settings: {
+    default: {},
+    check: check.settingsPerTool,
+    meaning: "per-tool settings, checked against each tool's settings schema",
+    panel: { collection: 'top', name: 'toolSettingsJson', displayName: 'Tool Settings (JSON)', type: 'json', builtByNode: true },
+  },
+  json_mode: {
+    default: 'json_object',
+    check: check.oneOf(['json_object', 'json_schema', 'off']),
+    meaning:
+      'provider JSON output mode: `json_object` (any JSON object), `json_schema` (the protocol compiled into one output schema, see *Typed answers and the schema mode*), or `off`. When an endpoint rejects the schema, the run falls back to `json_object` once; when it rejects `response_format` altogether, it retries once without it; each says so in the trace step\'s `notices`',
+    panel: {
+      collection: 'options',
+      name: 'jsonMode',
+      displayName: 'JSON Output Mode',
+      type: 'options',
+      choices: [
+        { name: 'JSON Object', value: 'json_object', description: "Ask for any JSON object (the provider's JSON mode); the parser checks each reply's shape" },
+        {
+          name: 'JSON Schema',
+          value: 'json_schema',
+          description:
+            'Send the whole protocol as an output schema: the allowed tools with their arguments and the answer (Output Schema when set). Where the endpoint enforces it (OpenAI strict mode), no other tool can even be written. Falls back to JSON Object once if refused.',
+        },
+        { name: 'Off', value: 'off', description: 'No JSON mode: the prompt and the repair turn alone (endpoints without JSON mode)' },
+      ],
+    },
+  },
+  prompt_examples: {
+    default: 'on_error',
+    check: check.oneOf(['on_error', 'always']),
+    meaning:
+      "the few-shot examples (a tool call and its answer, a corrected call, a direct answer): `on_error` sends them only with the repair turn after a reply that broke the protocol, `always` with every model call's system message (about 135 more prompt tokens per call; for models that often stray from the JSON format). Node: Options → Examples in Prompt",
+    panel: {
+      collection: 'options',
+      name: 'promptExamples',
+      displayName: 'Examples in Prompt',
+      type: 'options',
+      choices: [
+        { name: 'After a Format Error', value: 'on_error', description: 'Send example replies only with the repair turn after a reply that is not one valid JSON object (fewest tokens)' },
+        { name: 'Always', value: 'always', description: 'Send example replies with every model call: for models that often stray from the JSON format' },
+      ],
+    },
+  },
+  shared_budget: {
+    check: check.bySchema(check.SHARED_BUDGET_SCHEMA, '{"scope":"workflow-7","tokens":200000,"period_seconds":86400}'),
+    meaning: '`{scope, tokens or cost, period_seconds}`: a budget every run of the scope draws on, in Redis → `budget_exhausted` (see *Safety*)',
+    panelLabel: 'Limits → Shared Token Budget, Shared Budget Scope, Shared Budget Period (Seconds)',
+  },
+  prices: {
+    check: check.bySchema(check.PRICES_SCHEMA, '{"gpt-4o-mini":{"input_per_million":0.15,"output_per_million":0.6}}'),
+    meaning: 'per model: `{input_per_million, output_per_million}`; the result gets `cost`, and `shared_budget.cost` can be used',
+  },
+  output_schema: {
+    check: check.jsonSchema,
+    meaning:
+      'a JSON Schema the final answer must match (see *Typed answers and the schema mode*); absent = a text answer, exactly as before. Node: Options → Output Format → *JSON Matching a Schema* and Output Schema',
+    panel: { collection: 'options', name: 'outputSchema', displayName: 'Output Schema', type: 'json', shownWith: 'Output Format → JSON Matching a Schema', builtByNode: true },
+  },
+};
+
+/** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */
+export const RUN_OPTION_SETTINGS = {
+  developerText: {
+    meaning: 'your task and constraints, added to the system prompt after the protocol rules',
+    panel: { collection: 'top', name: 'developerText', displayName: 'Instructions', type: 'string', builtByNode: true } satisfies PanelFacts,
+    cliFlag: 'system',
+  },
+} as const;
+
+/** The setting of a config key, typed loosely for code that walks the table. */
+export function settingEntries(): Array<[keyof AgentConfig, Setting<unknown>]> {
+  return Object.entries(SETTINGS) as Array<[keyof AgentConfig, Setting<unknown>]>;
+}
