@@ -135,11 +135,12 @@ async function injectFeishuBot(context: IExecuteFunctions, settings: ToolSetting
 /**
  * Credentials chosen on the node become the settings of the built-in tools they serve, for allowed tools
  * only. Their values then count as secrets like every secret in tool settings: redacted from all output.
+ * Returns the settings with them; the settings given are not changed.
  */
-export async function injectToolCredentials(context: IExecuteFunctions, config: Partial<AgentConfig>, itemIndex: number): Promise<void> {
-  const allowed = config.allowed_tools ?? [];
-  const settings = (config.tool_settings ??= {});
+export async function withToolCredentials(context: IExecuteFunctions, toolSettings: ToolSettings, allowed: readonly string[], itemIndex: number): Promise<ToolSettings> {
+  const settings = { ...toolSettings };
   if (allowed.includes('redis_context')) await injectRedisConnection(context, settings, itemIndex);
   if (allowed.includes('http_request')) await injectHttpHeader(context, settings, itemIndex);
   if (allowed.includes('feishu_bot')) await injectFeishuBot(context, settings, itemIndex);
+  return settings;
 }

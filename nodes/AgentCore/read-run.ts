@@ -1,0 +1,119 @@
+// One item's panel values read once into the engine's run options: models, config, tools, approval, input.
+import type { IDataObject, IExecuteFunctions, RelatedExecution } from 'n8n-workflow';
+import { type AgentConfig, type ChatModel, type ProviderName, RUN_OPTION_SETTINGS, type RunAgentOptions, type Tool } from '../../src';
+import { readField } from '../shared/default-expressions';
+import { nodeError } from '../shared/node-errors';
+import { readApproval } from './approval';
+import { chatModelInputs, readConnectedModels } from './connected-model';
+import { readConnectedTools } from './connected-tools';
+import { modelFromCredential } from './provider-credential';
+import { configFromCollections } from './settings-panel';
+import { withToolCredentials } from './tool-credentials';
+import { readWorkflowTools } from './workflow-tools';
+
+/** Everything a run or resume of one item needs, read from the panel once. */
+export interface ItemRun {
+  provider: ProviderName | 'connected';
+  /** The Options collection, read once: n8n copies and resolves the whole collection on every read. */
+  options: IDataObject;
+  sessionId: string;
+  model: ChatModel;
+  fallbackModel?: ChatModel;
+  config: Partial<AgentConfig> & { model: string };
+  extraTools: Tool[];
+  stateSecret?: string;
+  secrets: string[];
+  /** The sub-executions its workflow tools start, filled while it runs. */
+  subExecutions: RelatedExecution[];
+}
+
+/**
+ * Reads the item's settings in the order their problems were always reported (models, JSON fields, model
+ * name, tool credentials, tools, approval) and builds the config in one piece; nothing patches it later.
+ */
+export async function readItemRun(context: IExecuteFunctions, itemIndex: number): Promise<ItemRun> {
+  const sessionId = String(readField(context, 'sessionId', itemIndex, '') ?? '');
+  const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
+  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const { model, modelName, fallbackModel, secrets } = await readModels(context, itemIndex, provider, options);
+  const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
+  const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
+  const toolSettings = (readJsonValue(context, context.getNodeParameter('toolSettingsJson', itemIndex, undefined), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
+  const outputSchema = options.outputFormat === 'json' ? { output_schema: readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema') } : {};
+  if (!modelName) throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
+  const tool_settings = await withToolCredentials(context, toolSettings, builtIns, itemIndex);
+  // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
+  const subExecutions: RelatedExecution[] = [];
+  const readOnly = new Set(String(options.readOnlyTools ?? '').split(',').map((name) => name.trim()).filter(Boolean));
+  const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions, readOnly), ...(await readConnectedTools(context, itemIndex, readOnly))];
+  const approval = await readApproval(context, itemIndex);
+  const config = {
+    model: modelName,
+    allowed_tools: [...builtIns, ...extraTools.map((tool) => tool.name)],
+    tool_settings,
+    ...configFromCollections({ limits, options }),
+    ...sharedBudget(limits),
+    ...(outputSchema as Partial<AgentConfig>),
+    approval_required: approval.tools,
+    ...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
+  };
+  const allSecrets = [...secrets, ...(approval.stateSecret ? [approval.stateSecret] : [])];
+  return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret: approval.stateSecret, secrets: allSecrets, subExecutions };
+}
+
+/** Limits → Shared Token Budget, Scope and Period: one config key, set when the token budget is above 0. */
+function sharedBudget(limits: IDataObject): Pick<AgentConfig, 'shared_budget'> | Record<string, never> {
+  if (!(Number(limits.sharedBudgetTokens) > 0)) return {};
+  return { shared_budget: { scope: String(limits.sharedBudgetScope ?? ''), tokens: limits.sharedBudgetTokens as number, period_seconds: (limits.sharedBudgetPeriod ?? 86400) as number } };
+}
+
+/** A JSON field's value: parsed when it is text, as it is when an expression already gave an object. */
+function readJsonValue(context: IExecuteFunctions, value: unknown, itemIndex: number, label: string): unknown {
+  if (typeof value !== 'string') return value;
+  if (value.trim() === '') return undefined;
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw nodeError(context, `${label} is not valid JSON: ${(error as Error).message}`, itemIndex, 'Fix the JSON in that field, or use an expression that returns an object.');
+  }
+}
+
+/**
+ * The run's models: from the provider credential, or the sub-node on the Chat Model input; and the fallback
+ * when Enable Fallback Model is on: the sub-node on the Fallback Model input, or another model of the credential.
+ */
+async function readModels(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  provider: ProviderName | 'connected',
+  options: IDataObject,
+): Promise<{ model: ChatModel; modelName: string; fallbackModel?: ChatModel; secrets: string[] }> {
+  const needsFallback = context.getNodeParameter('needsFallback', itemIndex, false) === true;
+  const fallbackSource = provider === 'connected' ? undefined : (context.getNodeParameter('fallbackSource', itemIndex, 'input') as string);
+  const connected = await readConnectedModels(context, itemIndex, chatModelInputs(provider, needsFallback, fallbackSource));
+  if (provider === 'connected') {
+    // The sub-node names its model; the Model field is hidden then (and n8n cannot read a hidden resource locator).
+    const model = connected.primary!;
+    return { model, modelName: model.modelName ?? 'connected chat model', fallbackModel: connected.fallback, secrets: [] };
+  }
+  const modelName = context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string;
+  const fromCredential = (name?: string) =>
+    modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined, model: name });
+  const { apiKey, model } = await fromCredential();
+  if (!needsFallback || fallbackSource !== 'credential') return { model, modelName, fallbackModel: connected.fallback, secrets: [apiKey] };
+  const fallbackName = context.getNodeParameter('fallbackModel', itemIndex, '', { extractValue: true }) as string;
+  if (!fallbackName) throw nodeError(context, 'Fallback Model is empty', itemIndex, 'Pick the model that takes over, or turn off Enable Fallback Model.');
+  return { model, modelName, fallbackModel: (await fromCredential(fallbackName)).model, secrets: [apiKey] };
+}
+
+/** Operation → Run: the user's request, as a prompt or a conversation, and the workflow's instructions. */
+export function readInput(context: IExecuteFunctions, itemIndex: number): Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText'> {
+  const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
+  return {
+    prompt: inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined,
+    messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
+    // Instructions in the panel, --system in the CLI: one setting, named in the settings table.
+    developerText: context.getNodeParameter(RUN_OPTION_SETTINGS.developerText.panel.name, itemIndex, '') as string,
+  };
+}
+
