@@ -1,4 +1,4 @@
-import type { IAuthenticateGeneric, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /** A Google Gemini API key (Google AI Studio). */
 export class AgentCoreGeminiApi implements ICredentialType {
@@ -28,12 +28,13 @@ export class AgentCoreGeminiApi implements ICredentialType {
     },
   ];
 
-  authenticate: IAuthenticateGeneric = {
-    type: 'generic',
-    properties: { headers: { 'x-goog-api-key': '={{$credentials.apiKey}}' } },
-  };
-
+  // No `authenticate` block, for the reason given in AgentCoreOpenAiApi.credentials.ts: the Test button sends
+  // the key in its own request.
   test: ICredentialTestRequest = {
-    request: { baseURL: '={{ $credentials.host.replace(/\\/+$/, "") }}/v1beta', url: '/models' },
+    request: {
+      baseURL: '={{ $credentials.host.replace(/\\/+$/, "") }}/v1beta',
+      url: '/models',
+      headers: { 'x-goog-api-key': '={{$credentials.apiKey}}' },
+    },
   };
 }

@@ -1,4 +1,4 @@
-import type { IAuthenticateGeneric, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /** An OpenAI API key, or the key of any OpenAI-compatible endpoint (set the base URL). */
 export class AgentCoreOpenAiApi implements ICredentialType {
@@ -28,12 +28,16 @@ export class AgentCoreOpenAiApi implements ICredentialType {
     },
   ];
 
-  authenticate: IAuthenticateGeneric = {
-    type: 'generic',
-    properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } },
-  };
-
+  // No `authenticate` block: the node calls the model through its own client, never through n8n's request
+  // helpers, and n8n gives every credential with one an "Allowed HTTP Request Domains" field and every node
+  // using it a "Custom API Call" operation (shouldAddDomainRestrictions / supportsProxyAuth in n8n's
+  // packages/cli/src/load-nodes-and-credentials.ts), neither of which means anything here. The Test button
+  // sends the key in its own request instead.
   test: ICredentialTestRequest = {
-    request: { baseURL: '={{ $credentials.url.replace(/\\/+$/, "") }}', url: '/models' },
+    request: {
+      baseURL: '={{ $credentials.url.replace(/\\/+$/, "") }}',
+      url: '/models',
+      headers: { Authorization: '=Bearer {{$credentials.apiKey}}' },
+    },
   };
 }
