@@ -79,7 +79,7 @@ describe('the model credentials add no Custom API Call or HTTP domain field, and
   // n8n adds "Allowed HTTP Request Domains" to a credential, and "Custom API Call" to the operations of every
   // node using it, exactly when the credential declares `authenticate` (shouldAddDomainRestrictions and
   // supportsProxyAuth in packages/cli/src/load-nodes-and-credentials.ts).
-  it.each([new AgentCoreOpenAiApi(), new AgentCoreGeminiApi()])('$name declares no authenticate block, so n8n injects neither', (credential) => {
+  it.each<ICredentialType>([new AgentCoreOpenAiApi(), new AgentCoreGeminiApi()])('$name declares no authenticate block, so n8n injects neither', (credential) => {
     expect(credential.authenticate).toBeUndefined();
     expect(credential.genericAuth).toBeUndefined();
     expect(credential.extends).toBeUndefined();
