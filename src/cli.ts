@@ -11,7 +11,7 @@ import { BudgetInputError } from './budget/ledger';
 import { RunStateError } from './run-state/signed-state';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
-import { UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile } from './cli/flags';
+import { SETTING_FLAGS, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags } from './cli/flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';
 import { auditCommand } from './cli/audit-command';
@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
         'fallback-model': { type: 'string' },
         'fallback-base-url': { type: 'string' },
         'fallback-api-key': { type: 'string' },
-        system: { type: 'string' },
+        ...SETTING_FLAGS,
         session: { type: 'string' },
         context: { type: 'string' },
         'redis-url': { type: 'string' },
@@ -89,7 +89,7 @@ async function main(argv: string[]): Promise<number> {
       ...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
       config: config as never,
       ...input,
-      developerText: values.system,
+      ...runOptionsFromFlags(values),
       sessionId: session?.sessionId,
       budgetLedger,
       stateSecret: process.env.AGENT_CORE_STATE_SECRET,

@@ -1,5 +1,7 @@
+// Reading the CLI's flags: JSON files, provider and fallback flags, and the flags of settings from the settings table.
 import { readFileSync } from 'node:fs';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
+import { RUN_OPTION_SETTINGS } from '../agent/settings';
 import { environmentKeyRefusal } from './fallback-key';
 
 /** A command-line mistake: printed as one line, exit status 2. */
@@ -45,4 +47,12 @@ export function fallbackFromFlags(values: Record<string, string | undefined>): P
 /** Whether the config asks for a shared budget (the config itself is checked by the run). */
 export function hasSharedBudget(config: unknown): boolean {
   return typeof config === 'object' && config !== null && (config as { shared_budget?: unknown }).shared_budget != null;
+}
+
+/** The flags of the settings that have one (the settings table's `cliFlag`), as parseArgs options. */
+export const SETTING_FLAGS: Record<string, { type: 'string' }> = Object.fromEntries(Object.values(RUN_OPTION_SETTINGS).map((setting) => [setting.cliFlag, { type: 'string' }]));
+
+/** Those flags' values under the library's option names (`--system` → `developerText`). */
+export function runOptionsFromFlags(values: Record<string, string | undefined>): { developerText?: string } {
+  return Object.fromEntries(Object.entries(RUN_OPTION_SETTINGS).map(([option, setting]) => [option, values[setting.cliFlag]]));
 }

@@ -1,3 +1,25 @@
+// The CLI's usage line and --help text; the --config key list comes from the settings table.
+import { SETTINGS } from '../agent/settings';
+
+/** Words joined by ", " into lines of at most `width` characters, each after `indent`. */
+function wrap(words: string[], first: string, indent: string, width = 104): string {
+  const lines = [first];
+  for (const [index, word] of words.entries()) {
+    const piece = index < words.length - 1 ? `${word},` : word;
+    const line = lines[lines.length - 1];
+    if (line.length + 1 + piece.length > width) lines.push(`${indent}${piece}`);
+    else lines[lines.length - 1] = `${line} ${piece}`;
+  }
+  return lines.join('\n');
+}
+
+// Every key of the settings table, so a new one is listed here without a second edit.
+const CONFIG_FLAG_HELP = wrap(
+  Object.entries(SETTINGS).map(([key, setting]) => (setting.required ? `${key} (required)` : key)),
+  "  --config FILE          the run's configuration (JSON):",
+  ' '.repeat(25),
+);
+
 export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
                       [--provider openai|gemini] [--base-url URL] [--api-key KEY]
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
@@ -14,10 +36,7 @@ export const HELP = `${USAGE}
 
 Runs one agent task and prints its result as JSON: final_answer, finish_reason, trace, used_tools, usage.
 
-  --config FILE          the run's configuration (JSON): model (required), allowed_tools, max_steps,
-                         max_tool_calls, loop_limit, timeout, single_call_timeout, total_token_budget,
-                         observation_max_len, temperature, json_mode, prompt_examples, tool_settings,
-                         output_schema, shared_budget, prices
+${CONFIG_FLAG_HELP}
   --prompt TEXT          the user's message; or --messages-json FILE: a [{role, content}] conversation
                          that ends with the user's message
   --provider NAME        openai (default; any OpenAI-compatible endpoint) or gemini

@@ -1,0 +1,111 @@
+// The settings table is the one declaration: engine defaults, checks, panel entries, node mapping and README agree with it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { INodeProperties } from 'n8n-workflow';
+import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/agent/config';
+import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/agent/settings';
+import { ToolRegistry, builtInTools } from '../src/tools/registry';
+import { agentCoreProperties } from '../nodes/AgentCore/description';
+import { configFromCollections } from '../nodes/AgentCore/settings-panel';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { settingsTableLines } = require('../scripts/settings-table.js') as { settingsTableLines: (settings: unknown, runOptions: unknown) => string[] };
+
+const registry = new ToolRegistry(builtInTools);
+
+function problemOf(config: Record<string, unknown>): string {
+  try {
+    resolveConfig({ model: 'm', ...config }, registry);
+  } catch (error) {
+    if (error instanceof ConfigError) return `${error.key}: ${error.message}`;
+    throw error;
+  }
+  throw new Error('the config was accepted');
+}
+
+/** A README table as rows of cells keyed by the header's names. */
+function tableUnder(markdown: string, heading: string): Array<Record<string, string>> {
+  const start = markdown.indexOf(`\n${heading}\n`) + heading.length + 2;
+  const section = markdown.slice(start).split(/\n#{2,3} /)[0];
+  const lines = section.split('\n').filter((line) => line.startsWith('|'));
+  const cells = (line: string) => line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+  const header = cells(lines[0]);
+  return lines.slice(2).map((line) => Object.fromEntries(cells(line).map((cell, index) => [header[index], cell])));
+}
+
+const panelEntries = (properties: INodeProperties[]): Array<INodeProperties & { collection: string }> =>
+  properties.flatMap((property) => [
+    { ...property, collection: 'top' },
+    ...(property.type === 'collection' ? ((property.options ?? []) as INodeProperties[]).map((entry) => ({ ...entry, collection: property.name })) : []),
+  ]);
+
+describe('the settings table', () => {
+  it('gives the engine the same defaults as before it existed', () => {
+    expect(DEFAULT_CONFIG).toStrictEqual({
+      timeout: 120,
+      max_steps: 5,
+      max_tool_calls: 10,
+      loop_limit: 3,
+      allowed_tools: [],
+      approval_required: [],
+      run_state_max_age_days: 7,
+      single_call_timeout: 30,
+      total_token_budget: 0,
+      observation_max_len: 2000,
+      primary_output: 'final_answer',
+      tool_settings: {},
+      json_mode: 'json_object',
+      prompt_examples: 'on_error',
+    });
+  });
+
+  it('refuses bad values with the messages it always gave, naming the key', () => {
+    expect(problemOf({ max_steps: 0 })).toBe('max_steps: max_steps must be an integer from 1 to 1000');
+    expect(problemOf({ timeout: 0 })).toBe('timeout: timeout must be a number from 0.001 to 86400');
+    expect(problemOf({ total_token_budget: -1 })).toBe('total_token_budget: total_token_budget must be an integer ≥ 0');
+    expect(problemOf({ reasoning_effort: 'max' })).toBe('reasoning_effort: reasoning_effort must be one of "minimal", "low", "medium", "high"');
+    expect(problemOf({ json_mode: 'yaml' })).toBe('json_mode: json_mode must be "json_object", "json_schema" or "off"');
+    expect(problemOf({ prompt_examples: 'never' })).toBe('prompt_examples: prompt_examples must be "on_error" or "always"');
+    expect(problemOf({ primary_output: 'trace' })).toBe('primary_output: primary_output must be "final_answer"');
+    expect(problemOf({ model: ' ' })).toBe('model: model must be a non-empty string (the model id)');
+    expect(problemOf({ allowed_tools: 'x' })).toBe('allowed_tools: allowed_tools must be an array of tool names');
+    expect(problemOf({ run_state_max_age_days: 31 })).toBe(
+      'run_state_max_age_days: run_state_max_age_days must be a number of days from 0.001 to 30: a used state is remembered 30 days, so an older one could be resumed again',
+    );
+    expect(problemOf({ nope: 1 })).toBe(
+      'nope: unknown config key "nope" (known keys: model, temperature, max_output_tokens, reasoning_effort, timeout, max_steps, max_tool_calls, loop_limit, allowed_tools, approval_required, run_state_max_age_days, single_call_timeout, total_token_budget, observation_max_len, primary_output, tool_settings, json_mode, prompt_examples, shared_budget, prices, output_schema)',
+    );
+  });
+
+  it('names for every panel setting the version 1 field it is, with that field\'s display name, place and engine default', () => {
+    const entries = panelEntries(agentCoreProperties);
+    const panelled = [...settingEntries().map(([, setting]) => setting), ...Object.values(RUN_OPTION_SETTINGS)].filter((setting) => setting.panel);
+    expect(panelled.length).toBeGreaterThan(15);
+    for (const { panel } of panelled) {
+      const entry = entries.find((candidate) => candidate.name === panel!.name && candidate.collection === panel!.collection);
+      expect({ name: panel!.name, displayName: entry?.displayName }).toEqual({ name: panel!.name, displayName: panel!.displayName });
+    }
+    for (const [key, setting] of settingEntries()) {
+      const entry = entries.find((candidate) => candidate.name === setting.panel?.name);
+      if (entry && 'default' in setting && setting.panel?.default === undefined && !setting.panel?.builtByNode) expect([key, entry.default]).toEqual([key, setting.default]);
+    }
+  });
+
+  it('maps each Limits and Options field onto its config key, and leaves a field at its unset value out', () => {
+    const limits = { maxSteps: 9, loopLimit: 0, timeout: 60, sharedBudgetTokens: 5 };
+    const options = { temperature: 0.4, maxOutputTokens: 0, reasoningEffort: '', jsonMode: 'off', batchSize: 3 };
+    expect(configFromCollections({ limits, options })).toStrictEqual({ temperature: 0.4, timeout: 60, max_steps: 9, loop_limit: 0, json_mode: 'off' });
+    expect(configFromCollections({ limits: {}, options: { maxOutputTokens: 500, reasoningEffort: 'low' } })).toStrictEqual({ max_output_tokens: 500, reasoning_effort: 'low' });
+  });
+
+  it("matches README's configuration table in every column README has", () => {
+    const readme = tableUnder(readFileSync(join(__dirname, '..', 'README.md'), 'utf8'), '## Configuration keys');
+    const generated = tableUnder(`## Configuration keys\n${settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS).join('\n')}\n`, '## Configuration keys');
+    const columns = Object.keys(readme[0]);
+    expect(columns).toEqual(expect.arrayContaining(['key', 'default', 'meaning']));
+    const pick = (row: Record<string, string>) => Object.fromEntries(columns.map((column) => [column, row[column]]));
+    const configRows = generated.filter((row) => !row.key.includes('(library option)'));
+    expect(configRows.map(pick).sort((a, b) => a.key.localeCompare(b.key))).toEqual(readme.filter((row) => !row.key.includes('(library option)')).map(pick).sort((a, b) => a.key.localeCompare(b.key)));
+    // Once README has the CLI column, the run options (Instructions / developerText / --system) are in it too.
+    if (columns.includes('CLI')) expect(readme.map(pick)).toEqual(generated.map(pick));
+  });
+});
