@@ -32,8 +32,21 @@ export function demoModel(request: ScriptedRequest): ScriptedReply {
     return JSON.stringify({ type: 'final', answer: `In stock and under 50 EUR: ${list}.` });
   }
   const catalogue = /Catalogue: (\{[\s\S]*\})\s*$/.exec(last);
-  if (!catalogue) {
-    return JSON.stringify({ type: 'final', answer: 'The demo model only knows the catalogue question; run with a real provider for anything else.' });
-  }
+  if (!catalogue) return JSON.stringify({ type: 'final', answer: DEMO_UNKNOWN_QUESTION });
+  // A model asking for a tool it was not offered gets a refusal and no answer; say instead what to switch on.
+  if (!offersTool(request, 'json_transform')) return JSON.stringify({ type: 'final', answer: DEMO_TOOL_NOT_ALLOWED });
   return JSON.stringify({ type: 'action', tool: 'json_transform', args: { data: JSON.parse(catalogue[1]), expression: DEMO_EXPRESSION } });
+}
+
+/** The demo model's answer to anything but the catalogue question. */
+export const DEMO_UNKNOWN_QUESTION =
+  'The demo model answers only the catalogue question from the README; set an API key of a real provider in the credential to ask anything else.';
+
+/** The demo model's answer to the catalogue question when json_transform is not allowed. */
+export const DEMO_TOOL_NOT_ALLOWED = 'json_transform is not in Allowed Tools: allow it to answer the catalogue question.';
+
+/** True when the run's system message lists `tool` (buildSystemPrompt writes one "- <name>: …" line per allowed tool). */
+function offersTool(request: ScriptedRequest, tool: string): boolean {
+  const system = request.messages.find((message) => message.role === 'system')?.content ?? '';
+  return system.split('\n').some((line) => line.startsWith(`- ${tool}: `));
 }
