@@ -93,3 +93,34 @@ export function failedRunJson(result: AgentResult, error: NodeApiError | NodeOpe
     ...(sessionId ? { session_id: sessionId } : {}),
   } as unknown as IDataObject;
 }
+
+/** Why a run gave no answer, in the words a chat user reads; the engine's stop_detail follows in brackets. */
+const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
+  max_steps: 'the agent used all its steps before it answered',
+  max_tool_calls: 'the agent used all its tool calls before it answered',
+  timeout: 'the run ran out of time',
+  token_budget: 'the run used up its token budget',
+  llm_error: 'the model call failed',
+  parse_error: "the model's replies did not follow the answer format",
+  tool_error: 'a tool kept failing',
+  max_output_tokens: "the model's reply was cut off at its output token limit",
+  content_filter: "the provider's content filter blocked the reply",
+  output_invalid: 'the answer did not match the output schema',
+  loop: 'the agent kept repeating the same tool call',
+  budget_exhausted: 'the shared token budget is used up',
+  budget_unavailable: 'the shared token budget could not be checked',
+  awaiting_approval: 'a tool call is waiting for approval',
+  cancelled: 'the execution was cancelled',
+};
+
+/**
+ * The item's `output`, the field n8n's Chat Trigger and Chat Hub show as the reply: the answer, or, when the
+ * run ended without one, one sentence saying why (n8n's chat shows the whole item as JSON when `output` is empty).
+ */
+export function chatOutput(result: AgentResult): string {
+  if (result.finish_reason === 'final') return result.final_answer;
+  const because = NO_ANSWER_BECAUSE[result.finish_reason] ?? `the run ended with finish_reason ${result.finish_reason}`;
+  // The detail's first sentence only (a provider's message may add advice of its own), so the whole stays one.
+  const detail = result.stop_detail?.trim().split(/\.\s/)[0].replace(/[.\s]+$/, '');
+  return `No answer: ${because}${detail ? ` (${detail})` : ''}.`;
+}
