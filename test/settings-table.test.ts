@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeProperties } from 'n8n-workflow';
-import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/agent/config';
+import { type AgentConfig, ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/agent/config';
 import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/agent/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
 import { agentCoreProperties } from '../nodes/AgentCore/description';
@@ -56,6 +56,24 @@ describe('the settings table', () => {
       json_mode: 'json_object',
       prompt_examples: 'on_error',
     });
+  });
+
+  it('has each default pass its own check', () => {
+    for (const [key, setting] of settingEntries()) if ('default' in setting) expect([key, setting.check(setting.default, key)]).toEqual([key, undefined]);
+  });
+
+  it('types every config key as its check accepts, optional where it has no default (tsc holds these lines)', () => {
+    const config: AgentConfig = { ...DEFAULT_CONFIG, model: 'm' };
+    // @ts-expect-error json_mode takes only its three modes
+    config.json_mode = 'yaml';
+    // @ts-expect-error max_steps is a number
+    config.max_steps = '5';
+    // @ts-expect-error primary_output has one value
+    config.primary_output = 'trace';
+    // @ts-expect-error model is required
+    const withoutModel: AgentConfig = { ...DEFAULT_CONFIG };
+    const optional: Array<AgentConfig['temperature'] | AgentConfig['shared_budget'] | AgentConfig['output_schema']> = [undefined, undefined, undefined];
+    expect([withoutModel.model, optional.length]).toEqual([undefined, 3]);
   });
 
   it('refuses bad values with the messages it always gave, naming the key', () => {

@@ -6,12 +6,12 @@ type Collection = 'limits' | 'options';
 
 /** One setting's panel entry, built from its row; `extra` adds what only n8n knows (displayOptions). */
 export function settingProperty(key: keyof AgentConfig, extra: Pick<INodeProperties, 'displayOptions'> = {}): INodeProperties {
-  const setting = SETTINGS[key] as Setting<unknown>;
+  const setting = SETTINGS[key] as Setting;
   if (!setting.panel || setting.panel.builtByNode) throw new Error(`the setting ${key} has no panel entry to build`);
   return propertyOf(setting, setting.panel, extra);
 }
 
-function propertyOf(setting: Setting<unknown>, panel: PanelFacts, extra: Pick<INodeProperties, 'displayOptions'>): INodeProperties {
+function propertyOf(setting: Setting, panel: PanelFacts, extra: Pick<INodeProperties, 'displayOptions'>): INodeProperties {
   const minimum = setting.check.range?.minimum;
   // A number field shows the check's minimum, so the panel refuses what the engine would.
   const typeOptions = panel.typeOptions ?? (panel.type === 'number' && minimum !== undefined ? { minValue: minimum } : undefined);

@@ -1,71 +1,24 @@
+// The run configuration: its type, defaults and checks derived from the settings table, and resolveConfig.
 import type { ToolRegistry } from '../tools/registry';
-import { validateAgainst, type JsonSchema } from '../validation/validate';
-import type { ReasoningEffort } from '../providers/chat-model';
-import type { PromptExamples } from './prompt';
-import type { PriceTable, SharedBudgetConfig } from './shared-budget';
+import { validateAgainst } from '../validation/validate';
 import { type Check, isPlainObject } from './setting-checks';
-import { settingEntries } from './settings';
+import { type ConfigOfSettings, type KeyWithValue, settingEntries } from './settings';
 
 export { REASONING_EFFORTS } from './settings';
 
-/** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
-export type JsonMode = 'json_object' | 'json_schema' | 'off';
+/**
+ * The run configuration: model, tools, limits and prompt settings, plus `tool_settings`, `json_mode` and
+ * `prompt_examples`. Declared by the settings table (./settings.ts): each key's type is what its check accepts.
+ */
+export interface AgentConfig extends ConfigOfSettings {}
 
-/** The run configuration: model, tools, limits and prompt settings, plus `tool_settings`, `json_mode` and `prompt_examples`. */
-export interface AgentConfig {
-  /** Model id as the provider names it. */
-  model: string;
-  /** Sent only when set; absent = the model's own default (GPT-5 and o-series models refuse any other). */
-  temperature?: number;
-  /** Cap on each reply's tokens (OpenAI `max_completion_tokens`, Gemini `maxOutputTokens`); absent = the provider's default. */
-  max_output_tokens?: number;
-  /** How hard a reasoning model thinks (OpenAI `reasoning_effort`, Gemini thinking budget); absent = the model's default. */
-  reasoning_effort?: ReasoningEffort;
-  /** Whole-run timeout, seconds. */
-  timeout: number;
-  /** Maximum model turns (each reply, repair turns included, is a step). */
-  max_steps: number;
-  /** Maximum tool executions. */
-  max_tool_calls: number;
-  /** The identical call (same tool, same args) this many times ends the run (`loop`); 0 = never ends it. */
-  loop_limit: number;
-  /** Tools the model may see and call. */
-  allowed_tools: string[];
-  /** Allowed tools whose calls wait for a person: the run pauses (`awaiting_approval`) with a signed run state. */
-  approval_required: string[];
-  /** A paused run's state older than this many days is refused on resume (at most 30: used states are remembered 30 days). */
-  run_state_max_age_days: number;
-  /** Timeout of each model call and each tool call, seconds. */
-  single_call_timeout: number;
-  /** Stop before the next model call once reported usage reaches this many tokens; 0 = no budget. */
-  total_token_budget: number;
-  /** Observations fed back to the model are cut to this many characters; 0 = no cut. */
-  observation_max_len: number;
-  /**
-   * Kept only so that existing configs stay valid: its one value, `final_answer`, is the field a
-   * synchronous caller reads, and nothing else reads this key.
-   */
-  primary_output: 'final_answer';
-  /** Per-tool settings, e.g. `{ "http_request": { "allowed_domains": ["api.example.com"] } }`. */
-  tool_settings: Record<string, Record<string, unknown>>;
-  json_mode: JsonMode;
-  /** Few-shot examples in every call's system message (`always`) or only with a protocol repair turn (`on_error`). */
-  prompt_examples: PromptExamples;
-  /**
-   * The final answer is a JSON value checked against this JSON Schema (a mismatch gets the repair turn, a
-   * second one ends the run `output_invalid`); the result then carries it as `final_output`. Absent = text.
-   */
-  output_schema?: JsonSchema;
-  /** A budget shared by every run that names the same scope, per period, counted in a ledger (Redis for many processes). */
-  shared_budget?: SharedBudgetConfig;
-  /** Per model: the price of a million prompt and completion tokens; gives the result a `cost` and allows a cost budget. */
-  prices?: PriceTable;
-}
+/** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
+export type JsonMode = AgentConfig['json_mode'];
 
 /** The defaults of every key that has one, from the settings table. */
 export const DEFAULT_CONFIG = Object.fromEntries(
   settingEntries().flatMap(([key, setting]) => ('default' in setting ? [[key, setting.default]] : [])),
-) as Omit<AgentConfig, 'model' | 'temperature' | 'max_output_tokens' | 'reasoning_effort' | 'output_schema' | 'shared_budget' | 'prices'>;
+) as Omit<Pick<AgentConfig, KeyWithValue>, 'model'>;
 
 /** A configuration problem; `key` names the offending key and the message says what is expected. */
 export class ConfigError extends Error {

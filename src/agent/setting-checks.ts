@@ -1,8 +1,13 @@
 // The checks a setting row names: each returns the problem as one sentence naming the key, or undefined.
 import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
 
-/** A check of one config value; `range` is set for numbers, so the panel can show the same bounds. */
-export type Check = ((value: unknown, key: string) => string | undefined) & { readonly range?: NumberRange };
+declare const valueType: unique symbol;
+
+/**
+ * A check of one config value; `range` is set for numbers, so the panel can show the same bounds. `Value` is the
+ * type a value that passes has: the config's type is read from the checks (AgentConfig in ./config).
+ */
+export type Check<Value = unknown> = ((value: unknown, key: string) => string | undefined) & { readonly range?: NumberRange; readonly [valueType]?: Value };
 
 /** The bounds a number check enforces. */
 export interface NumberRange {
@@ -15,7 +20,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function numberCheck(minimum: number, maximum: number, integer: boolean): Check {
+function numberCheck(minimum: number, maximum: number, integer: boolean): Check<number> {
   const check = (value: unknown, key: string) => {
     const ok =
       typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= minimum && value <= maximum;
@@ -27,44 +32,44 @@ function numberCheck(minimum: number, maximum: number, integer: boolean): Check 
 }
 
 /** A whole number from `minimum` to `maximum` (no upper bound when omitted). */
-export const integer = (minimum: number, maximum = Number.MAX_SAFE_INTEGER): Check => numberCheck(minimum, maximum, true);
+export const integer = (minimum: number, maximum = Number.MAX_SAFE_INTEGER): Check<number> => numberCheck(minimum, maximum, true);
 
 /** Any finite number from `minimum` to `maximum`. */
-export const decimal = (minimum: number, maximum: number): Check => numberCheck(minimum, maximum, false);
+export const decimal = (minimum: number, maximum: number): Check<number> => numberCheck(minimum, maximum, false);
 
 /** The same bounds with a message of its own (that says why the bound is there). */
-export function withMessage(check: Check, message: (key: string) => string): Check {
+export function withMessage<Value>(check: Check<Value>, message: (key: string) => string): Check<Value> {
   return Object.assign((value: unknown, key: string) => (check(value, key) ? message(key) : undefined), { range: check.range });
 }
 
 /** One of a few strings, listed in the message as `"a", "b" or "c"` (or `one of "a", "b"` with `listStyle` 'one of'). */
-export function oneOf(values: readonly string[], listStyle: 'or' | 'one of' = 'or'): Check {
+export function oneOf<const Value extends string>(values: readonly Value[], listStyle: 'or' | 'one of' = 'or'): Check<Value> {
   const quoted = values.map((value) => `"${value}"`);
   const list = listStyle === 'one of' ? `one of ${quoted.join(', ')}` : quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
-  return (value, key) => (typeof value === 'string' && values.includes(value) ? undefined : `${key} must be ${list}`);
+  return (value, key) => (typeof value === 'string' && (values as readonly string[]).includes(value) ? undefined : `${key} must be ${list}`);
 }
 
 export const nonEmptyString =
-  (what: string): Check =>
+  (what: string): Check<string> =>
   (value, key) =>
     typeof value === 'string' && value.trim() !== '' ? undefined : `${key} must be a non-empty string (${what})`;
 
-export const toolNames: Check = (value, key) =>
+export const toolNames: Check<string[]> = (value, key) =>
   Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `${key} must be an array of tool names`;
 
-export const settingsPerTool: Check = (value, key) =>
+export const settingsPerTool: Check<Record<string, Record<string, unknown>>> = (value, key) =>
   isPlainObject(value) && Object.values(value).every(isPlainObject) ? undefined : `${key} must be an object mapping tool names to settings objects`;
 
 /** A check by JSON Schema, its problems as `key.path: problem` lines. */
 export const bySchema =
-  (schema: JsonSchema, example: string): Check =>
+  <Value>(schema: JsonSchema, example: string): Check<Value> =>
   (value, key) => {
     const result = validateAgainst(schema, value, key);
     return result.ok ? undefined : `${result.issues.join('; ')} (e.g. ${example})`;
   };
 
 /** A JSON Schema the engine can compile. */
-export const jsonSchema: Check = (value, key) => {
+export const jsonSchema: Check<JsonSchema> = (value, key) => {
   if (!isPlainObject(value)) return `${key} must be a JSON Schema object, e.g. {"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}`;
   try {
     assertValidSchema(value, key);

@@ -1,67 +1,28 @@
 // Every run setting once: key, default, check, meaning, panel facts and CLI flag; config, panel, node and README derive from it.
 import type { ReasoningEffort } from '../providers/chat-model';
 import { USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
-import type { AgentConfig } from './config';
+import type { PriceTable, SharedBudgetConfig } from './shared-budget';
 import * as check from './setting-checks';
 import type { Check } from './setting-checks';
+import type { PanelFacts, Setting } from './setting-types';
+
+export type { PanelChoice, PanelFacts, Setting } from './setting-types';
 
 /** The values `reasoning_effort` takes. */
 export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
 
-/** One choice of an options field in the panel. */
-export interface PanelChoice {
-  name: string;
-  value: string;
-  description?: string;
-}
-
-/**
- * Where and how a setting shows in the node's panel: plain data, which nodes/ turns into n8n properties. Number
- * fields take their minimum from the setting's check unless `typeOptions` says otherwise.
- */
-export interface PanelFacts {
-  /** The collection it is added from, or the panel's top level. */
-  collection: 'limits' | 'options' | 'top';
-  /** The parameter's name in workflows; never renamed in a published version. */
-  name: string;
-  displayName: string;
-  type: 'number' | 'options' | 'multiOptions' | 'string' | 'json' | 'resourceLocator';
-  description?: string;
-  /** The panel's default, where it differs from the engine's (an option the engine leaves unset is sent only when added). */
-  default?: number | string;
-  typeOptions?: { minValue?: number; maxValue?: number; numberPrecision?: number };
-  choices?: readonly PanelChoice[];
-  /** A panel value that means "unset": the provider's default applies. */
-  unsetValue?: number | string;
-  /** The toggle or option that shows it, for README (e.g. "Require Approval"). */
-  shownWith?: string;
-  /** The node builds this entry and reads its value itself (choices known only there, a toggle, JSON): these facts name it. */
-  builtByNode?: true;
-}
-
-/** One setting: how the config key is checked and defaulted, what it means, and its names in the panel and the CLI. */
-export interface Setting<Value> {
-  /** Absent: the key is optional (the provider's or the engine's own behaviour applies), or required (`required`). */
-  default?: Value;
-  required?: true;
-  check: Check;
-  /** README's wording, in its configuration table. */
-  meaning: string;
-  panel?: PanelFacts;
-  /** Names in the panel beyond one field (a setting the node assembles from several). */
-  panelLabel?: string;
-}
-
 const limit = (name: string, displayName: string, description: string): PanelFacts => ({ collection: 'limits', name, displayName, type: 'number', description });
 
 /** The table. Its order is the order keys are checked in, so the first problem reported stays the same. */
-export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]> } = {
+export const SETTINGS = {
+  /** Model id as the provider names it. */
   model: {
     required: true,
     check: check.nonEmptyString('the model id'),
     meaning: 'model ID as the provider names it',
     panel: { collection: 'top', name: 'model', displayName: 'Model', type: 'resourceLocator', builtByNode: true },
   },
+  /** Sent only when set; absent = the model's own default (GPT-5 and o-series models refuse any other). */
   temperature: {
     check: check.decimal(0, 2),
     meaning:
@@ -77,6 +38,7 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
         "Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series models accept only their default: a refused temperature is dropped and the call retried, noted in the trace.",
     },
   },
+  /** Cap on each reply's tokens (OpenAI `max_completion_tokens`, Gemini `maxOutputTokens`); absent = the provider's default. */
   max_output_tokens: {
     check: check.integer(1, 10_000_000),
     meaning: "cap on each reply's tokens, reasoning included (OpenAI `max_completion_tokens`, never the refused `max_tokens`; Gemini `maxOutputTokens`)",
@@ -91,6 +53,7 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
       description: "Cap on each reply's tokens, reasoning included (OpenAI max_completion_tokens, Gemini maxOutputTokens); 0 = the provider's default",
     },
   },
+  /** How hard a reasoning model thinks (OpenAI `reasoning_effort`, Gemini thinking budget); absent = the model's default. */
   reasoning_effort: {
     check: check.oneOf(REASONING_EFFORTS, 'one of'),
     meaning: '`minimal`, `low`, `medium` or `high`: OpenAI `reasoning_effort`; Gemini a thinking budget of 0 / 1,024 / 8,192 / 24,576 tokens',
@@ -107,24 +70,28 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
       description: 'How hard a reasoning model thinks (OpenAI reasoning_effort; Gemini: a thinking budget)',
     },
   },
+  /** Whole-run timeout, seconds. */
   timeout: {
     default: 120,
     check: check.decimal(0.001, 86_400),
     meaning: 'whole run, seconds → `timeout`',
     panel: limit('timeout', 'Run Timeout (Seconds)', 'Limit for the whole run'),
   },
+  /** Maximum model turns (each reply, repair turns included, is a step). */
   max_steps: {
     default: 5,
     check: check.integer(1, 1000),
     meaning: 'model turns, repair turns included → `max_steps`',
     panel: limit('maxSteps', 'Max Steps', 'Most model turns in one run, repair turns included'),
   },
+  /** Maximum tool executions. */
   max_tool_calls: {
     default: 10,
     check: check.integer(0, 10_000),
     meaning: 'tool executions → `max_tool_calls`',
     panel: limit('maxToolCalls', 'Max Tool Calls', 'Most tool executions in one run; one more request ends the run with finish_reason max_tool_calls'),
   },
+  /** The identical call (same tool, same args) this many times ends the run (`loop`); 0 = never ends it. */
   loop_limit: {
     default: 3,
     check: check.integer(0, 1000),
@@ -135,18 +102,21 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
       'The same tool called with the same arguments this many times ends the run with finish_reason loop (0 = never). Repeats before that are answered from the earlier result; a call with side effects never runs twice.',
     ),
   },
+  /** Tools the model may see and call. */
   allowed_tools: {
     default: [],
     check: check.toolNames,
     meaning: 'the whitelist',
     panel: { collection: 'top', name: 'allowedTools', displayName: 'Allowed Tools', type: 'multiOptions', builtByNode: true },
   },
+  /** Allowed tools whose calls wait for a person: the run pauses (`awaiting_approval`) with a signed run state. */
   approval_required: {
     default: [],
     check: check.toolNames,
     meaning: 'allowed tools whose calls wait for a person → `awaiting_approval` with `pending_action` and `run_state` (see *Approval of tool calls*)',
     panel: { collection: 'top', name: 'approvalTools', displayName: 'Tools Needing Approval', type: 'multiOptions', shownWith: 'Require Approval', builtByNode: true },
   },
+  /** A paused run's state older than this many days is refused on resume (at most 30: used states are remembered 30 days). */
   run_state_max_age_days: {
     default: 7,
     check: check.withMessage(
@@ -165,18 +135,21 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
       description: 'A paused run resumed later than this is refused (its state could have been copied from a log); at most 30 days, as long as a used state is remembered',
     },
   },
+  /** Timeout of each model call and each tool call, seconds. */
   single_call_timeout: {
     default: 30,
     check: check.decimal(0.001, 3600),
     meaning: 'each model call and each tool call, seconds',
     panel: limit('singleCallTimeout', 'Single Call Timeout (Seconds)', 'Limit for each model call and each tool call'),
   },
+  /** Stop before the next model call once reported usage reaches this many tokens; 0 = no budget. */
   total_token_budget: {
     default: 0,
     check: check.integer(0),
     meaning: 'stop before the next model call once usage (reported, or estimated where none was reported) reaches it; 0 = none → `token_budget`',
     panel: limit('totalTokenBudget', 'Token Budget', 'Stop before the next model call once this many tokens were used (0 = no budget)'),
   },
+  /** Observations fed back to the model are cut to this many characters; 0 = no cut. */
   observation_max_len: {
     default: 2000,
     check: check.integer(0, 1_000_000),
@@ -184,17 +157,23 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
       'characters of tool output fed back to the model, cut with a visible `… [cut N of M characters]` marker; 0 = no cut. (The design suggested 256; that cuts most HTTP responses to uselessness.)',
     panel: limit('observationMaxLen', 'Observation Max Length', 'Tool output fed back to the model is cut to this many characters (0 = no cut)'),
   },
+  /**
+   * Kept only so that existing configs stay valid: its one value, `final_answer`, is the field a
+   * synchronous caller reads, and nothing else reads this key.
+   */
   primary_output: {
     default: 'final_answer',
     check: check.oneOf(['final_answer']),
     meaning: 'accepted for compatibility with older configs; its one value names the field a synchronous caller reads, and changes nothing',
   },
+  /** Per-tool settings, e.g. `{ "http_request": { "allowed_domains": ["api.example.com"] } }`. */
   tool_settings: {
     default: {},
     check: check.settingsPerTool,
     meaning: "per-tool settings, checked against each tool's settings schema",
     panel: { collection: 'top', name: 'toolSettingsJson', displayName: 'Tool Settings (JSON)', type: 'json', builtByNode: true },
   },
+  /** How the provider's JSON output mode is used; the text protocol stays the contract either way. */
   json_mode: {
     default: 'json_object',
     check: check.oneOf(['json_object', 'json_schema', 'off']),
@@ -217,6 +196,7 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
       ],
     },
   },
+  /** Few-shot examples in every call's system message (`always`) or only with a protocol repair turn (`on_error`). */
   prompt_examples: {
     default: 'on_error',
     check: check.oneOf(['on_error', 'always']),
@@ -233,22 +213,28 @@ export const SETTINGS: { [Key in keyof AgentConfig]-?: Setting<AgentConfig[Key]>
       ],
     },
   },
+  /** A budget shared by every run that names the same scope, per period, counted in a ledger (Redis for many processes). */
   shared_budget: {
-    check: check.bySchema(check.SHARED_BUDGET_SCHEMA, '{"scope":"workflow-7","tokens":200000,"period_seconds":86400}'),
+    check: check.bySchema<SharedBudgetConfig>(check.SHARED_BUDGET_SCHEMA, '{"scope":"workflow-7","tokens":200000,"period_seconds":86400}'),
     meaning: '`{scope, tokens or cost, period_seconds}`: a budget every run of the scope draws on, in Redis → `budget_exhausted` (see *Safety*)',
     panelLabel: 'Limits → Shared Token Budget, Shared Budget Scope, Shared Budget Period (Seconds)',
   },
+  /** Per model: the price of a million prompt and completion tokens; gives the result a `cost` and allows a cost budget. */
   prices: {
-    check: check.bySchema(check.PRICES_SCHEMA, '{"gpt-4o-mini":{"input_per_million":0.15,"output_per_million":0.6}}'),
+    check: check.bySchema<PriceTable>(check.PRICES_SCHEMA, '{"gpt-4o-mini":{"input_per_million":0.15,"output_per_million":0.6}}'),
     meaning: 'per model: `{input_per_million, output_per_million}`; the result gets `cost`, and `shared_budget.cost` can be used',
   },
+  /**
+   * The final answer is a JSON value checked against this JSON Schema (a mismatch gets the repair turn, a
+   * second one ends the run `output_invalid`); the result then carries it as `final_output`. Absent = text.
+   */
   output_schema: {
     check: check.jsonSchema,
     meaning:
       'a JSON Schema the final answer must match (see *Typed answers and the schema mode*); absent = a text answer, exactly as before. Node: Options → Output Format → *JSON Matching a Schema* and Output Schema',
     panel: { collection: 'options', name: 'outputSchema', displayName: 'Output Schema', type: 'json', shownWith: 'Output Format → JSON Matching a Schema', builtByNode: true },
   },
-};
+} satisfies Record<string, Setting>;
 
 /** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */
 export const RUN_OPTION_SETTINGS = {
@@ -259,7 +245,19 @@ export const RUN_OPTION_SETTINGS = {
   },
 } as const;
 
-/** The setting of a config key, typed loosely for code that walks the table. */
-export function settingEntries(): Array<[keyof AgentConfig, Setting<unknown>]> {
-  return Object.entries(SETTINGS) as Array<[keyof AgentConfig, Setting<unknown>]>;
+type Rows = typeof SETTINGS;
+type ValueOf<Row> = Row extends { check: Check<infer Value> } ? Value : never;
+type HasValue<Row> = Row extends { default: unknown } ? true : Row extends { required: true } ? true : false;
+
+/** The config keys with a default, or required: always present in a checked config. */
+export type KeyWithValue = { [Key in keyof Rows]: HasValue<Rows[Key]> extends true ? Key : never }[keyof Rows];
+
+/** The run configuration as the table declares it: each key has the type its check accepts; keys without a default are optional. */
+export type ConfigOfSettings = { -readonly [Key in keyof Rows as Key extends KeyWithValue ? Key : never]: ValueOf<Rows[Key]> } & {
+  -readonly [Key in keyof Rows as Key extends KeyWithValue ? never : Key]?: ValueOf<Rows[Key]>;
+};
+
+/** Each config key with its setting, in the table's order, for code that walks the table. */
+export function settingEntries(): Array<[keyof Rows, Setting]> {
+  return Object.entries(SETTINGS) as Array<[keyof Rows, Setting]>;
 }

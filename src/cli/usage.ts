@@ -1,5 +1,5 @@
 // The CLI's usage line and --help text; the --config key list comes from the settings table.
-import { SETTINGS } from '../agent/settings';
+import { settingEntries } from '../agent/settings';
 
 /** Words joined by ", " into lines of at most `width` characters, each after `indent`. */
 function wrap(words: string[], first: string, indent: string, width = 104): string {
@@ -15,7 +15,7 @@ function wrap(words: string[], first: string, indent: string, width = 104): stri
 
 // Every key of the settings table, so a new one is listed here without a second edit.
 const CONFIG_FLAG_HELP = wrap(
-  Object.entries(SETTINGS).map(([key, setting]) => (setting.required ? `${key} (required)` : key)),
+  settingEntries().map(([key, setting]) => (setting.required ? `${key} (required)` : key)),
   "  --config FILE          the run's configuration (JSON):",
   ' '.repeat(25),
 );
