@@ -72,9 +72,36 @@ function stopReason(reply: WireReply): string {
   return STOP_REASONS[scripted] ?? scripted;
 }
 
-/** [AN-msg] usage: input and output counts, no cache use. */
-function anthropicUsage(usage: WireUsage): object {
-  return { input_tokens: usage.prompt_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: usage.completion_tokens, service_tier: 'standard' };
+/**
+ * How a scripted Anthropic reply reports usage beyond input and output, as recorded replies do (the scripted
+ * `prompt_tokens` is the whole input, split here into its three counts).
+ */
+export interface AnthropicUsageShape {
+  /** `cache_creation_input_tokens` and `cache_read_input_tokens` ([AN-msg]: the whole input is the three counts together). */
+  cacheCreationTokens?: number;
+  cacheReadTokens?: number;
+  /**
+   * The `input_tokens` of `message_start` when server tools (web fetch, code execution) add input later:
+   * `message_delta` then restates every count as the call's total (realworld cases
+   * `vercel:anthropic:anthropic-message-delta-input-tokens.chunks.txt`, `…anthropic-web-fetch-tool.1.chunks.txt`).
+   */
+  startInputTokens?: number;
+  /** `message_start`'s own `output_tokens` (recordings show 1 to 8; `message_delta` restates the total). Default 1. */
+  startOutputTokens?: number;
+  /** `message_start` sent twice, as a replayed stream did (realworld case `vercel:anthropic:duplicate-message-start.chunks.txt`). */
+  repeatMessageStart?: boolean;
+  /** `stop_details` beside a refusal (realworld case `vercel:anthropic:anthropic-refusal.chunks.txt`). */
+  stopDetails?: { category: string; explanation: string };
+}
+
+const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
+/** [AN-msg] usage: the input split into uncached, cache-creation and cache-read counts, and the output. */
+function anthropicUsage(usage: WireUsage, shape: AnthropicUsageShape = {}): Record<string, unknown> {
+  const creation = shape.cacheCreationTokens ?? 0;
+  const read = shape.cacheReadTokens ?? 0;
+  const input = count(usage.prompt_tokens) - creation - read;
+  return { input_tokens: input, cache_creation_input_tokens: creation, cache_read_input_tokens: read, output_tokens: usage.completion_tokens, service_tier: 'standard' };
 }
 
 /** [AN-msg]: the Message object of a non-streamed call. */
@@ -87,7 +114,8 @@ export function anthropicMessage(request: ScriptedRequest, reply: WireReply, usa
     content: contentBlocks(request, reply),
     stop_reason: stopReason(reply),
     stop_sequence: null,
-    usage: anthropicUsage(usage),
+    ...(reply.anthropic?.stopDetails && stopReason(reply) === 'refusal' ? { stop_details: { type: 'refusal', ...reply.anthropic.stopDetails } } : {}),
+    usage: anthropicUsage(usage, reply.anthropic),
   };
 }
 
@@ -98,8 +126,13 @@ export function anthropicMessage(request: ScriptedRequest, reply: WireReply, usa
  */
 export function anthropicStreamEvents(request: ScriptedRequest, reply: WireReply, usage: WireUsage, pieces: string[]): StreamEvent[] {
   const event = (type: string, fields: object, piece = false): StreamEvent => ({ event: type, data: JSON.stringify({ type, ...fields }), piece });
-  const start = { ...anthropicMessage(request, reply, usage), content: [], stop_reason: null, usage: { ...anthropicUsage(usage), output_tokens: 1 } };
+  const shape = reply.anthropic ?? {};
+  const whole = anthropicUsage(usage, shape);
+  const startUsage = { ...whole, output_tokens: shape.startOutputTokens ?? 1, ...(shape.startInputTokens !== undefined ? { input_tokens: shape.startInputTokens } : {}) };
+  const { stop_details: _details, ...message } = anthropicMessage(request, reply, usage) as Record<string, unknown>;
+  const start = { ...message, content: [], stop_reason: null, usage: startUsage };
   const events = [event('message_start', { message: start })];
+  if (shape.repeatMessageStart) events.push(event('message_start', { message: start }));
   let index = 0;
   if (!(reply.text === '' && reply.toolCalls?.length)) {
     events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
@@ -111,7 +144,11 @@ export function anthropicStreamEvents(request: ScriptedRequest, reply: WireReply
     events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.arguments ?? {}) } }));
     events.push(event('content_block_stop', { index: index++ }));
   }
-  events.push(event('message_delta', { delta: { stop_reason: stopReason(reply), stop_sequence: null }, usage: { output_tokens: usage.completion_tokens } }));
+  // [AN-stream]: message_delta's usage is cumulative; with server tools it restates the input counts too.
+  const { service_tier: _tier, ...restated } = whole;
+  const deltaUsage = shape.startInputTokens !== undefined ? restated : { output_tokens: usage.completion_tokens };
+  const details = stopReason(reply) === 'refusal' && shape.stopDetails ? { stop_details: { type: 'refusal', ...shape.stopDetails } } : {};
+  events.push(event('message_delta', { delta: { stop_reason: stopReason(reply), stop_sequence: null, ...details }, usage: deltaUsage }));
   events.push(event('message_stop', {}));
   return events;
 }

@@ -2,7 +2,7 @@
  * The bytes the scripted server answers with, shaped as the real APIs send them
  * (../shared/reference/provider-behaviours.md; keys in brackets name its sources).
  */
-import { anthropicError } from './scripted-anthropic';
+import { anthropicError, type AnthropicUsageShape } from './scripted-anthropic';
 import { ollamaError } from './scripted-ollama';
 import type { ScriptedRequest } from './scripted-server';
 
@@ -30,6 +30,8 @@ export interface WireReply {
    * (provider-behaviours.md §4; realworld cases `vercel:xai:xai-text.chunks.txt`, `pyd:test_groq/test_tool_use_failed_error_streaming#2`).
    */
   reasoning?: { field: 'reasoning_content' | 'reasoning'; text: string };
+  /** Anthropic only: cache counts, server-tool input restated at the end, a repeated message_start, refusal details. */
+  anthropic?: AnthropicUsageShape;
 }
 
 const GEMINI_STATUS_NAMES: Record<number, string> = {

@@ -15,11 +15,15 @@ export function mapAnthropicStopReason(reason: unknown): ModelFinishReason | und
   return 'other';
 }
 
-/** The refusal's words for the step's error: Anthropic sends no text with it, only `stop_details.category` at most. */
+/**
+ * The refusal's words for the step's error: `stop_details` carries its `category` and an `explanation`
+ * (realworld case `vercel:anthropic:anthropic-refusal.chunks.txt`); older replies send neither.
+ */
 export function anthropicFinishMessage(reason: unknown, details?: unknown): string | undefined {
   if (reason !== 'refusal') return undefined;
   const category = isObject(details) && typeof details.category === 'string' ? ` (${details.category})` : '';
-  return `Anthropic stop_reason refusal${category}`;
+  const explanation = isObject(details) && typeof details.explanation === 'string' && details.explanation.trim() !== '' ? `: ${details.explanation.trim()}` : '';
+  return `Anthropic stop_reason refusal${category}${explanation}`;
 }
 
 /**
