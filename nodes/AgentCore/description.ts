@@ -1,5 +1,8 @@
+// Agent Core's version 1 panel: top-level fields, with Limits and Options built from the settings table.
 import type { INodeProperties } from 'n8n-workflow';
 import { builtInTools } from '../../src';
+import { nodeOptions } from './options';
+import { resumeProperties } from './resume-properties';
 import { collectionProperties, settingProperty } from './settings-panel';
 import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tools';
 
@@ -32,44 +35,7 @@ export const agentCoreProperties: INodeProperties[] = [
     ],
     default: 'run',
   },
-  {
-    displayName: 'Run State',
-    name: 'runState',
-    type: 'json',
-    default: '={{ $json.run_state }}',
-    required: true,
-    description: 'The run_state of the paused run (from the Needs Approval output), unchanged: it is signed, and refused when altered or used before',
-    displayOptions: { show: { operation: ['resume'] } },
-  },
-  {
-    displayName: 'Decision',
-    name: 'decision',
-    type: 'options',
-    options: [
-      { name: 'Approve', value: 'approve', description: 'Run the call exactly once, and go on' },
-      { name: 'Deny', value: 'deny', description: 'Do not run it; the model is told it was refused and why' },
-      { name: 'Edit', value: 'edit', description: 'Run it with other arguments, checked like any call' },
-    ],
-    default: 'approve',
-    description: 'The person\'s answer: set it with an expression on the approval step\'s answer (approve, deny or edit)',
-    displayOptions: { show: { operation: ['resume'] } },
-  },
-  {
-    displayName: 'Reason',
-    name: 'denyReason',
-    type: 'string',
-    default: '',
-    description: 'Why the call was refused; the model reads it',
-    displayOptions: { show: { operation: ['resume'], decision: ['deny'] } },
-  },
-  {
-    displayName: 'Edited Arguments',
-    name: 'editedArgs',
-    type: 'json',
-    default: '={{ $json.pending_action.args }}',
-    description: 'The arguments to run the call with instead, as one JSON object',
-    displayOptions: { show: { operation: ['resume'], decision: ['edit'] } },
-  },
+  ...resumeProperties,
   {
     displayName: 'Provider',
     name: 'provider',
@@ -290,84 +256,7 @@ export const agentCoreProperties: INodeProperties[] = [
     placeholder: 'Add Option',
     default: {},
     // The options of the settings table (src/agent/settings.ts), with the node's own (batching, failure handling, streaming).
-    options: collectionProperties('options', [
-      {
-        displayName: 'Batch Size',
-        name: 'batchSize',
-        type: 'number',
-        typeOptions: { minValue: 1 },
-        default: 1,
-        description: 'How many items run at once (1 = one after another); output order and item pairing stay as the input, and Max Concurrent Model Calls still caps the calls',
-      },
-      {
-        displayName: 'Delay Between Batches (Ms)',
-        name: 'delayBetweenBatches',
-        type: 'number',
-        typeOptions: { minValue: 0 },
-        default: 0,
-        description: 'Pause after each batch of items, e.g. to stay under a rate limit',
-      },
-      { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
-      {
-        displayName: 'On Limit Reached',
-        name: 'onLimitReached',
-        type: 'options',
-        options: [
-          { name: 'Return the Run as an Item', value: 'returnItem', description: 'A run stopped by a limit (max_steps, max_tool_calls, token_budget, parse_error, tool_error, max_output_tokens, content_filter, output_invalid) comes out as an item with that finish_reason' },
-          { name: 'Fail the Node', value: 'fail', description: 'Such a run is a node error, e.g. for the error output' },
-        ],
-        default: 'returnItem',
-      },
-      {
-        displayName: 'On Model Error',
-        name: 'onModelError',
-        type: 'options',
-        options: [
-          { name: 'Fail the Node', value: 'fail', description: "A model call that failed after the retries, or a run timeout, is a node error with the provider's status: Retry On Fail, the error output and Error Workflows act on it" },
-          { name: 'Return the Run as an Item', value: 'returnItem', description: 'The run comes out as an item with finish_reason llm_error or timeout' },
-        ],
-        default: 'fail',
-      },
-      {
-        displayName: 'Output Format',
-        name: 'outputFormat',
-        type: 'options',
-        options: [
-          { name: 'Text', value: 'text', description: 'The answer is text in final_answer' },
-          {
-            name: 'JSON Matching a Schema',
-            value: 'json',
-            description: 'The answer is a JSON value checked against Output Schema; the next node reads it as final_output',
-          },
-        ],
-        default: 'text',
-      },
-      {
-        displayName: 'Output Schema',
-        name: 'outputSchema',
-        type: 'json',
-        default: '{\n  "type": "object",\n  "properties": {\n    "total": { "type": "number" },\n    "currency": { "type": "string" }\n  },\n  "required": ["total", "currency"]\n}',
-        description:
-          'A JSON Schema the answer must match. A mismatch gets one repair turn with the exact problems; a second ends the run with finish_reason output_invalid.',
-        displayOptions: { show: { outputFormat: ['json'] } },
-      },
-      {
-        displayName: 'Read-Only Tools',
-        name: 'readOnlyTools',
-        type: 'string',
-        default: '',
-        placeholder: 'e.g. lookup_customer, get_weather',
-        description: 'Names of workflow tools and connected tool sub-nodes that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other such tool is taken to have side effects, and a repeated identical call to it never runs twice.',
-      },
-      {
-        displayName: 'Stream Response',
-        name: 'streamResponse',
-        type: 'boolean',
-        default: true,
-        description:
-          'Whether to stream the run as it happens when the workflow streams (a Webhook in Response Mode Streaming, a Chat Trigger in streaming mode): one line per tool call and the answer as the model writes it. The output item is the same either way.',
-      },
-    ]),
+    options: collectionProperties('options', nodeOptions),
   },
   {
     displayName: 'Tool Settings (JSON)',

@@ -1,0 +1,82 @@
+// The Options collection's fields the node owns (batching, failure handling, output format, streaming); the rest come from the settings table.
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Options fields that are not config keys: how the node batches items, fails, shapes and streams its output. */
+export const nodeOptions: INodeProperties[] = [
+  {
+    displayName: 'Batch Size',
+    name: 'batchSize',
+    type: 'number',
+    typeOptions: { minValue: 1 },
+    default: 1,
+    description: 'How many items run at once (1 = one after another); output order and item pairing stay as the input, and Max Concurrent Model Calls still caps the calls',
+  },
+  {
+    displayName: 'Delay Between Batches (Ms)',
+    name: 'delayBetweenBatches',
+    type: 'number',
+    typeOptions: { minValue: 0 },
+    default: 0,
+    description: 'Pause after each batch of items, e.g. to stay under a rate limit',
+  },
+  { displayName: 'Max Concurrent Model Calls', name: 'maxConcurrentCalls', type: 'number', typeOptions: { minValue: 1 }, default: 64, description: 'Per credential, in this n8n process; more calls wait for a slot. Lower it if the provider answers 429.' },
+  {
+    displayName: 'On Limit Reached',
+    name: 'onLimitReached',
+    type: 'options',
+    options: [
+      { name: 'Return the Run as an Item', value: 'returnItem', description: 'A run stopped by a limit (max_steps, max_tool_calls, token_budget, parse_error, tool_error, max_output_tokens, content_filter, output_invalid) comes out as an item with that finish_reason' },
+      { name: 'Fail the Node', value: 'fail', description: 'Such a run is a node error, e.g. for the error output' },
+    ],
+    default: 'returnItem',
+  },
+  {
+    displayName: 'On Model Error',
+    name: 'onModelError',
+    type: 'options',
+    options: [
+      { name: 'Fail the Node', value: 'fail', description: "A model call that failed after the retries, or a run timeout, is a node error with the provider's status: Retry On Fail, the error output and Error Workflows act on it" },
+      { name: 'Return the Run as an Item', value: 'returnItem', description: 'The run comes out as an item with finish_reason llm_error or timeout' },
+    ],
+    default: 'fail',
+  },
+  {
+    displayName: 'Output Format',
+    name: 'outputFormat',
+    type: 'options',
+    options: [
+      { name: 'Text', value: 'text', description: 'The answer is text in final_answer' },
+      {
+        name: 'JSON Matching a Schema',
+        value: 'json',
+        description: 'The answer is a JSON value checked against Output Schema; the next node reads it as final_output',
+      },
+    ],
+    default: 'text',
+  },
+  {
+    displayName: 'Output Schema',
+    name: 'outputSchema',
+    type: 'json',
+    default: '{\n  "type": "object",\n  "properties": {\n    "total": { "type": "number" },\n    "currency": { "type": "string" }\n  },\n  "required": ["total", "currency"]\n}',
+    description:
+      'A JSON Schema the answer must match. A mismatch gets one repair turn with the exact problems; a second ends the run with finish_reason output_invalid.',
+    displayOptions: { show: { outputFormat: ['json'] } },
+  },
+  {
+    displayName: 'Read-Only Tools',
+    name: 'readOnlyTools',
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. lookup_customer, get_weather',
+    description: 'Names of workflow tools and connected tool sub-nodes that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other such tool is taken to have side effects, and a repeated identical call to it never runs twice.',
+  },
+  {
+    displayName: 'Stream Response',
+    name: 'streamResponse',
+    type: 'boolean',
+    default: true,
+    description:
+      'Whether to stream the run as it happens when the workflow streams (a Webhook in Response Mode Streaming, a Chat Trigger in streaming mode): one line per tool call and the answer as the model writes it. The output item is the same either way.',
+  },
+];
