@@ -3,7 +3,7 @@ import type { ChatResponse, ModelFinishReason, TokenUsage } from './chat-model';
 import { anthropicFinishMessage, mapAnthropicStopReason, readAnthropicUsage } from './anthropic';
 import { mapOllamaDoneReason, mapResponsesStatus } from './finish-reasons';
 import { mapGeminiFinishReason } from './gemini';
-import { mapOpenAiFinishReason } from './openai';
+import { mapOpenAiFinishReason, readOpenAiUsage } from './openai';
 
 type Fields = Record<string, unknown>;
 
@@ -106,10 +106,7 @@ export function usageOf(message: MessageLike): TokenUsage | undefined {
   if (isObject(legacy)) return usage(legacy.promptTokens, legacy.completionTokens, legacy.totalTokens);
   const raw = metadata.usage;
   if (isObject(raw) && raw.input_tokens !== undefined && raw.prompt_tokens === undefined) return readAnthropicUsage(raw);
-  if (isObject(raw) && (raw.prompt_tokens !== undefined || raw.completion_tokens !== undefined)) {
-    const details = raw.completion_tokens_details as Fields | undefined;
-    return usage(raw.prompt_tokens, raw.completion_tokens, raw.total_tokens, details?.reasoning_tokens);
-  }
+  if (isObject(raw) && (raw.prompt_tokens !== undefined || raw.completion_tokens !== undefined)) return readOpenAiUsage(raw);
   if (metadata.prompt_eval_count !== undefined || metadata.eval_count !== undefined) return usage(metadata.prompt_eval_count, metadata.eval_count, undefined);
   return undefined;
 }

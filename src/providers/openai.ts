@@ -8,6 +8,7 @@ import {
   type ChatResponse,
   type ModelFinishReason,
   type ResponseFormat,
+  type TokenUsage,
 } from './chat-model';
 import { collectChatCompletionStream } from './openai-stream';
 import { reasoningOf } from './openai-reasoning';
@@ -113,18 +114,12 @@ function readCompletion(completion: unknown): ChatResponse {
   const message = choice.message ?? ({} as OpenAI.ChatCompletionMessage);
   const toolCalls = (message.tool_calls ?? []).map((call) => ('function' in call ? call.function?.name : undefined) ?? 'unnamed');
   const usage = (completion as OpenAI.ChatCompletion).usage;
-  const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
   const refused = typeof message.refusal === 'string' && message.refusal !== '';
   const finishReason = refused ? 'content_filter' : mapOpenAiFinishReason(choice.finish_reason);
   const thinking = reasoningOf(message);
   return {
     text: typeof message.content === 'string' ? message.content : '',
-    usage: {
-      prompt_tokens: usage?.prompt_tokens ?? 0,
-      completion_tokens: usage?.completion_tokens ?? 0,
-      total_tokens: usage?.total_tokens ?? 0,
-      ...(reasoning ? { reasoning_tokens: reasoning } : {}),
-    },
+    usage: readOpenAiUsage(usage),
     // A stream without the usage chunk, or a server that sends no `usage`, reported none; zeros are a report.
     usageReported: typeof usage === 'object' && usage !== null,
     finishReason,
@@ -132,6 +127,21 @@ function readCompletion(completion: unknown): ChatResponse {
     ...(thinking ? { reasoning: thinking } : {}),
     ...(toolCalls.length ? { nativeToolCalls: toolCalls } : {}),
   };
+}
+
+/**
+ * Chat completions' `usage` in the engine's form ([ON-usage]): cached tokens are inside `prompt_tokens` and
+ * reasoning tokens inside `completion_tokens`, the latter also detailed apart. Zeros for what is missing;
+ * whether usage was sent at all is the caller's `usageReported`. The one reader of it, for this adapter
+ * and for ChatOpenAI's raw `usage` through LangChain.
+ */
+export function readOpenAiUsage(usage: unknown): TokenUsage {
+  const fields = (typeof usage === 'object' && usage !== null ? usage : {}) as Partial<OpenAI.CompletionUsage>;
+  const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+  const prompt = count(fields.prompt_tokens);
+  const completion = count(fields.completion_tokens);
+  const reasoning = count(fields.completion_tokens_details?.reasoning_tokens);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: count(fields.total_tokens) || prompt + completion, ...(reasoning ? { reasoning_tokens: reasoning } : {}) };
 }
 
 /**
