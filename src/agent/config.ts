@@ -55,7 +55,8 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
   }
   if (input.model === undefined) throw new ConfigError('model', 'model is required (the model id, e.g. "gpt-4o-mini")');
 
-  const config = { ...DEFAULT_CONFIG, ...input } as AgentConfig;
+  // A copy of the defaults: a caller that changes its config's allowed_tools or tool_settings must not change every later run's.
+  const config = { ...structuredClone(DEFAULT_CONFIG), ...input } as AgentConfig;
   for (const [key, check] of Object.entries(CHECKS)) {
     const value = config[key as keyof AgentConfig];
     // An absent optional key, or null / "" from an empty panel field, means the provider's default.
