@@ -1,5 +1,6 @@
 /** Anthropic Messages facts in one place: stop reasons, usage (plain and streamed) and the error body, read from what the API sends. */
 import type { ModelFinishReason, TokenUsage } from './chat-model';
+import { shortMessage } from './provider-errors';
 
 type Fields = Record<string, unknown>;
 
@@ -21,9 +22,10 @@ export function mapAnthropicStopReason(reason: unknown): ModelFinishReason | und
  */
 export function anthropicFinishMessage(reason: unknown, details?: unknown): string | undefined {
   if (reason !== 'refusal') return undefined;
-  const category = isObject(details) && typeof details.category === 'string' ? ` (${details.category})` : '';
+  const category = isObject(details) && typeof details.category === 'string' ? ` (${details.category.trim()})` : '';
   const explanation = isObject(details) && typeof details.explanation === 'string' && details.explanation.trim() !== '' ? `: ${details.explanation.trim()}` : '';
-  return `Anthropic stop_reason refusal${category}${explanation}`;
+  // One line of at most a few hundred characters, whatever the provider (or a proxy) sends.
+  return shortMessage(`Anthropic stop_reason refusal${category}${explanation}`);
 }
 
 /**
