@@ -109,7 +109,7 @@ describe('Agent Core node: failures n8n can act on (On Model Error, On Limit Rea
     const result = await run({ options: { onModelError: 'returnItem' } });
 
     expect(result.errorOf('Agent Core')).toBeUndefined();
-    expect(result.outputOf('Agent Core')[0].json).toMatchObject({ finish_reason: 'llm_error', final_answer: '', output: '', trace: [{ error: { type: 'llm_error', status: 401 } }] });
+    expect(result.outputOf('Agent Core')[0].json).toMatchObject({ finish_reason: 'llm_error', final_answer: '', output: 'No answer: the model call failed (model call failed: 401 Incorrect API key provided: sk-wrong).', trace: [{ error: { type: 'llm_error', status: 401 } }] });
   });
 
   it('sends a limit to the error output only when On Limit Reached is Fail the Node', async () => {

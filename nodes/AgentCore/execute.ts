@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
 import { resumeAgent, runAgent } from '../../src';
 import { mapItems } from '../shared/items';
-import { failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
+import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { recordAiCalls } from './ai-events';
 import { ExecutionUsedStates, readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
@@ -60,8 +60,8 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
     const json = context.getNode().onError === 'continueErrorOutput' ? { error: failure.message } : failedRunJson(result, failure, sessionId);
     return { json, pairedItem: { item: itemIndex }, ...linked };
   }
-  // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply.
-  const json = { ...result, output: result.final_answer, ...(sessionId ? { session_id: sessionId } : {}), ...tokens };
+  // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply: without an answer, why in one sentence.
+  const json = { ...result, output: chatOutput(result), ...(sessionId ? { session_id: sessionId } : {}), ...tokens };
   return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
 }
 
