@@ -1,4 +1,5 @@
 import { observationMessage } from '../src/agent/prompt';
+import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { NodeConnectionTypes, NodeHelpers, Workflow, type INodeParameters, type INodeTypes } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
@@ -11,7 +12,7 @@ import { connectInSequence, createInputNode, createNode, subNode } from './suppo
  * Agent Core driven by chat model sub-nodes in n8n's real engine: the sub-node's supplyData hands over a
  * real LangChain ChatOpenAI (as n8n's OpenAI Chat Model does), pointed at a local scripted server.
  */
-const chatModelSubNode = (typeName: string, build: () => ChatOpenAI) => subNode(typeName, NodeConnectionTypes.AiLanguageModel, build);
+const chatModelSubNode = (typeName: string, build: () => ChatOpenAI | ChatAnthropic) => subNode(typeName, NodeConnectionTypes.AiLanguageModel, build);
 
 const languageModelInput = (index = 0) => ({ ai_languageModel: [[{ node: 'Agent Core', type: NodeConnectionTypes.AiLanguageModel, index }]] });
 
@@ -49,6 +50,23 @@ describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
     expect(primary.requests.map((request) => request.model)).toEqual(['gpt-5-mini', 'gpt-5-mini']);
     expect(primary.requests[0].headers.authorization).toBe('Bearer sub-node-key-123456');
     expect(JSON.stringify(json)).not.toContain('sub-node-key-123456');
+  });
+
+  it('runs on an Anthropic Chat Model sub-node (ChatAnthropic 1.5.6, as n8n 2.41.1 builds it), counting cached prompt tokens and keeping its key out', async () => {
+    // Cache counts as vercel:anthropic:anthropic-code-execution-20260120-prompt-cache.1.chunks.txt reports them beside input_tokens.
+    primary.setScript([{ text: final('cached'), usage: { prompt_tokens: 900, completion_tokens: 12 }, anthropic: { cacheReadTokens: 600, cacheCreationTokens: 100 } }]);
+    const claude = () => new ChatAnthropic({ anthropicApiKey: 'sk-ant-sub-node-777777', model: 'claude-sonnet-4-5', anthropicApiUrl: primary.url, maxRetries: 0 });
+    const result = await runWorkflow({
+      nodes: [createInputNode([{ prompt: 'q' }]), agentNode({ provider: 'connected' }), createNode({ name: 'Anthropic Chat Model', type: 'chatModel' })],
+      connections: { ...connectInSequence('Input', 'Agent Core'), 'Anthropic Chat Model': languageModelInput() },
+      nodeTypes: { agentCore: new AgentCore(), chatModel: chatModelSubNode('chatModel', claude) },
+    });
+    expect(result.errorOf('Agent Core')).toBeUndefined();
+    const json = result.outputOf('Agent Core')[0].json as Record<string, any>;
+    expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'cached', model: 'claude-sonnet-4-5' });
+    expect(json.usage).toEqual({ prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 });
+    expect(primary.requests[0].headers['x-api-key']).toBe('sk-ant-sub-node-777777');
+    expect(JSON.stringify(json)).not.toContain('sk-ant-sub-node-777777');
   });
 
   it('records a credential-mode run’s calls for n8n: an AI event per model and tool call, and tokenUsage for the Logs view', async () => {
