@@ -6,7 +6,8 @@ import { type AgentConfig, ConfigError, DEFAULT_CONFIG, resolveConfig } from '..
 import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/agent/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
 import { agentCoreProperties } from '../nodes/AgentCore/description';
-import { configFromCollections } from '../nodes/AgentCore/settings-panel';
+import { collectionProperties, configFromCollections } from '../nodes/AgentCore/settings-panel';
+import { integer } from '../src/agent/setting-checks';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { settingsTableLines } = require('../scripts/settings-table.js') as { settingsTableLines: (settings: unknown, runOptions: unknown) => string[] };
 
@@ -113,6 +114,22 @@ describe('the settings table', () => {
     const options = { temperature: 0.4, maxOutputTokens: 0, reasoningEffort: '', jsonMode: 'off', batchSize: 3 };
     expect(configFromCollections({ limits, options })).toStrictEqual({ temperature: 0.4, timeout: 60, max_steps: 9, loop_limit: 0, json_mode: 'off' });
     expect(configFromCollections({ limits: {}, options: { maxOutputTokens: 500, reasoningEffort: 'low' } })).toStrictEqual({ max_output_tokens: 500, reasoning_effort: 'low' });
+  });
+
+  it('shows a limit added for a later node version only in that version, sorted among the others', () => {
+    const added = { default: 5, check: integer(1, 100), meaning: 'm', panel: { collection: 'limits' as const, name: 'maxRetries', displayName: 'Max Retries', type: 'number' as const, since: 2 } };
+    const entries = [...settingEntries(), ['max_retries', added] as never];
+    const names = (version: number) => collectionProperties('limits', [], version, entries).map((entry) => entry.name);
+    expect(names(1)).toEqual(collectionProperties('limits', []).map((entry) => entry.name));
+    expect(names(1)).not.toContain('maxRetries');
+    expect(names(2)).toEqual(['loopLimit', 'maxRetries', 'maxSteps', 'maxToolCalls', 'observationMaxLen', 'timeout', 'singleCallTimeout', 'totalTokenBudget']);
+    expect(collectionProperties('limits', [], 2, entries).find((entry) => entry.name === 'maxRetries')).toStrictEqual({
+      displayName: 'Max Retries',
+      name: 'maxRetries',
+      type: 'number',
+      typeOptions: { minValue: 1 },
+      default: 5,
+    });
   });
 
   it("matches README's configuration table in every column README has", () => {

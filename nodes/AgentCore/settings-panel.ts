@@ -27,10 +27,10 @@ function propertyOf(setting: Setting, panel: PanelFacts, extra: Pick<INodeProper
   };
 }
 
-/** The settings a collection holds, with the node's own fields in it, in n8n's alphabetical order. */
-export function collectionProperties(collection: Collection, nodeFields: INodeProperties[]): INodeProperties[] {
-  const fromTable = settingEntries().flatMap(([, setting]) =>
-    setting.panel?.collection === collection && !setting.panel.builtByNode ? [propertyOf(setting, setting.panel, {})] : [],
+/** The settings a collection of node version `version` holds, with the node's own fields in it, in n8n's alphabetical order. */
+export function collectionProperties(collection: Collection, nodeFields: INodeProperties[], version = 1, entries = settingEntries()): INodeProperties[] {
+  const fromTable = entries.flatMap(([, setting]) =>
+    setting.panel?.collection === collection && !setting.panel.builtByNode && (setting.panel.since ?? 1) <= version ? [propertyOf(setting, setting.panel, {})] : [],
   );
   return [...fromTable, ...nodeFields].sort((first, second) => first.displayName.localeCompare(second.displayName));
 }

@@ -30,6 +30,11 @@ export interface PanelFacts {
   shownWith?: string;
   /** The node builds this entry and reads its value itself (choices known only there, a toggle, JSON): these facts name it. */
   builtByNode?: true;
+  /**
+   * The first node version whose panel shows it (absent: 1). A published version's panel never changes, so a
+   * setting added later names the version it arrives in; older versions run with its default.
+   */
+  since?: number;
 }
 
 /**

@@ -13,7 +13,11 @@ export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 
 
 const limit = (name: string, displayName: string, description: string): PanelFacts => ({ collection: 'limits', name, displayName, type: 'number', description });
 
-/** The table. Its order is the order keys are checked in, so the first problem reported stays the same. */
+/**
+ * The table. Its order is the order keys are checked in, so the first problem reported stays the same. A new
+ * setting is one row here: its type, default, check, panel field (with `since`, the node version it arrives in)
+ * and node mapping follow; `node scripts/settings-table.js` prints its README row.
+ */
 export const SETTINGS = {
   /** Model id as the provider names it. */
   model: {
