@@ -9,7 +9,7 @@
  * own, exactly as recorded (status, headers, body; an event stream as its recorded text, event by event), and
  * replayed through the path its `api` names: `chat` and `gemini` through the engine's own providers
  * (createChatModel + runAgent), `anthropic` and `responses` through the LangChain classes n8n's sub-nodes hand
- * over, wrapped in the node's LangChain adapter — skipped when those packages are not installed.
+ * over (devDependencies at n8n 2.41.1's versions), wrapped in the engine's LangChain adapter (src/providers/langchain-chat-model.ts) — skipped only when those packages are not installed.
  * Usage: node scripts/replay-realworld.js [--only <substring>] [--concurrency <n>]
  */
 const fs = require('node:fs');
