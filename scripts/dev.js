@@ -2,7 +2,8 @@
 // @ts-check
 /**
  * `npm run dev [-- --n8n 2] [-- --port 5678] [-- --fresh] [-- --watch]`: a local n8n with this package
- * installed as a community package and the example workflows imported and active.
+ * installed as a community package and three examples imported and active: the two webhook examples and a
+ * chat (Chat Trigger → Agent Core, no Redis) to open in the editor's chat panel or on its hosted chat page.
  *
  * - n8n comes from the cache of scripts/n8n-cache.js (installed on first use): line 1 (1.123.x on this
  *   machine's Node, the default) or line 2 (2.41.x on Node 24 from the cache).
@@ -29,7 +30,11 @@ const { watchFolders } = require('./watch-folders');
 /** @typedef {{ line: 1 | 2; port: number; portGiven: boolean; fresh: boolean; watch: boolean; help: boolean }} DevOptions */
 
 const CREDENTIAL_TYPE = 'agentCoreOpenAiApi';
-const WEBHOOK_PATHS = ['agent-core', 'agent-core-strict'];
+/** The two webhook examples, and a chat that needs nothing but the model (no Redis). */
+const EXAMPLE_FILES = ['agent-core-webhook.json', 'agent-core-webhook-strict-limits.json', 'agent-core-simple-chat.json'];
+/** Where the chat example's Chat Trigger answers (its hosted chat page, and what n8n's chat widget posts to). */
+const CHAT_PATH = `${chatTriggerOf(local.readExampleWorkflows(['agent-core-simple-chat.json'])[0]).webhookId}/chat`;
+const WEBHOOK_PATHS = ['agent-core', 'agent-core-strict', CHAT_PATH];
 /** What `--watch` watches: the sources of everything the build puts into the package. */
 const WATCHED_FOLDERS = ['src', 'nodes', 'credentials'].map((folder) => path.join(local.REPO_FOLDER, folder));
 
@@ -54,6 +59,16 @@ function parseArguments(argv) {
   const { line } = options;
   if (line !== 1 && line !== 2) throw new Error('--n8n must be 1 or 2');
   return { ...options, line };
+}
+
+/**
+ * The Chat Trigger node of a workflow.
+ * @param {import('./n8n-local').WorkflowJson} workflow
+ */
+function chatTriggerOf(workflow) {
+  const trigger = workflow.nodes.find((node) => node.type.endsWith('.chatTrigger'));
+  if (!trigger) throw new Error(`the workflow "${workflow.name}" has no Chat Trigger`);
+  return trigger;
 }
 
 /** @param {string} [message] */
@@ -158,7 +173,7 @@ async function main() {
       '         set OPENAI_API_KEY (and OPENAI_BASE_URL for another compatible endpoint) to use a real model.';
   }
   const credential = { id: 'agentCoreDevCred', name: 'Agent Core (npm run dev)', type: CREDENTIAL_TYPE, data: credentialData };
-  const workflows = local.readExampleWorkflows().map((workflow, index) => ({
+  const workflows = local.readExampleWorkflows(EXAMPLE_FILES).map((workflow, index) => ({
     ...local.useCredential(workflow, CREDENTIAL_TYPE, credential),
     id: `agentCoreDevWf${index + 1}`,
   }));
@@ -237,6 +252,8 @@ async function main() {
   say(`Model:   ${modelDescription}`);
   say(`Try:     curl -s -X POST ${n8n.webhookUrl('agent-core')} -H 'content-type: application/json' -d ${shellQuote(body)}`);
   say(`Limits:  the same with max_steps 1: ${n8n.webhookUrl('agent-core-strict')}`);
+  say(`Chat:    open the workflow "Agent Core chat (Chat Trigger, no Redis)" and click Open chat, or ${n8n.webhookUrl(CHAT_PATH)}`);
+  if (!process.env.OPENAI_API_KEY) say('         and paste the catalogue question of the curl line above (the prompt\'s text).');
   say(`Log:     ${n8n.logPath}`);
   if (options.watch) say(`Watch:   changes under ${WATCHED_FOLDERS.map((folder) => path.relative(local.REPO_FOLDER, folder)).join(', ')} rebuild, reinstall and restart n8n`);
   say('Ctrl-C stops n8n' + (process.env.OPENAI_API_KEY ? '.' : ' and the demo model.'));

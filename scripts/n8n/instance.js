@@ -140,8 +140,15 @@ async function createN8nInstance(options) {
     const spawned = spawnN8n(installation, ['start'], { cwd: userFolder, env, logPath });
     main = spawned;
     const listening = `ready on 127.0.0.1, port ${port}`;
-    // Only our n8n's own announcement proves that what answers on the port is this process.
-    await waitUntil(spawned, timeoutMs, `serve ${webhookPaths.join(', ') || '/healthz'}`, async () => spawned.logSince().includes(listening) && (await ready(webhookPaths)));
+    // Only our n8n's own announcement proves that what answers on the port is this process. n8n listens
+    // before it activates workflows, and announces the editor once activation is through (commands/start.ts:
+    // activeWorkflowManager.init(), then "Editor is now accessible via"); a webhook probed before that throws
+    // "The requested webhook … is not registered" uncaught in n8n, which prints its stack into the log.
+    const activated = 'Editor is now accessible via';
+    await waitUntil(spawned, timeoutMs, `serve ${webhookPaths.join(', ') || '/healthz'}`, async () => {
+      const log = spawned.logSince();
+      return log.includes(listening) && log.includes(activated) && (await ready(webhookPaths));
+    });
   }
 
   /**
