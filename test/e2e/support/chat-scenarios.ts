@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { CHAT, RECALL_QUESTION, promptOf } from './model-script';
 import { WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 
@@ -17,6 +18,19 @@ function chunksOf(response: WebhookResponse): StreamChunk[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as StreamChunk);
+}
+
+/**
+ * The chat example without Redis (Chat Trigger → Agent Core, examples/agent-core-simple-chat.json), as n8n's
+ * chat widget drives it: the demo's catalogue question is answered in `output`, the field the widget shows.
+ */
+export async function simpleChatAnswersTheDemoQuestion(n8n: AgentCoreInN8n): Promise<void> {
+  // Its own wording, so that the model calls of this run are told apart from the webhook example's.
+  const question = DEMO_PROMPT.replace('?', '? (asked in the chat example)');
+  const response = await n8n.post(WEBHOOKS.simpleChat, chatMessage(n8n.uniqueId('simple-chat'), question));
+
+  n8n.expectStatus(response, 200);
+  expect(response.body).toMatchObject({ output: 'In stock and under 50 EUR: Desk lamp and USB-C hub.', finish_reason: 'final', used_tools: { json_transform: { count: 1 } } });
 }
 
 /**

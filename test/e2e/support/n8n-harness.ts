@@ -59,6 +59,8 @@ export const WEBHOOKS = {
   streaming: 'agent-core-stream',
   /** examples/agent-core-chat.json: the Chat Trigger (last-node mode) where n8n's chat widget posts. */
   chatTrigger: `${CHAT_TRIGGER_WEBHOOK_ID}/chat`,
+  /** examples/agent-core-simple-chat.json: Chat Trigger → Agent Core, no Redis (the chat `npm run dev` imports). */
+  simpleChat: 'fe090214-c7fe-42fb-9d09-c5030844cac8/chat',
   /** Test-only: the same chat workflow with the Chat Trigger in streaming mode. */
   chatTriggerStreaming: `${STREAMING_CHAT_TRIGGER_WEBHOOK_ID}/chat`,
   /** Test-only: the main example with a wrong API key and Retry On Fail (2 tries). */
@@ -101,6 +103,7 @@ const EXAMPLE_FILES = [
   'agent-core-chat-model.json',
   'agent-core-typed-answer.json',
   'agent-core-approval.json',
+  'agent-core-simple-chat.json',
 ];
 
 /**
