@@ -94,7 +94,6 @@ async function main(argv: string[]): Promise<number> {
       budgetLedger,
       stateSecret: process.env.AGENT_CORE_STATE_SECRET,
       signal: controller.signal,
-      secrets: [primary.apiKey, ...(fallback ? [fallback.apiKey] : [])],
       // One line per event, written as it happens; the engine has redacted every text in it.
       onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
       ...extras.options,

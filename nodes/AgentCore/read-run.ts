@@ -35,7 +35,7 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number)
   const sessionId = String(readField(context, 'sessionId', itemIndex, '') ?? '');
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
   const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const { model, modelName, fallbackModel, secrets } = await readModels(context, itemIndex, provider, options);
+  const { model, modelName, fallbackModel } = await readModels(context, itemIndex, provider, options);
   const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
   const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
   const toolSettings = (readJsonValue(context, context.getNodeParameter('toolSettingsJson', itemIndex, undefined), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
@@ -57,7 +57,7 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number)
     approval_required: approval.tools,
     ...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
   };
-  const allSecrets = [...secrets, ...(approval.stateSecret ? [approval.stateSecret] : [])];
+  const allSecrets = approval.stateSecret ? [approval.stateSecret] : [];
   return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret: approval.stateSecret, secrets: allSecrets, subExecutions };
 }
 
@@ -87,23 +87,24 @@ async function readModels(
   itemIndex: number,
   provider: ProviderName | 'connected',
   options: IDataObject,
-): Promise<{ model: ChatModel; modelName: string; fallbackModel?: ChatModel; secrets: string[] }> {
+): Promise<{ model: ChatModel; modelName: string; fallbackModel?: ChatModel }> {
   const needsFallback = context.getNodeParameter('needsFallback', itemIndex, false) === true;
   const fallbackSource = provider === 'connected' ? undefined : (context.getNodeParameter('fallbackSource', itemIndex, 'input') as string);
   const connected = await readConnectedModels(context, itemIndex, chatModelInputs(provider, needsFallback, fallbackSource));
   if (provider === 'connected') {
     // The sub-node names its model; the Model field is hidden then (and n8n cannot read a hidden resource locator).
     const model = connected.primary!;
-    return { model, modelName: model.modelName ?? 'connected chat model', fallbackModel: connected.fallback, secrets: [] };
+    return { model, modelName: model.modelName ?? 'connected chat model', fallbackModel: connected.fallback };
   }
   const modelName = context.getNodeParameter('model', itemIndex, '', { extractValue: true }) as string;
   const fromCredential = (name?: string) =>
     modelFromCredential(context, provider, { itemIndex, maxConcurrentCalls: options.maxConcurrentCalls as number | undefined, model: name });
-  const { apiKey, model } = await fromCredential();
-  if (!needsFallback || fallbackSource !== 'credential') return { model, modelName, fallbackModel: connected.fallback, secrets: [apiKey] };
+  // The key reaches the redactor through the model itself (ChatModel.secrets), as on every path.
+  const { model } = await fromCredential();
+  if (!needsFallback || fallbackSource !== 'credential') return { model, modelName, fallbackModel: connected.fallback };
   const fallbackName = context.getNodeParameter('fallbackModel', itemIndex, '', { extractValue: true }) as string;
   if (!fallbackName) throw nodeError(context, 'Fallback Model is empty', itemIndex, 'Pick the model that takes over, or turn off Enable Fallback Model.');
-  return { model, modelName, fallbackModel: (await fromCredential(fallbackName)).model, secrets: [apiKey] };
+  return { model, modelName, fallbackModel: (await fromCredential(fallbackName)).model };
 }
 
 /** Operation → Run: the user's request, as a prompt or a conversation, and the workflow's instructions. */

@@ -128,7 +128,7 @@ export const SETTINGS = {
       (key) => `${key} must be a number of days from 0.001 to ${USED_STATE_MEMORY_DAYS}: a used state is remembered ${USED_STATE_MEMORY_DAYS} days, so an older one could be resumed again`,
     ),
     meaning:
-      "a paused run's `run_state` older than this is refused on resume (exit 2 / `RunStateError` naming `run_state`); 0.001 to 30, since a used state is remembered 30 days. The resuming side's config decides, and changing it does not invalidate paused runs. Node: Require Approval → Run State Max Age (Days)",
+      "a paused run's `run_state` older than this is refused on resume (exit 2 / `RunStateError` naming `run_state`); 0.001 to 30, since a used state is remembered 30 days. The resuming side's config decides, and changing it does not invalidate paused runs.",
     panel: {
       collection: 'top',
       name: 'runStateMaxAgeDays',
@@ -205,7 +205,7 @@ export const SETTINGS = {
     default: 'on_error',
     check: check.oneOf(['on_error', 'always']),
     meaning:
-      "the few-shot examples (a tool call and its answer, a corrected call, a direct answer): `on_error` sends them only with the repair turn after a reply that broke the protocol, `always` with every model call's system message (about 135 more prompt tokens per call; for models that often stray from the JSON format). Node: Options → Examples in Prompt",
+      "the few-shot examples (a tool call and its answer, a corrected call, a direct answer): `on_error` sends them only with the repair turn after a reply that broke the protocol, `always` with every model call's system message (about 135 more prompt tokens per call; for models that often stray from the JSON format).",
     panel: {
       collection: 'options',
       name: 'promptExamples',
@@ -235,7 +235,7 @@ export const SETTINGS = {
   output_schema: {
     check: check.jsonSchema,
     meaning:
-      'a JSON Schema the final answer must match (see *Typed answers and the schema mode*); absent = a text answer, exactly as before. Node: Options → Output Format → *JSON Matching a Schema* and Output Schema',
+      'a JSON Schema the final answer must match (see *Typed answers and the schema mode*); absent = a text answer, exactly as before.',
     panel: { collection: 'options', name: 'outputSchema', displayName: 'Output Schema', type: 'json', shownWith: 'Output Format → JSON Matching a Schema', builtByNode: true },
   },
 } satisfies Record<string, Setting>;

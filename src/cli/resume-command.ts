@@ -46,7 +46,6 @@ export async function resume(values: Record<string, string | undefined>, stream:
     usedStates,
     budgetLedger,
     signal: controller.signal,
-    secrets: [primary.apiKey, ...(fallback ? [fallback.apiKey] : [])],
     onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
     ...extras.options,
   })
