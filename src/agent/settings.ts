@@ -235,7 +235,7 @@ export const SETTINGS = {
   output_schema: {
     check: check.jsonSchema,
     meaning:
-      'a JSON Schema the final answer must match (see *Typed answers and the schema mode*); absent = a text answer, exactly as before.',
+      'a JSON Schema the final answer must match (see *Typed answers and the schema mode*); absent = a text answer, exactly as before',
     panel: { collection: 'options', name: 'outputSchema', displayName: 'Output Schema', type: 'json', shownWith: 'Output Format → JSON Matching a Schema', builtByNode: true },
   },
 } satisfies Record<string, Setting>;
