@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError } from './agent/config';
-import { InputError } from './agent/input';
+import { InputError } from './core/input-error';
 import { runAgent } from './agent/run-agent';
 import { MemoryContextStore } from './context/memory-store';
 import { RedisContextStore } from './context/redis-store';

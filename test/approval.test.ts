@@ -1,5 +1,5 @@
 import { ConfigError } from '../src/agent/config';
-import { InputError } from '../src/agent/input';
+import { InputError } from '../src/core/input-error';
 import { observationMessage } from '../src/agent/prompt';
 import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';

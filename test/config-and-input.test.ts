@@ -1,5 +1,6 @@
 import { ConfigError, resolveConfig, DEFAULT_CONFIG } from '../src/agent/config';
-import { InputError, normaliseInput } from '../src/agent/input';
+import { InputError } from '../src/core/input-error';
+import { normaliseInput } from '../src/agent/input';
 import { ToolRegistry } from '../src/tools/registry';
 
 const registry = new ToolRegistry();

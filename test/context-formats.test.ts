@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../src/providers/chat-model';
+import type { ChatMessage } from '../src/core/messages';
 import {
   CONTINUED_CONVERSATION_PLACEHOLDER,
   toAnthropicFormat,

@@ -2,7 +2,7 @@ import { runAgent } from '../src/agent/run-agent';
 import { ConfigError } from '../src/agent/config';
 import { MAX_NESTING_DEPTH } from '../src/agent/protocol';
 import { createChatModel } from '../src/providers/create-model';
-import { MAX_TOKENS_PER_CALL } from '../src/providers/usage';
+import { MAX_TOKENS_PER_CALL } from '../src/core/usage';
 import type { Tool } from '../src/tools/tool';
 import { action, final, lastUserMessage, modelFor, probeTool, useScriptedServer } from './support/agent';
 import { useEventLoopWatchdog } from './support/watchdog';

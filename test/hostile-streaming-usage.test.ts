@@ -4,7 +4,8 @@ import { LangChainChatModel } from '../src/providers/langchain-chat-model';
 import type { AgentEvent } from '../src/agent/events';
 import { runAgent } from '../src/agent/run-agent';
 import { MemoryBudgetLedger } from '../src/budget/ledger';
-import type { ChatMessage, ChatRequest } from '../src/providers/chat-model';
+import type { ChatMessage } from '../src/core/messages';
+import type { ChatRequest } from '../src/providers/chat-model';
 import { action, final, modelFor, probeTool, useScriptedServer } from './support/agent';
 import { useEventLoopWatchdog } from './support/watchdog';
 

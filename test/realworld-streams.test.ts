@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../src/agent/events';
 import { runAgent } from '../src/agent/run-agent';
 import type { ChatResponse } from '../src/providers/chat-model';
-import { estimateWhenUnreported, sanitiseUsage } from '../src/providers/usage';
+import { estimateWhenUnreported, sanitiseUsage } from '../src/core/usage';
 import { final, modelFor, useScriptedServer } from './support/agent';
 
 /**

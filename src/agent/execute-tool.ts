@@ -2,7 +2,8 @@ import { TruncatedText, type Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
 import { secretsInSettings, type Redactor } from '../trace/redact';
 import type { StepError, ToolUsage } from '../trace/types';
-import { callSignal, describeAbort, raceAbort, truncateObservation } from './limits';
+import { callSignal, describeAbort, raceAbort } from './limits';
+import { truncateObservation } from '../core/text-cut';
 
 /** A tool's error message fed back to the model is cut to this many characters. */
 const MAX_TOOL_ERROR_LENGTH = 2000;

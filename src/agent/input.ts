@@ -1,17 +1,6 @@
-import { chatMessageProblem, type ChatMessage } from '../providers/chat-model';
-
-/** Bad run input (prompt / messages); `field` names it and the message says how to fix it. */
-export class InputError extends Error {
-  override readonly name = 'InputError';
-  constructor(
-    /** `prompt`, `messages_json`, or another input field such as the persisted `messages`. */
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
+/** The run's input: the prompt and the conversation checked and split into history and the message to answer. */
+import { parseMessages, type ChatMessage } from '../core/messages';
+import { InputError } from '../core/input-error';
 
 /**
  * Checks the run input and splits it into the history and the new user message (the one this run answers).
@@ -36,27 +25,6 @@ export function normaliseInput(prompt: unknown, messages: unknown): { history: C
     throw new InputError('messages_json', `messages_json must end with a user message (the request to answer), but it ends with a ${last.role} message; append the user's message or set prompt`);
   }
   return { history, newUserMessage: last };
-}
-
-/** Checks a neutral conversation (an array, or JSON text of one, of {role, content}); errors name `field`. */
-export function parseMessages(raw: unknown, field = 'messages_json'): ChatMessage[] {
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      throw new InputError(field, `${field} is not valid JSON (${(error as Error).message}); it must be an array of {role, content} objects`);
-    }
-  }
-  if (!Array.isArray(value)) {
-    throw new InputError(field, `${field} must be an array of {role, content} objects, e.g. [{"role":"user","content":"Hi"}]`);
-  }
-  return value.map((message, index) => {
-    const problem = chatMessageProblem(message, `${field}[${index}]`);
-    if (problem) throw new InputError(field, problem);
-    const { role, content } = message as ChatMessage;
-    return { role: role as ChatMessage['role'], content };
-  });
 }
 
 /**

@@ -86,10 +86,3 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
     );
   });
 }
-
-/** Cuts text to `maxLength` characters with a visible marker saying how much was cut; 0 = no cut. */
-export function truncateObservation(text: string, maxLength: number): string {
-  if (maxLength <= 0 || text.length <= maxLength) return text;
-  const cut = text.length - maxLength;
-  return `${text.slice(0, maxLength)}… [cut ${cut} of ${text.length} characters]`;
-}

@@ -1,5 +1,6 @@
-import type { ChatMessage, ChatModel, ChatResponse, ResponseFormat, TokenUsage } from '../providers/chat-model';
-import { sanitiseUsage } from '../providers/usage';
+import type { ChatMessage } from '../core/messages';
+import type { ChatModel, ChatResponse, ResponseFormat } from '../providers/chat-model';
+import { type TokenUsage, sanitiseUsage } from '../core/usage';
 import type { StepError, TraceStep } from '../trace/types';
 import type { ModelChoice } from './model-choice';
 import type { AnswerRelease } from './answer-release';

@@ -1,4 +1,5 @@
-import type { ChatMessage, TokenUsage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
+import type { TokenUsage } from '../core/usage';
 import { openSealedValue, sealValue } from '../run-state/sealed-value';
 import { configHash, newRunStateId, openRunState, RunStateError, signRunState, USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
 import { readableStep } from '../trace/readable-step';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 import type { Tool } from '../tools/tool';
 import type { JsonSchema } from '../validation/validate';
 

@@ -3,7 +3,7 @@ import { RunStateError, stateSecretProblem } from '../run-state/signed-state';
 import type { UsedStates } from '../run-state/used-states';
 import { configureRun } from './configure-run';
 import { checkToolCall } from './execute-tool';
-import { InputError } from './input';
+import { InputError } from '../core/input-error';
 import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './paused-run';
 import { AgentRun } from './run-agent';
 import type { RunAgentOptions } from './run-options';

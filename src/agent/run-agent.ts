@@ -1,5 +1,5 @@
-import type { ChatMessage, TokenUsage } from '../providers/chat-model';
-import { addUsage, estimateWhenUnreported } from '../providers/usage';
+import type { ChatMessage } from '../core/messages';
+import { type TokenUsage, addUsage, estimateWhenUnreported } from '../core/usage';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';

@@ -1,4 +1,5 @@
-import type { ChatMessage, TokenUsage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
+import type { TokenUsage } from '../core/usage';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, RunMetrics, ToolUsage, TraceStep } from '../trace/types';

@@ -1,7 +1,7 @@
 import { ConfigError } from './config';
 import type { BudgetLedger, LedgerTotals } from '../budget/ledger';
 import type { FinishReason } from '../trace/types';
-import type { TokenUsage } from '../providers/chat-model';
+import type { TokenUsage } from '../core/usage';
 
 /** `shared_budget`: a token (or cost) budget that every run naming the same scope draws on, per period. */
 export interface SharedBudgetConfig {

@@ -1,5 +1,6 @@
 // The shape of an audited run as stored: the output, the replies, the chain links and the record chain.
-import type { ChatMessage, TokenUsage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
+import type { TokenUsage } from '../core/usage';
 import type { AgentResult, FinishReason, RunMetrics, TraceStep } from '../trace/types';
 import type { JsonSchema } from '../validation/validate';
 import { sealRecord, type RecordHashes } from './record-chain';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 
 /** OpenAI Chat Completions `messages`: the neutral form as it is (OpenAI accepts any role order). */
 export interface OpenAiChatFormat {

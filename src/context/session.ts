@@ -1,7 +1,7 @@
-import { InputError, parseMessages } from '../agent/input';
-import type { ChatMessage } from '../providers/chat-model';
+import { InputError } from '../core/input-error';
+import { parseMessages, type ChatMessage } from '../core/messages';
 import type { TraceStep } from '../trace/types';
-import { truncateObservation } from '../agent/limits';
+import { truncateObservation } from '../core/text-cut';
 import { assertSessionKey, DEFAULT_KEY_PREFIX, DEFAULT_MAX_TURN_CHARACTERS, type ContextStore, type HistoryWindow, type PersistOptions } from './store';
 
 /**

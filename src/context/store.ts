@@ -1,4 +1,4 @@
-import { chatMessageProblem, type ChatMessage } from '../providers/chat-model';
+import { chatMessageProblem, type ChatMessage } from '../core/messages';
 import type { ValidationResult } from '../validation/validate';
 
 /** Turns the window includes when nothing else is configured. */

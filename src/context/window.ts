@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 import type { ValidationResult } from '../validation/validate';
 import {
   DEFAULT_MAX_HISTORY_CHARACTERS,

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 
 /**
  * Anthropic's OpenAI SDK compatibility endpoint (`https://api.anthropic.com/v1/`, chat completions), as

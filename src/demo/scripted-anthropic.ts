@@ -3,7 +3,7 @@
  * into the neutral form, the Message answer, its error body and its server-sent events
  * (../shared/reference/provider-behaviours.md §3; keys in brackets name its sources).
  */
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 import type { ScriptedRequest } from './scripted-server';
 import type { ParsedCall } from './scripted-request';
 import type { StreamEvent } from './scripted-stream';

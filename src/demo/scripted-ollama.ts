@@ -3,7 +3,7 @@
  * goes through @langchain/ollama and ollama-js to this API, always streaming, never to Ollama's `/v1`
  * (../shared/reference/provider-behaviours.md §4 and the emulation table [N-oll], [LC-oll], [OL-api]).
  */
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 import type { ScriptedRequest } from './scripted-server';
 import type { ParsedCall } from './scripted-request';
 import type { StreamEvent } from './scripted-stream';

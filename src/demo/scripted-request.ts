@@ -3,7 +3,7 @@
  * (`developer` counts as system), Gemini contents with their system instruction, or the request of a
  * format with its own file (Anthropic, OpenAI Responses, Ollama).
  */
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 import { parseAnthropicCall } from './scripted-anthropic';
 import { parseOllamaCall } from './scripted-ollama';
 import { parseResponsesCall } from './scripted-responses';

@@ -4,7 +4,7 @@
  * [N-openai]). Shapes follow openai-node's `src/resources/responses/responses.ts` [ON-client]; errors are
  * the chat-completions ones [ON-err].
  */
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 import type { ScriptedRequest } from './scripted-server';
 import type { ParsedCall } from './scripted-request';
 import type { StreamEvent } from './scripted-stream';

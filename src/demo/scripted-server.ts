@@ -6,7 +6,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatMessage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
 import { parseModelCall } from './scripted-request';
 import { sendEventStream, streamFor, waitUnlessClientLeaves, type StreamShape } from './scripted-stream';
 import { anthropicSamplingRefusal } from './scripted-anthropic';

@@ -1,5 +1,6 @@
 /** Anthropic Messages facts in one place: stop reasons, usage (plain and streamed) and the error body, read from what the API sends. */
-import type { ModelFinishReason, TokenUsage } from './chat-model';
+import type { ModelFinishReason } from './chat-model';
+import type { TokenUsage } from '../core/usage';
 import { shortMessage } from './provider-errors';
 
 type Fields = Record<string, unknown>;

@@ -1,38 +1,6 @@
-/** One message of the neutral conversation form shared by the engine, the context store and the providers. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
-
-/** The roles of the neutral form; no other role is accepted anywhere. */
-export const CHAT_ROLES: readonly ChatMessage['role'][] = ['system', 'user', 'assistant'];
-
-/**
- * The one check of a neutral message, shared by the run input and the context store: undefined when
- * `value` is a `{role, content}` message, else a sentence naming `path` and the fix.
- */
-export function chatMessageProblem(value: unknown, path: string): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path} must be an object with role and content`;
-  const { role, content } = value as Record<string, unknown>;
-  if (typeof role !== 'string' || !(CHAT_ROLES as readonly string[]).includes(role)) {
-    return `${path}.role must be "system", "user" or "assistant", but it was ${JSON.stringify(role)?.slice(0, 60)}`;
-  }
-  if (typeof content !== 'string') return `${path}.content must be a string`;
-  return undefined;
-}
-
-export interface TokenUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** Reasoning ("thinking") tokens, when the provider reports them; already counted in `completion_tokens`. */
-  reasoning_tokens?: number;
-  /**
-   * True when some of these counts are the engine's estimate because the provider reported no usage (see
-   * estimateWhenUnreported); budgets count them like reported ones.
-   */
-  estimated?: boolean;
-}
+/** The provider contract: what the engine sends a model and what it gets back, in the engine's neutral form. */
+import type { ChatMessage } from '../core/messages';
+import type { TokenUsage } from '../core/usage';
 
 /** Reasoning effort as the engine names it; each adapter maps it to its provider's setting. */
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';

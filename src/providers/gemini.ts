@@ -1,18 +1,18 @@
 import type { Content, GenerateContentParameters, GoogleGenAI } from '@google/genai';
-import { loadOnce } from './load-once';
+import { loadOnce } from '../core/load-once';
 
 /** The @google/genai SDK, loaded when the first client is made (see loadOnce). */
 const genAi = loadOnce(() => require('@google/genai') as typeof import('@google/genai'));
 import {
   describeUnexpectedBody,
   ProviderResponseError,
-  type ChatMessage,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
   type ModelFinishReason,
   type ReasoningEffort,
 } from './chat-model';
+import type { ChatMessage } from '../core/messages';
 import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gemini-stream';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';

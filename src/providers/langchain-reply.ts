@@ -1,5 +1,6 @@
 /** A LangChain chat model's reply (an AIMessage, or merged AIMessageChunks) read as the engine's ChatResponse, whichever provider package built it. */
-import type { ChatResponse, ModelFinishReason, TokenUsage } from './chat-model';
+import type { ChatResponse, ModelFinishReason } from './chat-model';
+import type { TokenUsage } from '../core/usage';
 import { anthropicFinishMessage, mapAnthropicStopReason, readAnthropicUsage } from './anthropic';
 import { mapOllamaDoneReason, mapResponsesStatus } from './finish-reasons';
 import { mapGeminiFinishReason } from './gemini';

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { loadOnce } from './load-once';
+import { loadOnce } from '../core/load-once';
 import {
   describeUnexpectedBody,
   ProviderResponseError,
@@ -8,8 +8,8 @@ import {
   type ChatResponse,
   type ModelFinishReason,
   type ResponseFormat,
-  type TokenUsage,
 } from './chat-model';
+import type { TokenUsage } from '../core/usage';
 import { collectChatCompletionStream } from './openai-stream';
 import { reasoningOf } from './openai-reasoning';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';

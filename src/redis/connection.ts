@@ -3,7 +3,7 @@
  * `ContextStoreError`. Shared by the Redis context store and the node's credential test.
  */
 import type { Redis, RedisOptions } from 'ioredis';
-import { loadOnce } from '../providers/load-once';
+import { loadOnce } from '../core/load-once';
 import { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from './errors';
 
 /** ioredis, loaded when the first connection is opened (see loadOnce). */

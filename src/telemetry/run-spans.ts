@@ -1,5 +1,5 @@
 import type { Attributes, AttributeValue, Context, Tracer } from '@opentelemetry/api';
-import { loadOnce } from '../providers/load-once';
+import { loadOnce } from '../core/load-once';
 import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult, TraceStep } from '../trace/types';
 

@@ -1,4 +1,5 @@
-import type { ChatMessage, TokenUsage } from '../providers/chat-model';
+import type { ChatMessage } from '../core/messages';
+import type { TokenUsage } from '../core/usage';
 
 /** Why a run ended. Every run ends with exactly one. */
 export type FinishReason =

@@ -4,7 +4,7 @@
  */
 import type { RegExpEngine } from 'ajv/dist/types';
 import type { RE2JS } from 're2js';
-import { loadOnce } from '../providers/load-once';
+import { loadOnce } from '../core/load-once';
 
 /** At most this many RE2 instructions per pattern (`.{0,400}` is about 800); compiling stays in single milliseconds. */
 export const MAX_PATTERN_SIZE = 1_000;

@@ -1,6 +1,6 @@
 /** Values checked against JSON Schemas: the one place every schema the engine evaluates is checked, compiled and run. */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { loadOnce } from '../providers/load-once';
+import { loadOnce } from '../core/load-once';
 import { linearRegExp, patternBudgetRefusal, startPatternBudget } from './linear-regexp';
 import { SchemaError } from './schema-error';
 import { checkSchemaLimits } from './schema-limits';

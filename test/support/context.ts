@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../src/providers/chat-model';
+import type { ChatMessage } from '../../src/core/messages';
 import type { HistoryWindow, PersistOptions, StoredTurn } from '../../src/context/store';
 
 export const PERSIST: PersistOptions = { maxStoredTurns: 200, ttlSeconds: 3600 };

@@ -1,6 +1,7 @@
 /** A model that streams scripted replies in given pieces through the contract's onTextDelta, as a streaming adapter does. */
 import type { AgentEvent } from '../../src/agent/events';
-import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from '../../src/providers/chat-model';
+import type { ChatModel, ChatRequest, ChatResponse } from '../../src/providers/chat-model';
+import type { TokenUsage } from '../../src/core/usage';
 
 /** Each reply's pieces; `usage` is what the model reports (default: a small reported usage). */
 export interface PiecedReply {

@@ -1,4 +1,27 @@
-import type { ChatMessage, ChatResponse, TokenUsage } from './chat-model';
+/** Token usage and its arithmetic: sanitising a reported count, estimating an unreported one, adding a call to the run's total. */
+import type { ChatMessage } from './messages';
+
+/** Tokens one model call, or a whole run, used: prompt, completion and their total. */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Reasoning ("thinking") tokens, when the provider reports them; already counted in `completion_tokens`. */
+  reasoning_tokens?: number;
+  /**
+   * True when some of these counts are the engine's estimate because the provider reported no usage (see
+   * estimateWhenUnreported); budgets count them like reported ones.
+   */
+  estimated?: boolean;
+}
+
+/** The part of a model's reply that usage reading looks at (a ChatResponse has it). */
+interface UsageReport {
+  usage: TokenUsage;
+  usageReported?: boolean;
+  text: string;
+  reasoning?: string;
+}
 
 /**
  * No single model call reports more tokens than this (the largest context windows are about 10⁷); a
@@ -46,7 +69,7 @@ export function estimateTokens(text: string): number {
  * `pyd:test_google/test_google_model_armor_prompt_template_text_gets_blocked#1`); otherwise no object, or no
  * count but zeros, is none (a broken count is reported, and sanitised).
  */
-function reportedNone(response: Pick<ChatResponse, 'usage' | 'usageReported'>): boolean {
+function reportedNone(response: Pick<UsageReport, 'usage' | 'usageReported'>): boolean {
   if (response.usageReported !== undefined) return !response.usageReported;
   const raw: unknown = response.usage;
   if (typeof raw !== 'object' || raw === null) return true;
@@ -63,7 +86,7 @@ function reportedNone(response: Pick<ChatResponse, 'usage' | 'usageReported'>): 
  */
 export function estimateWhenUnreported(
   usage: TokenUsage,
-  response: Pick<ChatResponse, 'usage' | 'usageReported' | 'text' | 'reasoning'>,
+  response: UsageReport,
   messages: readonly ChatMessage[],
 ): TokenUsage {
   if (!reportedNone(response)) return usage;

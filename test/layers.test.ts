@@ -1,0 +1,121 @@
+// The project's layering as a test: every folder of src/ has a declared layer and imports only from layers below it.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * The layers of src/, bottom to top, as the real imports stand (issue #28). A folder may import from any
+ * lower layer, never from its own layer's other folders nor from a higher one: folders of one layer stay
+ * independent. `core` holds the shared words (messages, roles, usage, loadOnce) every layer may use; the
+ * files directly in src/ (cli.ts, index.ts) are the top. A new folder must be given a layer here.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['core'], // ChatMessage, roles, TokenUsage and its arithmetic, message parsing, InputError, loadOnce
+  ['validation', 'providers'], // schemas and checks; the ChatModel contract and its adapters
+  ['redis'], // connections, scripts, shared clients (uses canonical JSON from validation)
+  ['tools', 'budget', 'run-state'], // the Tool type and built-ins; the token ledger; signed run state
+  ['trace'], // steps, digests (names tools and model finish reasons)
+  ['context', 'audit', 'telemetry'], // the conversation store; the audit record; spans — each reads the trace
+  ['agent'], // the run loop, which uses everything below
+  ['cli', 'demo'], // the CLI's commands; the demo and scripted model servers
+];
+const TOP = LAYERS.length; // src/cli.ts, src/index.ts
+/** What nodes/ may import from src/: the engine's entry points only. */
+const ENTRY_POINTS = new Set(['src/index.ts', 'src/context/index.ts']);
+
+const ROOT = path.join(__dirname, '..');
+const layerOf = new Map(LAYERS.flatMap((folders, rank) => folders.map((folder) => [folder, rank] as const)));
+
+function sourceFiles(directory: string): string[] {
+  if (!fs.existsSync(path.join(ROOT, directory))) return [];
+  return fs.readdirSync(path.join(ROOT, directory), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${directory}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(relative);
+    return /\.ts$/.test(entry.name) && !/\.d\.ts$/.test(entry.name) ? [relative] : [];
+  });
+}
+
+/** Relative module specifiers of a file: static imports and re-exports, side-effect imports, import() and require(). */
+function importsOf(source: string): string[] {
+  const pattern = /(?:\bfrom\s+|^\s*import\s+|\bimport\(\s*|\brequire\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  return [...source.matchAll(pattern)].map((match) => match[1]);
+}
+
+/** The src/ file (or folder) a specifier points at, in / form, resolved as TypeScript does for .ts and index.ts. */
+function resolveImport(from: string, specifier: string, exists: (file: string) => boolean): string {
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
+  return [`${base}.ts`, `${base}/index.ts`].find(exists) ?? base;
+}
+
+/** The folder of src/ a path belongs to, '' for a file directly in src/, undefined outside src/. */
+function folderOf(file: string): string | undefined {
+  const parts = file.split('/');
+  if (parts[0] !== 'src') return undefined;
+  return parts.length === 2 ? '' : parts[1];
+}
+
+const rankOf = (folder: string): number | undefined => (folder === '' ? TOP : layerOf.get(folder));
+
+/** Every breach of the layering in `files` (path → source), one sentence each naming the file and the import. */
+function layeringFindings(files: ReadonlyMap<string, string>, folders: readonly string[]): string[] {
+  const findings: string[] = [];
+  for (const folder of folders) if (!layerOf.has(folder)) findings.push(`src/${folder}/ has no layer: add it to LAYERS in test/layers.test.ts where its imports put it`);
+  for (const folder of layerOf.keys()) if (!folders.includes(folder)) findings.push(`LAYERS names src/${folder}/, which does not exist: remove it`);
+  const exists = (file: string) => files.has(file);
+  for (const [file, source] of files) {
+    const own = folderOf(file);
+    for (const specifier of importsOf(source)) {
+      const target = resolveImport(file, specifier, exists);
+      if (file.startsWith('nodes/')) {
+        if (target.startsWith('src/') && !ENTRY_POINTS.has(target)) findings.push(`${file} imports '${specifier}' (${target}): nodes/ use src/index.ts or src/context/index.ts`);
+        continue;
+      }
+      const theirs = folderOf(target);
+      if (own === undefined || theirs === undefined || theirs === own) continue;
+      const ownRank = rankOf(own);
+      const theirRank = rankOf(theirs);
+      if (ownRank === undefined || theirRank === undefined) continue; // reported above as a folder with no layer
+      if (theirRank > ownRank) findings.push(`${file} imports '${specifier}': up from ${own || 'src/'} (layer ${ownRank}) to ${theirs} (layer ${theirRank})`);
+      else if (theirRank === ownRank) findings.push(`${file} imports '${specifier}': across layer ${ownRank}, from ${own} to ${theirs} (folders of one layer stay independent)`);
+    }
+  }
+  return findings;
+}
+
+function readTree(): { files: Map<string, string>; folders: string[] } {
+  const files = new Map([...sourceFiles('src'), ...sourceFiles('nodes')].map((file) => [file, fs.readFileSync(path.join(ROOT, file), 'utf8')] as const));
+  const folders = fs.readdirSync(path.join(ROOT, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  return { files, folders };
+}
+
+describe('layers of src/', () => {
+  it('every folder of src/ has a layer and every import points down (nodes/ use the entry points)', () => {
+    const { files, folders } = readTree();
+    expect(layeringFindings(files, folders)).toEqual([]);
+  });
+
+  it('nothing in src/context imports from src/agent: the shared words come from src/core', () => {
+    const { files } = readTree();
+    const borrowed = [...files].filter(([file, source]) => file.startsWith('src/context/') && importsOf(source).some((specifier) => specifier.startsWith('../agent')));
+    expect(borrowed.map(([file]) => file)).toEqual([]);
+  });
+
+  it('names the file and the import when a lower layer imports a higher one, a peer, or a folder has no layer', () => {
+    const { files, folders } = readTree();
+    const before = layeringFindings(files, folders);
+    files.set('src/core/upward.ts', "import { runAgent } from '../agent/run-agent';\n");
+    files.set('src/context/sideways.ts', "export type { AuditRecord } from '../audit/record';\n");
+    files.set('nodes/Deep/deep.ts', "const x = require('../../src/agent/run-agent');\n");
+    expect(layeringFindings(files, [...folders, 'unplaced']).filter((finding) => !before.includes(finding))).toEqual([
+      'src/unplaced/ has no layer: add it to LAYERS in test/layers.test.ts where its imports put it',
+      "src/core/upward.ts imports '../agent/run-agent': up from core (layer 0) to agent (layer 6)",
+      "src/context/sideways.ts imports '../audit/record': across layer 5, from context to audit (folders of one layer stay independent)",
+      "nodes/Deep/deep.ts imports '../../src/agent/run-agent' (src/agent/run-agent.ts): nodes/ use src/index.ts or src/context/index.ts",
+    ]);
+  });
+
+  it('src/ never imports n8n: the engine stands alone and the node translates', () => {
+    const { files } = readTree();
+    const n8nImports = [...files].filter(([file, source]) => file.startsWith('src/') && /(?:from\s+|require\(\s*|import\(\s*)['"](?:n8n-workflow|n8n-core|@n8n\/)/.test(source));
+    expect(n8nImports.map(([file]) => file)).toEqual([]);
+  });
+});
