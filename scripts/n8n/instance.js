@@ -147,8 +147,32 @@ async function createN8nInstance(options) {
     const activated = 'Editor is now accessible via';
     await waitUntil(spawned, timeoutMs, `serve ${webhookPaths.join(', ') || '/healthz'}`, async () => {
       const log = spawned.logSince();
-      return log.includes(listening) && log.includes(activated) && (await ready(webhookPaths));
+      return log.includes(listening) && log.includes(activated) && (await registeredInDatabase(webhookPaths)) !== false && (await ready(webhookPaths));
     });
+  }
+
+  /**
+   * n8n 2.x announces the editor before its workflow publication service (on by default) has activated the
+   * workflows, so there the announcement proves nothing; its database does: a production webhook is
+   * registered once its row is in webhook_entity. Read with node:sqlite of 2.x's own Node 24, in a child.
+   * Undefined where this cannot tell: 1.x (activated before the announcement; its Node 20 has no
+   * node:sqlite) and PostgreSQL (queue mode, whose main's log nobody follows).
+   * @param {string[]} paths
+   * @returns {Promise<boolean | undefined>}
+   */
+  async function registeredInDatabase(paths) {
+    if (installation.line !== 2 || options.env?.DB_TYPE === 'postgresdb' || paths.length === 0) return undefined;
+    const database = path.join(userFolder, '.n8n', 'database.sqlite');
+    if (!fs.existsSync(database)) return false;
+    const query = "SELECT DISTINCT webhookPath FROM webhook_entity WHERE method = 'POST'";
+    const script = `const { DatabaseSync } = require('node:sqlite'); const rows = new DatabaseSync(process.argv[1], { readOnly: true }).prepare(${JSON.stringify(query)}).all(); process.stdout.write(JSON.stringify(rows.map((row) => row.webhookPath)));`;
+    try {
+      const registered = new Set(JSON.parse(await runCommand(installation.node, ['--no-warnings', '-e', script, database], { timeoutMs: 20000 })));
+      return paths.every((webhookPath) => registered.has(webhookPath));
+    } catch {
+      // The table may not exist yet while n8n migrates a new database.
+      return false;
+    }
   }
 
   /**
