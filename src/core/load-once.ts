@@ -1,4 +1,4 @@
-// Deferred loading of heavy modules (SDKs, ajv, re2), shared by every layer that needs one.
+// Deferred loading of heavy modules (model SDKs, ioredis, ajv, re2js, OpenTelemetry), shared by every layer that needs one.
 /**
  * A module loaded on first use instead of when this package is loaded. n8n loads every community package
  * in every process (main and each worker) at start, and most never call a given SDK: eagerly, the SDKs
