@@ -3,7 +3,7 @@ import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
 import { chatHubConversation } from './chat-hub-scenarios';
 import { CHAT_MODEL_SUB_NODES, fallbackSubNodeFinishesTheRun, toolStepThenAnswerOnSubNode, type ChatModelSubNode } from './chat-model-scenarios';
-import { chatWidgetConversation, simpleChatAnswersTheDemoQuestion, streamingChatConversation, wrongApiKeyRetriedThenRoutedToErrorOutput } from './chat-scenarios';
+import { chatWidgetConversation, simpleChatAnswersTheDemoQuestion, simpleChatSaysWhyThereIsNoAnswer, streamingChatConversation, wrongApiKeyRetriedThenRoutedToErrorOutput } from './chat-scenarios';
 import { apiHeaderRoundTrip, approvalRoundTrip, concurrentTurnsOnOneSession, feishuNotifyRoundTrip, twoTurnConversation, useLoopbackApi, workflowToolRoundTrip } from './conversation-scenarios';
 import { CHAT, e2eModel, lastUserMessageOf, NEVER_FINISHES, promptOf, RECALL_QUESTION } from './model-script';
 import { useAgentCoreInN8n, WEBHOOKS } from './n8n-harness';
@@ -175,6 +175,10 @@ export function describeAgentCoreInN8n(line: 1 | 2): void {
     describe("n8n's Chat Trigger without Redis (examples/agent-core-simple-chat.json), posted to as n8n's chat widget does", () => {
       it("answers the demo's catalogue question in output", async () => {
         await simpleChatAnswersTheDemoQuestion(get());
+      });
+
+      it('says in one sentence of output why a run that hit Max Steps has no answer, never the raw item', async () => {
+        await simpleChatSaysWhyThereIsNoAnswer(get());
       });
     });
 

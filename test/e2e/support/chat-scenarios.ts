@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
-import { CHAT, RECALL_QUESTION, promptOf } from './model-script';
+import { CHAT, NEVER_FINISHES, RECALL_QUESTION, promptOf } from './model-script';
 import { WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 
 /** What n8n's chat widget (@n8n/chat) posts to the Chat Trigger for one message. */
@@ -31,6 +31,18 @@ export async function simpleChatAnswersTheDemoQuestion(n8n: AgentCoreInN8n): Pro
 
   n8n.expectStatus(response, 200);
   expect(response.body).toMatchObject({ output: 'In stock and under 50 EUR: Desk lamp and USB-C hub.', finish_reason: 'final', used_tools: { json_transform: { count: 1 } } });
+}
+
+/**
+ * The same chat when the run ends without an answer (a model that calls a tool on every turn, until Max Steps):
+ * `output`, what the widget shows, is one sentence saying why, so the chat never falls back to the item's JSON.
+ */
+export async function simpleChatSaysWhyThereIsNoAnswer(n8n: AgentCoreInN8n): Promise<void> {
+  const response = await n8n.post(WEBHOOKS.simpleChat, chatMessage(n8n.uniqueId('simple-chat-limit'), `${NEVER_FINISHES} Count the turns.`));
+
+  n8n.expectStatus(response, 200);
+  expect(response.body).toMatchObject({ finish_reason: 'max_steps', final_answer: '' });
+  expect(response.body.output).toMatch(/^No answer: the agent used all its steps before it answered \(no final answer within max_steps \(\d+\)\)\.$/);
 }
 
 /**
