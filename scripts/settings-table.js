@@ -43,6 +43,7 @@ function settingsTableLines(settings, runOptionSettings) {
 module.exports = { settingsTableLines };
 
 if (require.main === module) {
-  const { SETTINGS, RUN_OPTION_SETTINGS } = require('../dist/src/index.js');
+  // Built code, found at run time: a fresh clone type-checks this file before dist/ exists.
+  const { SETTINGS, RUN_OPTION_SETTINGS } = require(require('node:path').join(__dirname, '..', 'dist', 'src', 'index.js'));
   process.stdout.write(`${settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS).join('\n')}\n`);
 }

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
-import { validateAgainst, type JsonSchema, type Tool } from '../../src';
+import { SchemaError, validateAgainst, type JsonSchema, type Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
@@ -58,9 +58,8 @@ function parseSchema(context: IExecuteFunctions, raw: WorkflowToolRow['argsSchem
     // a refusal (SchemaError) is reported against the panel row, with its fix.
     validateAgainst(schema as JsonSchema, {});
   } catch (error) {
-    const refusal = error as { name?: string; problem?: string; fix?: string };
-    if (refusal.name === 'SchemaError') throw nodeError(context, `${label} ${refusal.problem}`, itemIndex, refusal.fix);
-    throw error;
+    if (error instanceof SchemaError) throw nodeError(context, `${label} ${error.problem}`, itemIndex, error.fix);
+    throw nodeError(context, `${label} could not be checked: ${(error as Error).message}`, itemIndex, 'Write a JSON Schema object, e.g. {"type":"object","properties":{...}}.');
   }
   return schema as JsonSchema;
 }
