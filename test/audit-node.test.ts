@@ -8,7 +8,7 @@ import { auditSinkFor } from '../src/audit/postgres-sink';
 import { auditTargetFromCredential, testAuditDatabaseCredential } from '../nodes/AgentCore/audit';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
-import { createTestDatabase, dropTestDatabase, query, useTestDatabase } from './support/postgres';
+import { POSTGRES_HOST, POSTGRES_PORT, createTestDatabase, dropTestDatabase, query, useTestDatabase } from './support/postgres';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
 /** Issue #19 in n8n's engine: Audit Trail on the Agent Core: Audit Database credential. */
@@ -16,7 +16,7 @@ describe('Agent Core audit trail in n8n’s engine', () => {
   const server = useScriptedServer();
   const database = useTestDatabase();
   afterEach(() => closeAuditSinks());
-  const credentialFor = (name: string) => ({ host: '127.0.0.1', port: 5432, database: name, user: 'postgres', password: process.env.PGPASSWORD ?? '', ssl: 'disable' });
+  const credentialFor = (name: string) => ({ host: POSTGRES_HOST, port: POSTGRES_PORT, database: name, user: 'postgres', password: process.env.PGPASSWORD ?? '', ssl: 'disable' });
 
   const run = (items: IDataObject[], parameters: INodeParameters, databaseName = database().name) =>
     runWorkflow({

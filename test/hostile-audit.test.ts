@@ -13,7 +13,7 @@ import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
 import { LOOPBACK_HEADERS_ALLOWED, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
 import { runWorkflow } from './support/n8n-engine';
-import { postgresEnvironment, query, useTestDatabase } from './support/postgres';
+import { POSTGRES_HOST, POSTGRES_PORT, postgresEnvironment, query, useTestDatabase } from './support/postgres';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 import { warmUpAuditedRun } from './support/warm-up';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
@@ -42,7 +42,7 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
   const database = useTestDatabase();
   let proxy: TcpProxy;
   beforeEach(async () => {
-    proxy = await startTcpProxy({ port: 5432 });
+    proxy = await startTcpProxy({ host: POSTGRES_HOST, port: POSTGRES_PORT });
   });
   afterEach(async () => {
     await closeAuditSinks();
@@ -195,7 +195,7 @@ describe('audit rows the database refuses, and the pending queue', () => {
   const database = useTestDatabase();
   let proxy: TcpProxy;
   beforeEach(async () => {
-    proxy = await startTcpProxy({ port: 5432 });
+    proxy = await startTcpProxy({ host: POSTGRES_HOST, port: POSTGRES_PORT });
   });
   afterEach(async () => {
     await closeAuditSinks();

@@ -1,11 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-/** The machine's PostgreSQL: trust auth on a fresh machine; CI sets PGPASSWORD where the cluster asks for one. */
-export const POSTGRES_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+/**
+ * The run's PostgreSQL, chosen by global-setup.js: the one at AGENT_CORE_TEST_PG_URL (default the machine's on 127.0.0.1:5432)
+ * if it answers, else a private one it started from npm; the password, if any, is in PGPASSWORD (CI sets one, the private one too).
+ */
+export const POSTGRES_ADMIN_URL = process.env.AGENT_CORE_TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/** A database URL on the machine's PostgreSQL (the password, if any, comes from PGPASSWORD). */
-export const databaseUrl = (name: string) => `postgres://postgres@127.0.0.1:5432/${name}`;
+const adminUrl = new URL(POSTGRES_ADMIN_URL);
+/** Where the test PostgreSQL listens, for tests that build credentials or proxies from parts. */
+export const POSTGRES_HOST = adminUrl.hostname;
+export const POSTGRES_PORT = Number(adminUrl.port || 5432);
+
+/** A database URL on the test PostgreSQL (the password, if any, comes from PGPASSWORD). */
+export const databaseUrl = (name: string) => {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
 
 /** The environment a child process needs to reach the test database (the CLI's tests pass only PATH). */
 export const postgresEnvironment = (): Record<string, string> => (process.env.PGPASSWORD ? { PGPASSWORD: process.env.PGPASSWORD } : {});
@@ -16,8 +28,9 @@ async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
     await client.connect();
   } catch (error) {
     throw new Error(
-      `PostgreSQL is not reachable at 127.0.0.1:5432 as user postgres (${(error as Error).message || (error as { code?: string }).code}): ` +
-        "start it with 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start' (set PGPASSWORD if it asks for one)",
+      `PostgreSQL is not reachable at ${adminUrl.host} as user ${adminUrl.username} (${(error as Error).message || (error as { code?: string }).code}): ` +
+        "jest's global set-up (test/support/global-setup.js) found or started it; was it stopped since? Point AGENT_CORE_TEST_PG_URL " +
+        '(and PGPASSWORD) at a running one, or unset it so the tests start a private one from npm',
     );
   }
   try {
