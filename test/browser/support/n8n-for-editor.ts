@@ -26,8 +26,8 @@ export const HEADER_CREDENTIAL: CredentialImport = {
   data: { headerName: 'X-Api-Key', headerSecret: 'browser-test-secret', allowedDomains: 'api.example.com' },
 };
 
-/** The examples imported: the two the editor test runs, and the HTTP tool example for its credential. */
-export const EXAMPLE_FILES = ['agent-core-webhook.json', 'agent-core-webhook-strict-limits.json', 'agent-core-http-tool.json'];
+/** The examples imported: the two the editor test runs, the HTTP tool example for its credential, the chat example the node creator test starts from. */
+export const EXAMPLE_FILES = ['agent-core-webhook.json', 'agent-core-webhook-strict-limits.json', 'agent-core-http-tool.json', 'agent-core-simple-chat.json'];
 
 /** The models the scripted server lists at GET /v1/models, i.e. what the panel's model list shows. */
 export const LISTED_MODELS = ['gpt-4o-mini', 'demo-model'];
