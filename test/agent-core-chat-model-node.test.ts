@@ -205,7 +205,8 @@ describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
 });
 
 describe('the chat-model inputs n8n draws on Agent Core', () => {
-  const agentCore = new AgentCore();
+  // Version 1, the version of the examples and of these nodes (typeVersion 1).
+  const agentCore = new AgentCore().nodeVersions[1];
   const nodeTypes = { getByName: () => agentCore, getByNameAndVersion: () => agentCore, getKnownTypes: () => ({}) } as unknown as INodeTypes;
   /** The input names n8n's own NodeHelpers computes from the node's inputs expression for these parameters. */
   const inputsFor = (parameters: INodeParameters) => {

@@ -1,23 +1,36 @@
+// Agent Core as n8n loads it: one node type with its versions; new nodes get version 2, saved workflows keep theirs.
 import {
   type IExecuteFunctions,
-  type ILoadOptionsFunctions,
   type INodeExecutionData,
-  type INodeListSearchResult,
-  type INodePropertyOptions,
   type INodeType,
+  type INodeTypeBaseDescription,
   type INodeTypeDescription,
+  VersionedNodeType,
 } from 'n8n-workflow';
-import { testRedisCredential } from '../shared/redis-credential';
-import { agentCoreOutputs, testRunStateCredential } from './approval';
-import { testAuditDatabaseCredential } from './audit';
+import { AgentCoreV2 } from './agent-core-v2';
+import { agentCoreOutputs } from './approval';
 import { agentCoreInputs } from './connected-model';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
-import { searchModels } from './search-models';
-import { testFeishuCredential, testHttpHeaderCredential } from './tool-credentials';
+import { agentCoreMethods } from './node-methods';
 
 /** Agent Core: a controlled, auditable agent speaking the Action/Final JSON protocol. */
-export class AgentCore implements INodeType {
+export class AgentCore extends VersionedNodeType {
+  constructor() {
+    const baseDescription: INodeTypeBaseDescription = {
+      displayName: 'Agent Core',
+      name: 'agentCore',
+      icon: { light: 'file:agentCore.svg', dark: 'file:agentCore.dark.svg' },
+      group: ['transform'],
+      description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
+      defaultVersion: 2,
+    };
+    super({ 1: new AgentCoreV1(), 2: new AgentCoreV2(baseDescription) }, baseDescription);
+  }
+}
+
+/** Version 1: the panel published first, kept as it was for the workflows built on it (test/agent-core-v1-panel.test.ts). */
+export class AgentCoreV1 implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Agent Core',
     name: 'agentCore',
@@ -50,28 +63,7 @@ export class AgentCore implements INodeType {
     properties: agentCoreProperties,
   };
 
-  methods = {
-    credentialTest: {
-      agentCoreRedisApiTest: testRedisCredential,
-      agentCoreHttpHeaderApiTest: testHttpHeaderCredential,
-      agentCoreFeishuBotApiTest: testFeishuCredential,
-      agentCoreRunStateApiTest: testRunStateCredential,
-      agentCoreAuditDatabaseApiTest: testAuditDatabaseCredential,
-    },
-    loadOptions: {
-      /** The tools Require Approval can name: the allowed built-ins and the workflow tools defined above. */
-      async getApprovalTools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-        const builtIns = (this.getCurrentNodeParameter('allowedTools') as string[] | undefined) ?? [];
-        const workflowTools = ((this.getCurrentNodeParameter('workflowTools') as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? []).map((tool) => tool.name ?? '');
-        return [...builtIns, ...workflowTools].filter(Boolean).map((name) => ({ name, value: name }));
-      },
-    },
-    listSearch: {
-      async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-        return searchModels.call(this, filter);
-      },
-    },
-  };
+  methods = agentCoreMethods;
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await agentCoreExecute.call(this);

@@ -2,6 +2,7 @@ import type { ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExe
 import { DEFAULT_CONFIG, RedisUsedStates, stateSecretProblem, type ApprovalDecision, type UsedStates } from '../../src';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
+import { governanceSwitch } from './panel-versions';
 
 /** The node's outputs for Require Approval, as the `outputs` expression builds them: calls that wait for a person leave by the second. */
 export function agentCoreOutputs(needsApproval: boolean) {
@@ -14,7 +15,7 @@ export function agentCoreOutputs(needsApproval: boolean) {
  * and how many days a paused run's state is accepted (the config's run_state_max_age_days).
  */
 export async function readApproval(context: IExecuteFunctions, itemIndex: number): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
-  if (context.getNodeParameter('needsApproval', itemIndex, false) !== true) return { tools: [] };
+  if (!governanceSwitch(context, itemIndex, 'needsApproval')) return { tools: [] };
   const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
   const maxAgeDays = context.getNodeParameter('runStateMaxAgeDays', itemIndex, DEFAULT_CONFIG.run_state_max_age_days) as number;
   const credentials = await context.getCredentials('agentCoreRunStateApi', itemIndex);

@@ -1,5 +1,6 @@
 import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, IExecuteFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 import { ambientTracer, pingAuditDatabase, tracingFromEnvironment, type PostgresTarget, type RunAgentOptions, type RunTracing } from '../../src';
+import { governanceSwitch } from './panel-versions';
 
 /** The "Agent Core: Audit Database" credential's fields as connection settings. */
 export function auditTargetFromCredential(data: ICredentialDataDecryptedObject): PostgresTarget {
@@ -25,7 +26,7 @@ export async function testAuditDatabaseCredential(this: ICredentialTestFunctions
  * from; Audit Retention (Days) deletes older runs (0 keeps them).
  */
 export async function readAudit(context: IExecuteFunctions, itemIndex: number): Promise<Pick<RunAgentOptions, 'audit'>> {
-  if (context.getNodeParameter('auditTrail', itemIndex, false) !== true) return {};
+  if (!governanceSwitch(context, itemIndex, 'auditTrail')) return {};
   const target = auditTargetFromCredential(await context.getCredentials('agentCoreAuditDatabaseApi', itemIndex));
   const retentionDays = Number(context.getNodeParameter('auditRetentionDays', itemIndex, 0)) || undefined;
   const origin = { workflow_id: String(context.getWorkflow().id ?? ''), execution_id: String(context.getExecutionId() ?? ''), node_name: context.getNode().name };

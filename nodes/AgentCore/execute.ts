@@ -7,6 +7,7 @@ import { recordAiCalls } from './ai-events';
 import { ExecutionUsedStates, readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
 import { ExecutionLedger } from './budget-ledger';
+import { governanceSwitch, readCollections } from './panel-versions';
 import { readInput, readItemRun } from './read-run';
 import { openItemStream } from './streaming';
 
@@ -71,10 +72,10 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
  */
 export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const state: ExecutionState = { started: [], ledger: new ExecutionLedger(), usedStates: new ExecutionUsedStates() };
-  const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+  const { options } = readCollections(this, 0);
   const batching = { size: Number(options.batchSize ?? 1), delayMs: Number(options.delayBetweenBatches ?? 0) };
   const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching).finally(() => Promise.all([state.ledger.close(), state.usedStates.close()]));
   const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
-  return routeByApproval(items, this.getNodeParameter('needsApproval', 0, false) === true);
+  return routeByApproval(items, governanceSwitch(this, 0, 'needsApproval'));
 }

@@ -6,6 +6,7 @@ import { nodeError } from '../shared/node-errors';
 import { readApproval } from './approval';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
+import { fieldFallback, fieldPath, readCollections } from './panel-versions';
 import { modelFromCredential } from './provider-credential';
 import { configFromCollections } from './settings-panel';
 import { withToolCredentials } from './tool-credentials';
@@ -32,13 +33,13 @@ export interface ItemRun {
  * name, tool credentials, tools, approval) and builds the config in one piece; nothing patches it later.
  */
 export async function readItemRun(context: IExecuteFunctions, itemIndex: number): Promise<ItemRun> {
-  const sessionId = String(readField(context, 'sessionId', itemIndex, '') ?? '');
+  const sessionId = String(readField(context, fieldPath(context, 'sessionId'), itemIndex, fieldFallback(context, 'sessionId', '')) ?? '');
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
-  const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  // Options and Limits as version 1 names them, whatever the node's version (panel-versions.ts).
+  const { options, limits } = readCollections(context, itemIndex);
   const { model, modelName, fallbackModel } = await readModels(context, itemIndex, provider, options);
-  const limits = context.getNodeParameter('limits', itemIndex, {}) as IDataObject;
   const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
-  const toolSettings = (readJsonValue(context, context.getNodeParameter('toolSettingsJson', itemIndex, undefined), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
+  const toolSettings = (readJsonValue(context, context.getNodeParameter(fieldPath(context, 'toolSettingsJson'), itemIndex, undefined), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
   const outputSchema = options.outputFormat === 'json' ? { output_schema: readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema') } : {};
   if (!modelName) throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   const tool_settings = await withToolCredentials(context, toolSettings, builtIns, itemIndex);
@@ -114,7 +115,7 @@ export function readInput(context: IExecuteFunctions, itemIndex: number): Pick<R
     prompt: inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined,
     messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
     // Instructions in the panel, --system in the CLI: one setting, named in the settings table.
-    developerText: context.getNodeParameter(RUN_OPTION_SETTINGS.developerText.panel.name, itemIndex, '') as string,
+    developerText: context.getNodeParameter(fieldPath(context, RUN_OPTION_SETTINGS.developerText.panel.name as 'developerText'), itemIndex, '') as string,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
 import { SchemaError, validateAgainst, type JsonSchema, type Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
+import { fieldPath } from './panel-versions';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
 interface WorkflowToolRow {
@@ -23,7 +24,7 @@ export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
  * editor can link the run to it as it does for n8n's own Workflow Tool.
  */
 export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number, subExecutions: RelatedExecution[], readOnly: ReadonlySet<string>): Tool[] {
-  const rows = (context.getNodeParameter('workflowTools.tools', itemIndex, []) as WorkflowToolRow[]) ?? [];
+  const rows = (context.getNodeParameter(`${fieldPath(context, 'workflowTools')}.tools`, itemIndex, []) as WorkflowToolRow[]) ?? [];
   return rows.map((row, rowIndex) => {
     const label = `Workflow Tools → tool ${rowIndex + 1}`;
     const name = (row.name ?? '').trim();

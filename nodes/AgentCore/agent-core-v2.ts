@@ -1,0 +1,47 @@
+// Agent Core version 2: the same node and run, with a short first view and n8n's names (description-v2.ts).
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeBaseDescription, INodeTypeDescription } from 'n8n-workflow';
+import { agentCoreOutputs } from './approval';
+import { agentCoreInputs } from './connected-model';
+import { agentCorePropertiesV2 } from './description-v2';
+import { agentCoreExecute } from './execute';
+import { agentCoreMethods } from './node-methods';
+
+/** How many tools the panel defines: the allowed built-ins and the workflow tools (under Options in version 2). */
+const TOOL_COUNT = '(($parameter["allowedTools"] || []).length + ((($parameter["options"] || {}).workflowTools || {}).tools || []).length)';
+
+/** Agent Core version 2: what a new node gets. */
+export class AgentCoreV2 implements INodeType {
+  description: INodeTypeDescription;
+
+  constructor(baseDescription: INodeTypeBaseDescription) {
+    this.description = {
+      ...baseDescription,
+      version: 2,
+      subtitle: `={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || $parameter["model"])) + " · " + (${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
+      defaults: { name: 'Agent Core' },
+      usableAsTool: true,
+      inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource) }}`,
+      // Require Approval counts only while Governance, which shows it, is on.
+      outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); })($parameter.governance === true && $parameter.needsApproval === true) }}`,
+      // Each picker shows only with the setting that uses it, labelled by its credential type's name.
+      credentials: [
+        { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
+        { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
+        // n8n shows a credential under one condition (all keys must match), and a run looks up the first entry
+        // of a type, so Redis shows with the Redis Context tool only; a shared budget without it says so.
+        { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest', displayOptions: { show: { allowedTools: ['redis_context'] } } },
+        { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
+        { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: { show: { governance: [true], needsApproval: [true] } } },
+        { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: { show: { governance: [true], auditTrail: [true] } } },
+        { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
+      ],
+      properties: agentCorePropertiesV2,
+    };
+  }
+
+  methods = agentCoreMethods;
+
+  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    return await agentCoreExecute.call(this);
+  }
+}

@@ -1,0 +1,146 @@
+// Agent Core's version 2 panel: a short first view (the prompt near the top), the breadth behind Governance and Options.
+import type { INodeProperties } from 'n8n-workflow';
+import { agentCoreProperties } from './description';
+import { nodeOptions } from './options';
+import { SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
+import { collectionProperties } from './settings-panel';
+
+type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
+
+/** Version 1's entry of that name, copied, so both versions describe a field alike unless version 2 says otherwise. */
+function fromVersionOne(name: string, changes: Partial<INodeProperties> = {}, showAlso?: Show): INodeProperties {
+  const entry = agentCoreProperties.find((property) => property.name === name);
+  if (!entry) throw new Error(`version 1 has no field ${name}`);
+  const copy = { ...structuredClone(entry), ...changes };
+  if (showAlso)
+    copy.displayOptions = {
+      ...copy.displayOptions,
+      show: { ...copy.displayOptions?.show, ...showAlso },
+    };
+  return copy;
+}
+
+/** n8n's names where the meaning is the same (see panel-versions.ts). */
+const renamed = (property: INodeProperties): INodeProperties => (VERSION_2_DISPLAY_NAMES[property.name] ? { ...property, displayName: VERSION_2_DISPLAY_NAMES[property.name] } : property);
+
+const byDisplayName = (first: INodeProperties, second: INodeProperties) => first.displayName.localeCompare(second.displayName);
+const governed: Show = { governance: [true] };
+const option = (name: string) => nodeOptions.find((property) => property.name === name)!;
+
+/**
+ * A model per provider that a first run can use as it is: the small, inexpensive default model of each API
+ * (also the names the no-key demo server lists); any other is picked from the list or typed.
+ */
+const modelFor = (provider: 'openai' | 'gemini', value: string): INodeProperties =>
+  fromVersionOne('model', {
+    default: { mode: 'list', value },
+    displayOptions: { show: { provider: [provider] } },
+  });
+
+/** Options: n8n's AI Agent keeps System Message, Max Iterations and Enable Streaming here; so do sessions and tool settings. */
+const optionsV2: INodeProperties[] = (
+  [
+    ...collectionProperties('limits', [], 2).filter((property) => property.name !== 'totalTokenBudget'),
+    ...collectionProperties('options', [], 2),
+    fromVersionOne('developerText'),
+    fromVersionOne('sessionId', { default: SESSION_ID_DEFAULT }),
+    fromVersionOne('workflowTools'),
+    fromVersionOne('toolSettingsJson', {
+      description:
+        'Settings per tool, e.g. {"http_request": {"allowed_domains": ["api.example.com"], "allowed_methods": ["GET"]}}. Saved with the workflow as it is: keep API keys and bot addresses in the tool credentials.',
+    }),
+    {
+      displayName: 'Batch Processing',
+      name: 'batching',
+      type: 'collection',
+      placeholder: 'Add Batch Processing Option',
+      default: {},
+      options: [option('batchSize'), option('delayBetweenBatches')],
+    },
+    {
+      displayName: 'Require Specific Output Format',
+      name: 'requireOutputFormat',
+      type: 'boolean',
+      default: false,
+      description: 'Whether the answer must be a JSON value matching Output Schema; the next node reads it as final_output',
+    },
+    {
+      ...option('outputSchema'),
+      displayOptions: { show: { requireOutputFormat: [true] } },
+    },
+    ...nodeOptions.filter((property) => !['batchSize', 'delayBetweenBatches', 'outputFormat', 'outputSchema'].includes(property.name)),
+  ] as INodeProperties[]
+)
+  .map(renamed)
+  .sort(byDisplayName);
+
+/** The panel of version 2: Input, Prompt, Provider, Enable Fallback Model, Allowed Tools, Governance, Options at first. */
+export const agentCorePropertiesV2: INodeProperties[] = [
+  // Resuming needs the run-state credential of Require Approval, so the operation shows with it.
+  fromVersionOne('operation', {
+    displayOptions: { show: { governance: [true], needsApproval: [true] } },
+  }),
+  ...agentCoreProperties.filter((property) => property.displayOptions?.show?.operation?.includes('resume')),
+  fromVersionOne('inputMode'),
+  fromVersionOne('prompt', { displayName: 'Prompt (User Message)' }),
+  fromVersionOne('messagesJson'),
+  fromVersionOne('provider', {
+    default: 'connected',
+    description: "Connected Chat Model (as in n8n's AI Agent) uses the chat model sub-node you attach, with its own credential; or call OpenAI or Gemini with an Agent Core credential",
+  }),
+  modelFor('openai', 'gpt-4o-mini'),
+  modelFor('gemini', 'gemini-2.5-flash'),
+  fromVersionOne('needsFallback'),
+  fromVersionOne('fallbackSource'),
+  fromVersionOne('fallbackModel'),
+  fromVersionOne('allowedTools'),
+  {
+    displayName:
+      'HTTP Request may reach any public host unless Options → Tool Settings (JSON) lists http_request.allowed_domains or an HTTP Request Tool credential (which names its hosts) is selected',
+    name: 'httpRequestNotice',
+    type: 'notice',
+    default: '',
+    displayOptions: { show: { allowedTools: ['http_request'] } },
+  },
+  {
+    displayName: 'Governance (Approval, Audit, Budgets)',
+    name: 'governance',
+    type: 'boolean',
+    default: false,
+    noDataExpression: true,
+    description: 'Whether to show the controls for people approving tool calls, keeping an audit trail in PostgreSQL and token budgets',
+  },
+  fromVersionOne('needsApproval', {}, governed),
+  fromVersionOne(
+    'approvalTools',
+    {
+      typeOptions: {
+        loadOptionsMethod: 'getApprovalTools',
+        loadOptionsDependsOn: ['allowedTools', 'options.workflowTools'],
+      },
+    },
+    governed,
+  ),
+  fromVersionOne('runStateMaxAgeDays', {}, governed),
+  fromVersionOne('auditTrail', {}, governed),
+  fromVersionOne('auditRetentionDays', {}, governed),
+  {
+    displayName: 'Budgets',
+    name: 'budgets',
+    type: 'collection',
+    placeholder: 'Add Budget',
+    default: {},
+    displayOptions: { show: governed },
+    options: (agentCoreProperties.find((property) => property.name === 'limits')!.options as INodeProperties[])
+      .filter((property) => property.name === 'totalTokenBudget' || property.name.startsWith('sharedBudget'))
+      .map((property) => structuredClone(property)),
+  },
+  {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    placeholder: 'Add Option',
+    default: {},
+    options: optionsV2,
+  },
+];

@@ -1,0 +1,101 @@
+// Agent Core version 2 (issue #28): a short first view at the defaults, n8n's names, and every setting of version 1 still reachable.
+import { NodeHelpers, type INode, type INodeCredentialDescription, type INodeParameters, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
+import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+
+const agentCore = new AgentCore();
+const versionOne = agentCore.nodeVersions[1].description;
+const versionTwo = agentCore.nodeVersions[2].description;
+
+/** The fields and credential pickers n8n's editor shows for these parameters, in panel order (notices left out). */
+function firstView(description: INodeTypeDescription, changes: INodeParameters = {}): string[] {
+  const node = { id: '1', name: 'Agent Core', type: 'agentCore', typeVersion: description.version as number, position: [0, 0], parameters: changes } as INode;
+  // The values the editor holds for a new node: every default, with the user's changes (as the editor computes them).
+  const values = NodeHelpers.getNodeParameters(description.properties, changes, true, false, node, description) ?? {};
+  const shown = (entry: INodeProperties | INodeCredentialDescription) => NodeHelpers.displayParameter(values, entry, node, description);
+  const fields = description.properties.filter((property) => property.type !== 'notice' && shown(property)).map((property) => property.displayName);
+  const pickers = (description.credentials ?? []).filter(shown).map((credential) => `credential:${credential.name}`);
+  return [...fields, ...pickers];
+}
+
+const noticesShown = (description: INodeTypeDescription, parameters: INodeParameters) => {
+  const node = { id: '1', name: 'Agent Core', type: 'agentCore', typeVersion: 2, position: [0, 0], parameters } as INode;
+  const values = NodeHelpers.getNodeParameters(description.properties, parameters, true, false, node, description) ?? {};
+  return description.properties.filter((property) => property.type === 'notice' && NodeHelpers.displayParameter(values, property, node, description)).map((property) => property.displayName);
+};
+
+/** Every parameter name at any depth (collections, their nested collections and fixed collections). */
+function allNames(properties: readonly INodeProperties[]): string[] {
+  return properties.flatMap((property) => {
+    const nested = (property.options ?? []).flatMap((entry) => {
+      if ('type' in entry) return allNames([entry as INodeProperties]);
+      if ('values' in entry) return allNames(entry.values as INodeProperties[]);
+      return [];
+    });
+    return property.type === 'collection' || property.type === 'fixedCollection' ? nested : [property.name, ...nested];
+  });
+}
+
+describe('Agent Core version 2 panel', () => {
+  it('is what a new node gets, while saved version 1 nodes keep version 1', () => {
+    expect(agentCore.description.defaultVersion).toBe(2);
+    expect(agentCore.getNodeType().description.version).toBe(2);
+    expect(agentCore.getNodeType(1).description.properties).toBe(versionOne.properties);
+  });
+
+  it('opens with at most 7 fields and credential pickers at the defaults, the prompt among the first three', () => {
+    const view = firstView(versionTwo);
+
+    expect(view).toEqual(['Input', 'Prompt (User Message)', 'Provider', 'Enable Fallback Model', 'Allowed Tools', 'Governance (Approval, Audit, Budgets)', 'Options']);
+    expect(view.length).toBeLessThanOrEqual(7);
+    expect(view.indexOf('Prompt (User Message)')).toBeLessThan(3);
+    // Version 1 opened with 15 fields and 2 pickers (the count issue #28 starts from): unchanged.
+    expect(firstView(versionOne)).toHaveLength(17);
+  });
+
+  it('defaults the provider to the Connected Chat Model, as n8n\'s AI Agent, and gives each provider a model to start from', () => {
+    expect(firstView(versionTwo)).not.toContain('Model');
+    expect(firstView(versionTwo, { provider: 'openai' })).toEqual(expect.arrayContaining(['Model', 'credential:agentCoreOpenAiApi']));
+    const values = (provider: string) =>
+      NodeHelpers.getNodeParameters(versionTwo.properties, { provider }, true, false, { typeVersion: 2, parameters: {} } as unknown as INode, versionTwo);
+    expect(values('openai')?.model).toMatchObject({ value: 'gpt-4o-mini' });
+    expect(values('gemini')?.model).toMatchObject({ value: 'gemini-2.5-flash' });
+  });
+
+  it('shows a credential picker only with the setting that uses it, the optional Redis one included', () => {
+    expect(firstView(versionTwo).filter((entry) => entry.startsWith('credential:'))).toEqual([]);
+    expect(firstView(versionTwo, { allowedTools: ['redis_context'] })).toContain('credential:agentCoreRedisApi');
+    expect(firstView(versionTwo, { allowedTools: ['http_request'] })).toContain('credential:agentCoreHttpHeaderApi');
+    expect(firstView(versionTwo, { governance: true, needsApproval: true })).toEqual(expect.arrayContaining(['Operation', 'credential:agentCoreRunStateApi']));
+    expect(firstView(versionTwo, { governance: true, auditTrail: true })).toContain('credential:agentCoreAuditDatabaseApi');
+    // Require Approval left on while Governance is off asks for nothing.
+    expect(firstView(versionTwo, { needsApproval: true })).not.toContain('credential:agentCoreRunStateApi');
+  });
+
+  it('groups approval, audit and budgets behind Governance', () => {
+    const governed = firstView(versionTwo, { governance: true });
+    expect(governed).toEqual(expect.arrayContaining(['Require Approval', 'Audit Trail', 'Budgets']));
+    for (const field of ['Require Approval', 'Audit Trail', 'Budgets']) expect(firstView(versionTwo)).not.toContain(field);
+  });
+
+  it('warns in the panel when HTTP Request is allowed, since without allowed domains it reaches any public host', () => {
+    expect(noticesShown(versionTwo, {})).toEqual([]);
+    expect(noticesShown(versionTwo, { allowedTools: ['http_request'] })).toEqual([expect.stringContaining('HTTP Request may reach any public host')]);
+  });
+
+  it("uses n8n's names for n8n's settings", () => {
+    const options = versionTwo.properties.find((property) => property.name === 'options')!.options as INodeProperties[];
+    const names = options.map((property) => property.displayName);
+    expect(names).toEqual(expect.arrayContaining(['System Message', 'Max Iterations', 'Enable Streaming', 'Batch Processing', 'Require Specific Output Format']));
+    expect(names).not.toEqual(expect.arrayContaining(['Instructions']));
+    expect(names).not.toContain('Max Steps');
+    expect(names).not.toContain('Stream Response');
+  });
+
+  it('reaches every setting version 1 reaches, under the same parameter name (Output Format became a toggle)', () => {
+    const renamed: Record<string, string> = { outputFormat: 'requireOutputFormat' };
+    const inVersionTwo = new Set(allNames(versionTwo.properties));
+    const versionOneSettings = allNames(versionOne.properties);
+    expect(versionOneSettings.length).toBeGreaterThan(45);
+    expect(versionOneSettings.filter((name) => !inVersionTwo.has(renamed[name] ?? name))).toEqual([]);
+  });
+});
