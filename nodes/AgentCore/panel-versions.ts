@@ -34,9 +34,12 @@ export function fieldPath(context: Context, name: MovedField): string {
   return panelVersion(context) >= 2 ? `options.${name}` : name;
 }
 
-/** A moved field's fallback when it is not set: version 2's Session ID applies its default even when not added. */
+/** Version 2's value of a moved field not added to Options: the default it has when added (Session ID's expression, Tool Settings' {}). */
+const VERSION_2_FALLBACKS: Partial<Record<MovedField, unknown>> = { sessionId: SESSION_ID_DEFAULT, toolSettingsJson: '{}' };
+
+/** A moved field's fallback when it is not set: in version 2 a field not added to Options still has its default. */
 export function fieldFallback(context: Context, name: MovedField, versionOneFallback: unknown): unknown {
-  return panelVersion(context) >= 2 && name === 'sessionId' ? SESSION_ID_DEFAULT : versionOneFallback;
+  return panelVersion(context) >= 2 && name in VERSION_2_FALLBACKS ? VERSION_2_FALLBACKS[name] : versionOneFallback;
 }
 
 /**

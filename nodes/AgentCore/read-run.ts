@@ -39,7 +39,7 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number)
   const { options, limits } = readCollections(context, itemIndex);
   const { model, modelName, fallbackModel } = await readModels(context, itemIndex, provider, options);
   const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
-  const toolSettings = (readJsonValue(context, context.getNodeParameter(fieldPath(context, 'toolSettingsJson'), itemIndex, undefined), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
+  const toolSettings = (readJsonValue(context, context.getNodeParameter(fieldPath(context, 'toolSettingsJson'), itemIndex, fieldFallback(context, 'toolSettingsJson', undefined)), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
   const outputSchema = options.outputFormat === 'json' ? { output_schema: readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema') } : {};
   if (!modelName) throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
   const tool_settings = await withToolCredentials(context, toolSettings, builtIns, itemIndex);
