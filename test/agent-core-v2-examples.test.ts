@@ -100,4 +100,13 @@ describe('version 2 with the same settings as each example (version 1) in n8n\'s
     expect(outputs[1]).toEqual(outputs[0]);
     expect(outputs[0]).toMatchObject([[], [{ finish_reason: 'awaiting_approval' }]]);
   });
+
+  it('on version 2, Require Approval left in the JSON with Governance off pauses nothing (one output, the call runs)', async () => {
+    const { node } = exampleNodes.find(({ file, node }) => file === 'agent-core-approval.json' && node.parameters.operation !== 'resume')!;
+    server().setScript([action('feishu_bot', { text: 'Release is out' }), final('sent')]);
+
+    const outputs = await run(node, 2, { ...asVersionTwo(node.parameters), governance: false });
+
+    expect(outputs).toMatchObject([[{ finish_reason: 'final', output: 'sent', used_tools: { feishu_bot: 1 } }]]);
+  });
 });

@@ -1,6 +1,7 @@
 // Agent Core version 2 (issue #28): a short first view at the defaults, n8n's names, and every setting of version 1 still reachable.
 import { NodeHelpers, type INode, type INodeCredentialDescription, type INodeParameters, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { agentCoreMethods } from '../nodes/AgentCore/node-methods';
 
 const agentCore = new AgentCore();
 const versionOne = agentCore.nodeVersions[1].description;
@@ -97,5 +98,14 @@ describe('Agent Core version 2 panel', () => {
     const versionOneSettings = allNames(versionOne.properties);
     expect(versionOneSettings.length).toBeGreaterThan(45);
     expect(versionOneSettings.filter((name) => !inVersionTwo.has(renamed[name] ?? name))).toEqual([]);
+  });
+
+  it('offers the workflow tools of Options (version 2) or of the top level (version 1) to Tools Needing Approval', async () => {
+    const tools = { tools: [{ name: 'lookup_customer' }] };
+    const listFor = (typeVersion: number, parameters: Record<string, unknown>) =>
+      agentCoreMethods.loadOptions.getApprovalTools.call({ getNode: () => ({ typeVersion }), getCurrentNodeParameter: (path: string) => path.split('.').reduce<any>((value, key) => value?.[key], parameters) } as never);
+
+    expect(await listFor(2, { allowedTools: ['http_request'], options: { workflowTools: tools } })).toEqual([{ name: 'http_request', value: 'http_request' }, { name: 'lookup_customer', value: 'lookup_customer' }]);
+    expect(await listFor(1, { allowedTools: [], workflowTools: tools })).toEqual([{ name: 'lookup_customer', value: 'lookup_customer' }]);
   });
 });
