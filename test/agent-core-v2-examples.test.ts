@@ -74,7 +74,7 @@ describe('version 2 with the same settings as each example (version 1) in n8n\'s
       },
     });
     const error = result.errorOf('Agent Core');
-    if (error) return { error: error.message };
+    if (error) return { error: error.message, fix: (error as { description?: string }).description };
     return result.run.data.resultData.runData['Agent Core'][0].data!.main.map((items) =>
       (items ?? []).map(({ json }) => ({ fields: Object.keys(json).sort(), finish_reason: json.finish_reason, output: json.output, final_answer: json.final_answer, used_tools: usedToolCounts(json.used_tools), session_id: json.session_id })),
     );
@@ -108,5 +108,16 @@ describe('version 2 with the same settings as each example (version 1) in n8n\'s
     const outputs = await run(node, 2, { ...asVersionTwo(node.parameters), governance: false });
 
     expect(outputs).toMatchObject([[{ finish_reason: 'final', output: 'sent', used_tools: { feishu_bot: 1 } }]]);
+  });
+
+  it('on version 2, the Redis Context tool without a Redis credential says the picker is under Governance', async () => {
+    const node = { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } } as unknown as INode;
+    const parameters = { provider: 'openai', model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, allowedTools: ['redis_context'] };
+
+    expect(await run(node, 2, parameters)).toEqual({
+      error: 'The Redis Context tool needs the Agent Core: Redis API credential, and none is selected',
+      fix: 'Select an "Agent Core: Redis API" credential on the node (turn on Governance to show it).',
+    });
+    expect(server().requests).toHaveLength(0);
   });
 });

@@ -64,7 +64,8 @@ describe('Agent Core version 2 panel', () => {
 
   it('shows a credential picker only with the setting that uses it, the optional Redis one included', () => {
     expect(firstView(versionTwo).filter((entry) => entry.startsWith('credential:'))).toEqual([]);
-    expect(firstView(versionTwo, { allowedTools: ['redis_context'] })).toContain('credential:agentCoreRedisApi');
+    expect(firstView(versionTwo, { allowedTools: ['redis_context'] })).not.toContain('credential:agentCoreRedisApi');
+    expect(firstView(versionTwo, { governance: true })).toContain('credential:agentCoreRedisApi');
     expect(firstView(versionTwo, { allowedTools: ['http_request'] })).toContain('credential:agentCoreHttpHeaderApi');
     expect(firstView(versionTwo, { governance: true, needsApproval: true })).toEqual(expect.arrayContaining(['Operation', 'credential:agentCoreRunStateApi']));
     expect(firstView(versionTwo, { governance: true, auditTrail: true })).toContain('credential:agentCoreAuditDatabaseApi');

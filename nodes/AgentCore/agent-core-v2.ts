@@ -27,9 +27,10 @@ export class AgentCoreV2 implements INodeType {
       credentials: [
         { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
         { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
-        // n8n shows a credential under one condition (all keys must match), and a run looks up the first entry
-        // of a type, so Redis shows with the Redis Context tool only; a shared budget without it says so.
-        { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest', displayOptions: { show: { allowedTools: ['redis_context'] } } },
+        // Redis serves a shared budget, resuming a state only once, and the Redis Context tool. n8n shows a
+        // credential under one condition (every key must match; a run reads the first entry of a type), so it
+        // shows with Governance, where two of its three uses are; the tool's error says where to find it.
+        { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest', displayOptions: { show: { governance: [true] } } },
         { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
         { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: { show: { governance: [true], needsApproval: [true] } } },
         { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: { show: { governance: [true], auditTrail: [true] } } },

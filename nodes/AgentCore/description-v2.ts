@@ -108,7 +108,8 @@ export const agentCorePropertiesV2: INodeProperties[] = [
     type: 'boolean',
     default: false,
     noDataExpression: true,
-    description: 'Whether to show the controls for people approving tool calls, keeping an audit trail in PostgreSQL and token budgets',
+    description:
+      'Whether to show the controls for people approving tool calls, an audit trail in PostgreSQL, token budgets, and the Redis credential (shared budgets, resuming a paused run only once, the Redis Context tool)',
   },
   fromVersionOne('needsApproval', {}, governed),
   fromVersionOne(

@@ -8,6 +8,7 @@ import type {
 import { type AgentConfig, domainEntryProblem, HEADER_NAME_PATTERN } from '../../src';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
+import { panelVersion } from './panel-versions';
 
 type ToolSettings = AgentConfig['tool_settings'];
 
@@ -77,7 +78,9 @@ function hasCredential(context: IExecuteFunctions, type: string): boolean {
 /** The Redis credential is optional on the node; what needs it says so, naming itself. */
 export function requireRedisCredential(context: IExecuteFunctions, itemIndex: number, user: string): void {
   if (hasCredential(context, 'agentCoreRedisApi')) return;
-  throw nodeError(context, `${user} needs the Agent Core: Redis API credential, and none is selected`, itemIndex, 'Select an "Agent Core: Redis API" credential on the node.');
+  // Version 2 shows the picker under Governance (agent-core-v2.ts says why).
+  const where = panelVersion(context) >= 2 ? ' (turn on Governance to show it)' : '';
+  throw nodeError(context, `${user} needs the Agent Core: Redis API credential, and none is selected`, itemIndex, `Select an "Agent Core: Redis API" credential on the node${where}.`);
 }
 
 /** redis_context uses the node's Redis credential unless its tool settings name a Redis themselves. */
