@@ -1,4 +1,5 @@
 import { ConfigError } from '../src/agent/config';
+import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { InputError } from '../src/core/input-error';
 import { observationMessage } from '../src/agent/prompt';
 import { resumeAgent } from '../src/agent/resume';
@@ -85,7 +86,8 @@ describe('approval of tool calls', () => {
     const used = new MemoryUsedStates();
     const result = await resume(paused.run_state, { edit: { url: `${payments.url}/charge`, method: 'POST', body: { amount: 40 } } }, { usedStates: used });
     expect(payments.requests.map((request) => JSON.parse(request.body))).toEqual([{ amount: 40 }]);
-    expect(result.trace[0]).toMatchObject({ action: { args: { body: { amount: 40 } } }, notices: ['a person edited the arguments before the call ran'] });
+    // Step 1 also says http_request (allowed without allowed_domains) may reach any public host.
+    expect(result.trace[0]).toMatchObject({ action: { args: { body: { amount: 40 } } }, notices: [OPEN_HTTP_REQUEST_NOTICE, 'a person edited the arguments before the call ran'] });
   });
 
   it('refuses a tampered state, another key, another config and a second resume, each naming run_state', async () => {

@@ -1,6 +1,7 @@
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { stateSecretProblem } from '../run-state/signed-state';
+import type { TraceStep } from '../trace/types';
 import { SchemaError } from '../validation/schema-error';
 import { type AgentConfig, ConfigError, resolveConfig } from './config';
 import type { RunAgentOptions } from './run-options';
@@ -22,4 +23,19 @@ function toolRegistry(tools: Tool[]): ToolRegistry {
     if (error instanceof SchemaError) throw new ConfigError(error.field, error.message);
     throw error;
   }
+}
+
+/** Said once, at step 1, when http_request is allowed with nothing that limits its hosts. */
+export const OPEN_HTTP_REQUEST_NOTICE =
+  'http_request may reach any public host: tool_settings.http_request.allowed_domains is empty (in n8n: Tool Settings (JSON), or an HTTP Request Tool credential, which names its hosts)';
+
+/**
+ * The set-up notices of the first step: the protocol format's, and an http_request open to any host (egress_hosts
+ * "from_prompt" already limits it to the hosts the user or the workflow named). No notices, no `notices` field.
+ */
+export function noteSetUp(entry: TraceStep, formatNotice: string | undefined, config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings'>): void {
+  const http = config.tool_settings.http_request as { allowed_domains?: unknown[]; egress_hosts?: string } | undefined;
+  const open = config.allowed_tools.includes('http_request') && !(http?.allowed_domains?.length ?? 0) && http?.egress_hosts !== 'from_prompt';
+  const notices = [...(formatNotice ? [formatNotice] : []), ...(open ? [OPEN_HTTP_REQUEST_NOTICE] : [])];
+  if (notices.length > 0) entry.notices = notices;
 }

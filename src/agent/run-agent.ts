@@ -21,7 +21,7 @@ import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
 import { pausedOutput, refusalObservation, type Resumed } from './paused-run';
-import { configureRun } from './configure-run';
+import { configureRun, noteSetUp } from './configure-run';
 import { afterRun } from './after-run';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
@@ -130,7 +130,7 @@ export class AgentRun {
   /** One model turn and, when it asks for one, its tool call. */
   private async takeStep(step: number): Promise<StepOutcome> {
     const entry: TraceStep = { step, repair: this.failures.repairing, elapsed_ms: 0, model_ms: 0 };
-    if (step === 1 && this.format.notice) entry.notices = [this.format.notice];
+    if (step === 1) noteSetUp(entry, this.format.notice, this.config);
     this.trace.push(entry);
     this.openStep = { entry, started: performance.now() };
     this.emit({ type: 'step_start', step });
