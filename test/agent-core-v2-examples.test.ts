@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ChatOpenAI } from '@langchain/openai';
 import { NodeConnectionTypes, type IDataObject, type INode, type INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { DEMO_PROMPT, demoModel } from '../src/demo/demo-model';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
@@ -119,5 +120,33 @@ describe('version 2 with the same settings as each example (version 1) in n8n\'s
       fix: 'Select an "Agent Core: Redis API" credential on the node (turn on Governance to show it).',
     });
     expect(server().requests).toHaveLength(0);
+  });
+
+  /** A version 2 node with HTTP Request allowed whose model calls a loopback address, and the run's first step. */
+  async function httpFirstStep(httpAllowedDomains: string) {
+    server().setScript([action('http_request', { url: 'http://127.0.0.1:9/private', method: 'GET' }), final('refused')]);
+    const parameters = { provider: 'openai', model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, allowedTools: ['http_request'], httpAllowedDomains };
+    const result = await runWorkflow({
+      nodes: [createInputNode([ITEM]), createNode({ name: 'Agent Core', type: 'agentCore', typeVersion: 2, parameters, settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } } })],
+      connections: connectInSequence('Input', 'Agent Core'),
+      nodeTypes: { agentCore: new AgentCore() },
+      credentials: { agentCoreOpenAiApi: { apiKey: 'demo', url: server().openaiBaseUrl } },
+    });
+    return (result.outputOf('Agent Core')[0].json as Record<string, any>).trace[0];
+  }
+
+  it('on version 2, HTTP Request: Allowed Domains limits the tool as allowed_domains does, and the trace then has no open-host notice', async () => {
+    const step = await httpFirstStep('api.example.com, docs.example.com');
+
+    expect(step.error).toEqual({ type: 'tool_error', message: 'http_request refused: host 127.0.0.1 is not in allowed_domains [api.example.com, docs.example.com]; use one of those hosts' });
+    expect(step.notices).toBeUndefined();
+  });
+
+  it("on version 2, HTTP Request without allowed domains says in the output's trace that it may reach any public host", async () => {
+    const step = await httpFirstStep('');
+
+    expect(step.notices).toEqual([OPEN_HTTP_REQUEST_NOTICE]);
+    // Loopback stays refused by the address policy all the same.
+    expect(step.error.message).toMatch(/^http_request refused/);
   });
 });

@@ -82,6 +82,8 @@ describe('Agent Core version 2 panel', () => {
   it('warns in the panel when HTTP Request is allowed, since without allowed domains it reaches any public host', () => {
     expect(noticesShown(versionTwo, {})).toEqual([]);
     expect(noticesShown(versionTwo, { allowedTools: ['http_request'] })).toEqual([expect.stringContaining('HTTP Request may reach any public host')]);
+    expect(noticesShown(versionTwo, { allowedTools: ['http_request'], httpAllowedDomains: 'api.example.com' })).toEqual([]);
+    expect(firstView(versionTwo, { allowedTools: ['http_request'] })).toContain('HTTP Request: Allowed Domains');
   });
 
   it("uses n8n's names for n8n's settings", () => {

@@ -95,12 +95,22 @@ export const agentCorePropertiesV2: INodeProperties[] = [
   fromVersionOne('fallbackModel'),
   fromVersionOne('allowedTools'),
   {
+    displayName: 'HTTP Request: Allowed Domains',
+    name: 'httpAllowedDomains',
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. api.example.com, *.example.org',
+    description:
+      'The only hosts HTTP Request may call, comma-separated (http_request.allowed_domains). Tool Settings (JSON) overrides it; an HTTP Request Tool credential brings its own hosts instead.',
+    displayOptions: { show: { allowedTools: ['http_request'] } },
+  },
+  {
     displayName:
-      'HTTP Request may reach any public host unless Options → Tool Settings (JSON) lists http_request.allowed_domains or an HTTP Request Tool credential (which names its hosts) is selected',
+      'HTTP Request may reach any public host: list its hosts above, or select an HTTP Request Tool credential (which names its hosts), unless Options → Tool Settings (JSON) lists http_request.allowed_domains',
     name: 'httpRequestNotice',
     type: 'notice',
     default: '',
-    displayOptions: { show: { allowedTools: ['http_request'] } },
+    displayOptions: { show: { allowedTools: ['http_request'], httpAllowedDomains: [''] } },
   },
   {
     displayName: 'Governance (Approval, Audit, Budgets)',

@@ -6,7 +6,7 @@ import { nodeError } from '../shared/node-errors';
 import { readApproval } from './approval';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
-import { fieldFallback, fieldPath, readCollections } from './panel-versions';
+import { fieldFallback, fieldPath, readCollections, withToolFields } from './panel-versions';
 import { modelFromCredential } from './provider-credential';
 import { configFromCollections } from './settings-panel';
 import { withToolCredentials } from './tool-credentials';
@@ -42,7 +42,7 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number)
   const toolSettings = (readJsonValue(context, context.getNodeParameter(fieldPath(context, 'toolSettingsJson'), itemIndex, fieldFallback(context, 'toolSettingsJson', undefined)), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
   const outputSchema = options.outputFormat === 'json' ? { output_schema: readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema') } : {};
   if (!modelName) throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
-  const tool_settings = await withToolCredentials(context, toolSettings, builtIns, itemIndex);
+  const tool_settings = await withToolCredentials(context, withToolFields(context, itemIndex, toolSettings, builtIns), builtIns, itemIndex);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const subExecutions: RelatedExecution[] = [];
   const readOnly = new Set(String(options.readOnlyTools ?? '').split(',').map((name) => name.trim()).filter(Boolean));
