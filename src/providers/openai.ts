@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
 import { loadOnce } from '../core/load-once';
 import {
@@ -81,6 +82,7 @@ export class OpenAiChatModel implements ChatModel {
       ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
       ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
       ...(format ? { response_format: format } : {}),
+      ...(dropped.has('prompt_cache_key') ? {} : withPromptCacheKey(request)),
     };
     if (!streamed) {
       const completion: unknown = await this.client.chat.completions.create(body, { signal: request.signal });
@@ -100,6 +102,27 @@ export class OpenAiChatModel implements ChatModel {
     for await (const model of this.client.models.list({ signal })) ids.push(model.id);
     return ids.sort();
   }
+}
+
+/**
+ * OpenAI's `prompt_cache_key` ([ON-cc] `prompt_cache_key`: "used by OpenAI to cache responses for similar
+ * requests to optimize your cache hit rates"): requests with the same key and prefix are routed together, so
+ * the runs of one configuration share a cache. The key is a hash of the stable part of the system message,
+ * which Agent Core writes first and ends at the message's first blank line (the protocol rules and the
+ * tools: src/agent/prompt.ts), so the workflow's own text and the conversation after it never change the key.
+ * None without a leading system message. An endpoint that refuses the field is called again without it.
+ */
+export function promptCacheKey(messages: ChatRequest['messages']): string | undefined {
+  const first = messages[0];
+  if (first?.role !== 'system' || first.content === '') return undefined;
+  const end = first.content.indexOf('\n\n');
+  const stable = end === -1 ? first.content : first.content.slice(0, end);
+  return `agent-core-${createHash('sha256').update(stable).digest('hex').slice(0, 32)}`;
+}
+
+function withPromptCacheKey(request: ChatRequest): { prompt_cache_key?: string } {
+  const key = promptCacheKey(request.messages);
+  return key ? { prompt_cache_key: key } : {};
 }
 
 /** A chat completion's reply, or ProviderResponseError when the 200 body was something else (the SDK does not check). */
@@ -196,7 +219,8 @@ export function openAiResponseFormat(
  * The request field a 400/422 refuses, when it is one the call can do without: `response_format` (an
  * endpoint without JSON mode), a user-set `temperature` (GPT-5 and o-series models accept only their
  * default: provider-behaviours.md §1.1, `param: "temperature"`, code `unsupported_value` or
- * `unsupported_parameter`) or, on a streamed call, `stream_options`.
+ * `unsupported_parameter`), `prompt_cache_key` (compatible servers that refuse unknown fields) or, on a streamed
+ * call, `stream_options`.
  */
 function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
   if (!(error instanceof openAiSdk().APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
@@ -206,6 +230,9 @@ function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet
   }
   if (request.temperature !== undefined && !dropped.has('temperature') && (error.param === 'temperature' || /'temperature'/.test(error.message))) {
     return 'temperature';
+  }
+  if (!dropped.has('prompt_cache_key') && promptCacheKey(request.messages) && (error.param === 'prompt_cache_key' || /prompt_cache_key/.test(error.message))) {
+    return 'prompt_cache_key';
   }
   // OpenAI-compatible servers that stream but predate stream_options refuse the field.
   if (request.onTextDelta && !dropped.has('stream_options') && (error.param === 'stream_options' || /stream_options/.test(error.message))) {

@@ -4,9 +4,10 @@ import type { ChatRequest, ChatResponse } from './chat-model';
  * Request fields an endpoint may refuse that a call can do without: `json_schema` (the compiled protocol
  * schema: the call falls back to plain JSON mode), `response_format` (an endpoint without JSON mode), a
  * user-set `temperature` (GPT-5 and o-series models, and some Gemini models, accept only their default)
- * and, on a streamed call, `stream_options` (compatible servers that predate it).
+ * on a streamed call, `stream_options` (compatible servers that predate it) and `prompt_cache_key` (compatible
+ * servers that refuse fields they do not know).
  */
-export type DroppableField = 'json_schema' | 'response_format' | 'temperature' | 'stream_options';
+export type DroppableField = 'json_schema' | 'response_format' | 'temperature' | 'stream_options' | 'prompt_cache_key';
 
 /** What the call does without each droppable field, for the notice. */
 const WITHOUT: Record<DroppableField, string> = {
@@ -14,6 +15,7 @@ const WITHOUT: Record<DroppableField, string> = {
   response_format: 'JSON mode',
   temperature: "temperature (the model's default applies)",
   stream_options: 'stream_options (the stream reports no token usage)',
+  prompt_cache_key: 'prompt_cache_key (prompt caching, where the endpoint has it, still matches by prefix)',
 };
 
 /**
