@@ -74,8 +74,9 @@ function describeTools(tools: readonly Tool[], outputSchema: JsonSchema | undefi
 }
 
 /**
- * The system message: protocol rules (with the output schema when the answer is typed), the whitelisted
- * tools with their schemas, examples if asked for, and the workflow's own text.
+ * The system message: protocol rules (with the output schema when the answer is typed) and the whitelisted
+ * tools first, the stable part that providers' prompt caches match on; after a blank line, examples if asked
+ * for, the conversation's system text and the workflow's own text, which may change from run to run.
  */
 export function buildSystemPrompt(
   tools: readonly Tool[],
