@@ -205,7 +205,7 @@ export const SETTINGS = {
     default: 'on_error',
     check: check.oneOf(['on_error', 'always']),
     meaning:
-      "the few-shot examples (a tool call and its answer, a corrected call, a direct answer): `on_error` sends them only with the repair turn after a reply that broke the protocol, `always` with every model call's system message (about 135 more prompt tokens per call; for models that often stray from the JSON format).",
+      "the few-shot examples (a tool call and its answer, a corrected call, a direct answer): `on_error` sends them only with the repair turn after a reply that broke the protocol, `always` with every model call's system message (about 133 more prompt tokens per call (o200k_base); for models that often stray from the JSON format).",
     panel: {
       collection: 'options',
       name: 'promptExamples',
