@@ -32,7 +32,9 @@ describe('agent-core run with a shared_budget', () => {
     server().setScript((request) =>
       request.messages.length <= 2 ? { text: action('json_transform', { data: [1], expression: 'length(@)' }), usage } : { text: final('done'), usage },
     );
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, index) => run(configFile(scope, 1_000_000), `go ${index}`)));
+    // One file for all eight: rewriting it per spawn let a starting process read it while it was truncated.
+    const config = configFile(scope, 1_000_000);
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, index) => run(config, `go ${index}`)));
     for (const finished of runs) expect(finished).toMatchObject({ code: 0, stderr: '' });
     expect(runs.map((finished) => JSON.parse(finished.stdout).finish_reason)).toEqual(Array(8).fill('final'));
     const ledger = await redis.admin.hget(budgetKey('agent_core:budget:', scope, 3600, Date.now()), 'tokens');
