@@ -2,7 +2,7 @@ import { DynamicStructuredTool } from '@langchain/core/tools';
 import { NodeConnectionTypes, type INodeParameters } from 'n8n-workflow';
 import { z } from 'zod';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { action, useScriptedServer } from './support/agent';
+import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
 import { connectInSequence, createInputNode, createNode, createSubWorkflowTriggerNode, subNode } from './support/test-nodes';
 import { useEventLoopWatchdog } from './support/watchdog';
@@ -83,6 +83,13 @@ describe('hostile schemas in the Agent Core node, inside n8n’s engine', () => 
       nodeTypes: { agentCore: new AgentCore(), codeCheck: subNode('codeCheck', NodeConnectionTypes.AiTool, subNodeTool(schema)) },
       credentials: credentials(),
     });
+
+  // One harmless sub-node run first: loading the sub-node path's modules (zod → JSON Schema, LangChain's tool
+  // classes) is a one-time stall of its own, not the pattern's; the watchdog measures each test from its start.
+  beforeAll(async () => {
+    server().setScript([final('warm')]);
+    await withSubNodeTool(z.object({ code: z.string() }));
+  });
 
   it('a tool sub-node whose zod schema carries the catastrophic regex refuses the calls promptly', async () => {
     server().setScript([action('code_check', { code: EVIL_TEXT }), action('code_check', { code: EVIL_TEXT })]);
