@@ -20,7 +20,7 @@ const LIMIT_TO_BUDGETS = ['totalTokenBudget', 'sharedBudgetTokens', 'sharedBudge
  * default stays explicit where version 2's default differs (Provider, Model).
  */
 function asVersionTwo(parameters: INodeParameters): INodeParameters {
-  const { limits = {}, options = {}, developerText, sessionId, toolSettingsJson, workflowTools, ...top } = parameters as Record<string, any>;
+  const { limits = {}, options = {}, developerText, sessionId, toolSettingsJson, workflowTools, operation, ...top } = parameters as Record<string, any>;
   const { batchSize, delayBetweenBatches, outputFormat, ...otherOptions } = options;
   const budgets = Object.fromEntries(Object.entries(limits).filter(([name]) => LIMIT_TO_BUDGETS.includes(name)));
   const limitOptions = Object.fromEntries(Object.entries(limits).filter(([name]) => !LIMIT_TO_BUDGETS.includes(name)));
@@ -30,6 +30,7 @@ function asVersionTwo(parameters: INodeParameters): INodeParameters {
     provider: 'openai',
     model: { __rl: true, mode: 'list', value: '' },
     ...top,
+    ...(operation !== undefined ? { runOrResume: operation } : {}),
     ...(top.needsApproval || top.auditTrail ? { governance: true } : {}),
     ...(Object.keys(budgets).length ? { budgets } : {}),
     options: { ...limitOptions, ...otherOptions, ...moved, ...(Object.keys(batching).length ? { batching } : {}), ...(outputFormat === 'json' ? { requireOutputFormat: true } : {}) },

@@ -53,6 +53,17 @@ describe('Agent Core version 2 panel', () => {
     expect(firstView(versionOne)).toHaveLength(17);
   });
 
+  it("has no field named operation, so n8n's node creator adds a new node on its defaults (Governance and Require Approval off)", () => {
+    // n8n's node creator makes an action of each `operation` option and sets that field's show conditions on
+    // the node it adds: with Resume behind Governance → Require Approval, a new node started with both on
+    // (seen in n8n 2.41.1's editor by test/browser/first-agent.browser.ts).
+    expect(versionTwo.properties.map((property) => property.name)).not.toContain('operation');
+    const resume = versionTwo.properties.find((property) => property.name === 'runOrResume')!;
+    expect(resume.displayOptions?.show).toEqual({ governance: [true], needsApproval: [true] });
+    expect(firstView(versionTwo, { governance: true, needsApproval: true, runOrResume: 'resume' })).toEqual(expect.arrayContaining(['Run State']));
+    expect(firstView(versionTwo, { governance: true, needsApproval: true })).not.toContain('Run State');
+  });
+
   it('defaults the provider to the Connected Chat Model, as n8n\'s AI Agent, and gives each provider a model to start from', () => {
     expect(firstView(versionTwo)).not.toContain('Model');
     expect(firstView(versionTwo, { provider: 'openai' })).toEqual(expect.arrayContaining(['Model', 'credential:agentCoreOpenAiApi']));
@@ -95,8 +106,8 @@ describe('Agent Core version 2 panel', () => {
     expect(names).not.toContain('Stream Response');
   });
 
-  it('reaches every setting version 1 reaches, under the same parameter name (Output Format became a toggle)', () => {
-    const renamed: Record<string, string> = { outputFormat: 'requireOutputFormat' };
+  it('reaches every setting version 1 reaches, under the same parameter name (Output Format became a toggle, Operation runOrResume)', () => {
+    const renamed: Record<string, string> = { outputFormat: 'requireOutputFormat', operation: 'runOrResume' };
     const inVersionTwo = new Set(allNames(versionTwo.properties));
     const versionOneSettings = allNames(versionOne.properties);
     expect(versionOneSettings.length).toBeGreaterThan(45);

@@ -2,7 +2,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { agentCoreProperties } from './description';
 import { nodeOptions } from './options';
-import { SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
+import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
 import { collectionProperties } from './settings-panel';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
@@ -12,6 +12,14 @@ function fromVersionOne(name: string, changes: Partial<INodeProperties> = {}, sh
   const entry = agentCoreProperties.find((property) => property.name === name);
   if (!entry) throw new Error(`version 1 has no field ${name}`);
   const copy = { ...structuredClone(entry), ...changes };
+  // Version 1's Operation is RUN_OR_RESUME here: conditions on it follow the new name.
+  for (const kind of ['show', 'hide'] as const) {
+    const conditions = copy.displayOptions?.[kind];
+    if (conditions && 'operation' in conditions) {
+      const { operation, ...rest } = conditions;
+      copy.displayOptions = { ...copy.displayOptions, [kind]: { ...rest, [RUN_OR_RESUME]: operation } };
+    }
+  }
   if (showAlso)
     copy.displayOptions = {
       ...copy.displayOptions,
@@ -76,11 +84,16 @@ const optionsV2: INodeProperties[] = (
 
 /** The panel of version 2: Input, Prompt, Provider, Enable Fallback Model, Allowed Tools, Governance, Options at first. */
 export const agentCorePropertiesV2: INodeProperties[] = [
-  // Resuming needs the run-state credential of Require Approval, so the operation shows with it.
-  fromVersionOne('operation', {
-    displayOptions: { show: { governance: [true], needsApproval: [true] } },
-  }),
-  ...agentCoreProperties.filter((property) => property.displayOptions?.show?.operation?.includes('resume')),
+  // Resuming needs the run-state credential of Require Approval, so the choice shows with it. It is not named
+  // `operation`: n8n's node creator turns an `operation` field into actions and sets its show conditions on
+  // the node it adds, so a new node would start with Governance and Require Approval on.
+  { ...fromVersionOne('operation', { displayOptions: { show: { governance: [true], needsApproval: [true] } } }), name: RUN_OR_RESUME },
+  ...agentCoreProperties
+    .filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
+    .map((property) => {
+      const { operation, ...show } = structuredClone(property.displayOptions!.show!);
+      return { ...structuredClone(property), displayOptions: { ...property.displayOptions, show: { ...show, [RUN_OR_RESUME]: operation } } };
+    }),
   fromVersionOne('inputMode'),
   fromVersionOne('prompt', { displayName: 'Prompt (User Message)' }),
   fromVersionOne('messagesJson'),

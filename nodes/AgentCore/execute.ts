@@ -7,7 +7,7 @@ import { recordAiCalls } from './ai-events';
 import { ExecutionUsedStates, readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
 import { ExecutionLedger } from './budget-ledger';
-import { governanceSwitch, readCollections } from './panel-versions';
+import { governanceSwitch, isResuming, readCollections } from './panel-versions';
 import { readInput, readItemRun } from './read-run';
 import { openItemStream } from './streaming';
 
@@ -28,7 +28,7 @@ interface ExecutionState {
 
 /** read → run → shape: the item's settings are read once, and the run's config is not changed after. */
 async function runItem(context: IExecuteFunctions, itemIndex: number, { started, ledger, usedStates }: ExecutionState): Promise<INodeExecutionData> {
-  const resuming = context.getNodeParameter('operation', itemIndex, 'run') === 'resume';
+  const resuming = isResuming(context, itemIndex);
   const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, secrets, subExecutions } = await readItemRun(context, itemIndex);
   const stream = openItemStream(context, itemIndex, options);
   const common = {

@@ -25,6 +25,14 @@ type MovedField = (typeof MOVED_INTO_OPTIONS)[number];
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
+/** Version 2's name for version 1's Operation (Run a new task / Resume a paused run); see description-v2.ts for why. */
+export const RUN_OR_RESUME = 'runOrResume';
+
+/** Whether this item resumes a paused run: version 1's Operation, version 2's RUN_OR_RESUME. */
+export function isResuming(context: IExecuteFunctions, itemIndex: number): boolean {
+  return context.getNodeParameter(panelVersion(context) >= 2 ? RUN_OR_RESUME : 'operation', itemIndex, 'run') === 'resume';
+}
+
 /** The node version of the node being run or edited (version 1 for workflows saved before versions existed). */
 export function panelVersion(context: Context): number {
   return context.getNode().typeVersion >= 2 ? 2 : 1;
