@@ -104,9 +104,10 @@ for (const line of lines) {
 
       await steps.run('add the trigger "When chat message received" (searched "chat")', async () => {
         await page.locator('[data-test-id="canvas-add-button"], [data-test-id="canvas-add-first-step-button"]').first().click();
-        await searchNodeCreator(page, 'chat');
-        // Listed as "Chat" (2.x) or "Chat Trigger"/"On chat message" (1.x): found by the node's own description.
-        await page.getByText(CHAT_TRIGGER_DESCRIPTION).first().click();
+        const names = await searchNodeCreator(page, 'chat');
+        // Listed as "Chat Trigger" (1.123, no description) or "Chat" with the node's description (2.41).
+        if (names.includes('Chat Trigger')) await pickNodeCreatorItem(page, 'Chat Trigger');
+        else await page.getByText(CHAT_TRIGGER_DESCRIPTION).first().click();
         // 2.41 opens a view of the node's trigger and actions first: pick its trigger, "On new Chat event".
         const onChatMessage = page.getByText(/^On (new )?chat (message|event)$/i).first();
         await editor.canvasNode(page, TRIGGER).or(onChatMessage).first().waitFor({ state: 'visible', timeout: 30000 });
@@ -146,7 +147,12 @@ for (const line of lines) {
       const governanceSwitch = panel.locator('[data-test-id="parameter-input-governance"]').locator('.el-switch, [role="switch"]').first();
       const governanceOn = async () => /is-checked/.test((await governanceSwitch.getAttribute('class')) ?? '') || (await governanceSwitch.getAttribute('aria-checked')) === 'true';
       await steps.run('see Governance off on the new node', async () => {
-        await governanceSwitch.waitFor({ state: 'visible', timeout: 15000 });
+        const shown = await governanceSwitch.waitFor({ state: 'visible', timeout: 15000 }).then(() => true, () => false);
+        if (!shown) {
+          throw new Error(
+            `the new Agent Core's panel has no Governance switch, so its Governance fields cannot be hidden; it shows: ${(await editor.visibleParameterLabels(panel)).join(' | ')}`,
+          );
+        }
         if (await governanceOn()) {
           const labels = await editor.visibleParameterLabels(panel);
           problems.push(
