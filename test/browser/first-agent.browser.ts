@@ -7,7 +7,9 @@
  * question: the answer reads as text, not JSON → Options → Max Iterations 1: the next message ends at that
  * limit and the chat shows one sentence ("No answer: …"), not JSON. Screenshots of the panel's first open and
  * of each section opened (Options, Governance on) in test-output/browser/n8n-<line>/first-agent-*.png.
- * Same lines as editor.browser.ts (AGENT_CORE_BROWSER_N8N).
+ * Runs on n8n 2.41.1 by default (AGENT_CORE_FIRST_AGENT_N8N: 1, 2, 1,2 or all). On n8n 1.123.81 it fails, a
+ * known open problem of issue #28: that editor hides version 2's Governance toggle (a field the optional
+ * credentials depend on), so approval, audit and budgets cannot be switched on in a new node there.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,7 +29,7 @@ const CHAT_TRIGGER_DESCRIPTION = 'Runs the workflow when an n8n generated webcha
 const EXPECTED_ANSWER = 'In stock and under 50 EUR: Desk lamp and USB-C hub.';
 const MINUTE = 60000;
 
-const value = (process.env.AGENT_CORE_BROWSER_N8N ?? '1').trim();
+const value = (process.env.AGENT_CORE_FIRST_AGENT_N8N ?? '2').trim();
 const lines = (value === 'all' ? [1, 2] : value.split(',').map(Number)).filter((line): line is 1 | 2 => line === 1 || line === 2);
 
 /**
@@ -127,11 +129,15 @@ for (const line of lines) {
         if (!names.includes(NODE)) throw new Error(`searching "agent" from the trigger's + does not list ${NODE}; it lists: ${names.join(' | ')}`);
         await steps.screenshot('first-agent-01-search-agent.png');
         await pickNodeCreatorItem(page, NODE);
-        // n8n lists the node's operations ("Run a new task", "Resume a paused run"): a new task is the first use.
+        // Version 2 has no operation field, so n8n lists no actions: it opens the node, or (n8n 2.x, a community
+        // node) its details with "Add to workflow". A list of operations ("Run a new task") would mean the node
+        // creator sets their show conditions (Governance, Require Approval) on the new node: clicked, and checked below.
         const runNewTask = page.getByText('Run a new task', { exact: true }).first();
+        const addToWorkflow = page.getByRole('button', { name: 'Add to workflow' }).first();
         const parameters = panel.locator('[data-test-id="node-parameters"]');
-        await parameters.or(runNewTask).first().waitFor({ state: 'visible', timeout: 30000 });
-        if (await runNewTask.isVisible()) await runNewTask.click();
+        await parameters.or(runNewTask).or(addToWorkflow).first().waitFor({ state: 'visible', timeout: 30000 });
+        if (await addToWorkflow.isVisible()) await addToWorkflow.click();
+        else if (await runNewTask.isVisible()) await runNewTask.click();
         await parameters.waitFor({ state: 'visible', timeout: 30000 });
       });
       await steps.run('see the new Agent Core: version 2 fields, Provider on Connected Chat Model', async () => {
@@ -156,7 +162,7 @@ for (const line of lines) {
         if (await governanceOn()) {
           const labels = await editor.visibleParameterLabels(panel);
           problems.push(
-            `the new Agent Core, added through the node creator's action "Run a new task", starts with Governance on` +
+            `the new Agent Core, added through the node creator, starts with Governance on` +
               ` (its first panel shows: ${labels.join(' | ')}); see first-agent-02-agent-core-panel-first-open.png`,
           );
           await governanceSwitch.click();
