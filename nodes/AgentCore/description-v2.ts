@@ -7,12 +7,9 @@ import { collectionProperties } from './settings-panel';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
-/** Version 1's entry of that name, copied, so both versions describe a field alike unless version 2 says otherwise. */
-function fromVersionOne(name: string, changes: Partial<INodeProperties> = {}, showAlso?: Show): INodeProperties {
-  const entry = agentCoreProperties.find((property) => property.name === name);
-  if (!entry) throw new Error(`version 1 has no field ${name}`);
-  const copy = { ...structuredClone(entry), ...changes };
-  // Version 1's Operation is RUN_OR_RESUME here: conditions on it follow the new name.
+/** A copy of a version 1 entry whose show/hide conditions on Operation name RUN_OR_RESUME, version 2's name for it. */
+function withRunOrResume(property: INodeProperties): INodeProperties {
+  const copy = structuredClone(property);
   for (const kind of ['show', 'hide'] as const) {
     const conditions = copy.displayOptions?.[kind];
     if (conditions && 'operation' in conditions) {
@@ -20,6 +17,14 @@ function fromVersionOne(name: string, changes: Partial<INodeProperties> = {}, sh
       copy.displayOptions = { ...copy.displayOptions, [kind]: { ...rest, [RUN_OR_RESUME]: operation } };
     }
   }
+  return copy;
+}
+
+/** Version 1's entry of that name, copied, so both versions describe a field alike unless version 2 says otherwise. */
+function fromVersionOne(name: string, changes: Partial<INodeProperties> = {}, showAlso?: Show): INodeProperties {
+  const entry = agentCoreProperties.find((property) => property.name === name);
+  if (!entry) throw new Error(`version 1 has no field ${name}`);
+  const copy = withRunOrResume({ ...structuredClone(entry), ...changes });
   if (showAlso)
     copy.displayOptions = {
       ...copy.displayOptions,
@@ -88,12 +93,7 @@ export const agentCorePropertiesV2: INodeProperties[] = [
   // `operation`: n8n's node creator turns an `operation` field into actions and sets its show conditions on
   // the node it adds, so a new node would start with Governance and Require Approval on.
   { ...fromVersionOne('operation', { displayOptions: { show: { governance: [true], needsApproval: [true] } } }), name: RUN_OR_RESUME },
-  ...agentCoreProperties
-    .filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
-    .map((property) => {
-      const { operation, ...show } = structuredClone(property.displayOptions!.show!);
-      return { ...structuredClone(property), displayOptions: { ...property.displayOptions, show: { ...show, [RUN_OR_RESUME]: operation } } };
-    }),
+  ...agentCoreProperties.filter((property) => property.displayOptions?.show?.operation?.includes('resume')).map(withRunOrResume),
   fromVersionOne('inputMode'),
   fromVersionOne('prompt', { displayName: 'Prompt (User Message)' }),
   fromVersionOne('messagesJson'),
