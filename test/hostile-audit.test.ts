@@ -28,6 +28,19 @@ const LOST = /^the audit row of run \S+ was not stored \(Connection terminated u
 /** Lets any late 'error' event of a dead connection fire: an unhandled one would fail the test here. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
+/** A TCP proxy in front of the test PostgreSQL for each test, closed after it together with the audit sinks. */
+function usePostgresProxy(): () => TcpProxy {
+  let proxy: TcpProxy;
+  beforeEach(async () => {
+    proxy = await startTcpProxy({ host: POSTGRES_HOST, port: POSTGRES_PORT });
+  });
+  afterEach(async () => {
+    await closeAuditSinks();
+    await proxy.close();
+  });
+  return () => proxy;
+}
+
 /**
  * Issue #26, the audit trail under attack: a database connection cut mid-INSERT (through a TCP proxy in
  * front of the real PostgreSQL) is a notice and a retry in the library, the CLI and n8n's engine, never
@@ -40,14 +53,7 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
   useEventLoopWatchdog('audit');
   const server = useScriptedServer();
   const database = useTestDatabase();
-  let proxy: TcpProxy;
-  beforeEach(async () => {
-    proxy = await startTcpProxy({ host: POSTGRES_HOST, port: POSTGRES_PORT });
-  });
-  afterEach(async () => {
-    await closeAuditSinks();
-    await proxy.close();
-  });
+  const proxy = usePostgresProxy();
 
   const script = () => server().setScript([action('json_transform', { data: [1, 2], expression: 'length(@)' }), final('two')]);
   const audited = (postgres: string) =>
@@ -59,11 +65,11 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
     ['the step rows (the run row in the same transaction is rolled back)', STEPS_INSERT],
   ])('library: cut while sending %s, the run answers with stored: false, and the retry stores it whole', async (_, marker) => {
     script();
-    const url = proxy.postgresUrl(database().name);
-    proxy.cutWhen(marker);
+    const url = proxy().postgresUrl(database().name);
+    proxy().cutWhen(marker);
     const result = await audited(url);
     await settle();
-    expect(proxy.cuts).toBe(1);
+    expect(proxy().cuts).toBe(1);
     expect(result).toMatchObject({ finish_reason: 'final', final_answer: 'two', audit: { stored: false, record_digest: expect.stringMatching(/^[0-9a-f]{64}$/) } });
     expect(result.audit!.notice).toMatch(LOST);
     const sink = auditSinkFor(url);
@@ -81,10 +87,10 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
 
   it('library: the database restarted under an idle pool and again mid-write: each write is a notice, never a crash', async () => {
     script();
-    const url = proxy.postgresUrl(database().name);
+    const url = proxy().postgresUrl(database().name);
     expect((await audited(url)).audit?.stored).toBe(true);
-    proxy.cutAll(); // the pooled idle connection dies
-    proxy.cutWhen(RUN_INSERT);
+    proxy().cutAll(); // the pooled idle connection dies
+    proxy().cutWhen(RUN_INSERT);
     script();
     const second = await audited(url);
     await settle();
@@ -98,8 +104,8 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
 
   it('library: a connection gone silent mid-INSERT holds the answer no longer than the wait, and close cuts it within a second', async () => {
     script();
-    const url = proxy.postgresUrl(database().name);
-    proxy.freezeWhen(RUN_INSERT);
+    const url = proxy().postgresUrl(database().name);
+    proxy().freezeWhen(RUN_INSERT);
     const result = await runAgent({ model: modelFor(server()), config: { model: 'm', allowed_tools: ['json_transform'] }, prompt: 'count', audit: { postgres: url, waitMs: 300 } });
     expect(result.audit).toMatchObject({ stored: false, notice: 'the audit row was not written within 300 ms; it is written when the database answers' });
     const started = performance.now();
@@ -110,7 +116,7 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
 
   it('n8n engine: the item’s output says the row was not stored, the worker lives, and the row verifies after the retry', async () => {
     server().setScript(final('fine'));
-    proxy.cutWhen(RUN_INSERT);
+    proxy().cutWhen(RUN_INSERT);
     const result = await runWorkflow({
       nodes: [
         createInputNode([{ prompt: 'a' }]),
@@ -125,7 +131,7 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
       nodeTypes: { agentCore: new AgentCore() },
       credentials: {
         agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl },
-        agentCoreAuditDatabaseApi: { host: '127.0.0.1', port: proxy.port, database: database().name, user: 'postgres', password: process.env.PGPASSWORD ?? '', ssl: 'disable' },
+        agentCoreAuditDatabaseApi: { host: '127.0.0.1', port: proxy().port, database: database().name, user: 'postgres', password: process.env.PGPASSWORD ?? '', ssl: 'disable' },
       },
     });
     await settle();
@@ -133,7 +139,7 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
     const audit = item.json.audit as IDataObject & { run_id: string; record_digest: string };
     expect(item.json).toMatchObject({ finish_reason: 'final', output: 'fine', audit: { stored: false } });
     expect(audit.notice).toMatch(LOST);
-    const sink = auditSinkFor({ host: '127.0.0.1', port: proxy.port, database: database().name, user: 'postgres', ...(process.env.PGPASSWORD ? { password: process.env.PGPASSWORD } : {}), ssl: false });
+    const sink = auditSinkFor({ host: '127.0.0.1', port: proxy().port, database: database().name, user: 'postgres', ...(process.env.PGPASSWORD ? { password: process.env.PGPASSWORD } : {}), ssl: false });
     expect(await sink.flushPending()).toBe(0);
     expect(verifyRecord((await sink.read(audit.run_id))!, audit.record_digest).ok).toBe(true);
   });
@@ -144,9 +150,9 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
       const config = join(folder, 'config.json');
       writeFileSync(config, JSON.stringify({ model: 'm' }));
       server().setScript(final('fine'));
-      proxy.freezeWhen(RUN_INSERT);
+      proxy().freezeWhen(RUN_INSERT);
       const started = performance.now();
-      const finished = await runCli(['run', '--config', config, '--prompt', 'hi', '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--audit-postgres', proxy.postgresUrl(database().name)], postgresEnvironment());
+      const finished = await runCli(['run', '--config', config, '--prompt', 'hi', '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--audit-postgres', proxy().postgresUrl(database().name)], postgresEnvironment());
       expect(finished.code).toBe(0);
       expect(JSON.parse(finished.stdout)).toMatchObject({ final_answer: 'fine', audit: { stored: false, notice: 'the audit row was not written within 10000 ms; it is written when the database answers' } });
       expect(performance.now() - started).toBeLessThan(14_000);
@@ -161,10 +167,10 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
       const config = join(folder, 'config.json');
       writeFileSync(config, JSON.stringify({ model: 'm', allowed_tools: ['json_transform'] }));
       server().setScript((request) => (request.messages.length <= 2 ? action('json_transform', { data: [1, 2], expression: 'length(@)' }) : final('two')));
-      proxy.cutWhen(RUN_INSERT);
-      const url = proxy.postgresUrl(database().name);
+      proxy().cutWhen(RUN_INSERT);
+      const url = proxy().postgresUrl(database().name);
       const finished = await runCli(['run', '--config', config, '--prompt', 'count', '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--audit-postgres', url], postgresEnvironment());
-      expect(proxy.cuts).toBe(1);
+      expect(proxy().cuts).toBe(1);
       expect(finished.code).toBe(0);
       const output = JSON.parse(finished.stdout);
       expect(output).toMatchObject({ finish_reason: 'final', final_answer: 'two', audit: { stored: false } });
@@ -193,14 +199,7 @@ function recordOf(runId: string, answer: string, elapsedMs = 1): AuditRecord {
 describe('audit rows the database refuses, and the pending queue', () => {
   useEventLoopWatchdog('audit');
   const database = useTestDatabase();
-  let proxy: TcpProxy;
-  beforeEach(async () => {
-    proxy = await startTcpProxy({ host: POSTGRES_HOST, port: POSTGRES_PORT });
-  });
-  afterEach(async () => {
-    await closeAuditSinks();
-    await proxy.close();
-  });
+  const proxy = usePostgresProxy();
 
   it('a row refused for its content is set aside at once with a notice naming the refusal, not kept for a retry', async () => {
     const sink = new PostgresAuditSink(database().url);
@@ -218,10 +217,10 @@ describe('audit rows the database refuses, and the pending queue', () => {
   });
 
   it('a pending row that turns out to be refused for its content is set aside, and the rows behind it are stored', async () => {
-    const sink = new PostgresAuditSink(proxy.postgresUrl(database().name));
+    const sink = new PostgresAuditSink(proxy().postgresUrl(database().name));
     try {
       await sink.write(recordOf('first', 'ok'));
-      proxy.cutWhen(RUN_INSERT, 2);
+      proxy().cutWhen(RUN_INSERT, 2);
       await expect(sink.write(recordOf('refused-later', 'x', 3e9))).rejects.toMatchObject({ retried: true });
       await expect(sink.write(recordOf('behind-it', 'fine'))).rejects.toMatchObject({ retried: true });
       expect(sink.pendingCount).toBe(2);
