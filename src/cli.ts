@@ -11,7 +11,7 @@ import { BudgetInputError } from './budget/ledger';
 import { RunStateError } from './run-state/signed-state';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
-import { SETTING_FLAGS, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags } from './cli/flags';
+import { SETTING_FLAGS, type StreamChoice, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';
 import { auditCommand } from './cli/audit-command';
@@ -27,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'audit') return auditCommand(rest);
   if (command !== 'run' && command !== 'resume') throw new UsageError(command ? `unknown command "${command}" (agent-core --help explains)\n${USAGE}` : USAGE);
   let values: Record<string, string | undefined>;
-  let stream: boolean;
+  let stream: StreamChoice;
   try {
     const parsed: Record<string, string | boolean | undefined> = parseArgs({
       args: rest,
@@ -47,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
         context: { type: 'string' },
         'redis-url': { type: 'string' },
         stream: { type: 'boolean' },
+        'stream-answer': { type: 'string' },
         state: { type: 'string' },
         approve: { type: 'boolean' },
         deny: { type: 'string' },
@@ -57,9 +58,10 @@ async function main(argv: string[]): Promise<number> {
       strict: true,
       allowPositionals: false,
     }).values;
-    stream = parsed.stream === true;
+    stream = streamChoice(parsed.stream === true, parsed['stream-answer'] as string | undefined);
     if (parsed.approve === true) parsed.approve = 'yes';
     delete parsed.stream;
+    delete parsed['stream-answer'];
     values = parsed as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
@@ -94,8 +96,7 @@ async function main(argv: string[]): Promise<number> {
       budgetLedger,
       stateSecret: process.env.AGENT_CORE_STATE_SECRET,
       signal: controller.signal,
-      // One line per event, written as it happens; the engine has redacted every text in it.
-      onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
+      ...stream,
       ...extras.options,
     });
 
@@ -103,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     output = await (session ? runInSession({ ...session, redisUrl }, values.prompt!, run) : run({ prompt: values.prompt, messages })).finally(() => budgetLedger?.close());
     // Streamed, the result is one more NDJSON line; otherwise it is printed for people to read.
-    process.stdout.write(`${stream ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
+    process.stdout.write(`${stream.onEvent ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   } finally {
     await extras.finish(output);
   }

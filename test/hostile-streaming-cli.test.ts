@@ -25,11 +25,11 @@ describe('hostile streaming: agent-core run --stream', () => {
   });
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-  async function runStreaming(config: Record<string, unknown>, script: Script) {
+  async function runStreaming(config: Record<string, unknown>, script: Script, flags: string[] = []) {
     server().setScript(script);
     const configPath = join(folder, 'config.json');
     writeFileSync(configPath, JSON.stringify({ model: 'scripted-model', ...config }));
-    const run = await runCli(['run', '--config', configPath, '--prompt', 'go', '--base-url', server().openaiBaseUrl, '--api-key', API_KEY, '--stream']);
+    const run = await runCli(['run', '--config', configPath, '--prompt', 'go', '--base-url', server().openaiBaseUrl, '--api-key', API_KEY, '--stream', ...flags]);
     const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
     return { run, events: lines.slice(0, -1) as AgentEvent[], result: lines[lines.length - 1] };
   }
@@ -72,6 +72,36 @@ describe('hostile streaming: agent-core run --stream', () => {
     expect(restart).toBeGreaterThan(0);
     expect(streamedText(events.slice(restart))).toBe('Repaired.');
     expect(result.final_answer).toBe('Repaired.');
+  });
+
+  it('with --stream-answer checked, a final reply with a second "type":"action" prints none of its text; only the repaired answer is printed', async () => {
+    const reply = `{"type":"final","answer":"The items are counted and the report is done, all fine.","type":"action","tool":"json_transform","args":{"data":[1],"expression":"length(@)"}}`;
+    const repaired = final('Nothing was counted yet.');
+    const { run, events, result } = await runStreaming(
+      { allowed_tools: ['json_transform'] },
+      [{ text: reply, chunks: splitIntoPieces(reply, 4) }, { text: repaired, chunks: splitIntoPieces(repaired, 3) }],
+      ['--stream-answer', 'checked'],
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n').slice(0, -2).join('\n')).not.toContain('report is done');
+    expect(events.filter((event) => event.type === 'answer_delta' || event.type === 'answer_restart')).toEqual([{ type: 'answer_delta', text: 'Nothing was counted yet.' }]);
+    expect(result.used_tools).toEqual({});
+  });
+
+  it('refuses an unknown --stream-answer with exit 2 naming the flag and its values', async () => {
+    const configPath = join(folder, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ model: 'scripted-model' }));
+    const run = await runCli(['run', '--config', configPath, '--prompt', 'go', '--base-url', server().openaiBaseUrl, '--api-key', API_KEY, '--stream', '--stream-answer', 'whole']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--stream-answer must be "as-written" or "checked", not "whole"');
+  });
+
+  it('refuses --stream-answer without --stream with exit 2, saying it needs --stream', async () => {
+    const configPath = join(folder, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ model: 'scripted-model' }));
+    const run = await runCli(['run', '--config', configPath, '--prompt', 'go', '--base-url', server().openaiBaseUrl, '--api-key', API_KEY, '--stream-answer', 'checked']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--stream-answer needs --stream');
   });
 
   it('a stream without a usage chunk prints usage marked estimated, and total_token_budget counts it', async () => {

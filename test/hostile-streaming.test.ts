@@ -190,6 +190,39 @@ describe('hostile streaming: a reply with duplicate keys', () => {
     expect(streamedText(events.slice(restart))).toBe('Repaired.');
   });
 
+  it("with streamAnswer 'checked', a second \"type\" after the answer streams none of that reply's text: the only answer text sent is the repaired answer", async () => {
+    const text = 'The transfer of 10,000 EUR is approved and booked under reference 4471, nothing left to do.';
+    const reply = `{"type":"final","answer":${JSON.stringify(text)},"type":"action","tool":"probe","args":{"value":1}}`;
+    const events: AgentEvent[] = [];
+    const { model } = piecedModel([{ pieces: inPieces(reply, 4) }, { pieces: inPieces(final('Repaired, and nothing was booked.'), 3) }], events);
+    const probe = probeTool();
+    const result = await runAgent({ model, config: { model: 'm', allowed_tools: ['probe'] }, prompt: 'q', extraTools: [probe.tool], onEvent: (event) => events.push(event), streamAnswer: 'checked' });
+    expect(probe.calls).toEqual([]);
+    expect(result).toMatchObject({ finish_reason: 'final', final_answer: 'Repaired, and nothing was booked.' });
+    expect(result.trace[0].error?.message).toContain('key "type" twice');
+    expect(JSON.stringify(events)).not.toContain('4471');
+    expect(events.filter((event) => event.type === 'answer_delta' || event.type === 'answer_restart')).toEqual([{ type: 'answer_delta', text: 'Repaired, and nothing was booked.' }]);
+  });
+
+  it("with streamAnswer 'checked', an answer is sent once, redacted, after its reply closed, and a 190,000-character one is read once", async () => {
+    const long = `${TEXT_ANSWER} ${'more words follow here '.repeat(8_000)}`;
+    const events: AgentEvent[] = [];
+    const { model, deltasBeforeEnd } = piecedModel([{ pieces: inPieces(final(long), 64) }], events);
+    const result = await runAgent({ model, config: { model: 'm' }, prompt: 'q', onEvent: (event) => events.push(event), streamAnswer: 'checked' });
+    expect(deltasBeforeEnd).toEqual([0]);
+    expect(deltasOf(events)).toEqual([result.final_answer]);
+    expectNoFragment(events);
+  });
+
+  it('refuses an unknown streamAnswer before any model call, naming the field and its values', async () => {
+    const events: AgentEvent[] = [];
+    const { model } = piecedModel([{ pieces: [final('x')] }], events);
+    await expect(runAgent({ model, config: { model: 'm' }, prompt: 'q', onEvent: () => undefined, streamAnswer: 'whole' as never })).rejects.toThrow(
+      "streamAnswer must be 'as-written' or 'checked', not \"whole\"",
+    );
+    expect(events).toEqual([]);
+  });
+
   it('a duplicate key before the answer streams nothing at all', async () => {
     const reply = `{"type":"final","type":"action","answer":${JSON.stringify('words that must not stream '.repeat(5))},"tool":"probe","args":{"value":1}}`;
     const events: AgentEvent[] = [];

@@ -1,6 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AgentEvent } from '../src/agent/events';
 import { chunkText, openItemStream } from '../nodes/AgentCore/streaming';
+import { runAgent } from '../src/agent/run-agent';
+import { final, probeTool } from './support/agent';
+import { inPieces, piecedModel } from './support/pieced-model';
 
 /**
  * The node's side of streaming: which executions stream and what the chunks say. That real n8n delivers
@@ -13,10 +16,11 @@ interface SentChunk {
   content?: string;
 }
 
-function executionContext(options: { streaming?: boolean; hasStreamingCalls?: boolean; streamResponse?: boolean; rejectChunks?: boolean }) {
+function executionContext(options: { streaming?: boolean; hasStreamingCalls?: boolean; streamResponse?: boolean; streamAnswerChecked?: boolean; rejectChunks?: boolean }) {
   const sent: SentChunk[] = [];
+  const { streamResponse, streamAnswerChecked } = options;
   const context: Record<string, unknown> = {
-    getNodeParameter: (name: string) => (name === 'options' && options.streamResponse !== undefined ? { streamResponse: options.streamResponse } : {}),
+    getNodeParameter: (name: string) => (name === 'options' ? JSON.parse(JSON.stringify({ streamResponse, streamAnswerChecked })) : {}),
   };
   if (options.hasStreamingCalls !== false) {
     context.isStreaming = () => options.streaming ?? true;
@@ -76,5 +80,25 @@ describe('Agent Core node streaming', () => {
     stream.close();
     await new Promise((resolve) => setImmediate(resolve));
     expect(sent.map((chunk) => chunk.type)).toEqual(['begin', 'item', 'item', 'item', 'item', 'end']);
+  });
+
+  it('with Stream Only Checked Answers, a hostile reply with a second "type" after its answer sends the chat none of its text', async () => {
+    const { context, sent } = executionContext({ streamAnswerChecked: true });
+    const stream = openItemStream(context, 0)!;
+    expect(stream.streamAnswer).toBe('checked');
+    const reply = `{"type":"final","answer":"Payment approved under reference 4471.","type":"action","tool":"probe","args":{"value":1}}`;
+    const { model } = piecedModel([{ pieces: inPieces(reply, 5) }, { pieces: inPieces(final('Nothing was approved.'), 4) }], []);
+    const probe = probeTool();
+    const result = await runAgent({ model, config: { model: 'm', allowed_tools: ['probe'] }, prompt: 'q', extraTools: [probe.tool], onEvent: stream.onEvent, streamAnswer: stream.streamAnswer });
+    stream.close();
+    expect(probe.calls).toEqual([]);
+    expect(result.final_answer).toBe('Nothing was approved.');
+    expect(JSON.stringify(sent)).not.toContain('4471');
+    expect(sent.filter((chunk) => chunk.type === 'item')).toEqual([{ type: 'item', itemIndex: 0, content: 'Nothing was approved.' }]);
+  });
+
+  it('streams the answer as the model writes it unless Stream Only Checked Answers is on', () => {
+    expect(openItemStream(executionContext({}).context, 0)!.streamAnswer).toBe('as-written');
+    expect(openItemStream(executionContext({ streamAnswerChecked: false }).context, 0)!.streamAnswer).toBe('as-written');
   });
 });

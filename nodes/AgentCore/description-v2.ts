@@ -1,7 +1,7 @@
 // Agent Core's version 2 panel: a short first view (the prompt near the top), the breadth behind Governance and Options.
 import type { INodeProperties } from 'n8n-workflow';
 import { agentCoreProperties } from './description';
-import { nodeOptions } from './options';
+import { nodeOptions, streamAnswerCheckedOption } from './options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
 import { collectionProperties } from './settings-panel';
 
@@ -82,6 +82,7 @@ const optionsV2: INodeProperties[] = (
       displayOptions: { show: { requireOutputFormat: [true] } },
     },
     ...nodeOptions.filter((property) => !['batchSize', 'delayBetweenBatches', 'outputFormat', 'outputSchema'].includes(property.name)),
+    streamAnswerCheckedOption,
   ] as INodeProperties[]
 )
   .map(renamed)

@@ -42,6 +42,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
     sessionId: sessionId || undefined,
     signal: context.getExecutionCancelSignal?.(),
     onEvent: stream?.onEvent,
+    streamAnswer: stream?.streamAnswer,
     ...(await readAudit(context, itemIndex)),
     ...runTracer(),
   };

@@ -80,3 +80,13 @@ export const nodeOptions: INodeProperties[] = [
       'Whether to stream the run as it happens when the workflow streams (a Webhook in Response Mode Streaming, a Chat Trigger in streaming mode): one line per tool call and the answer as the model writes it. The output item is the same either way.',
   },
 ];
+
+/** Version 2's choice of when streamed answer text goes out (RunAgentOptions.streamAnswer); version 1's panel stays as published. */
+export const streamAnswerCheckedOption: INodeProperties = {
+  displayName: 'Stream Only Checked Answers',
+  name: 'streamAnswerChecked',
+  type: 'boolean',
+  default: false,
+  description:
+    "Whether streaming sends the answer's text only once the model's reply has closed and been checked as the answer, in one piece, instead of as the model writes it. A chat cannot take text back: with this on, no text of a reply that turns out not to be the answer (a broken or hostile reply) ever reaches it.",
+};

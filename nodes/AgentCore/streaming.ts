@@ -7,6 +7,8 @@ type StreamingFunctions = Pick<IExecuteFunctions, 'isStreaming' | 'sendChunk'>;
 /** One item's run as n8n chunks: `begin` is sent when it opens, `end` by `close`. */
 export interface ItemStream {
   onEvent: AgentEventListener;
+  /** Options → Stream Only Checked Answers (version 2): the answer goes out once checked, in one piece. */
+  streamAnswer: 'as-written' | 'checked';
   close(): void;
 }
 
@@ -57,6 +59,7 @@ export function openItemStream(
   };
   send('begin', itemIndex);
   return {
+    streamAnswer: options.streamAnswerChecked === true ? 'checked' : 'as-written',
     onEvent(event) {
       const text = chunkText(event);
       if (text !== undefined && text !== '') send('item', itemIndex, text);

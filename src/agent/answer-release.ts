@@ -11,7 +11,8 @@ import type { AgentEvent } from './events';
  * the newest text, and where redacting across the cut gives what redacting each side gives (known secrets
  * spelled with whitespace, see holdBackFor). So a secret split across pieces is held until it is whole and
  * then sent as `[REDACTED]`. When the reply ends, `finish` sends the rest, so that the pieces equal the
- * redacted final answer, or voids what was sent with `answer_restart`.
+ * redacted final answer, or voids what was sent with `answer_restart`. With a `holdBack` of Infinity
+ * (RunAgentOptions.streamAnswer 'checked') nothing is sent before the reply has closed as a checked answer.
  */
 export class AnswerRelease {
   private extractor = new FinalAnswerExtractor();
@@ -35,6 +36,11 @@ export class AnswerRelease {
     if (this.ended) return;
     const decoded = this.extractor.push(piece);
     if (decoded === '') return;
+    if (this.holdBack === Infinity) {
+      // Held whole until the reply closes as an answer (streamAnswer 'checked'): no cut to look for.
+      this.pending += decoded;
+      return;
+    }
     this.cuts.read(decoded, this.pending.length, (cut) => this.candidates.push(cut));
     this.pending += decoded;
     this.releaseSafePart();

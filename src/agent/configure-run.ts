@@ -7,7 +7,10 @@ import { type AgentConfig, ConfigError, resolveConfig } from './config';
 import type { RunAgentOptions } from './run-options';
 
 /** The run's config, checked, and its allowed tools; a config with approval_required needs a signing key before anything runs. */
-export function configureRun(options: Pick<RunAgentOptions, 'config' | 'extraTools' | 'stateSecret'>): { config: AgentConfig; allowed: Map<string, Tool> } {
+export function configureRun(options: Pick<RunAgentOptions, 'config' | 'extraTools' | 'stateSecret' | 'streamAnswer'>): { config: AgentConfig; allowed: Map<string, Tool> } {
+  if (options.streamAnswer !== undefined && options.streamAnswer !== 'as-written' && options.streamAnswer !== 'checked') {
+    throw new TypeError(`streamAnswer must be 'as-written' or 'checked', not ${JSON.stringify(options.streamAnswer)}: leave it out to stream the answer as the model writes it`);
+  }
   const registry = toolRegistry([...builtInTools, ...(options.extraTools ?? [])]);
   const config = resolveConfig(options.config, registry);
   const keyProblem = config.approval_required.length > 0 ? stateSecretProblem(options.stateSecret) : undefined;

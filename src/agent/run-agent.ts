@@ -89,7 +89,7 @@ export class AgentRun {
     this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
     const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
     this.redactor = new Redactor(knownSecrets);
-    this.answerHoldBack = holdBackFor(knownSecrets);
+    this.answerHoldBack = options.streamAnswer === 'checked' ? Infinity : holdBackFor(knownSecrets);
   }
 
   async run(): Promise<AgentResult> {

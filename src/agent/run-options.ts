@@ -46,6 +46,15 @@ export interface RunAgentOptions {
    */
   onEvent?: AgentEventListener;
   /**
+   * When the final answer's text reaches `onEvent`. 'as-written' (default): as the model writes it, minus
+   * whatever could still turn into something redacted; a reply that turns out not to be an answer (an
+   * action, a protocol error such as a duplicate key after the answer) has its text voided by
+   * `answer_restart`. 'checked': only once the reply has closed and been checked as the answer, in one
+   * `answer_delta`, so no text of a reply that is not the answer is ever sent — for listeners that cannot
+   * take text back.
+   */
+  streamAnswer?: 'as-written' | 'checked';
+  /**
    * Keeps the run in a PostgreSQL audit database once its answer is ready (see README "Audit and tracing"):
    * the output's `audit` says whether the row was stored within `waitMs` (default 1000); a failed write is
    * tried again later and never fails the run. `retentionDays` deletes older runs; `origin` says where the

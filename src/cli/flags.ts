@@ -1,5 +1,6 @@
 // Reading the CLI's flags: JSON files, provider and fallback flags, and the flags of settings from the settings table.
 import { readFileSync } from 'node:fs';
+import type { AgentEvent } from '../agent/events';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
 import { RUN_OPTION_SETTINGS } from '../agent/settings';
 import { environmentKeyRefusal } from './fallback-key';
@@ -55,4 +56,21 @@ export const SETTING_FLAGS: Record<string, { type: 'string' }> = Object.fromEntr
 /** Those flags' values under the library's option names (`--system` → `developerText`). */
 export function runOptionsFromFlags(values: Record<string, string | undefined>): { developerText?: string } {
   return Object.fromEntries(Object.entries(RUN_OPTION_SETTINGS).map(([option, setting]) => [option, values[setting.cliFlag]]));
+}
+
+/** `--stream` and `--stream-answer`: the run's events on stdout (NDJSON), the answer's text as written or once checked. */
+export interface StreamChoice {
+  onEvent?: (event: AgentEvent) => void;
+  streamAnswer?: 'as-written' | 'checked';
+}
+
+/** What `--stream` and `--stream-answer` ask for; `--stream-answer` alone, or another value, is a usage error. */
+export function streamChoice(stream: boolean, streamAnswer: string | undefined): StreamChoice {
+  if (streamAnswer !== undefined && streamAnswer !== 'as-written' && streamAnswer !== 'checked') {
+    throw new UsageError(`--stream-answer must be "as-written" or "checked", not "${streamAnswer}"`);
+  }
+  if (streamAnswer !== undefined && !stream) throw new UsageError('--stream-answer needs --stream: without --stream nothing is streamed');
+  if (!stream) return {};
+  // One line per event, written as it happens; the engine has redacted every text in it.
+  return { onEvent: (event) => process.stdout.write(`${JSON.stringify(event)}\n`), ...(streamAnswer ? { streamAnswer } : {}) };
 }

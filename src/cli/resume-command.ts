@@ -8,10 +8,10 @@ import { MAX_STATE_CHARACTERS } from '../run-state/state-size';
 import { RedisUsedStates } from '../run-state/used-states';
 import { USAGE } from './usage';
 import type { RunExtras } from './run-extras';
-import { UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile } from './flags';
+import { type StreamChoice, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile } from './flags';
 
 /** `agent-core resume`: a paused run continued with a person's decision. */
-export async function resume(values: Record<string, string | undefined>, stream: boolean, extras: RunExtras): Promise<number> {
+export async function resume(values: Record<string, string | undefined>, stream: StreamChoice, extras: RunExtras): Promise<number> {
   const refused = ['prompt', 'messages-json', 'session', 'context', 'system'].find((flag) => values[flag] !== undefined);
   if (refused) throw new UsageError(`--${refused} does not go with resume: the paused run holds its conversation`);
   if (!values.state) throw new UsageError(`resume needs --state FILE: the run_state of the paused run's output\n${USAGE}`);
@@ -46,7 +46,7 @@ export async function resume(values: Record<string, string | undefined>, stream:
     usedStates,
     budgetLedger,
     signal: controller.signal,
-    onEvent: stream ? (event) => process.stdout.write(`${JSON.stringify(event)}\n`) : undefined,
+    ...stream,
     ...extras.options,
   })
     .finally(() => Promise.all([usedStates?.close(), budgetLedger?.close()]))
@@ -54,7 +54,7 @@ export async function resume(values: Record<string, string | undefined>, stream:
       await extras.finish(undefined);
       throw error;
     });
-  process.stdout.write(`${stream ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
+  process.stdout.write(`${stream.onEvent ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   await extras.finish(output);
   return 0;
 }

@@ -25,7 +25,7 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
                        [--fallback-api-key KEY]]
                       [--system TEXT]
-                      [--session ID --context memory|redis] [--redis-url URL] [--stream]
+                      [--session ID --context memory|redis] [--redis-url URL] [--stream [--stream-answer checked]]
                       [--audit-postgres URL [--audit-retention-days N]]
        agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
@@ -58,6 +58,10 @@ ${CONFIG_FLAG_HELP}
                          (the final answer's text as the model writes it), {"type":"answer_restart","reason":..}
                          (drop the answer text so far), {"type":"done","finish_reason":..}; then the result
                          as the last line, compact
+  --stream-answer checked
+                         with --stream, send the answer's text only once the reply has closed and been checked
+                         as the answer, in one answer_delta: no text of a reply that turns out not to be the
+                         answer is ever printed (default: as-written, voided by answer_restart)
 
   --audit-postgres URL   keep the run in this PostgreSQL database (tables created on first use): the
                          output's audit.run_id names it; a row not stored is said on stderr
