@@ -84,6 +84,22 @@ describe('Agent Core version 2 panel', () => {
     expect(firstView(versionTwo, { needsApproval: true })).not.toContain('credential:agentCoreRunStateApi');
   });
 
+  it("leaves n8n 1.x's editor no field to take for the authentication field and hide, in either version", () => {
+    // n8n 1.123's editor (editor-ui utils/nodeTypesUtils.ts, getMainAuthField / findAlternativeAuthField):
+    // the fields named in credentials' displayOptions.show are "auth fields"; the first without an option
+    // value no credential names is the main one, and then it and every field named in an auth field's own
+    // show are hidden from the panel. With Governance named there, version 2's Governance toggle vanished.
+    for (const description of [versionOne, versionTwo]) {
+      const named = new Map<string, string[]>();
+      for (const credential of description.credentials ?? []) {
+        for (const [field, values] of Object.entries(credential.displayOptions?.show ?? {})) named.set(field, [...(named.get(field) ?? []), ...(values ?? []).map(String)]);
+      }
+      const authFields = description.properties.filter((property) => named.has(property.name));
+      const main = authFields.find((field) => !(field.options ?? []).some((option) => 'value' in option && typeof option.value === 'string' && !named.get(field.name)!.includes(option.value)));
+      expect(main?.name).toBeUndefined();
+    }
+  });
+
   it('groups approval, audit and budgets behind Governance', () => {
     const governed = firstView(versionTwo, { governance: true });
     expect(governed).toEqual(expect.arrayContaining(['Require Approval', 'Audit Trail', 'Budgets']));

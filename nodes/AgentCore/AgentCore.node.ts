@@ -10,6 +10,7 @@ import {
 import { AgentCoreV2 } from './agent-core-v2';
 import { agentCoreOutputs } from './approval';
 import { agentCoreInputs } from './connected-model';
+import { whileOn } from './credential-conditions';
 import { agentCoreProperties } from './description';
 import { agentCoreExecute } from './execute';
 import { agentCoreMethods } from './node-methods';
@@ -56,8 +57,8 @@ export class AgentCoreV1 implements INodeType {
       { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest' },
       // Optional: without them the tools read their settings from Tool Settings (JSON).
       { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
-      { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: { show: { needsApproval: [true] } } },
-      { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: { show: { auditTrail: [true] } } },
+      { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: whileOn('needsApproval') },
+      { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: whileOn('auditTrail') },
       { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
     ],
     properties: agentCoreProperties,

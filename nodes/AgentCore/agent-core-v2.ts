@@ -2,6 +2,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeBaseDescription, INodeTypeDescription } from 'n8n-workflow';
 import { agentCoreOutputs } from './approval';
 import { agentCoreInputs } from './connected-model';
+import { whileOn } from './credential-conditions';
 import { agentCorePropertiesV2 } from './description-v2';
 import { agentCoreExecute } from './execute';
 import { agentCoreMethods } from './node-methods';
@@ -30,10 +31,11 @@ export class AgentCoreV2 implements INodeType {
         // Redis serves a shared budget, resuming a state only once, and the Redis Context tool. n8n shows a
         // credential under one condition (every key must match; a run reads the first entry of a type), so it
         // shows with Governance, where two of its three uses are; the tool's error says where to find it.
-        { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest', displayOptions: { show: { governance: [true] } } },
+        // Switches are written with whileOn (see there): n8n 1.x's editor would hide them otherwise.
+        { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest', displayOptions: whileOn('governance') },
         { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
-        { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: { show: { governance: [true], needsApproval: [true] } } },
-        { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: { show: { governance: [true], auditTrail: [true] } } },
+        { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: whileOn('governance', 'needsApproval') },
+        { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: whileOn('governance', 'auditTrail') },
         { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
       ],
       properties: agentCorePropertiesV2,

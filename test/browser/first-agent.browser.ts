@@ -7,9 +7,9 @@
  * question: the answer reads as text, not JSON → Options → Max Iterations 1: the next message ends at that
  * limit and the chat shows one sentence ("No answer: …"), not JSON. Screenshots of the panel's first open and
  * of each section opened (Options, Governance on) in test-output/browser/n8n-<line>/first-agent-*.png.
- * Runs on n8n 2.41.1 by default (AGENT_CORE_FIRST_AGENT_N8N: 1, 2, 1,2 or all). On n8n 1.123.81 it fails, a
- * known open problem of issue #28: that editor hides version 2's Governance toggle (a field the optional
- * credentials depend on), so approval, audit and budgets cannot be switched on in a new node there.
+ * Runs on n8n 1.123.81 and 2.41.1 by default (AGENT_CORE_FIRST_AGENT_N8N: 1, 2, 1,2 or all). On 1.123 it
+ * also proves Governance can be switched on: that editor hides a boolean a credential's `show` names (see
+ * nodes/AgentCore/credential-conditions.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,7 +29,7 @@ const CHAT_TRIGGER_DESCRIPTION = 'Runs the workflow when an n8n generated webcha
 const EXPECTED_ANSWER = 'In stock and under 50 EUR: Desk lamp and USB-C hub.';
 const MINUTE = 60000;
 
-const value = (process.env.AGENT_CORE_FIRST_AGENT_N8N ?? '2').trim();
+const value = (process.env.AGENT_CORE_FIRST_AGENT_N8N ?? 'all').trim();
 const lines = (value === 'all' ? [1, 2] : value.split(',').map(Number)).filter((line): line is 1 | 2 => line === 1 || line === 2);
 
 /**
