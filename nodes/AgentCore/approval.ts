@@ -1,7 +1,6 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExecuteFunctions, INodeCredentialTestResult, INodeExecutionData } from 'n8n-workflow';
-import { DEFAULT_CONFIG, RedisUsedStates, stateSecretProblem, type ApprovalDecision, type UsedStates } from '../../src';
+import { DEFAULT_CONFIG, stateSecretProblem, type ApprovalDecision } from '../../src';
 import { nodeError } from '../shared/node-errors';
-import { redisConnectionFromCredential } from '../shared/redis-credential';
 import { governanceSwitch } from './panel-versions';
 
 /** The node's outputs for Require Approval, as the `outputs` expression builds them: calls that wait for a person leave by the second. */
@@ -40,24 +39,6 @@ export function readResume(context: IExecuteFunctions, itemIndex: number): { run
     }
   }
   throw nodeError(context, `Decision must be approve, deny or edit, not "${decision}"`, itemIndex, 'Map the approval step\'s answer to one of the three, e.g. {{ $json.data.approved ? "approve" : "deny" }}.');
-}
-
-/**
- * The used-state registry of one execution, in the Redis of the node's Agent Core: Redis API credential; none
- * without one (a state could then be resumed twice: README says so).
- */
-export class ExecutionUsedStates {
-  private opened?: RedisUsedStates;
-
-  async forItem(context: IExecuteFunctions): Promise<UsedStates | undefined> {
-    if (!context.getNode().credentials?.agentCoreRedisApi) return undefined;
-    this.opened ??= new RedisUsedStates({ shared: redisConnectionFromCredential(await context.getCredentials('agentCoreRedisApi')) });
-    return this.opened;
-  }
-
-  async close(): Promise<void> {
-    await this.opened?.close();
-  }
 }
 
 /** Items of a paused run go to the Needs Approval output, the rest to the first, each keeping its pairing. */

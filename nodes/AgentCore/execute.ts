@@ -4,9 +4,9 @@ import { resumeAgent, runAgent } from '../../src';
 import { mapItems } from '../shared/items';
 import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
 import { recordAiCalls } from './ai-events';
-import { ExecutionUsedStates, readResume, routeByApproval } from './approval';
+import { readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
-import { ExecutionLedger } from './budget-ledger';
+import { ExecutionRedis } from './execution-redis';
 import { governanceSwitch, isResuming, readCollections } from './panel-versions';
 import { readInput, readItemRun } from './read-run';
 import { openItemStream } from './streaming';
@@ -19,23 +19,22 @@ function readFailurePolicy(options: IDataObject): RunFailurePolicy {
   };
 }
 
-/** What the items of one execution share: the sub-executions their workflow tools started, and the budget ledger. */
+/** What the items of one execution share: the sub-executions their workflow tools started, and its Redis. */
 interface ExecutionState {
   started: RelatedExecution[];
-  ledger: ExecutionLedger;
-  usedStates: ExecutionUsedStates;
+  redis: ExecutionRedis;
 }
 
 /** read → run → shape: the item's settings are read once, and the run's config is not changed after. */
-async function runItem(context: IExecuteFunctions, itemIndex: number, { started, ledger, usedStates }: ExecutionState): Promise<INodeExecutionData> {
+async function runItem(context: IExecuteFunctions, itemIndex: number, { started, redis }: ExecutionState): Promise<INodeExecutionData> {
   const resuming = isResuming(context, itemIndex);
-  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, secrets, subExecutions } = await readItemRun(context, itemIndex);
+  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, secrets, subExecutions } = await readItemRun(context, itemIndex, redis);
   const stream = openItemStream(context, itemIndex, options);
   const common = {
     model,
     fallbackModel,
     extraTools,
-    ...(config.shared_budget ? { budgetLedger: await ledger.forItem(context, itemIndex) } : {}),
+    ...(config.shared_budget ? { budgetLedger: await redis.budgetLedger(itemIndex) } : {}),
     secrets,
     config,
     stateSecret,
@@ -46,7 +45,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
     ...(await readAudit(context, itemIndex)),
     ...runTracer(),
   };
-  const result = await (resuming ? resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await usedStates.forItem(context) }) : runAgent({ ...common, ...readInput(context, itemIndex) })).finally(() =>
+  const result = await (resuming ? resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await redis.usedStateRegistry(itemIndex) }) : runAgent({ ...common, ...readInput(context, itemIndex) })).finally(() =>
     stream?.close(),
   );
   started.push(...subExecutions);
@@ -72,10 +71,10 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
  * With Require Approval, a run that waits for a person leaves by the Needs Approval output.
  */
 export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-  const state: ExecutionState = { started: [], ledger: new ExecutionLedger(), usedStates: new ExecutionUsedStates() };
+  const state: ExecutionState = { started: [], redis: new ExecutionRedis(this) };
   const { options } = readCollections(this, 0);
   const batching = { size: Number(options.batchSize ?? 1), delayMs: Number(options.delayBetweenBatches ?? 0) };
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching).finally(() => Promise.all([state.ledger.close(), state.usedStates.close()]));
+  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching).finally(() => state.redis.close());
   const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
   return routeByApproval(items, governanceSwitch(this, 0, 'needsApproval'));

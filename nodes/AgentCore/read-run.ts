@@ -9,6 +9,7 @@ import { readConnectedTools } from './connected-tools';
 import { fieldFallback, fieldPath, readCollections, withToolFields } from './panel-versions';
 import { modelFromCredential } from './provider-credential';
 import { configFromCollections } from './settings-panel';
+import type { ExecutionRedis } from './execution-redis';
 import { withToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 
@@ -32,7 +33,7 @@ export interface ItemRun {
  * Reads the item's settings in the order their problems were always reported (models, JSON fields, model
  * name, tool credentials, tools, approval) and builds the config in one piece; nothing patches it later.
  */
-export async function readItemRun(context: IExecuteFunctions, itemIndex: number): Promise<ItemRun> {
+export async function readItemRun(context: IExecuteFunctions, itemIndex: number, redis: ExecutionRedis): Promise<ItemRun> {
   const sessionId = String(readField(context, fieldPath(context, 'sessionId'), itemIndex, fieldFallback(context, 'sessionId', '')) ?? '');
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
   // Options and Limits as version 1 names them, whatever the node's version (panel-versions.ts).
@@ -42,7 +43,7 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number)
   const toolSettings = (readJsonValue(context, context.getNodeParameter(fieldPath(context, 'toolSettingsJson'), itemIndex, fieldFallback(context, 'toolSettingsJson', undefined)), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
   const outputSchema = options.outputFormat === 'json' ? { output_schema: readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema') } : {};
   if (!modelName) throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
-  const tool_settings = await withToolCredentials(context, withToolFields(context, itemIndex, toolSettings, builtIns), builtIns, itemIndex);
+  const tool_settings = await withToolCredentials(context, withToolFields(context, itemIndex, toolSettings, builtIns), builtIns, itemIndex, redis);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const subExecutions: RelatedExecution[] = [];
   const readOnly = new Set(String(options.readOnlyTools ?? '').split(',').map((name) => name.trim()).filter(Boolean));

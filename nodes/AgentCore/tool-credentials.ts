@@ -7,8 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { type AgentConfig, domainEntryProblem, HEADER_NAME_PATTERN } from '../../src';
 import { nodeError } from '../shared/node-errors';
-import { redisConnectionFromCredential } from '../shared/redis-credential';
-import { panelVersion } from './panel-versions';
+import type { ExecutionRedis } from './execution-redis';
 
 type ToolSettings = AgentConfig['tool_settings'];
 
@@ -75,21 +74,11 @@ function hasCredential(context: IExecuteFunctions, type: string): boolean {
   return Boolean(context.getNode().credentials?.[type]);
 }
 
-/** The Redis credential is optional on the node; what needs it says so, naming itself. */
-export function requireRedisCredential(context: IExecuteFunctions, itemIndex: number, user: string): void {
-  if (hasCredential(context, 'agentCoreRedisApi')) return;
-  // Version 2 shows the picker under Governance (agent-core-v2.ts says why).
-  const where = panelVersion(context) >= 2 ? ' (turn on Governance to show it)' : '';
-  throw nodeError(context, `${user} needs the Agent Core: Redis API credential, and none is selected`, itemIndex, `Select an "Agent Core: Redis API" credential on the node${where}.`);
-}
-
 /** redis_context uses the node's Redis credential unless its tool settings name a Redis themselves. */
-async function injectRedisConnection(context: IExecuteFunctions, settings: ToolSettings, itemIndex: number): Promise<void> {
+async function injectRedisConnection(redis: ExecutionRedis, settings: ToolSettings, itemIndex: number): Promise<void> {
   const own = settings.redis_context ?? {};
   if (own.redis_url !== undefined || own.connection !== undefined) return;
-  requireRedisCredential(context, itemIndex, 'The Redis Context tool');
-  const credentials = await context.getCredentials('agentCoreRedisApi', itemIndex);
-  settings.redis_context = { ...own, connection: redisConnectionFromCredential(credentials) };
+  settings.redis_context = { ...own, connection: await redis.connectionFor(itemIndex, 'The Redis Context tool') };
 }
 
 /**
@@ -140,9 +129,9 @@ async function injectFeishuBot(context: IExecuteFunctions, settings: ToolSetting
  * only. Their values then count as secrets like every secret in tool settings: redacted from all output.
  * Returns the settings with them; the settings given are not changed.
  */
-export async function withToolCredentials(context: IExecuteFunctions, toolSettings: ToolSettings, allowed: readonly string[], itemIndex: number): Promise<ToolSettings> {
+export async function withToolCredentials(context: IExecuteFunctions, toolSettings: ToolSettings, allowed: readonly string[], itemIndex: number, redis: ExecutionRedis): Promise<ToolSettings> {
   const settings = { ...toolSettings };
-  if (allowed.includes('redis_context')) await injectRedisConnection(context, settings, itemIndex);
+  if (allowed.includes('redis_context')) await injectRedisConnection(redis, settings, itemIndex);
   if (allowed.includes('http_request')) await injectHttpHeader(context, settings, itemIndex);
   if (allowed.includes('feishu_bot')) await injectFeishuBot(context, settings, itemIndex);
   return settings;

@@ -1,0 +1,58 @@
+// The one owner of an execution's Redis: the node's Agent Core: Redis API credential and everything opened from it.
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { RedisBudgetLedger, RedisUsedStates, type BudgetLedger, type UsedStates } from '../../src';
+import type { RedisConnectionOptions } from '../../src/context';
+import { nodeError } from '../shared/node-errors';
+import { redisConnectionFromCredential } from '../shared/redis-credential';
+import { panelVersion } from './panel-versions';
+
+const REDIS_CREDENTIAL = 'agentCoreRedisApi';
+
+/**
+ * The execution's Redis: the credential is read once, for the first item that needs it, and what uses it —
+ * the shared-budget ledger, the used-state registry that lets a paused run resume only once, the Redis
+ * Context tool's connection — comes from here; `close` ends what was opened when the execution's items
+ * are done. The ledger and the registry share this process's client for the connection (src/redis/shared-clients.ts).
+ */
+export class ExecutionRedis {
+  private connection?: Promise<RedisConnectionOptions>;
+  private ledger?: RedisBudgetLedger;
+  private usedStates?: RedisUsedStates;
+
+  constructor(private readonly context: IExecuteFunctions) {}
+
+  /** Whether a Redis credential is chosen on the node (it is optional; what needs it says so). */
+  get chosen(): boolean {
+    return Boolean(this.context.getNode().credentials?.[REDIS_CREDENTIAL]);
+  }
+
+  /** The credential's connection, for `user` (named in the error when no credential is chosen). */
+  connectionFor(itemIndex: number, user: string): Promise<RedisConnectionOptions> {
+    if (!this.chosen) {
+      // Version 2 shows the picker under Governance (agent-core-v2.ts says why).
+      const where = panelVersion(this.context) >= 2 ? ' (turn on Governance to show it)' : '';
+      throw nodeError(this.context, `${user} needs the Agent Core: Redis API credential, and none is selected`, itemIndex, `Select an "Agent Core: Redis API" credential on the node${where}.`);
+    }
+    this.connection ??= this.context.getCredentials(REDIS_CREDENTIAL, itemIndex).then(redisConnectionFromCredential);
+    return this.connection;
+  }
+
+  /** The shared-budget ledger, opened for the first item with a shared budget and shared by the rest. */
+  async budgetLedger(itemIndex: number): Promise<BudgetLedger> {
+    const connection = await this.connectionFor(itemIndex, 'A shared budget (Limits → Shared Token Budget)');
+    this.ledger ??= new RedisBudgetLedger({ shared: connection });
+    return this.ledger;
+  }
+
+  /** The used-state registry, or none without a credential (a state could then be resumed twice: README says so). */
+  async usedStateRegistry(itemIndex: number): Promise<UsedStates | undefined> {
+    if (!this.chosen) return undefined;
+    const connection = await this.connectionFor(itemIndex, 'Resuming a paused run');
+    this.usedStates ??= new RedisUsedStates({ shared: connection });
+    return this.usedStates;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.ledger?.close(), this.usedStates?.close()]);
+  }
+}
