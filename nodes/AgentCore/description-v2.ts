@@ -4,6 +4,7 @@ import { agentCoreProperties } from './description';
 import { nodeOptions, streamAnswerCheckedOption } from './options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
 import { collectionProperties } from './settings-panel';
+import { toolSettingsCollections } from './tool-fields';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
@@ -126,6 +127,8 @@ export const agentCorePropertiesV2: INodeProperties[] = [
     default: '',
     displayOptions: { show: { allowedTools: ['http_request'], httpAllowedDomains: [''] } },
   },
+  // Each allowed tool's settings as fields, derived from its settings schema (tool-fields.ts).
+  ...toolSettingsCollections(fromVersionOne('allowedTools')),
   {
     displayName: 'Governance (Approval, Audit, Budgets)',
     name: 'governance',

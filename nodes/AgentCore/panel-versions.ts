@@ -1,6 +1,7 @@
 // Where each setting lives in each node version's panel: the one place that resolves version-specific names.
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import type { AgentConfig } from '../../src';
+import { settingsFromToolFields } from './tool-fields';
 
 /** Agent Core's Session ID default (version 1's top-level field, version 2's option): the chat's or Agent Context's session. */
 export const SESSION_ID_DEFAULT = '={{ $json.session_id ?? $json.sessionId ?? "" }}';
@@ -71,13 +72,9 @@ export function governanceSwitch(context: IExecuteFunctions, itemIndex: number, 
 }
 
 /**
- * Version 2's structured tool fields into the tool settings: HTTP Request: Allowed Domains, unless Tool Settings
- * (JSON) sets allowed_domains itself (the JSON overrides) or an HTTP Request Tool credential brings its hosts.
+ * Version 2's structured tool fields (HTTP Request: Allowed Domains and each allowed tool's settings
+ * collection, see tool-fields.ts) into the tool settings, under Tool Settings (JSON): a key it sets wins.
  */
 export function withToolFields(context: IExecuteFunctions, itemIndex: number, toolSettings: AgentConfig['tool_settings'], allowed: readonly string[]): AgentConfig['tool_settings'] {
-  if (panelVersion(context) < 2 || !allowed.includes('http_request') || context.getNode().credentials?.agentCoreHttpHeaderApi) return toolSettings;
-  const domains = String(context.getNodeParameter('httpAllowedDomains', itemIndex, '') ?? '').split(/[\s,]+/).filter(Boolean);
-  const own = toolSettings.http_request ?? {};
-  if (domains.length === 0 || own.allowed_domains !== undefined) return toolSettings;
-  return { ...toolSettings, http_request: { ...own, allowed_domains: domains } };
+  return panelVersion(context) < 2 ? toolSettings : settingsFromToolFields(context, itemIndex, toolSettings, allowed);
 }
