@@ -64,7 +64,7 @@ describe('Agent Core with chat model sub-nodes in n8n’s engine', () => {
     expect(result.errorOf('Agent Core')).toBeUndefined();
     const json = result.outputOf('Agent Core')[0].json as Record<string, any>;
     expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'cached', model: 'claude-sonnet-4-5' });
-    expect(json.usage).toEqual({ prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 });
+    expect(json.usage).toEqual({ prompt_tokens: 900, completion_tokens: 12, total_tokens: 912, cached_tokens: 600, cache_write_tokens: 100 });
     expect(primary.requests[0].headers['x-api-key']).toBe('sk-ant-sub-node-777777');
     expect(JSON.stringify(json)).not.toContain('sk-ant-sub-node-777777');
   });

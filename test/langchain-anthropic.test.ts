@@ -76,7 +76,7 @@ describe('Claude streamed through LangChain ChatAnthropic', () => {
     ]);
     const { result } = await streamedRun(server());
 
-    expect(result.usage).toEqual({ prompt_tokens: 9_632, completion_tokens: 198, total_tokens: 9_830 });
+    expect(result.usage).toEqual({ prompt_tokens: 9_632, completion_tokens: 198, total_tokens: 9_830, cached_tokens: 5_000, cache_write_tokens: 1_200 });
   });
 
   it('counts a repeated message_start once', async () => {

@@ -9,6 +9,17 @@ export interface TokenUsage {
   /** Reasoning ("thinking") tokens, when the provider reports them; already counted in `completion_tokens`. */
   reasoning_tokens?: number;
   /**
+   * Prompt tokens served from the provider's prompt cache (billed at the cache-read price), when it reports
+   * them; already counted in `prompt_tokens`, never added on top.
+   */
+  cached_tokens?: number;
+  /**
+   * Prompt tokens written to the provider's prompt cache on this call (billed at the cache-write price), when
+   * it reports them (Anthropic's `cache_creation_input_tokens`, and OpenAI-compatible routers'
+   * `prompt_tokens_details.cache_write_tokens`); already counted in `prompt_tokens`, never added on top.
+   */
+  cache_write_tokens?: number;
+  /**
    * True when some of these counts are the engine's estimate because the provider reported no usage (see
    * estimateWhenUnreported); budgets count them like reported ones.
    */
@@ -39,6 +50,7 @@ function count(value: unknown): number {
  * from 0 to MAX_TOKENS_PER_CALL (a string, NaN or negative count is 0), and `total_tokens` the sum of
  * prompt and completion whenever either is known. A broken endpoint can thus neither defeat the token
  * budget (negative or NaN counts, a string that would concatenate) nor trip it with an absurd total.
+ * The cached and cache-write counts are parts of the prompt, so together they never exceed it (see below).
  */
 export function sanitiseUsage(raw: unknown): TokenUsage {
   const usage = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
@@ -46,11 +58,18 @@ export function sanitiseUsage(raw: unknown): TokenUsage {
   const completion = count(usage.completion_tokens);
   const total = prompt + completion > 0 ? prompt + completion : count(usage.total_tokens);
   const reasoning = count(usage.reasoning_tokens);
+  // Cached and cache-write tokens are parts of `prompt_tokens`; a report whose parts exceed the whole is
+  // broken, and is clamped (cached first, cache-write to what is left) so that pricing the parts can never
+  // count more prompt tokens than the call had.
+  const cached = Math.min(count(usage.cached_tokens), prompt);
+  const cacheWrite = Math.min(count(usage.cache_write_tokens), prompt - cached);
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: total,
     ...(reasoning > 0 ? { reasoning_tokens: reasoning } : {}),
+    ...(cached > 0 ? { cached_tokens: cached } : {}),
+    ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}),
     ...(usage.estimated === true ? { estimated: true } : {}),
   };
 }
@@ -92,14 +111,23 @@ export function estimateWhenUnreported(
   if (!reportedNone(response)) return usage;
   const prompt = messages.reduce((total, message) => total + TOKENS_PER_MESSAGE + estimateTokens(message.content), 0);
   const completion = estimateTokens(response.text) + estimateTokens(response.reasoning ?? '');
+  // An estimated prompt has no known cached part: parts of the unreported one could exceed it.
+  delete usage.cached_tokens;
+  delete usage.cache_write_tokens;
   return Object.assign(usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true });
 }
 
-/** Adds one call's (sanitised) usage to the run's running total, reasoning tokens included when reported; an estimate in it marks the total estimated. */
+/**
+ * Adds one call's (sanitised) usage to the run's running total, reasoning, cached and cache-write tokens
+ * included when reported (their keys appear only once some call reported them); an estimate in it marks
+ * the total estimated.
+ */
 export function addUsage(total: TokenUsage, usage: TokenUsage): void {
   total.prompt_tokens += usage.prompt_tokens;
   total.completion_tokens += usage.completion_tokens;
   total.total_tokens += usage.total_tokens;
   if (usage.reasoning_tokens) total.reasoning_tokens = (total.reasoning_tokens ?? 0) + usage.reasoning_tokens;
+  if (usage.cached_tokens) total.cached_tokens = (total.cached_tokens ?? 0) + usage.cached_tokens;
+  if (usage.cache_write_tokens) total.cache_write_tokens = (total.cache_write_tokens ?? 0) + usage.cache_write_tokens;
   if (usage.estimated) total.estimated = true;
 }

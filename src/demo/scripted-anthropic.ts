@@ -96,10 +96,14 @@ export interface AnthropicUsageShape {
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
-/** [AN-msg] usage: the input split into uncached, cache-creation and cache-read counts, and the output. */
+/**
+ * [AN-msg] usage: the input split into uncached, cache-creation and cache-read counts, and the output. The
+ * cache counts come from the reply's `anthropic` shape, else from the scripted usage's `cache_write_tokens`
+ * and `cached_tokens` (the form every scripted format reads).
+ */
 function anthropicUsage(usage: WireUsage, shape: AnthropicUsageShape = {}): Record<string, unknown> {
-  const creation = shape.cacheCreationTokens ?? 0;
-  const read = shape.cacheReadTokens ?? 0;
+  const creation = shape.cacheCreationTokens ?? count(usage.cache_write_tokens);
+  const read = shape.cacheReadTokens ?? count(usage.cached_tokens);
   const input = count(usage.prompt_tokens) - creation - read;
   return { input_tokens: input, cache_creation_input_tokens: creation, cache_read_input_tokens: read, output_tokens: usage.completion_tokens, service_tier: 'standard' };
 }

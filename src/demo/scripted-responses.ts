@@ -55,12 +55,16 @@ function outputItems(request: ScriptedRequest, reply: WireReply): object[] {
   return items;
 }
 
-/** [ON-usage] Responses form: reasoning tokens are counted inside output_tokens and detailed apart. */
+/**
+ * [ON-usage] Responses form: reasoning tokens are counted inside output_tokens and detailed apart, cached
+ * tokens inside input_tokens (realworld case `vercel:openai/responses:openai-file-search-tool.1.chunks.txt`:
+ * 2304 of 3737); the Responses API reports no cache writes.
+ */
 function responsesUsage(usage: WireUsage, reasoningTokens?: number): object {
   const sum = typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : undefined;
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: reasoningTokens ?? 0 },
     total_tokens: sum,

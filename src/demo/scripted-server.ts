@@ -38,7 +38,8 @@ export interface ScriptedRequest {
  * What the server answers to one call. A string is the assistant text. In the object form, a `status`
  * of 400 or more (or an `errorMessage` without a status, which means 500) answers an error in the
  * provider's own error format; `delayMs` waits before answering; `usage` replaces the estimated token
- * counts (any JSON, to play a broken endpoint); `headers` are added to the response (e.g. `retry-after`);
+ * counts (any JSON, to play a broken endpoint; its `cached_tokens` and `cache_write_tokens`, parts of
+ * `prompt_tokens`, go out in each format's own cache fields, see `WireUsage`); `headers` are added to the response (e.g. `retry-after`);
  * `rawBody` (with `contentType`) is sent as it is, with `status`, instead of a completion or error body; the rest shape the completion
  * as the provider would (see `WireReply`). A call that asks for a stream gets the same reply as events,
  * shaped by `StreamShape` (`chunks`, `chunkDelayMs`, `streamCutAfter`, `streamErrorAfter`, which makes

@@ -8,8 +8,14 @@ import type { ScriptedRequest } from './scripted-server';
 
 export type Provider = ScriptedRequest['provider'];
 
-/** Token counts as scripted; deliberately loose so tests can send what a broken endpoint sends. */
-export type WireUsage = Record<string, unknown> & { prompt_tokens?: unknown; completion_tokens?: unknown };
+/**
+ * Token counts as scripted; deliberately loose so tests can send what a broken endpoint sends. `cached_tokens`
+ * (cache reads) and `cache_write_tokens` (cache writes) are parts of `prompt_tokens`, sent in each format's
+ * own fields: OpenAI `prompt_tokens_details`, Responses `input_tokens_details.cached_tokens`, Gemini
+ * `cachedContentTokenCount`, Anthropic `cache_read_input_tokens` / `cache_creation_input_tokens`; a format
+ * without such a field (Gemini's and Responses' cache writes, Ollama's both) leaves it out.
+ */
+export type WireUsage = Record<string, unknown> & { prompt_tokens?: unknown; completion_tokens?: unknown; cached_tokens?: unknown; cache_write_tokens?: unknown };
 
 /** Everything a successful reply can carry. */
 export interface WireReply {
@@ -59,12 +65,19 @@ export function openAiCompletion(request: ScriptedRequest, reply: WireReply, usa
   };
 }
 
-/** [ON-usage]: reasoning tokens are counted inside completion_tokens and detailed apart. */
+/**
+ * [ON-usage]: reasoning tokens are counted inside completion_tokens and detailed apart; cached and
+ * cache-write tokens inside prompt_tokens, detailed in `prompt_tokens_details` (`cache_write_tokens` as
+ * OpenRouter sends it, realworld case `pyd:test_cache/test_openrouter_cache_all_settings_real_api#2`).
+ */
 export function openAiUsage(usage: WireUsage, reasoningTokens?: number): object {
+  const { cached_tokens: cached, cache_write_tokens: cacheWrite, ...counts } = usage;
   const sum = typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : undefined;
+  const promptDetails = { ...(cached === undefined ? {} : { cached_tokens: cached }), ...(cacheWrite === undefined ? {} : { cache_write_tokens: cacheWrite }) };
   return {
     total_tokens: sum,
-    ...usage,
+    ...counts,
+    ...(Object.keys(promptDetails).length ? { prompt_tokens_details: promptDetails } : {}),
     ...(reasoningTokens === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoningTokens } }),
   };
 }
@@ -86,12 +99,19 @@ export function geminiCompletion(request: ScriptedRequest, reply: WireReply, usa
   };
 }
 
-/** [GG-rec-think]: thoughts are reported apart, and candidatesTokenCount is left out when no visible text was made. */
+/**
+ * [GG-rec-think]: thoughts are reported apart, and candidatesTokenCount is left out when no visible text was
+ * made. [GG-types]: the cached part of the prompt is `cachedContentTokenCount`, detailed by modality in
+ * `cacheTokensDetails` as a recorded reply has it (realworld case
+ * `genai:Client_Tests_generateContent_ML_Dev_should_generate_content_with_given_valid_json_schema_in_responseSchema#0`).
+ */
 export function geminiUsage(usage: WireUsage, thoughts?: number): object {
   const prompt = usage.prompt_tokens;
   const candidates = usage.completion_tokens;
+  const cached = usage.cached_tokens;
   const total = typeof prompt === 'number' && typeof candidates === 'number' ? prompt + candidates + (thoughts ?? 0) : usage.total_tokens;
   return {
+    ...(cached === undefined ? {} : { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cached }], cachedContentTokenCount: cached }),
     promptTokenCount: prompt,
     ...(candidates === 0 && thoughts ? {} : { candidatesTokenCount: candidates }),
     ...(thoughts === undefined ? {} : { thoughtsTokenCount: thoughts }),

@@ -31,12 +31,23 @@ export function anthropicFinishMessage(reason: unknown, details?: unknown): stri
 
 /**
  * An Anthropic `usage` object in the engine's form. [AN-msg]: the whole input is `input_tokens` plus
- * `cache_creation_input_tokens` plus `cache_read_input_tokens`; `output_tokens` is the whole output.
+ * `cache_creation_input_tokens` plus `cache_read_input_tokens`; `output_tokens` is the whole output. The
+ * two cache counts are also kept apart, as parts of the prompt: cache reads as `cached_tokens`, cache
+ * writes as `cache_write_tokens` (realworld case
+ * `vercel:anthropic:anthropic-code-execution-20260120-prompt-cache.1.chunks.txt`: 6 + 3337 written + 6289 read).
  */
 export function readAnthropicUsage(usage: Fields): TokenUsage {
-  const prompt = count(usage.input_tokens) + count(usage.cache_creation_input_tokens) + count(usage.cache_read_input_tokens);
+  const cacheWrite = count(usage.cache_creation_input_tokens);
+  const cached = count(usage.cache_read_input_tokens);
+  const prompt = count(usage.input_tokens) + cacheWrite + cached;
   const completion = count(usage.output_tokens);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    ...(cached ? { cached_tokens: cached } : {}),
+    ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
+  };
 }
 
 /** The usage counts a `message_delta` event may restate (the server-tool calls change the input count). */

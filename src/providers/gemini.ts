@@ -163,10 +163,20 @@ function readResponse(response: GeminiReply): ChatResponse {
   const prompt = metadata?.promptTokenCount ?? 0;
   const thoughts = metadata?.thoughtsTokenCount ?? 0;
   const completion = (metadata?.candidatesTokenCount ?? 0) + thoughts;
+  // [GG-types] `cachedContentTokenCount`: the cached part of the input, inside `promptTokenCount` (realworld case
+  // `genai:Client_Tests_generateContent_ML_Dev_should_generate_content_with_given_valid_json_schema_in_responseSchema#0`:
+  // 3 of 5). Cumulative in a stream like the rest, so the last chunk's holds. Gemini reports no cache writes.
+  const cached = metadata?.cachedContentTokenCount ?? 0;
   return {
     // Thought parts are left out, as the SDK's own `text` does (provider-behaviours.md §2).
     text: parts.filter((part) => typeof part.text === 'string' && !part.thought).map((part) => part.text).join(''),
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: metadata?.totalTokenCount ?? 0, ...(thoughts ? { reasoning_tokens: thoughts } : {}) },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: metadata?.totalTokenCount ?? 0,
+      ...(thoughts ? { reasoning_tokens: thoughts } : {}),
+      ...(cached ? { cached_tokens: cached } : {}),
+    },
     // `usageMetadata` without counts is a report of 0 (a blocked prompt's, realworld case
     // pyd:test_google/test_google_model_armor_prompt_template_text_gets_blocked#1); no `usageMetadata` is none.
     usageReported: typeof metadata === 'object' && metadata !== null,

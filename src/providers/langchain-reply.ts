@@ -75,16 +75,27 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
+/** The parts of a count detailed apart: reasoning in the output, cache reads and writes in the input. */
+interface Parts {
+  reasoning?: unknown;
+  cacheRead?: unknown;
+  cacheWrite?: unknown;
+}
+
 /** Usage in the engine's form, with the total filled in when the provider left it out. */
-function usage(prompt: unknown, completion: unknown, total: unknown, reasoning?: unknown): TokenUsage {
+function usage(prompt: unknown, completion: unknown, total: unknown, parts: Parts = {}): TokenUsage {
   const prompt_tokens = count(prompt);
   const completion_tokens = count(completion);
-  const reasoning_tokens = count(reasoning);
+  const reasoning_tokens = count(parts.reasoning);
+  const cached_tokens = count(parts.cacheRead);
+  const cache_write_tokens = count(parts.cacheWrite);
   return {
     prompt_tokens,
     completion_tokens,
     total_tokens: count(total) || prompt_tokens + completion_tokens,
     ...(reasoning_tokens ? { reasoning_tokens } : {}),
+    ...(cached_tokens ? { cached_tokens } : {}),
+    ...(cache_write_tokens ? { cache_write_tokens } : {}),
   };
 }
 
@@ -92,17 +103,24 @@ const isObject = (value: unknown): value is Fields => typeof value === 'object' 
 
 /**
  * Token usage from wherever the class put it: LangChain's standard `usage_metadata` first (its
- * `input_tokens` already hold cached and cache-creation tokens, `output_token_details.reasoning` the
- * reasoning ones); else `response_metadata.tokenUsage` (LangChain's older form), the raw `usage` (OpenAI's
+ * `input_tokens` already hold cached and cache-creation tokens, detailed in `input_token_details.cache_read`
+ * and `.cache_creation`; `output_token_details.reasoning` the reasoning ones); else
+ * `response_metadata.tokenUsage` (LangChain's older form, without cache counts), the raw `usage` (OpenAI's
  * names, or Anthropic's, whose input is three counts), or Ollama's eval counts. Undefined when none is there.
  */
 export function usageOf(message: MessageLike): TokenUsage | undefined {
+  const metadata = message.response_metadata ?? {};
   const standard = message.usage_metadata;
   if (isObject(standard)) {
-    const details = standard.output_token_details as Fields | undefined;
-    return usage(standard.input_tokens, standard.output_tokens, standard.total_tokens, details?.reasoning);
+    const output = isObject(standard.output_token_details) ? standard.output_token_details : {};
+    const input = isObject(standard.input_token_details) ? standard.input_token_details : {};
+    // @langchain/anthropic 1.5.6 fills cache_read and cache_creation from Anthropic's two cache counts;
+    // @langchain/openai 1.4.4 fills cache_read from `prompt_tokens_details.cached_tokens` (chat completions)
+    // or `input_tokens_details.cached_tokens` (Responses API) but drops `cache_write_tokens`, which is read
+    // from the raw `usage` it keeps in response_metadata (always when streamed; with a system_fingerprint otherwise).
+    const cacheWrite = input.cache_creation ?? (isObject(metadata.usage) ? readOpenAiUsage(metadata.usage).cache_write_tokens : undefined);
+    return usage(standard.input_tokens, standard.output_tokens, standard.total_tokens, { reasoning: output.reasoning, cacheRead: input.cache_read, cacheWrite });
   }
-  const metadata = message.response_metadata ?? {};
   const legacy = metadata.tokenUsage;
   if (isObject(legacy)) return usage(legacy.promptTokens, legacy.completionTokens, legacy.totalTokens);
   const raw = metadata.usage;

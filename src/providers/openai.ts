@@ -153,10 +153,11 @@ function readCompletion(completion: unknown): ChatResponse {
 }
 
 /**
- * Chat completions' `usage` in the engine's form ([ON-usage]): cached tokens are inside `prompt_tokens` and
- * reasoning tokens inside `completion_tokens`, the latter also detailed apart. Zeros for what is missing;
- * whether usage was sent at all is the caller's `usageReported`. The one reader of it, for this adapter
- * and for ChatOpenAI's raw `usage` through LangChain.
+ * Chat completions' `usage` in the engine's form ([ON-usage]): reasoning tokens are inside `completion_tokens`
+ * and cached and cache-write tokens inside `prompt_tokens`, each also detailed apart. Zeros for what is
+ * missing; whether usage was sent at all is the caller's `usageReported`. The one reader of it, for this
+ * adapter (plain and streamed: the stream's usage chunk has the same shape) and for ChatOpenAI's raw `usage`
+ * through LangChain.
  */
 export function readOpenAiUsage(usage: unknown): TokenUsage {
   const fields = (typeof usage === 'object' && usage !== null ? usage : {}) as Partial<OpenAI.CompletionUsage>;
@@ -164,7 +165,21 @@ export function readOpenAiUsage(usage: unknown): TokenUsage {
   const prompt = count(fields.prompt_tokens);
   const completion = count(fields.completion_tokens);
   const reasoning = count(fields.completion_tokens_details?.reasoning_tokens);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: count(fields.total_tokens) || prompt + completion, ...(reasoning ? { reasoning_tokens: reasoning } : {}) };
+  // [ON-usage] `prompt_tokens_details.cached_tokens` (cache reads; DeepSeek, xAI, Mistral report it too:
+  // realworld cases `vercel:deepseek/chat:deepseek-json.json`, `vercel:xai:xai-text.chunks.txt`), and
+  // `cache_write_tokens` (openai-node 7.5.0's types; OpenRouter reports it for Claude's cache writes:
+  // `pyd:test_cache/test_openrouter_cache_all_settings_real_api#2`, cached 2240 + written 329 of 2572).
+  const details = fields.prompt_tokens_details as { cached_tokens?: unknown; cache_write_tokens?: unknown } | null | undefined;
+  const cached = count(details?.cached_tokens);
+  const cacheWrite = count(details?.cache_write_tokens);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: count(fields.total_tokens) || prompt + completion,
+    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
+    ...(cached ? { cached_tokens: cached } : {}),
+    ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
+  };
 }
 
 /**
