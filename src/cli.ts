@@ -1,20 +1,17 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError } from './agent/config';
-import { InputError } from './core/input-error';
 import { runAgent } from './agent/run-agent';
 import { MemoryContextStore } from './context/memory-store';
 import { RedisContextStore } from './context/redis-store';
 import { persistSession, prepareSession } from './context/session';
-import { ContextStoreError, DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, InvalidContextInputError, type ContextStore } from './context/store';
-import { BudgetInputError } from './budget/ledger';
-import { RunStateError } from './run-state/signed-state';
+import { DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, type ContextStore } from './context/store';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
 import { SETTING_FLAGS, type StreamChoice, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';
 import { auditCommand } from './cli/audit-command';
+import { errorReport } from './cli/error-lines';
 import { runExtras } from './cli/run-extras';
 import type { AgentResult } from './trace/types';
 
@@ -155,20 +152,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (
-      error instanceof UsageError ||
-      error instanceof ConfigError ||
-      error instanceof InputError ||
-      error instanceof ContextStoreError ||
-      error instanceof BudgetInputError ||
-      error instanceof RunStateError ||
-      error instanceof InvalidContextInputError
-    ) {
-      process.stderr.write(`agent-core: ${error.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    process.stderr.write(`agent-core: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
+    const { text, code } = errorReport(error);
+    process.stderr.write(text);
+    process.exitCode = code;
   },
 );

@@ -1,4 +1,5 @@
 // The run configuration: its type, defaults and checks derived from the settings table, and resolveConfig.
+import { AgentCoreError, correctValueFix } from '../core/agent-core-error';
 import type { ToolRegistry } from '../tools/registry';
 import { validateAgainst } from '../validation/validate';
 import { type Check, isPlainObject } from './setting-checks';
@@ -20,14 +21,18 @@ export const DEFAULT_CONFIG = Object.fromEntries(
   settingEntries().flatMap(([key, setting]) => ('default' in setting ? [[key, setting.default]] : [])),
 ) as Omit<Pick<AgentConfig, KeyWithValue>, 'model'>;
 
-/** A configuration problem; `key` names the offending key and the message says what is expected. */
-export class ConfigError extends Error {
+/**
+ * A configuration problem; `key` (also `field`) names the offending key and the message says what is expected,
+ * which is the fix unless a `fix` of its own says more.
+ */
+export class ConfigError extends AgentCoreError {
   override readonly name = 'ConfigError';
   constructor(
     readonly key: string,
     message: string,
+    fix?: string,
   ) {
-    super(message);
+    super(message, fix === undefined ? { field: key, fix: correctValueFix(key), fixInMessage: true } : { field: key, fix });
   }
 }
 
@@ -42,7 +47,7 @@ const CHECKS = Object.fromEntries(settingEntries().map(([key, setting]) => [key,
  * must exist in the registry, and each tool's settings must match its settings schema.
  */
 export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig {
-  if (!isPlainObject(raw)) throw new ConfigError('config', 'config must be a JSON object');
+  if (!isPlainObject(raw)) throw new ConfigError('config', 'config must be a JSON object', 'Write the config as one JSON object of settings, e.g. {"model":"gpt-4o-mini","max_steps":5}.');
   const input = { ...raw };
   if (input.json_mode === true) input.json_mode = 'json_object';
   if (input.json_mode === false) input.json_mode = 'off';

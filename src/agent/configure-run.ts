@@ -23,7 +23,7 @@ function toolRegistry(tools: Tool[]): ToolRegistry {
   try {
     return new ToolRegistry(tools);
   } catch (error) {
-    if (error instanceof SchemaError) throw new ConfigError(error.field, error.message);
+    if (error instanceof SchemaError) throw new ConfigError(error.field, error.message, error.fix);
     throw error;
   }
 }

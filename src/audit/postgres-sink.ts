@@ -1,5 +1,6 @@
 // The PostgreSQL audit sink: one pool per database, writes that never crash or block, and reading a run back.
 import type { Pool, PoolClient } from 'pg';
+import { AgentCoreError } from '../core/agent-core-error';
 import { destroyConnection, poolConfig, withClient, type PostgresTarget } from './postgres-connection';
 import { PendingWrites, MAX_PENDING, MAX_PENDING_BYTES, MAX_SET_ASIDE, describeError, refusedForContent } from './pending-writes';
 import { MIGRATION, RUNS_TABLE, STEPS_TABLE, TABLES_READY, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
@@ -7,11 +8,19 @@ import type { AuditRecord } from './record';
 
 export { pingAuditDatabase, type PostgresTarget } from './postgres-connection';
 
-/** A write that was not stored: `retried` says whether this process tries it again (see PostgresAuditSink.write). */
-export class AuditWriteError extends Error {
+/**
+ * A write that was not stored: `retried` says whether this process tries it again (see PostgresAuditSink.write).
+ * `field` is `audit.postgres`, the run option naming the database.
+ */
+export class AuditWriteError extends AgentCoreError {
   override readonly name = 'AuditWriteError';
   constructor(message: string, readonly retried: boolean) {
-    super(message);
+    super(message, {
+      field: 'audit.postgres',
+      fix: retried
+        ? 'Check that the audit.postgres database is reachable; this process stores the row once it answers.'
+        : 'Check the audit.postgres database for the reason given; this process does not try the row again.',
+    });
   }
 }
 

@@ -1,3 +1,6 @@
+// Shared budgets: the ledger contract, its in-memory implementation and the checks every ledger applies.
+import { AgentCoreError, correctValueFix } from '../core/agent-core-error';
+
 /** What one model call charges to a shared budget: its tokens, and its cost when a price table gives one. */
 export interface Charge {
   tokens: number;
@@ -22,14 +25,11 @@ export interface BudgetLedger {
   close(): Promise<void>;
 }
 
-/** A bad scope, period or charge; `field` names which. */
-export class BudgetInputError extends Error {
+/** A bad scope, period or charge; `field` names which, and the message what it must be. */
+export class BudgetInputError extends AgentCoreError {
   override readonly name = 'BudgetInputError';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
+  constructor(field: string, message: string) {
+    super(message, { field, fix: correctValueFix(field), fixInMessage: true });
   }
 }
 

@@ -1,12 +1,22 @@
 // Reading the CLI's flags: JSON files, provider and fallback flags, and the flags of settings from the settings table.
 import { readFileSync } from 'node:fs';
+import { AgentCoreError } from '../core/agent-core-error';
 import type { AgentEvent } from '../agent/events';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
 import { RUN_OPTION_SETTINGS } from '../agent/settings';
 import { environmentKeyRefusal } from './fallback-key';
 
-/** A command-line mistake: printed as one line, exit status 2. */
-export class UsageError extends Error {}
+/**
+ * A command-line mistake, exit status 2. Its message says what to give instead, so it prints as one line;
+ * `field` is the first flag its first line names (`--stream-answer`), or `command`.
+ */
+export class UsageError extends AgentCoreError {
+  override readonly name = 'UsageError';
+  constructor(message: string) {
+    const flag = /--(?!help\b)[a-z][a-z-]*/.exec(message.split('\n')[0])?.[0];
+    super(message, { field: flag ?? 'command', fix: 'Run agent-core --help for the commands and their flags.', fixInMessage: true });
+  }
+}
 
 export function readJsonFile(path: string, flag: string): unknown {
   let text: string;

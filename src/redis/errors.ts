@@ -1,10 +1,14 @@
 /** Errors of the Redis-backed stores and tools, and of their connection settings. */
+import { AgentCoreError, correctValueFix } from '../core/agent-core-error';
 
 /** Why a store operation against its backend failed. */
 export type ContextStoreFailure = 'unreachable' | 'timeout' | 'authentication' | 'command';
 
-/** The backend (Redis) failed or did not answer in time. Nothing was half-written. */
-export class ContextStoreError extends Error {
+/** The fix of a failed Redis, naming the connection settings as a surface calls them (the node's credential, the CLI's --redis-url). */
+const redisFix = (connection: string) => `Nothing was written. Check ${connection} and that Redis is running.`;
+
+/** The backend (Redis) failed or did not answer in time. Nothing was half-written. `field` is always `redis`. */
+export class ContextStoreError extends AgentCoreError {
   override readonly name = 'ContextStoreError';
   constructor(
     message: string,
@@ -16,17 +20,22 @@ export class ContextStoreError extends Error {
       cause?: unknown;
     },
   ) {
-    super(message, { cause: details.cause });
+    super(message, { field: 'redis', fix: redisFix('the Redis connection settings'), cause: details.cause });
+  }
+
+  /** The fix names the connection settings, not the field: `name` is what a surface calls them. */
+  override fixNaming(name: string): string {
+    return redisFix(name);
   }
 }
 
-/** A session key, turn or option given to the store is not acceptable; `field` names which. */
-export class InvalidContextInputError extends Error {
+/** A session key, turn or option given to the store is not acceptable; `field` names which, `issues` say why. */
+export class InvalidContextInputError extends AgentCoreError {
   override readonly name = 'InvalidContextInputError';
   constructor(
-    readonly field: string,
+    field: string,
     readonly issues: string[],
   ) {
-    super(`Invalid ${field}: ${issues.join('; ')}`);
+    super(`Invalid ${field}: ${issues.join('; ')}`, { field, fix: correctValueFix(field), fixInMessage: true });
   }
 }

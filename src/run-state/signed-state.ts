@@ -1,4 +1,5 @@
 import { createHash, createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import { AgentCoreError } from '../core/agent-core-error';
 import { canonicalJson } from '../validation/canonical-json';
 import { stateSizeProblem, MAX_STATE_CHARACTERS } from './state-size';
 
@@ -21,10 +22,20 @@ export interface RunStateStamp {
   created_at: string;
 }
 
-/** A run state that cannot be used, and why; `field` is always `run_state`. */
-export class RunStateError extends Error {
+/**
+ * A run state that cannot be used, and why; `field` is always `run_state`. Its messages say what to do, as
+ * `fix` does for the usual case (or `options.fix`, given for another).
+ */
+export class RunStateError extends AgentCoreError {
   override readonly name = 'RunStateError';
-  readonly field = 'run_state';
+  declare readonly field: 'run_state';
+  constructor(message: string, options: { fix?: string; cause?: unknown } = {}) {
+    super(message, {
+      field: 'run_state',
+      ...(options.fix === undefined ? { fix: "Pass run_state exactly as the paused run's output gave it, with the settings the run paused with.", fixInMessage: true } : { fix: options.fix }),
+      ...('cause' in options ? { cause: options.cause } : {}),
+    });
+  }
 }
 
 /** Shorter than this, a signing key is refused: it could be guessed. */
