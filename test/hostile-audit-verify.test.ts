@@ -1,7 +1,7 @@
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import type { AuditRecord } from '../src/audit/record';
-import { sealRecord } from '../src/audit/record-chain';
+import { recordDigest, recordHashes, sealRecord } from '../src/audit/record-chain';
 import { verifyRecord } from '../src/audit/verify';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
@@ -65,10 +65,13 @@ describe('audit verify against a hostile operator', () => {
     ['trace_digest', "trace_digest = repeat('a', 64)"],
     ['record_digest', "record_digest = repeat('b', 64)"],
     ['final_answer', `record_hashes = jsonb_set(record_hashes, '{final_answer}', '"00"')`],
-    ['chain_version', 'chain_version = 3'],
+    ['chain_version', 'chain_version = 4'],
+    // Written down to version 2 (sealed before runs stored their cost), the row would leave `cost` uncovered.
+    ['chain_version', 'chain_version = 2'],
+    ['cost', `cost = '{"total": 0.000001, "currency": "USD"}'::jsonb`],
   ])('a run row rewritten (%s: %s) fails verify naming that part', async (part, change) => {
     const result = await storedRun();
-    expect(await verified(result.audit.run_id, result.audit.record_digest)).toMatchObject({ ok: true, chain_version: 2, digest_covers: 'record' });
+    expect(await verified(result.audit.run_id, result.audit.record_digest)).toMatchObject({ ok: true, chain_version: 3, digest_covers: 'record' });
     await query(database().url, `UPDATE ${RUNS} SET ${change}`);
     const report = await verified(result.audit.run_id);
     expect(report.ok).toBe(false);
@@ -135,17 +138,28 @@ describe('audit verify against a hostile operator', () => {
 
   it('rows written before the record chain still verify as version 1, beside new version 2 rows', async () => {
     const old = await storedRun('old answer');
-    // The table as it was before this change: no chain_version, record_hashes or record_digest.
-    await query(database().url, `ALTER TABLE ${RUNS} DROP COLUMN chain_version, DROP COLUMN record_hashes, DROP COLUMN record_digest`);
+    // The table as it was before the record chain: no chain_version, record_hashes, record_digest or cost.
+    await query(database().url, `ALTER TABLE ${RUNS} DROP COLUMN chain_version, DROP COLUMN record_hashes, DROP COLUMN record_digest, DROP COLUMN cost`);
     await closeAuditSinks();
     expect(await verified(old.audit.run_id, old.trace_digest)).toMatchObject({ ok: true, chain_version: 1, digest_covers: 'trace' });
     const fresh = await storedRun('new answer'); // the migration adds the columns back, old rows as version 1
     expect(await verified(old.audit.run_id, old.trace_digest)).toMatchObject({ ok: true, chain_version: 1 });
-    expect(await verified(fresh.audit.run_id, fresh.audit.record_digest)).toMatchObject({ ok: true, chain_version: 2, digest_covers: 'record' });
+    expect(await verified(fresh.audit.run_id, fresh.audit.record_digest)).toMatchObject({ ok: true, chain_version: 3, digest_covers: 'record' });
     expect(await query(database().url, `SELECT final_answer, chain_version FROM ${RUNS} ORDER BY chain_version`)).toEqual([
       { final_answer: 'old answer', chain_version: 1 },
-      { final_answer: 'new answer', chain_version: 2 },
+      { final_answer: 'new answer', chain_version: 3 },
     ]);
+  });
+
+  it('a row sealed as version 2, before runs stored their cost, still verifies, and its fields are still covered', async () => {
+    const { cost: _cost, record_hashes: _hashes, record_digest: _digest, ...fields } = await read((await storedRun()).audit.run_id);
+    // What a version 2 writer stored: the same fields without cost, hashed by the version 2 list.
+    const versionTwo = { ...fields, chain_version: 2 } as AuditRecord;
+    const hashes = recordHashes(versionTwo);
+    expect(hashes).not.toHaveProperty('cost');
+    const stored = { ...versionTwo, record_hashes: hashes, record_digest: recordDigest(hashes) };
+    expect(verifyRecord(stored, stored.record_digest)).toMatchObject({ ok: true, chain_version: 2, digest_covers: 'record' });
+    expect(verifyRecord({ ...stored, final_answer: 'Transfer approved' }).first_mismatch?.part).toBe('final_answer');
   });
 
   it('a malformed record is a mismatch naming the part, never a throw', async () => {
@@ -206,7 +220,7 @@ describe('audit verify against a hostile operator', () => {
       const result = await storedRun();
       const finished = await verify(result.audit.run_id, ['--digest', result.audit.record_digest]);
       expect(finished.code).toBe(0);
-      expect(JSON.parse(finished.stdout)).toMatchObject({ ok: true, chain_version: 2, digest_covers: 'record', recomputed_record_digest: result.audit.record_digest });
+      expect(JSON.parse(finished.stdout)).toMatchObject({ ok: true, chain_version: 3, digest_covers: 'record', recomputed_record_digest: result.audit.record_digest });
       expect(await verify(result.audit.run_id, ['--digest', 'not-a-digest'])).toMatchObject({
         code: 2,
         stderr: 'agent-core: --digest must be 64 hex digits (the output\'s audit.record_digest or trace_digest), not "not-a-digest"\n',

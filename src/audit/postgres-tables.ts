@@ -53,6 +53,12 @@ export const MIGRATION = [
         ADD COLUMN IF NOT EXISTS record_hashes jsonb, ADD COLUMN IF NOT EXISTS record_digest text;
     END IF;
   END $$`,
+  // The run's cost (chain version 3, issue #29): added the same way; rows from before it have none and keep their version.
+  `DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${RUNS_TABLE}'::regclass AND attname = 'cost' AND NOT attisdropped) THEN
+      ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS cost jsonb;
+    END IF;
+  END $$`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_created_at ON ${RUNS_TABLE} (created_at)`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_execution ON ${RUNS_TABLE} (workflow_id, execution_id)`,
   `CREATE TABLE IF NOT EXISTS ${STEPS_TABLE} (
@@ -81,9 +87,9 @@ export const MIGRATION = [
 const RUN_COLUMNS = [
   'run_id', 'created_at', 'workflow_id', 'execution_id', 'node_name', 'session_id', 'model', 'provider', 'config', 'config_hash', 'tools',
   'chain_base', 'messages', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
-  'chain_version', 'record_hashes', 'record_digest',
+  'chain_version', 'record_hashes', 'record_digest', 'cost',
 ] as const;
-const JSON_RUN_COLUMNS = new Set(['config', 'tools', 'messages', 'final_output', 'usage', 'metrics', 'record_hashes']);
+const JSON_RUN_COLUMNS = new Set(['config', 'tools', 'messages', 'final_output', 'usage', 'metrics', 'record_hashes', 'cost']);
 
 const STEP_COLUMNS = [
   'run_id', 'position', 'step', 'provider', 'model', 'reply', 'action', 'final', 'observation', 'error', 'repair', 'elapsed_ms', 'model_ms', 'tool_ms', 'usage', 'extra', 'link',

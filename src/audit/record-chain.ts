@@ -1,11 +1,11 @@
-// The record chain (chain_version 2): every stored part of a run beyond its trace hashed, bound into one digest.
+// The record chain (chain_version 2, 3): every stored part of a run beyond its trace hashed, bound into one digest.
 import { createHash } from 'node:crypto';
 import { sha256 } from '../trace/digest';
 import { canonicalJson } from '../validation/canonical-json';
 import type { AuditRecord } from './record';
 
 /** The chain version new rows are written with; rows without one (written before it) are version 1. */
-export const CHAIN_VERSION = 2;
+export const CHAIN_VERSION = 3;
 
 /**
  * The run fields the record chain covers, in the order verify names them: who and where, what was asked
@@ -15,8 +15,19 @@ export const CHAIN_VERSION = 2;
 export const RECORD_FIELDS = [
   'run_id', 'created_at', 'session_id', 'workflow_id', 'execution_id', 'node_name', 'config', 'tools', 'messages', 'steps',
   'model', 'provider', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
+  'cost',
 ] as const;
 export type RecordField = (typeof RECORD_FIELDS)[number];
+
+/** The fields a record of this chain version covers: version 2 rows were sealed before `cost` (version 3) was stored. */
+export function recordFieldsOf(version: 2 | 3): readonly RecordField[] {
+  return version === 2 ? RECORD_FIELDS.filter((field) => field !== 'cost') : RECORD_FIELDS;
+}
+
+/** A record's chain version, as verify reads it: 3 and 2 have a record chain, anything else is version 1. */
+export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): 1 | 2 | 3 {
+  return record.chain_version === 3 ? 3 : record.chain_version === 2 ? 2 : 1;
+}
 
 /** Each covered field's hash, and each step's reply hash in step order (stored as `record_hashes`). */
 export type RecordHashes = Record<RecordField, string> & { replies: string[] };
@@ -48,7 +59,8 @@ export const replyHash = (stepNumber: unknown, reply: string | undefined): strin
 
 /** Every hash of the record chain, computed from the record as it stands. */
 export function recordHashes(record: AuditRecord): RecordHashes {
-  const hashes = Object.fromEntries(RECORD_FIELDS.map((field) => [field, fieldHash(record, field)])) as Record<RecordField, string>;
+  const fields = recordFieldsOf(chainVersionOf(record) === 2 ? 2 : 3);
+  const hashes = Object.fromEntries(fields.map((field) => [field, fieldHash(record, field)])) as Record<RecordField, string>;
   return { ...hashes, replies: record.steps.map((entry) => replyHash(entry.step?.step, entry.reply)) };
 }
 
@@ -57,6 +69,7 @@ export const recordDigest = (hashes: RecordHashes): string => sha256(`agent-core
 
 /** The record with its chain version, record hashes and record digest set: what a new row stores. */
 export function sealRecord(record: AuditRecord): AuditRecord {
-  const hashes = recordHashes(record);
-  return { ...record, chain_version: CHAIN_VERSION, record_hashes: hashes, record_digest: recordDigest(hashes) };
+  const sealed = { ...record, chain_version: CHAIN_VERSION } as const;
+  const hashes = recordHashes(sealed);
+  return { ...sealed, record_hashes: hashes, record_digest: recordDigest(hashes) };
 }

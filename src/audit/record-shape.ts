@@ -1,6 +1,6 @@
 // A stored run's shape checked before its hashes: a malformed row is a named mismatch, never a crash of verify.
 import type { AuditRecord } from './record';
-import { RECORD_FIELDS } from './record-chain';
+import { chainVersionOf, recordFieldsOf } from './record-chain';
 
 type Mismatch = { part: string; detail: string } | undefined;
 
@@ -11,7 +11,9 @@ const malformed = (part: string, what: string): Mismatch => ({ part, detail: `th
 /** The first part of a stored run that does not have the shape every written row has, or undefined. */
 export function malformedPart(record: AuditRecord): Mismatch {
   const row = record as unknown as Record<string, unknown>;
-  if (row.chain_version !== undefined && row.chain_version !== 1 && row.chain_version !== 2) return malformed('chain_version', `${JSON.stringify(row.chain_version)} is not 1 or 2`);
+  if (row.chain_version !== undefined && row.chain_version !== 1 && row.chain_version !== 2 && row.chain_version !== 3) {
+    return malformed('chain_version', `${JSON.stringify(row.chain_version)} is not 1, 2 or 3`);
+  }
   if (!isObject(row.config)) return malformed('config', `it is ${kind(row.config)}, not a JSON object`);
   if (typeof row.config_hash !== 'string') return malformed('config_hash', `it is ${kind(row.config_hash)}, not a hash`);
   if (!Array.isArray(row.tools)) return malformed('tools', `it is ${kind(row.tools)}, not a list of tools`);
@@ -31,10 +33,14 @@ export function malformedPart(record: AuditRecord): Mismatch {
     ];
     if (missing.length > 0) return malformed(`step at position ${position}`, `it lacks a well-formed ${missing.join(', ')}`);
   }
-  if (row.chain_version !== 2) return undefined;
+  const version = chainVersionOf(record);
+  // A version written down after the run would drop what the record chain covers: the row's own hashes say which it was sealed as.
+  const sealedWith = row.record_hashes === undefined || row.record_hashes === null ? 1 : isObject(row.record_hashes) && 'cost' in row.record_hashes ? 3 : 2;
+  if (version < sealedWith) return malformed('chain_version', `the row claims version ${version} but carries the record hashes of version ${sealedWith}: it was changed after the run`);
+  if (version === 1) return undefined;
   const hashes = row.record_hashes;
   if (!isObject(hashes)) return malformed('record_hashes', `it is ${kind(hashes)}, not the record chain's hashes`);
-  const field = RECORD_FIELDS.find((name) => typeof hashes[name] !== 'string');
+  const field = recordFieldsOf(version).find((name) => typeof hashes[name] !== 'string');
   if (field) return malformed('record_hashes', `it has no hash for ${field}`);
   if (!Array.isArray(hashes.replies) || hashes.replies.some((hash) => typeof hash !== 'string')) return malformed('record_hashes', 'its replies are not a list of hashes');
   if (typeof row.record_digest !== 'string') return malformed('record_digest', 'it is not a hash');

@@ -1,7 +1,7 @@
 // The shape of an audited run as stored: the output, the replies, the chain links and the record chain.
 import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
-import type { AgentResult, FinishReason, RunMetrics, TraceStep } from '../trace/types';
+import type { AgentResult, FinishReason, RunCost, RunMetrics, TraceStep } from '../trace/types';
 import type { JsonSchema } from '../validation/validate';
 import { sealRecord, type RecordHashes } from './record-chain';
 
@@ -51,6 +51,8 @@ export interface AuditRecord extends AuditOrigin {
   final_answer: string;
   final_output?: unknown;
   usage: TokenUsage;
+  /** Version 3: the run's cost by part in USD and the catalogue it came from (the output's `cost_details`); null when unpriced. */
+  cost?: RunCost | null;
   metrics: RunMetrics;
   elapsed_ms: number;
   trace_digest: string;
@@ -58,7 +60,7 @@ export interface AuditRecord extends AuditOrigin {
    * 2 for rows written since the record chain (every field above covered, see record-chain.ts); 1 (or
    * absent) for rows written before it, whose chain covers only the config, tool schemas and steps.
    */
-  chain_version?: 1 | 2;
+  chain_version?: 1 | 2 | 3;
   /** Version 2: each covered field's hash and each step's reply hash. */
   record_hashes?: RecordHashes;
   /** Version 2: the record chain's head, as the output's `audit.record_digest` carried it. */
@@ -97,6 +99,7 @@ export function auditRecord(parts: {
     final_answer: result.final_answer,
     ...('final_output' in result ? { final_output: result.final_output } : {}),
     usage: result.usage,
+    cost: result.cost_details ?? null,
     metrics: result.metrics,
     elapsed_ms: result.elapsed_ms,
     trace_digest: result.trace_digest,

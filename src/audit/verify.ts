@@ -3,7 +3,7 @@ import { configHash } from '../run-state/signed-state';
 import { baseLink, nextLink, schemaHash } from '../trace/digest';
 import type { TraceStep } from '../trace/types';
 import type { AuditRecord } from './record';
-import { RECORD_FIELDS, recordDigest, recordHashes, type RecordHashes } from './record-chain';
+import { chainVersionOf, recordDigest, recordFieldsOf, recordHashes, type RecordHashes } from './record-chain';
 import { malformedPart } from './record-shape';
 
 /** What `audit verify` found: the chain recomputed from what is stored, and where it first disagrees. */
@@ -11,7 +11,7 @@ export interface VerifyReport {
   run_id: string;
   ok: boolean;
   /** 2: every stored field is covered (see record-chain.ts); 1: a row from before, config, tool schemas and steps only. */
-  chain_version: 1 | 2;
+  chain_version: 1 | 2 | 3;
   steps: number;
   /** The trace chain's head recomputed from the stored config, tool schemas and steps. */
   recomputed_digest: string;
@@ -41,12 +41,12 @@ const changed = (part: string): Mismatch => ({ part, detail: `the stored ${part}
  * match a change is caught too. A malformed row is a mismatch naming the part, never a throw.
  */
 export function verifyRecord(record: AuditRecord, expectedDigest?: string): VerifyReport {
-  const version = record.chain_version === 2 ? 2 : 1;
+  const version = chainVersionOf(record);
   const malformed = malformedPart(record);
-  const stored = { stored_digest: String(record.trace_digest), ...(version === 2 ? { stored_record_digest: String(record.record_digest) } : {}) };
+  const stored = { stored_digest: String(record.trace_digest), ...(version >= 2 ? { stored_record_digest: String(record.record_digest) } : {}) };
   if (malformed) return { run_id: String(record.run_id), ok: false, chain_version: version, steps: Array.isArray(record.steps) ? record.steps.length : 0, recomputed_digest: '', ...stored, first_mismatch: malformed };
 
-  const recomputed = version === 2 ? recordHashes(record) : undefined;
+  const recomputed = version >= 2 ? recordHashes(record) : undefined;
   const storedHashes = record.record_hashes as RecordHashes | undefined;
   let mismatch = baseMismatch(record);
   let link = baseLink({ configHash: configHash(record.config), toolSchemaHashes: Object.fromEntries(record.tools.map((tool) => [tool.name, schemaHash(tool.schema)])) });
@@ -94,7 +94,7 @@ function baseMismatch(record: AuditRecord): Mismatch {
 
 /** The first run field, then the first step reply, whose recomputed hash is not the stored one. */
 function recordMismatch(record: AuditRecord, recomputed: RecordHashes, stored: RecordHashes): Mismatch {
-  const field = RECORD_FIELDS.find((name) => recomputed[name] !== stored[name]);
+  const field = recordFieldsOf(chainVersionOf(record) === 2 ? 2 : 3).find((name) => recomputed[name] !== stored[name]);
   if (field) return field === 'trace_digest' ? { part: 'trace_digest', detail: 'the stored trace_digest is not the one this run\'s record was sealed with' } : changed(field);
   const index = recomputed.replies.findIndex((hash, position) => hash !== stored.replies[position]);
   if (index >= 0) return { part: `step ${record.steps[index].step.step} reply`, detail: `the stored reply of step ${record.steps[index].step.step} does not match its recorded hash: it was changed after the run` };
