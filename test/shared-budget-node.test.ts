@@ -14,13 +14,14 @@ describe('Agent Core shared budget in n8n’s engine', () => {
   afterEach(() => deleteKeysByPrefix(redis.admin, `agent_core:budget:${scope}`));
   const usage = { prompt_tokens: 60, completion_tokens: 40 };
 
-  const run = (items: IDataObject[], parameters: INodeParameters, withRedis = true) => {
+  const run = (items: IDataObject[], parameters: INodeParameters, withRedis = true, typeVersion = 1) => {
     return runWorkflow({
       nodes: [
         createInputNode(items),
         createNode({
           name: 'Agent Core',
           type: 'agentCore',
+          typeVersion,
           parameters: { model: { __rl: true, mode: 'id', value: 'm' }, ...parameters },
           settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, ...(withRedis ? { agentCoreRedisApi: { id: '3', name: 'Redis' } } : {}) } },
         }),
@@ -54,5 +55,17 @@ describe('Agent Core shared budget in n8n’s engine', () => {
     server().setScript([action('redis_context', { operation: 'list' })]);
     const result = await run([{ prompt: 'a', session_id: 's' }], { allowedTools: ['redis_context'] }, false);
     expect(result.errorOf('Agent Core')?.message).toBe('The Redis Context tool needs the Agent Core: Redis API credential, and none is selected');
+  });
+
+  it('version 2: Governance → Budgets → Max Cost per Run ends the item cost_limit, and Shared Cost Budget is charged the catalogue cost in Redis', async () => {
+    server().setScript(() => ({ text: action('json_transform', { data: [1], expression: 'length(@)' }), usage: { prompt_tokens: 50_000, completion_tokens: 1_000 } }));
+    const model = { __rl: true, mode: 'list', value: 'gpt-4o-mini' };
+    const budgets = { maxCost: 0.01, sharedBudgetCost: 5, sharedBudgetScope: `${scope}-cost`, sharedBudgetPeriod: 3600 };
+    const result = await run([{ prompt: 'a' }], { provider: 'openai', model, allowedTools: ['json_transform'], governance: true, budgets }, true, 2);
+    const [item] = result.outputOf('Agent Core');
+    // gpt-4o-mini: 50,000 × 0.15 + 1,000 × 0.6 per million = 0.0081 USD a call: the second call passes 0.01.
+    expect(item.json).toMatchObject({ finish_reason: 'cost_limit', cost: 0.0162 });
+    expect(server().requests).toHaveLength(2);
+    expect(Number(await redis.admin.hget(budgetKey('agent_core:budget:', `${scope}-cost`, 3600, Date.now()), 'cost'))).toBeCloseTo(0.0162, 6);
   });
 });

@@ -50,7 +50,7 @@ describe('shared_budget in a run', () => {
     });
     // One call: 80 × 1000 / 1e6 + 20 × 4000 / 1e6 = 0.16, past the 0.15 budget.
     expect(result).toMatchObject({ finish_reason: 'budget_exhausted', cost: 0.16 });
-    expect(result.stop_detail).toBe('shared budget "c" spent 0.16 of its 0.15 this period (60 s)');
+    expect(result.stop_detail).toBe('shared budget "c" spent 0.16 of its 0.15 USD this period (60 s)');
   });
 
   it('reports cost without a budget when prices are given', async () => {
@@ -83,6 +83,6 @@ describe('shared_budget in a run', () => {
     const noLedger = await rejectionOf(runAgent({ model: modelFor(server()), config: { model: 'm', shared_budget: { scope: 's', tokens: 5, period_seconds: 60 } }, prompt: 'q' }));
     expect(noLedger).toMatchObject({ key: 'shared_budget', message: expect.stringContaining('--redis-url') });
     const noPrice = await rejectionOf(runAgent({ model: modelFor(server()), config: { model: 'm', shared_budget: { scope: 's', cost: 1, period_seconds: 60 } }, budgetLedger: new MemoryBudgetLedger(), prompt: 'q' }));
-    expect(noPrice).toMatchObject({ key: 'prices', message: expect.stringContaining('shared_budget.cost needs the price of m in prices') });
+    expect(noPrice).toMatchObject({ key: 'shared_budget', message: expect.stringContaining('shared_budget.cost needs every model\'s price, and openai model "m" has none in the catalogue') });
   });
 });

@@ -53,6 +53,16 @@ describe('run spans', () => {
     return { result, spans: await memory.finish(), startedAt };
   }
 
+  it('carries the cost in USD on the run span and each chat span for a model the catalogue prices, and leaves it out for one it does not', async () => {
+    const priced = await runWithSpans(countScript(), { model: 'gpt-4o-mini' });
+    expect(priced.result.cost).toBeGreaterThan(0);
+    expect(runSpanOf(priced.spans).attributes['agent_core.cost_usd']).toBe(priced.result.cost);
+    named(priced.spans, 'chat ').forEach((chat, index) => expect(chat.attributes['agent_core.cost_usd']).toBe(priced.result.trace[index].cost?.total));
+    const unpriced = await runWithSpans(countScript(), { model: 'm' });
+    expect(unpriced.result.cost).toBeNull();
+    for (const span of unpriced.spans) expect(span.attributes).not.toHaveProperty('agent_core.cost_usd');
+  });
+
   it('gives a run span, a chat span per model call and a tool span per tool call, children of the run in one trace', async () => {
     const { result, spans, startedAt } = await runWithSpans(countScript(), { sessionId: 'session-7' });
     expect(result.finish_reason).toBe('final');

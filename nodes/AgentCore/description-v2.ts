@@ -2,7 +2,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { agentCoreProperties } from './description';
 import { nodeOptions, streamAnswerCheckedOption } from './options';
-import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
+import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_BUDGET_LIMITS, VERSION_2_DISPLAY_NAMES } from './panel-versions';
 import { collectionProperties } from './settings-panel';
 import { toolSettingsCollections } from './tool-fields';
 
@@ -54,7 +54,7 @@ const modelFor = (provider: 'openai' | 'gemini', value: string): INodeProperties
 /** Options: n8n's AI Agent keeps System Message, Max Iterations and Enable Streaming here; so do sessions and tool settings. */
 const optionsV2: INodeProperties[] = (
   [
-    ...collectionProperties('limits', [], 2).filter((property) => property.name !== 'totalTokenBudget'),
+    ...collectionProperties('limits', [], 2).filter((property) => !VERSION_2_BUDGET_LIMITS.includes(property.name)),
     ...collectionProperties('options', [], 2),
     fromVersionOne('developerText'),
     fromVersionOne('sessionId', { default: SESSION_ID_DEFAULT }),
@@ -159,9 +159,21 @@ export const agentCorePropertiesV2: INodeProperties[] = [
     placeholder: 'Add Budget',
     default: {},
     displayOptions: { show: governed },
-    options: (agentCoreProperties.find((property) => property.name === 'limits')!.options as INodeProperties[])
-      .filter((property) => property.name === 'totalTokenBudget' || property.name.startsWith('sharedBudget'))
-      .map((property) => structuredClone(property)),
+    options: [
+      ...(agentCoreProperties.find((property) => property.name === 'limits')!.options as INodeProperties[])
+        .filter((property) => property.name.startsWith('sharedBudget'))
+        .map((property) => structuredClone(property)),
+      ...collectionProperties('limits', [], 2).filter((property) => VERSION_2_BUDGET_LIMITS.includes(property.name)),
+      <INodeProperties>{
+        displayName: 'Shared Cost Budget (USD)',
+        name: 'sharedBudgetCost',
+        type: 'number',
+        typeOptions: { minValue: 0, numberPrecision: 4 },
+        default: 0,
+        description:
+          'USD all runs of the scope may spend per period, priced from the bundled model catalogue and counted in Redis (Agent Core: Redis API credential); when it is spent, runs end with finish_reason budget_exhausted without calling the model. 0 = none.',
+      },
+    ].sort(byDisplayName),
   },
   {
     displayName: 'Options',

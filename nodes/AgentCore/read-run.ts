@@ -63,10 +63,12 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number,
   return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret: approval.stateSecret, secrets: allSecrets, subExecutions };
 }
 
-/** Limits → Shared Token Budget, Scope and Period: one config key, set when the token budget is above 0. */
+/** Shared Token Budget, Shared Cost Budget (version 2), Scope and Period: one config key, set when either budget is above 0. */
 function sharedBudget(limits: IDataObject): Pick<AgentConfig, 'shared_budget'> | Record<string, never> {
-  if (!(Number(limits.sharedBudgetTokens) > 0)) return {};
-  return { shared_budget: { scope: String(limits.sharedBudgetScope ?? ''), tokens: limits.sharedBudgetTokens as number, period_seconds: (limits.sharedBudgetPeriod ?? 86400) as number } };
+  const tokens = Number(limits.sharedBudgetTokens) > 0 ? { tokens: limits.sharedBudgetTokens as number } : {};
+  const cost = Number(limits.sharedBudgetCost) > 0 ? { cost: limits.sharedBudgetCost as number } : {};
+  if (!('tokens' in tokens) && !('cost' in cost)) return {};
+  return { shared_budget: { scope: String(limits.sharedBudgetScope ?? ''), ...tokens, ...cost, period_seconds: (limits.sharedBudgetPeriod ?? 86400) as number } };
 }
 
 /** A JSON field's value: parsed when it is text, as it is when an expression already gave an object. */

@@ -1,6 +1,6 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import { AgentCoreError, SETTINGS, type PanelFacts, type Setting } from '../../src';
-import { MOVED_INTO_OPTIONS, VERSION_2_DISPLAY_NAMES, panelVersion } from '../AgentCore/panel-versions';
+import { MOVED_INTO_OPTIONS, VERSION_2_BUDGET_LIMITS, VERSION_2_DISPLAY_NAMES, panelVersion } from '../AgentCore/panel-versions';
 
 /**
  * A NodeOperationError that keeps our message. n8n rewrites any message mentioning a common error code
@@ -25,15 +25,9 @@ const FIELD_NAMES: Record<string, string> = { run_state: 'Run State', redis: 'th
 /** Version 1's collections, as the panel names them. */
 const COLLECTION_NAMES: Record<PanelFacts['collection'], string> = { limits: 'Limits', options: 'Options', top: '' };
 
-/**
- * The Limits that version 2 shows under Governance → Budgets (description-v2.ts's BUDGET_LIMITS, which is not
- * exported); its other Limits are in Options. test/error-family.test.ts holds every name to the real panel.
- */
-const VERSION_2_BUDGETS = new Set(['totalTokenBudget', 'maxCost']);
-
 /** A field's collection in version 2: Options, Budgets, or the top level. */
 function versionTwoCollection(panel: PanelFacts): string {
-  if (panel.collection === 'limits') return VERSION_2_BUDGETS.has(panel.name) ? 'Budgets' : 'Options';
+  if (panel.collection === 'limits') return VERSION_2_BUDGET_LIMITS.includes(panel.name) ? 'Budgets' : 'Options';
   if (panel.collection === 'top') return (MOVED_INTO_OPTIONS as readonly string[]).includes(panel.name) ? 'Options' : '';
   return 'Options';
 }

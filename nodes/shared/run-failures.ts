@@ -109,6 +109,7 @@ const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
   loop: 'the agent kept repeating the same tool call',
   budget_exhausted: 'the shared token budget is used up',
   budget_unavailable: 'the shared token budget could not be checked',
+  cost_limit: 'the run reached its cost limit',
   awaiting_approval: 'a tool call is waiting for approval',
   cancelled: 'the execution was cancelled',
 };

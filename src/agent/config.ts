@@ -73,9 +73,7 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
     if (problem) throw new ConfigError(key, problem);
   }
 
-  if (config.shared_budget?.cost !== undefined && !config.prices?.[config.model]) {
-    throw new ConfigError('prices', `shared_budget.cost needs the price of ${config.model} in prices, e.g. {"${config.model}":{"input_per_million":0.15,"output_per_million":0.6}}`);
-  }
+  // A cost limit's prices (catalogue or `prices`) are checked per model that may answer, by Spending (shared-budget.ts).
   const unallowed = config.approval_required.find((name) => !config.allowed_tools.includes(name));
   if (unallowed !== undefined) {
     throw new ConfigError('approval_required', `approval_required names "${unallowed}", which is not in allowed_tools; list only tools the agent may call`);

@@ -1,5 +1,6 @@
 import type { ChatModel } from '../providers/chat-model';
 import type { StepError } from '../trace/types';
+import type { PricedModel } from './shared-budget';
 
 /** A chat model with the model id it is asked for. */
 export interface Answering {
@@ -20,6 +21,11 @@ export class ModelChoice {
   constructor(primary: ChatModel, fallback: ChatModel | undefined, configModel: string) {
     this.answering = { chat: primary, name: primary.modelName ?? configModel };
     if (fallback) this.fallback = { chat: fallback, name: fallback.modelName ?? configModel };
+  }
+
+  /** The models that may answer, as a cost limit checks their prices before the first call. */
+  get candidates(): PricedModel[] {
+    return [this.answering, ...(this.fallback ? [this.fallback] : [])].map(({ chat, name }) => ({ name, provider: chat.provider }));
   }
 
   /** The values both models hold that no output may show (their API keys). */

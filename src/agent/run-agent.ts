@@ -16,7 +16,7 @@ import { readReply } from './protocol';
 import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol-schema';
 import { RepeatedCalls } from './repeated-calls';
 import { type RunAnswer, runResult } from './run-result';
-import { Spending } from './shared-budget';
+import { Spending, runCost } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
@@ -77,7 +77,6 @@ export class AgentRun {
     this.conversation = paused?.conversation ?? buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
     this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
     this.repeats = new RepeatedCalls(config.loop_limit, paused?.repeats);
-    this.spending = new Spending(config, options.budgetLedger, paused?.cost);
     this.failures = new FailureStreak(paused?.failures);
     this.trustedText = paused?.trusted_text ?? trustedTextOf(history, newUserMessage, options.developerText);
     if (paused) {
@@ -87,6 +86,7 @@ export class AgentRun {
       this.toolCalls = paused.tool_calls;
     }
     this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
+    this.spending = new Spending(config, options.budgetLedger, this.models.candidates);
     const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
     this.redactor = new Redactor(knownSecrets);
     this.answerHoldBack = options.streamAnswer === 'checked' ? Infinity : holdBackFor(knownSecrets);
@@ -124,7 +124,7 @@ export class AgentRun {
     if (budget > 0 && this.usage.total_tokens >= budget) {
       return { next: 'finish', reason: 'token_budget', detail: `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}` };
     }
-    return (await this.spending.stopBeforeCall(this.trace.length > 0)) ?? (this.runController.signal.aborted ? this.aborted() : undefined);
+    return (await this.spending.stopBeforeCall(this.trace, this.trace.length > 0)) ?? (this.runController.signal.aborted ? this.aborted() : undefined);
   }
 
   /** One model turn and, when it asks for one, its tool call. */
@@ -146,7 +146,7 @@ export class AgentRun {
     entry.usage = estimateWhenUnreported(call.usage, response, this.conversation);
     if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
     addUsage(this.usage, call.usage);
-    const uncharged = await this.spending.record(call.usage, entry.model ?? '');
+    const uncharged = await this.spending.record(entry, call.usage, { name: entry.model ?? '', provider: entry.provider ?? '' });
     this.conversation.push({ role: 'assistant', content: response.text });
     this.replies.set(step, response.text);
     if (uncharged) return this.limitReached(entry, uncharged.reason, uncharged.detail, release);
@@ -249,7 +249,7 @@ export class AgentRun {
   private pause(entry: TraceStep, tool: string, args: Record<string, unknown>): StepOutcome {
     const { conversation, newUserMessage: new_user_message, trace, usage, usedTools: used_tools, toolCalls: tool_calls, trustedText: trusted_text } = this;
     const paused = { step: entry.step, pending: { tool, args }, conversation, new_user_message, trace, usage, used_tools, tool_calls, trusted_text };
-    const more = { cost: this.spending.cost ?? 0, failures: this.failures.length, repeats: this.repeats.snapshot() };
+    const more = { cost: runCost(this.trace)?.total ?? 0, failures: this.failures.length, repeats: this.repeats.snapshot() };
     return { next: 'finish', reason: 'awaiting_approval', detail: `${tool} waits for a person's approval`, paused: pausedOutput({ ...paused, ...more }, this.redactor, this.options.stateSecret!, this.config) };
   }
 
@@ -288,7 +288,7 @@ export class AgentRun {
     const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
     // Who answered last: the fallback, once it took over.
     const { name: model, chat } = this.models.answering;
-    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, cost: this.spending.cost, config: this.config, tools: this.tools.values() }, redactor, paused);
+    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, config: this.config, tools: this.tools.values() }, redactor, paused);
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;
   }

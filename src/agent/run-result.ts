@@ -3,7 +3,8 @@ import type { TokenUsage } from '../core/usage';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
-import { roundCost } from './shared-budget';
+import { roundedCost } from '../budget/pricing';
+import { catalogueName, runCost, unpricedNotice } from './shared-budget';
 import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
 import { configHash } from '../run-state/signed-state';
 import type { Tool } from '../tools/tool';
@@ -25,8 +26,6 @@ export interface RunRecord {
   started: number;
   model: string;
   provider: string;
-  /** With `prices`: what the run's calls cost. */
-  cost?: number;
   /** The run's config and allowed tools: where the trace's hash chain starts (see traceChain). */
   config: AgentConfig;
   tools: Iterable<Tool>;
@@ -59,7 +58,7 @@ export function runResult(
     elapsed_ms: Math.round(performance.now() - record.started),
     model: record.model,
     provider: record.provider,
-    ...(record.cost !== undefined ? { cost: roundCost(record.cost) } : {}),
+    ...costFields(record.trace),
   });
   // The chain covers the trace as the output holds it, redacted.
   const { base } = runChainBase(record.config, record.tools, redactor);
@@ -82,4 +81,12 @@ export function metricsOf(trace: readonly TraceStep[]): RunMetrics {
     failed_steps: failed,
     failure_rate: trace.length ? Math.round((failed / trace.length) * 1000) / 1000 : 0,
   };
+}
+
+/** The run's `cost` and `cost_details`, from its steps' costs (null when a call's model had no price). */
+function costFields(trace: readonly TraceStep[]): Pick<AgentResult, 'cost' | 'cost_details' | 'cost_notice'> {
+  const cost = runCost(trace);
+  if (!cost) return { cost: null, cost_details: null, cost_notice: unpricedNotice(trace) };
+  const rounded = roundedCost(cost);
+  return { cost: rounded.total, cost_details: { ...rounded, currency: 'USD', catalogue: catalogueName() } };
 }

@@ -96,7 +96,12 @@ export const PRICES_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: {
     type: 'object',
-    properties: { input_per_million: { type: 'number', minimum: 0 }, output_per_million: { type: 'number', minimum: 0 } },
+    properties: {
+      input_per_million: { type: 'number', minimum: 0 },
+      output_per_million: { type: 'number', minimum: 0 },
+      cached_input_per_million: { type: 'number', minimum: 0 },
+      cache_write_per_million: { type: 'number', minimum: 0 },
+    },
     required: ['input_per_million', 'output_per_million'],
     additionalProperties: false,
   },

@@ -153,6 +153,22 @@ export const SETTINGS = {
     meaning: 'stop before the next model call once usage (reported, or estimated where none was reported) reaches it; 0 = none → `token_budget`',
     panel: limit('totalTokenBudget', 'Token Budget', 'Stop before the next model call once this many tokens were used (0 = no budget)'),
   },
+  /** Stop before the next model call once the run's calls cost this many USD (catalogue or `prices`); 0 = no limit. */
+  max_cost: {
+    default: 0,
+    check: check.decimal(0, 1_000_000),
+    meaning:
+      "stop before the next model call once the run's calls cost this many USD (the bundled catalogue's prices, or `prices`); 0 = none → `cost_limit`. A model or fallback without a price is refused before the first call",
+    panel: {
+      collection: 'limits',
+      name: 'maxCost',
+      displayName: 'Max Cost per Run (USD)',
+      type: 'number',
+      typeOptions: { minValue: 0, numberPrecision: 4 },
+      description: "Stop before the next model call once this run's model calls cost this much, in USD, priced from the bundled model catalogue (0 = no limit)",
+      since: 2,
+    },
+  },
   /** Observations fed back to the model are cut to this many characters; 0 = no cut. */
   observation_max_len: {
     default: 2000,
@@ -223,10 +239,11 @@ export const SETTINGS = {
     meaning: '`{scope, tokens or cost, period_seconds}`: a budget every run of the scope draws on, in Redis → `budget_exhausted` (see *Safety*)',
     panelLabel: 'Limits → Shared Token Budget, Shared Budget Scope, Shared Budget Period (Seconds)',
   },
-  /** Per model: the price of a million prompt and completion tokens; gives the result a `cost` and allows a cost budget. */
+  /** Per model: USD per million tokens, overriding the catalogue (a model it does not know gets a price this way). */
   prices: {
     check: check.bySchema<PriceTable>(check.PRICES_SCHEMA, '{"gpt-4o-mini":{"input_per_million":0.15,"output_per_million":0.6}}'),
-    meaning: 'per model: `{input_per_million, output_per_million}`; the result gets `cost`, and `shared_budget.cost` can be used',
+    meaning:
+      'per model id, USD per million tokens: `{input_per_million, output_per_million, cached_input_per_million?, cache_write_per_million?}`; overrides the bundled catalogue for that model (see *Cost*)',
   },
   /**
    * The final answer is a JSON value checked against this JSON Schema (a mismatch gets the repair turn, a

@@ -1,7 +1,11 @@
 import { ConfigError } from './config';
 import type { BudgetLedger, LedgerTotals } from '../budget/ledger';
-import type { FinishReason } from '../trace/types';
+import { CATALOGUE, type CallCost, type ModelPrice, type PriceTable, addCost, costOf, noCost, priceOf, roundCost } from '../budget/pricing';
+import type { FinishReason, TraceStep } from '../trace/types';
 import type { TokenUsage } from '../core/usage';
+
+export type { PriceTable } from '../budget/pricing';
+export { roundCost } from '../budget/pricing';
 
 /** `shared_budget`: a token (or cost) budget that every run naming the same scope draws on, per period. */
 export interface SharedBudgetConfig {
@@ -9,57 +13,66 @@ export interface SharedBudgetConfig {
   scope: string;
   /** Tokens the scope may use per period (usage as providers report it). */
   tokens?: number;
-  /** Cost the scope may use per period, in the currency of `prices`. */
+  /** Cost the scope may use per period, in USD (the catalogue's prices, or `prices`). */
   cost?: number;
   period_seconds: number;
 }
 
-/** `prices`: per model id, what a million prompt and completion tokens cost. */
-export type PriceTable = Record<string, { input_per_million: number; output_per_million: number }>;
-
-/** What one call cost under the price table; undefined when the table does not price the model. */
-export function costOf(usage: TokenUsage, model: string, prices: PriceTable | undefined): number | undefined {
-  const price = prices?.[model];
-  if (!price) return undefined;
-  return (usage.prompt_tokens * price.input_per_million + usage.completion_tokens * price.output_per_million) / 1_000_000;
-}
-
-/** How a run ends for its shared budget: the scope is spent, or its ledger (Redis) failed mid-run. */
+/** How a run ends for its budgets: a limit is spent, or the shared ledger (Redis) failed mid-run. */
 export interface BudgetStop {
   next: 'finish';
-  reason: Extract<FinishReason, 'budget_exhausted' | 'budget_unavailable'>;
+  reason: Extract<FinishReason, 'budget_exhausted' | 'budget_unavailable' | 'cost_limit'>;
   detail: string;
 }
 
+/** A model that may answer the run, as the cost check before the first call names it. */
+export interface PricedModel {
+  name: string;
+  provider: string;
+}
+
+/** What the config says about spending. */
+type SpendingConfig = { shared_budget?: SharedBudgetConfig; prices?: PriceTable; max_cost?: number };
+
 /**
- * What a run spends: the cost of its calls under `prices`, and its side of `shared_budget` — before each
- * model call, whether the scope is spent; after it, the charge. A run never goes on unmetered: a ledger
- * that fails before the run did anything throws (nothing to keep, and a wrong Redis address is reported as
- * such); once the run has called the model or run a tool, a failure ends it `budget_unavailable`, so its
- * output, trace and audit row are kept (what it already did happened).
+ * What a run spends: each call's cost (the catalogue's price, or `prices`; null for a model neither knows),
+ * `max_cost`, and its side of `shared_budget` — before each model call, whether a limit is spent; after it,
+ * the charge. Under a cost limit every model that may answer must have a price, checked before the first
+ * call. A run never goes on unmetered: a ledger that fails before the run did anything throws (nothing to
+ * keep, and a wrong Redis address is reported as such); once the run has called the model or run a tool, a
+ * failure ends it `budget_unavailable`, so its output, trace and audit row are kept.
  */
 export class Spending {
+  private readonly prices = new Map<string, ModelPrice | undefined>();
+
   constructor(
-    private readonly config: { shared_budget?: SharedBudgetConfig; prices?: PriceTable },
+    private readonly config: SpendingConfig,
     private readonly ledger: BudgetLedger | undefined,
-    /** What the run spent before it was paused, when it is resumed. */
-    private total = 0,
+    models: readonly PricedModel[],
   ) {
     if (config.shared_budget && !ledger) {
       throw new ConfigError('shared_budget', 'shared_budget needs a ledger to count in: pass budgetLedger (a RedisBudgetLedger shares it across processes); on the CLI, --redis-url URL');
     }
-  }
-
-  /** With `prices`: what the run's calls cost so far. */
-  get cost(): number | undefined {
-    return this.config.prices ? this.total : undefined;
+    const limit = config.max_cost ? 'max_cost' : config.shared_budget?.cost !== undefined ? 'shared_budget' : undefined;
+    const unpriced = limit ? models.find((model) => !this.priceOf(model)) : undefined;
+    if (limit && unpriced) {
+      throw new ConfigError(
+        limit,
+        `${limit === 'max_cost' ? 'max_cost' : 'shared_budget.cost'} needs every model's price, and ${unpriced.provider} model "${unpriced.name}" has none in the catalogue (${catalogueName()}): add it to prices, e.g. {"${unpriced.name}": {"input_per_million": 0.15, "output_per_million": 0.6}}`,
+      );
+    }
   }
 
   /**
-   * Why the run must stop before its next model call, or undefined while the scope can take it (or there is
-   * no shared budget). `started`: the run already called the model or ran a tool (a resumed run has).
+   * Why the run must stop before its next model call, or undefined while it may go on. `trace`: the steps
+   * so far (their costs add up to what the run spent); `started`: the run already called the model or ran a tool.
    */
-  async stopBeforeCall(started: boolean): Promise<BudgetStop | undefined> {
+  async stopBeforeCall(trace: readonly TraceStep[], started: boolean): Promise<BudgetStop | undefined> {
+    const maxCost = this.config.max_cost;
+    if (maxCost) {
+      const spent = runCost(trace)?.total ?? 0;
+      if (spent >= maxCost) return { next: 'finish', reason: 'cost_limit', detail: `the run's cost ${roundCost(spent)} USD reached max_cost ${maxCost} USD` };
+    }
     if (!this.config.shared_budget) return undefined;
     const { scope, tokens, cost, period_seconds: period } = this.config.shared_budget;
     let totals: LedgerTotals;
@@ -70,37 +83,60 @@ export class Spending {
       return unavailable(`shared budget "${scope}" could not be checked (${messageOf(error)}); the run stopped before its next model call`);
     }
     if (tokens !== undefined && totals.tokens >= tokens) return exhausted(`shared budget "${scope}" used ${totals.tokens} of its ${tokens} tokens this period (${period} s)`);
-    if (cost !== undefined && totals.cost >= cost) return exhausted(`shared budget "${scope}" spent ${roundCost(totals.cost)} of its ${cost} this period (${period} s)`);
+    if (cost !== undefined && totals.cost >= cost) return exhausted(`shared budget "${scope}" spent ${roundCost(totals.cost)} of its ${cost} USD this period (${period} s)`);
     return undefined;
   }
 
   /**
-   * One model call's usage, by the model that answered it. When the ledger fails to take the charge, the
-   * run stops at once without acting on that reply: the stop says which tokens went uncharged.
+   * One model call's usage, by the model that answered it: its cost goes on the step (null for a model
+   * without a price: the result's `cost_notice` names it), and is charged to the shared budget. When the ledger fails to take the
+   * charge, the run stops at once without acting on that reply: the stop says which tokens went uncharged.
    */
-  async record(usage: TokenUsage, model: string): Promise<BudgetStop | undefined> {
-    const cost = costOf(usage, model, this.config.prices);
-    if (cost !== undefined) this.total += cost;
+  async record(entry: TraceStep, usage: TokenUsage, model: PricedModel): Promise<BudgetStop | undefined> {
+    const price = this.priceOf(model);
+    const cost = price ? costOf(usage, price) : undefined;
+    entry.cost = cost ?? null;
     const budget = this.config.shared_budget;
     if (!budget) return undefined;
     try {
-      await this.ledger!.charge(budget.scope, budget.period_seconds, { tokens: usage.total_tokens, ...(cost !== undefined ? { cost } : {}) });
+      await this.ledger!.charge(budget.scope, budget.period_seconds, { tokens: usage.total_tokens, ...(cost ? { cost: cost.total } : {}) });
       return undefined;
     } catch (error) {
-      const charge = `${usage.total_tokens} tokens${cost !== undefined ? ` (cost ${roundCost(cost)})` : ''}`;
+      const charge = `${usage.total_tokens} tokens${cost ? ` (cost ${roundCost(cost.total)} USD)` : ''}`;
       return unavailable(`shared budget "${budget.scope}" could not be charged the ${charge} of this step's model call (${messageOf(error)}); the run stopped without acting on the reply`);
     }
   }
+
+  private priceOf(model: PricedModel): ModelPrice | undefined {
+    const key = `${model.provider}\n${model.name}`;
+    if (!this.prices.has(key)) this.prices.set(key, priceOf(model.name, model.provider, this.config.prices));
+    return this.prices.get(key);
+  }
 }
+
+/** What the run's model calls cost, from its steps: null when a call had no price (never a 0 that is not one). */
+export function runCost(trace: readonly TraceStep[]): CallCost | null {
+  const total = noCost();
+  for (const step of trace) {
+    if (step.usage === undefined) continue;
+    if (!step.cost) return null;
+    addCost(total, step.cost);
+  }
+  return total;
+}
+
+/** Why a run's cost is null: the first model that answered without a price, named. */
+export function unpricedNotice(trace: readonly TraceStep[]): string | undefined {
+  const step = trace.find((entry) => entry.usage !== undefined && !entry.cost);
+  return step && `${step.provider ?? 'the'} model "${step.model ?? '?'}" has no price in the catalogue (${catalogueName()}), so the run's cost is null: add it to prices`;
+}
+
+/** The catalogue as outputs and notices name it. */
+export const catalogueName = (): string => `${CATALOGUE.source} ${CATALOGUE.version}, ${CATALOGUE.date}`;
 
 const exhausted = (detail: string): BudgetStop => ({ next: 'finish', reason: 'budget_exhausted', detail });
 const unavailable = (detail: string): BudgetStop => ({ next: 'finish', reason: 'budget_unavailable', detail });
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Costs are reported to a millionth of the currency unit. */
-export function roundCost(cost: number): number {
-  return Math.round(cost * 1_000_000) / 1_000_000;
 }

@@ -1,9 +1,10 @@
 import type { ModelFinishReason } from '../providers/chat-model';
+import { roundedCost } from '../budget/pricing';
 import type { TraceStep } from './types';
 
 /** The same step with its fields in reading order: what was asked, what came of it, then timings. */
 export function readableStep(entry: TraceStep): TraceStep {
-  const { step, provider, model, action, final, observation, error, repair, elapsed_ms, model_ms, tool_ms, usage, ...rest } = entry;
+  const { step, provider, model, action, final, observation, error, repair, elapsed_ms, model_ms, tool_ms, usage, cost, ...rest } = entry;
   return {
     step,
     ...(provider !== undefined ? { provider } : {}),
@@ -17,6 +18,7 @@ export function readableStep(entry: TraceStep): TraceStep {
     model_ms,
     ...(tool_ms !== undefined ? { tool_ms } : {}),
     ...(usage ? { usage } : {}),
+    ...(cost !== undefined ? { cost: cost && roundedCost(cost) } : {}),
     ...rest,
   };
 }

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
+import type { CallCost } from '../budget/pricing';
 
 /** Why a run ended. Every run ends with exactly one. */
 export type FinishReason =
@@ -17,6 +18,7 @@ export type FinishReason =
   | 'loop'
   | 'budget_exhausted'
   | 'budget_unavailable'
+  | 'cost_limit'
   | 'awaiting_approval'
   | 'cancelled';
 
@@ -61,6 +63,8 @@ export interface TraceStep {
   model_ms: number;
   tool_ms?: number;
   usage?: TokenUsage;
+  /** With usage: what the call cost in USD by part (catalogue or `prices`); null when the model has no price. */
+  cost?: CallCost | null;
   /** A bounded excerpt of a reply that broke the protocol. */
   reply_excerpt?: string;
   /** A bounded excerpt of a leading <think> block, never parsed. */
@@ -90,6 +94,12 @@ export interface RunMetrics {
   failure_rate: number;
 }
 
+/** A run's cost by part, in USD, and the price source: the catalogue (name, version, date) and whether `prices` overrode it. */
+export interface RunCost extends CallCost {
+  currency: 'USD';
+  catalogue: string;
+}
+
 /** The output of every run: the answer, why the run ended, the redacted trace, the tools used and token usage. */
 export interface AgentResult {
   /** The answer's text; with `output_schema`, the JSON text of `final_output` (a string answer stays as it is). */
@@ -108,8 +118,12 @@ export interface AgentResult {
   elapsed_ms: number;
   model: string;
   provider: string;
-  /** With `prices` in the config: what the run's model calls cost, in the table's currency. */
-  cost?: number;
+  /** What the run's model calls cost, in USD (to a millionth); null when a call's model has no price. */
+  cost: number | null;
+  /** The cost by part, and where the prices came from; null when a call's model has no price. */
+  cost_details: RunCost | null;
+  /** With a null cost: which model had no price, and how to give it one. */
+  cost_notice?: string;
   /** The head of the SHA-256 hash chain over the config, the tools' schemas and every step (see traceChain). */
   trace_digest: string;
   /** With an audit database: the run's id there, and whether its row was stored before the answer went out. */
