@@ -1,8 +1,9 @@
 // Agent Core's version 2 panel: a short first view (the prompt near the top), the breadth behind Governance and Options.
 import type { INodeProperties } from 'n8n-workflow';
+import { SETTINGS, type Setting } from '../../src';
 import { agentCoreProperties } from './description';
 import { nodeOptions, streamAnswerCheckedOption } from './options';
-import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_BUDGET_LIMITS, VERSION_2_DISPLAY_NAMES } from './panel-versions';
+import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
 import { collectionProperties } from './settings-panel';
 import { toolSettingsCollections } from './tool-fields';
 
@@ -39,6 +40,8 @@ const renamed = (property: INodeProperties): INodeProperties => (VERSION_2_DISPL
 
 const byDisplayName = (first: INodeProperties, second: INodeProperties) => first.displayName.localeCompare(second.displayName);
 const governed: Show = { governance: [true] };
+/** The settings table's limits that are budgets (`panel.budget`): version 2 shows them under Governance → Budgets. */
+const BUDGET_LIMITS = new Set(Object.values(SETTINGS as Record<string, Setting>).flatMap((setting) => (setting.panel?.budget ? [setting.panel.name] : [])));
 const option = (name: string) => nodeOptions.find((property) => property.name === name)!;
 
 /**
@@ -54,7 +57,7 @@ const modelFor = (provider: 'openai' | 'gemini', value: string): INodeProperties
 /** Options: n8n's AI Agent keeps System Message, Max Iterations and Enable Streaming here; so do sessions and tool settings. */
 const optionsV2: INodeProperties[] = (
   [
-    ...collectionProperties('limits', [], 2).filter((property) => !VERSION_2_BUDGET_LIMITS.includes(property.name)),
+    ...collectionProperties('limits', [], 2).filter((property) => !BUDGET_LIMITS.has(property.name)),
     ...collectionProperties('options', [], 2),
     fromVersionOne('developerText'),
     fromVersionOne('sessionId', { default: SESSION_ID_DEFAULT }),
@@ -163,7 +166,7 @@ export const agentCorePropertiesV2: INodeProperties[] = [
       ...(agentCoreProperties.find((property) => property.name === 'limits')!.options as INodeProperties[])
         .filter((property) => property.name.startsWith('sharedBudget'))
         .map((property) => structuredClone(property)),
-      ...collectionProperties('limits', [], 2).filter((property) => VERSION_2_BUDGET_LIMITS.includes(property.name)),
+      ...collectionProperties('limits', [], 2).filter((property) => BUDGET_LIMITS.has(property.name)),
       <INodeProperties>{
         displayName: 'Shared Cost Budget (USD)',
         name: 'sharedBudgetCost',

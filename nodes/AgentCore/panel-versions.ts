@@ -26,9 +26,6 @@ type MovedField = (typeof MOVED_INTO_OPTIONS)[number];
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** The limits of the settings table that version 2 shows under Governance → Budgets rather than Options. */
-export const VERSION_2_BUDGET_LIMITS: readonly string[] = ['totalTokenBudget', 'maxCost'];
-
 /** Version 2's name for version 1's Operation (Run a new task / Resume a paused run); see description-v2.ts for why. */
 export const RUN_OR_RESUME = 'runOrResume';
 

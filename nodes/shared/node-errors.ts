@@ -1,6 +1,6 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import { AgentCoreError, SETTINGS, type PanelFacts, type Setting } from '../../src';
-import { MOVED_INTO_OPTIONS, VERSION_2_BUDGET_LIMITS, VERSION_2_DISPLAY_NAMES, panelVersion } from '../AgentCore/panel-versions';
+import { MOVED_INTO_OPTIONS, VERSION_2_DISPLAY_NAMES, panelVersion } from '../AgentCore/panel-versions';
 
 /**
  * A NodeOperationError that keeps our message. n8n rewrites any message mentioning a common error code
@@ -27,7 +27,7 @@ const COLLECTION_NAMES: Record<PanelFacts['collection'], string> = { limits: 'Li
 
 /** A field's collection in version 2: Options, Budgets, or the top level. */
 function versionTwoCollection(panel: PanelFacts): string {
-  if (panel.collection === 'limits') return VERSION_2_BUDGET_LIMITS.includes(panel.name) ? 'Budgets' : 'Options';
+  if (panel.collection === 'limits') return panel.budget ? 'Budgets' : 'Options';
   if (panel.collection === 'top') return (MOVED_INTO_OPTIONS as readonly string[]).includes(panel.name) ? 'Options' : '';
   return 'Options';
 }

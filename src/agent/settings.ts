@@ -151,7 +151,7 @@ export const SETTINGS = {
     default: 0,
     check: check.integer(0),
     meaning: 'stop before the next model call once usage (reported, or estimated where none was reported) reaches it; 0 = none → `token_budget`',
-    panel: limit('totalTokenBudget', 'Token Budget', 'Stop before the next model call once this many tokens were used (0 = no budget)'),
+    panel: { ...limit('totalTokenBudget', 'Token Budget', 'Stop before the next model call once this many tokens were used (0 = no budget)'), budget: true },
   },
   /** Stop before the next model call once the run's calls cost this many USD (catalogue or `prices`); 0 = no limit. */
   max_cost: {
@@ -167,6 +167,7 @@ export const SETTINGS = {
       typeOptions: { minValue: 0, numberPrecision: 4 },
       description: "Stop before the next model call once this run's model calls cost this much, in USD, priced from the bundled model catalogue (0 = no limit)",
       since: 2,
+      budget: true,
     },
   },
   /** Observations fed back to the model are cut to this many characters; 0 = no cut. */
