@@ -102,6 +102,7 @@ function aggregate(segments) {
       unexpected: total('unexpected'),
       promptCharactersPerRequest: total('promptCharacters') / sent,
       promptTokensPerRequest: total('promptTokens') / sent,
+      cachedTokensPerRequest: total('cachedTokens') / sent,
       requestBodyCharactersPerRequest: total('requestBodyCharacters') / sent,
       toolDefinitionCharactersPerRequest: total('toolDefinitionCharacters') / sent,
       byCall: [0, 1].map((index) => {

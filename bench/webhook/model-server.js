@@ -33,6 +33,8 @@ function emptyStats() {
     /** Text the model reads (see promptParts), in characters and in o200k_base tokens. */
     promptCharacters: 0,
     promptTokens: 0,
+    /** Prompt tokens OpenAI would have served from its prompt cache (see cachedTokensOf). */
+    cachedTokens: 0,
     toolDefinitionCharacters: 0,
     byCall: [0, 1].map(() => ({ calls: 0, requestBodyCharacters: 0, promptCharacters: 0, promptTokens: 0 })),
   };
@@ -65,6 +67,28 @@ function promptParts(body) {
 }
 
 const characters = (texts) => texts.reduce((total, text) => total + text.length, 0);
+
+/**
+ * OpenAI's automatic prompt caching, as its guide states it (platform.openai.com/docs/guides/prompt-caching):
+ * a request whose prompt shares an exact prefix with a recent one gets that prefix from the cache, only for
+ * prompts of 1,024 tokens or more, in steps of 128 tokens from 1,024; the prefix runs over the tool
+ * definitions and then the messages in order. Here: the longest token prefix shared with one of the agent's
+ * recent prompts (the cache is per organisation and short-lived: the last 64 prompts of each agent stand for it).
+ */
+const recentPrompts = { protocol: [], native: [] };
+function cachedTokensOf(kind, promptTokenList) {
+  let shared = 0;
+  for (const earlier of recentPrompts[kind]) {
+    let length = 0;
+    const limit = Math.min(earlier.length, promptTokenList.length);
+    while (length < limit && earlier[length] === promptTokenList[length]) length++;
+    shared = Math.max(shared, length);
+  }
+  recentPrompts[kind].push(promptTokenList);
+  if (recentPrompts[kind].length > 64) recentPrompts[kind].shift();
+  if (promptTokenList.length < 1024 || shared < 1024) return 0;
+  return 1024 + Math.floor((shared - 1024) / 128) * 128;
+}
 /** gpt-4o-mini's tokenizer (o200k_base), as the model in the benchmark's workflows would count. */
 const tokens = (texts) => texts.reduce((total, text) => total + encode(text).length, 0);
 
@@ -73,9 +97,12 @@ function record(kind, body, callIndex) {
   const { parts, definitions } = promptParts(body);
   const toolDefinitionCharacters = characters(definitions);
   const promptCharacters = characters(parts) + toolDefinitionCharacters;
-  const promptTokens = tokens(parts) + tokens(definitions);
+  const tokenList = [...definitions, ...parts].flatMap((text) => encode(text));
+  const promptTokens = tokenList.length;
+  const cachedTokens = cachedTokensOf(kind, tokenList);
   const requestBodyCharacters = JSON.stringify(body).length;
   const target = stats[kind];
+  target.cachedTokens += cachedTokens;
   dumpFirst(kind, callIndex, body);
   target.calls++;
   target.requestBodyCharacters += requestBodyCharacters;
@@ -91,7 +118,7 @@ function record(kind, body, callIndex) {
   } else {
     target.unexpected++;
   }
-  return promptTokens;
+  return { promptTokens, cachedTokens };
 }
 
 /** BENCH_WEBHOOK_DUMP=<folder>: the first request body of each agent and call position, for reading. */
@@ -121,7 +148,7 @@ function protocolScript(scripted) {
     // The scripted server keeps every request for tests; here that would only grow this process's heap.
     scripted.requests.length = 0;
     const earlierTurns = request.messages.filter((message) => message.role === 'assistant').length;
-    const promptTokens = record('protocol', request.body, earlierTurns);
+    const { promptTokens, cachedTokens } = record('protocol', request.body, earlierTurns);
     const tag = scenario.tagOf(firstUserText(request.messages));
     const last = request.messages[request.messages.length - 1]?.content ?? '';
     const tool = offeredTool(request.messages[0]?.content);
@@ -137,7 +164,7 @@ function protocolScript(scripted) {
     } else {
       text = JSON.stringify({ type: 'final', answer: scenario.answerFor(tag, observation ?? `(no observation: ${last.slice(0, 80)})`) });
     }
-    return { text, delayMs: scenario.MODEL_DELAY_MS, usage: { prompt_tokens: promptTokens, completion_tokens: Math.ceil(text.length / 4) } };
+    return { text, delayMs: scenario.MODEL_DELAY_MS, usage: { prompt_tokens: promptTokens, completion_tokens: Math.ceil(text.length / 4), ...(cachedTokens ? { cached_tokens: cachedTokens } : {}) } };
   };
 }
 
@@ -164,7 +191,7 @@ function startNativeServer() {
       const tool = body.tools?.[0]?.function;
       if (!tool?.name) return sendJson(response, 400, errorBody('native model server: the request offers no tools'));
       const toolMessages = body.messages.filter((message) => message?.role === 'tool');
-      const promptTokens = record('native', body, toolMessages.length);
+      const { promptTokens, cachedTokens } = record('native', body, toolMessages.length);
       const tag = scenario.tagOf(firstUserText(body.messages));
       let message;
       if (!tag || toolMessages.length > 1) {
@@ -184,7 +211,7 @@ function startNativeServer() {
         created: Math.floor(Date.now() / 1000),
         model: String(body.model ?? ''),
         choices: [{ index: 0, message, logprobs: null, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: 10, total_tokens: promptTokens + 10 },
+        usage: { prompt_tokens: promptTokens, completion_tokens: 10, total_tokens: promptTokens + 10, prompt_tokens_details: { cached_tokens: cachedTokens } },
       };
       const timer = setTimeout(() => {
         pending.delete(timer);

@@ -94,10 +94,11 @@ function printPrompts(prompts) {
   console.log('');
   console.log('Prompt per webhook request, as the model server received it (both model calls together):');
   printTable(
-    ['agent', 'prompt tokens', 'prompt chars', 'of which tool definitions', 'call 1 tokens', 'call 2 tokens', 'request body chars'],
+    ['agent', 'prompt tokens', 'of which cached', 'prompt chars', 'of which tool definitions', 'call 1 tokens', 'call 2 tokens', 'request body chars'],
     prompts.map(({ workflow, model }) => [
       workflow.name,
       fixed(model.promptTokensPerRequest, 0),
+      fixed(model.cachedTokensPerRequest, 0),
       fixed(model.promptCharactersPerRequest, 0),
       fixed(model.toolDefinitionCharactersPerRequest, 0),
       fixed(model.byCall[0].promptTokens, 0),
@@ -109,6 +110,8 @@ function printPrompts(prompts) {
   console.log('  response_format JSON schema if sent; tokens by o200k_base (gpt-4o-mini\'s tokenizer). The provider adds');
   console.log('  framing of its own to both (per message, its rendering of tool definitions), not counted here.');
   console.log('  request body chars = the whole JSON body (model, temperature, response_format, JSON punctuation…).');
+  console.log('  of which cached = what OpenAI\'s automatic prompt caching would serve from its cache: a prefix shared with');
+  console.log('  a recent prompt, only from 1,024 tokens, in 128-token steps (bench/webhook/model-server.js, cachedTokensOf).');
 }
 
 function printTargets(results, prompts, options) {
