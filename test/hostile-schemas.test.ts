@@ -97,7 +97,8 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     const { value: result, ms } = timed(() => validateAgainst(heavy, text, 'answer'));
     await settle();
     expect(result).toEqual({ ok: false, issues: [expect.stringMatching(/^answer: a text of 200001 characters is too long to check against pattern .* within 50 ms; send shorter text$/)] });
-    expect(ms).toBeLessThan(100);
+    // The 50 ms budget is the code's; a test fails only on a stall of seconds (this machine is shared): the watchdog reports the rest.
+    expect(ms).toBeLessThan(2_000);
   });
 
   it('a 40,000-item value of wrong items against a 10-variant union is refused promptly with its first problem', async () => {
@@ -107,29 +108,31 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     const { value: result, ms } = timed(() => validateAgainst(schema, Array.from({ length: 40_000 }, () => 1), 'answer'));
     await settle();
     expect(result.ok).toBe(false);
-    expect((result as { issues: string[] }).issues).toContain('answer[0]: must match a schema in anyOf');
-    expect(ms).toBeLessThan(100); // listing every problem took 150 ms and 440,000 errors
+    // Stopped at the first item: listing every problem took 150 ms and 440,000 errors.
+    expect((result as { issues: string[] }).issues).toEqual(['answer[0]: must be object', 'answer[0]: must match a schema in anyOf']);
+    expect(ms).toBeLessThan(2_000);
   });
 
-  it('uniqueItems over 10,000 objects is checked in linear time (ajv compared every pair: 1.07 s), key order ignored', async () => {
+  it('uniqueItems over 40,000 objects is checked in linear time (ajv compared every pair: 1.07 s for 10,000, so about 17 s here), key order ignored', async () => {
     const schema = { type: 'array', uniqueItems: true };
-    const distinct = Array.from({ length: 10_000 }, (_, index) => ({ id: index, tags: ['a', 'b'] }));
+    const distinct = Array.from({ length: 40_000 }, (_, index) => ({ id: index, tags: ['a', 'b'] }));
     const { value: result, ms } = timed(() => validateAgainst(schema, distinct, 'answer'));
     await settle();
     expect(result.ok).toBe(true);
-    expect(ms).toBeLessThan(100);
+    // Sized so that the pairwise check would take many seconds: no tight timing on a shared machine.
+    expect(ms).toBeLessThan(3_000);
     expect(validateAgainst(schema, [{ a: 1, b: [2] }, { b: [2], a: 1 }], 'answer')).toEqual({ ok: false, issues: ['answer: must NOT have duplicate items (items ## 0 and 1 are identical)'] });
     expect(validateAgainst(schema, [1, '1', [1], { x: 1 }]).ok).toBe(true);
   });
 
-  it('an enum of 999 objects against a 10,000-item array is checked by lookup (ajv compared each entry: 214 ms)', async () => {
+  it('an enum of 999 objects against a 150,000-item array is checked by lookup (ajv compared each entry: 214 ms for 10,000, so about 3 s here)', async () => {
     const entries = Array.from({ length: 999 }, (_, index) => ({ code: index, unit: 'kg' }));
     const schema = { type: 'array', items: { enum: entries } };
     validateAgainst(schema, []);
-    const { value: result, ms } = timed(() => validateAgainst(schema, Array.from({ length: 10_000 }, () => ({ unit: 'kg', code: 998 })), 'answer'));
+    const { value: result, ms } = timed(() => validateAgainst(schema, Array.from({ length: 150_000 }, () => ({ unit: 'kg', code: 998 })), 'answer'));
     await settle();
     expect(result.ok).toBe(true);
-    expect(ms).toBeLessThan(100);
+    expect(ms).toBeLessThan(1_500);
     expect(validateAgainst({ enum: ['EUR', 'USD', { a: [1] }] }, { a: [2] }, 'answer')).toEqual({ ok: false, issues: ['answer: must be one of "EUR", "USD", {"a":[1]}'] });
   });
 
