@@ -18,6 +18,11 @@ const ADD_PARAMETERS = {
   required: ['value'],
 };
 const ADD_DESCRIPTION = 'Adds one to an integer and returns the sum.';
+/**
+ * The API key every client sends, as long as a real one: Agent Core redacts a known secret in every
+ * spelling from all it outputs, and a key shorter than 6 characters would be ignored and cost nothing.
+ */
+const BENCH_API_KEY = 'sk-bench-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
 
 /** Executions of the tool in this process, so each contender can prove it really ran the tool. */
 let toolExecutions = 0;
@@ -43,6 +48,7 @@ module.exports = {
   FINAL_ANSWER,
   ADD_PARAMETERS,
   ADD_DESCRIPTION,
+  BENCH_API_KEY,
   add,
   toolExecutions: () => toolExecutions,
   protocolReply,
