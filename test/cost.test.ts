@@ -4,7 +4,7 @@ import { CATALOGUE, costOf, priceOf } from '../src/budget/pricing';
 import type { TokenUsage } from '../src/core/usage';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/providers/chat-model';
 import { runAgent } from '../src/agent/run-agent';
-import { action, final, probeTool } from './support/agent';
+import { action, final, modelFor, probeTool, useScriptedServer } from './support/agent';
 
 /** Cost from the bundled model catalogue (issue #29): per step, per run, the limits, and never a 0 that is not one. */
 function model(provider: string, modelName: string, replies: Array<{ text: string; usage: TokenUsage }>): ChatModel & { requests: ChatRequest[] } {
@@ -125,5 +125,26 @@ describe('cost in a run', () => {
     const result = await runAgent({ model: second, config: { model: 'gpt-4o-mini', shared_budget }, prompt: 'q', budgetLedger: ledger });
     expect(result.finish_reason).toBe('budget_exhausted');
     expect(second.requests).toHaveLength(0);
+  });
+});
+
+describe('cost from the usage real providers report, through their SDKs', () => {
+  const server = useScriptedServer();
+
+  it('OpenAI: cached and cache-write tokens inside prompt_tokens (pyd:test_cache/test_openrouter_cache_all_settings_real_api#2)', async () => {
+    server().setScript({ text: final('ok'), usage: { prompt_tokens: 2572, completion_tokens: 100, cached_tokens: 2240, cache_write_tokens: 329 } });
+    const result = await runAgent({ model: modelFor(server(), 'openai'), config: { model: 'gpt-5-mini' }, prompt: 'q' });
+    // gpt-5-mini in the catalogue: 0.25 input, 0.025 cache read, 2 output USD per million; no cache-write price, so the input price.
+    expect(result.cost_details).toMatchObject({ input: 0.000001, cached_input: 0.000056, cache_write: 0.000082, output: 0.0002, reasoning: 0, total: 0.000339 });
+    expect(result.cost).toBe(0.000339);
+  });
+
+  it.each([false, true])('Gemini (streamed: %s): cachedContentTokenCount and thoughts (genai:…valid_json_schema_in_responseSchema#0)', async (streamed) => {
+    server().setScript({ text: final('ok'), usage: { prompt_tokens: 5, completion_tokens: 238, cached_tokens: 3 }, reasoningTokens: 41 });
+    const events: unknown[] = [];
+    const result = await runAgent({ model: modelFor(server(), 'gemini'), config: { model: 'gemini-2.5-flash' }, prompt: 'q', ...(streamed ? { onEvent: (event) => events.push(event) } : {}) });
+    expect(server().requests[0]).toMatchObject({ provider: 'gemini', streamed });
+    // gemini-2.5-flash: 0.3 input, 0.03 cache read, 2.5 output USD per million; thoughts are output the reply did not show.
+    expect(result.trace[0].cost).toEqual({ input: 0.000001, cached_input: 0, cache_write: 0, output: 0.000595, reasoning: 0.000103, total: 0.000698 });
   });
 });
