@@ -185,6 +185,42 @@ export function withSharedBudget(webhookChatExample: WorkflowJson): WorkflowJson
   return workflow;
 }
 
+/** Test-only: the webhook chat example on Agent Core version 2 with a shared cost budget (Governance → Budgets). */
+export const SHARED_COST_BUDGET_WEBHOOK_PATH = 'agent-chat-cost-budget';
+
+/**
+ * The webhook chat example with its Agent Core on version 2 — the same settings where version 2 keeps them
+ * (Session ID, System Message, limits and Tool Settings in Options) — and Governance → Budgets → Shared Cost
+ * Budget (USD) `body.budget_cost` for scope `body.budget_scope`, priced from the bundled catalogue (gpt-4o-mini).
+ */
+export function withSharedCostBudget(webhookChatExample: WorkflowJson): WorkflowJson {
+  const workflow = copy(webhookChatExample);
+  workflow.name = `${workflow.name} (shared cost budget, version 2)`;
+  const redisCredential = workflow.nodes.find((node) => node.type.endsWith('.agentContext'))?.credentials;
+  for (const node of workflow.nodes) {
+    if (node.type === 'n8n-nodes-base.webhook') {
+      node.parameters.path = SHARED_COST_BUDGET_WEBHOOK_PATH;
+      node.webhookId = 'c8d7e6f5-a4b3-4c2d-9e0f-1a2b3c4d5e88';
+    }
+    if (node.type.endsWith('.agentCore')) {
+      const { limits, options, developerText, sessionId, toolSettingsJson, ...top } = node.parameters as Record<string, unknown>;
+      node.typeVersion = 2;
+      node.parameters = {
+        ...top,
+        governance: true,
+        budgets: {
+          sharedBudgetCost: "={{ $('Webhook').item.json.body.budget_cost }}",
+          sharedBudgetScope: "={{ $('Webhook').item.json.body.budget_scope }}",
+          sharedBudgetPeriod: SHARED_BUDGET_PERIOD_SECONDS,
+        },
+        options: { ...(options as object), ...(limits as object), developerText, sessionId, toolSettingsJson },
+      };
+      node.credentials = { ...node.credentials, ...redisCredential };
+    }
+  }
+  return workflow;
+}
+
 /** Test-only: the chat model example answering as a stream. */
 export const CHAT_MODEL_STREAMING_WEBHOOK_PATH = 'agent-core-chat-model-stream';
 

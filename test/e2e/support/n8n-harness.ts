@@ -26,9 +26,11 @@ import {
   withChatHubAccess,
   withInMemoryContext,
   withSharedBudget,
+  withSharedCostBudget,
   withStreamingResponse,
   CHAT_MODEL_STREAMING_WEBHOOK_PATH,
   SHARED_BUDGET_WEBHOOK_PATH,
+  SHARED_COST_BUDGET_WEBHOOK_PATH,
   AUDIT_WEBHOOK_PATH,
   withAuditTrail,
   withPrimaryChatModel,
@@ -75,6 +77,7 @@ export const WEBHOOKS = {
   chatModelStreaming: CHAT_MODEL_STREAMING_WEBHOOK_PATH,
   /** Test-only: the webhook chat example with a shared token budget (scope and tokens from the body). */
   sharedBudget: SHARED_BUDGET_WEBHOOK_PATH,
+  sharedCostBudget: SHARED_COST_BUDGET_WEBHOOK_PATH,
   /** Test-only, queue mode only: the webhook chat example with Audit Trail (a PostgreSQL database of its own). */
   audit: AUDIT_WEBHOOK_PATH,
   /** examples/agent-core-chat-model.json: n8n's OpenAI Chat Model sub-node, Gemini's as the Fallback Model. */
@@ -206,6 +209,8 @@ export interface AgentCoreInN8n {
   readTurns(sessionId: string): Promise<StoredTurnJson[]>;
   /** The tokens a shared budget scope has used in its current period, from the ledger in Redis. */
   budgetTokens(scope: string, periodSeconds: number): Promise<number>;
+  /** The scope's cost this period in USD, as the ledger holds it. */
+  budgetCost(scope: string, periodSeconds: number): Promise<number>;
   /** Queue mode: the rows of the audit database's runs table (Audit Trail), oldest first. */
   auditRuns(): Promise<Array<Record<string, unknown>>>;
   /** Queue mode: the name of the worker whose log says it started this execution, if any did. */
@@ -319,6 +324,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       withWrongKeyAndRetry(patched[0], wrongKeyCredential),
       withInMemoryContext(webhookChatExample),
       withSharedBudget(webhookChatExample),
+      withSharedCostBudget(webhookChatExample),
       withStreamingResponse(patched[EXAMPLE_FILES.indexOf('agent-core-chat-model.json')]),
       // Chat Hub exists in n8n 2.x only.
       ...(line === 2 ? [withChatHubAccess(chatExample, 'lastNode'), withChatHubAccess(chatExample, 'streaming')] : []),
@@ -355,6 +361,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       uniqueId: (idLabel) => `${idLabel}-${randomBytes(4).toString('hex')}`,
       readTurns: async (sessionId) => (await redis!.client.lrange(`${contextKeyPrefix}${sessionId}:turns`, 0, -1)).map((entry) => JSON.parse(entry) as StoredTurnJson),
       budgetTokens: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'tokens')) ?? 0),
+      budgetCost: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'cost')) ?? 0),
       auditRuns: async () => {
         if (!auditDatabase) throw new Error('the audit database exists in queue mode only');
         const client = new PgClient({ host: postgres!.host, port: postgres!.port, user: postgres!.user, password: postgres!.password, database: auditDatabase });

@@ -135,6 +135,34 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
       }
     });
 
+    it('counts one shared cost budget (version 2, Governance → Budgets, catalogue prices) across both workers, and stops the scope once it is spent', async () => {
+      const n8n = get();
+      const scope = n8n.uniqueId('queue-cost');
+      // gpt-4o-mini in the bundled catalogue: 10,000 × 0.15 + 1,000 × 0.6 USD per million = 0.0021 USD a call.
+      const usage = { prompt_tokens: 10_000, completion_tokens: 1_000 };
+      n8n.model.setScript((request) => (promptOf(request).includes(scope) ? { text: JSON.stringify({ type: 'final', answer: 'priced' }), usage } : e2eModel(request)));
+      try {
+        const post = (index: number, cost: number) =>
+          n8n.post(WEBHOOKS.sharedCostBudget, { session_id: `${scope}-${index}`, prompt: `${CHAT} ${scope} run ${index}`, budget_scope: scope, budget_cost: cost });
+        const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => post(index, 1_000)));
+        for (const response of responses) {
+          n8n.expectStatus(response, 200);
+          expect(response.body).toMatchObject({ final_answer: 'priced', finish_reason: 'final', cost: 0.0021 });
+        }
+        const workers = workersOf(n8n, responses);
+        expect(await n8n.budgetCost(scope, SHARED_BUDGET_PERIOD_SECONDS)).toBeCloseTo(12 * 0.0021, 9);
+        const callsBefore = n8n.model.requests.filter((request) => promptOf(request).includes(scope)).length;
+        const spent = await post(99, 0.025);
+        n8n.expectStatus(spent, 200);
+        expect(spent.body).toMatchObject({ finish_reason: 'budget_exhausted', stop_detail: `shared budget "${scope}" spent 0.0252 of its 0.025 USD this period (${SHARED_BUDGET_PERIOD_SECONDS} s)` });
+        expect(n8n.model.requests.filter((request) => promptOf(request).includes(scope)).length).toBe(callsBefore);
+        n8n.report(`shared cost budget: 12 concurrent runs charged ${12 * 0.0021} USD (${distribution(workers)}); the 13th ended budget_exhausted`);
+        expect(new Set(workers).size).toBe(WORKERS);
+      } finally {
+        n8n.model.setScript(e2eModel);
+      }
+    });
+
     it('pauses for approval on one worker and resumes from the Wait node’s webhook on the other, posting once', async () => {
       const n8n = get();
       // n8n's queue picks the worker of each half; approvals are repeated until one pair ran on both.
