@@ -203,10 +203,10 @@ export class AgentRun {
 
   /** The requested tool call: checked against the whitelist, its schema and max_tool_calls, then run (or paused for approval). */
   private async act(entry: TraceStep, name: string, args: Record<string, unknown>, approved = false): Promise<StepOutcome> {
-    this.emit({ type: 'action', step: entry.step, tool: name, summary: actionSummary(name, args, this.redactor) });
+    this.emit(() => ({ type: 'action', step: entry.step, tool: name, summary: actionSummary(name, args, this.redactor) }));
     const checked = checkToolCall(this.tools, name, args);
     if ('error' in checked) {
-      this.emit({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(checked.error.message, this.redactor) });
+      this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(checked.error.message, this.redactor) }));
       return this.failed(entry, checked.error, 'tool_error');
     }
     if (!approved && this.config.approval_required.includes(name)) return this.pause(entry, name, args);
@@ -229,7 +229,7 @@ export class AgentRun {
     countToolUse(this.usedTools, name, entry.tool_ms, outcome.ok);
     this.repeats.record(repeat.key, entry.step, outcome.ok ? outcome : { ok: false, message: outcome.error.message });
     if (!outcome.ok) {
-      this.emit({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(outcome.error.message, this.redactor) });
+      this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(outcome.error.message, this.redactor) }));
       if (!outcome.runAborted) return this.failed(entry, outcome.error, 'tool_error');
       entry.error = outcome.error;
       return this.aborted();
@@ -239,7 +239,7 @@ export class AgentRun {
 
   /** The step's observation, in the trace, for the model and for the listener. */
   private observed(entry: TraceStep, name: string, observation: string): StepOutcome {
-    this.emit({ type: 'observation', step: entry.step, tool: name, ok: true, summary: observationSummary(observation, this.redactor) });
+    this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: true, summary: observationSummary(observation, this.redactor) }));
     entry.observation = observation;
     this.conversation.push({ role: 'user', content: observationMessage(name, observation) });
     return { next: 'continue' };
@@ -293,7 +293,8 @@ export class AgentRun {
     return result;
   }
 
-  private emit(event: AgentEvent): void {
-    tell(this.options.onEvent, event);
+  /** `event` as a function where making it costs work (a redacted summary): a run nobody listens to skips it. */
+  private emit(event: AgentEvent | (() => AgentEvent)): void {
+    if (this.options.onEvent) tell(this.options.onEvent, typeof event === 'function' ? event() : event);
   }
 }
