@@ -23,17 +23,9 @@ import { FailureStreak, type RepairReason } from './failure-streak';
 import { pausedOutput, refusalObservation, type Resumed } from './paused-run';
 import { configureRun, noteSetUp } from './configure-run';
 import { afterRun } from './after-run';
+import type { StepOutcome } from './step-outcome';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
-
-/**
- * What one step came to: go on with the observation the step added, repair (the model sees the error and
- * gets one more turn), or finish the run. Every way a run ends is a `finish` that the loop acts on.
- */
-type StepOutcome =
-  | { next: 'continue' }
-  | { next: 'repair'; error: StepError; reason: RepairReason }
-  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: RunAnswer; paused?: Record<string, unknown> };
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
