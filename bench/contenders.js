@@ -25,7 +25,7 @@ function agentCore(urls) {
 const agentCoreBuiltIn = (distFolder) => ({ protocolBaseUrl }) => {
   const { runAgent } = require(path.join(distFolder, 'src', 'agent', 'run-agent.js'));
   const { createChatModel } = require(path.join(distFolder, 'src', 'providers', 'create-model.js'));
-  const model = createChatModel({ provider: 'openai', apiKey: 'bench', baseUrl: protocolBaseUrl, maxRetries: 0 });
+  const model = createChatModel({ provider: 'openai', apiKey: scenario.BENCH_API_KEY, baseUrl: protocolBaseUrl, maxRetries: 0 });
   const config = {
     model: scenario.MODEL_ID,
     max_steps: scenario.MODEL_CALLS_PER_RUN,
@@ -56,7 +56,7 @@ function bareLoop({ protocolBaseUrl }) {
   const OpenAI = require('openai');
   const Ajv = require('ajv');
   const { buildSystemPrompt, observationMessage } = dist('agent', 'prompt.js');
-  const client = new OpenAI({ apiKey: 'bench', baseURL: protocolBaseUrl, maxRetries: 0 });
+  const client = new OpenAI({ apiKey: scenario.BENCH_API_KEY, baseURL: protocolBaseUrl, maxRetries: 0 });
   const validateArgs = new Ajv({ allErrors: true, strict: false }).compile(scenario.ADD_PARAMETERS);
   const systemPrompt = buildSystemPrompt([{ name: 'add', description: scenario.ADD_DESCRIPTION, parameters: scenario.ADD_PARAMETERS }]);
   return async function runOnce() {
@@ -91,7 +91,7 @@ function vercelAiSdk({ nativeBaseUrl }) {
   const { generateText, tool, stepCountIs } = require('ai');
   const { createOpenAI } = require('@ai-sdk/openai');
   const { z } = require('zod');
-  const model = createOpenAI({ baseURL: nativeBaseUrl, apiKey: 'bench' }).chat(scenario.MODEL_ID);
+  const model = createOpenAI({ baseURL: nativeBaseUrl, apiKey: scenario.BENCH_API_KEY }).chat(scenario.MODEL_ID);
   const tools = {
     add: tool({
       description: scenario.ADD_DESCRIPTION,
@@ -122,7 +122,7 @@ function langChain({ nativeBaseUrl }) {
   const { z } = require('zod');
   const model = new ChatOpenAI({
     model: scenario.MODEL_ID,
-    apiKey: 'bench',
+    apiKey: scenario.BENCH_API_KEY,
     configuration: { baseURL: nativeBaseUrl },
     maxRetries: 0,
     useResponsesApi: false,
