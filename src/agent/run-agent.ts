@@ -23,7 +23,7 @@ import { FailureStreak, type RepairReason } from './failure-streak';
 import { pausedOutput, refusalObservation, type Resumed } from './paused-run';
 import { configureRun, noteSetUp } from './configure-run';
 import { afterRun } from './after-run';
-import type { StepOutcome } from './step-outcome';
+import { failedStep, limitReached, type StepOutcome } from './step-outcome';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 
@@ -141,7 +141,7 @@ export class AgentRun {
     const uncharged = await this.spending.record(entry, call.usage, { name: entry.model ?? '', provider: entry.provider ?? '' });
     this.conversation.push({ role: 'assistant', content: response.text });
     this.replies.set(step, response.text);
-    if (uncharged) return this.limitReached(entry, uncharged.reason, uncharged.detail, release);
+    if (uncharged) return limitReached(entry, uncharged.reason, uncharged.detail, release);
 
     const turn = readReply(response, this.config.max_output_tokens, this.format.rules);
     if (turn.reasoning) entry.reasoning = turn.reasoning;
@@ -153,8 +153,8 @@ export class AgentRun {
         entry.error = { type: 'content_filter', message: `the provider withheld the reply (its safety filter)${response.finishMessage ? `: ${response.finishMessage}` : ''}` };
         return { next: 'finish', reason: 'content_filter', detail: entry.error.message };
       }
-      if (response.finishReason === 'length') return this.failed(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
-      return this.failed(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
+      if (response.finishReason === 'length') return failedStep(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
+      return failedStep(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
     }
     const args = withoutNullOptionals(turn.args, this.tools.get(turn.tool)?.parameters, this.format) as Record<string, unknown>;
     entry.action = { tool: turn.tool, args };
@@ -167,7 +167,7 @@ export class AgentRun {
     if (!checked.ok) {
       release?.finishWithoutAnswer('the answer did not match output_schema');
       entry.reply_excerpt = reply.slice(0, REPLY_EXCERPT);
-      return this.failed(entry, { type: 'output_invalid', message: checked.message }, 'output_invalid');
+      return failedStep(entry, { type: 'output_invalid', message: checked.message }, 'output_invalid');
     }
     release?.finishWithAnswer(checked.text);
     entry.final = { answer: checked.value ?? checked.text };
@@ -199,16 +199,16 @@ export class AgentRun {
     const checked = checkToolCall(this.tools, name, args);
     if ('error' in checked) {
       this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(checked.error.message, this.redactor) }));
-      return this.failed(entry, checked.error, 'tool_error');
+      return failedStep(entry, checked.error, 'tool_error');
     }
     if (!approved && this.config.approval_required.includes(name)) return this.pause(entry, name, args);
     const repeat = this.repeats.decide(checked.tool, args, entry.step);
-    if (repeat.next === 'loop') return this.limitReached(entry, 'loop', repeat.detail);
+    if (repeat.next === 'loop') return limitReached(entry, 'loop', repeat.detail);
     if (repeat.next === 'answer') {
       entry.repeat_of = repeat.ofStep;
       return this.observed(entry, name, repeat.observation);
     }
-    if (this.toolCalls >= this.config.max_tool_calls) return this.limitReached(entry, 'max_tool_calls', `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run`);
+    if (this.toolCalls >= this.config.max_tool_calls) return limitReached(entry, 'max_tool_calls', `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run`);
 
     this.toolCalls++;
     const { tools, redactor, trustedText, config } = this;
@@ -222,7 +222,7 @@ export class AgentRun {
     this.repeats.record(repeat.key, entry.step, outcome.ok ? outcome : { ok: false, message: outcome.error.message });
     if (!outcome.ok) {
       this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(outcome.error.message, this.redactor) }));
-      if (!outcome.runAborted) return this.failed(entry, outcome.error, 'tool_error');
+      if (!outcome.runAborted) return failedStep(entry, outcome.error, 'tool_error');
       entry.error = outcome.error;
       return this.aborted();
     }
@@ -243,18 +243,6 @@ export class AgentRun {
     const paused = { step: entry.step, pending: { tool, args }, conversation, new_user_message, trace, usage, used_tools, tool_calls, trusted_text };
     const more = { cost: runCost(this.trace)?.total ?? 0, failures: this.failures.length, repeats: this.repeats.snapshot() };
     return { next: 'finish', reason: 'awaiting_approval', detail: `${tool} waits for a person's approval`, paused: pausedOutput({ ...paused, ...more }, this.redactor, this.options.stateSecret!, this.config) };
-  }
-
-  /** A limit ends the run at this step, which records why. */
-  private limitReached(entry: TraceStep, reason: FinishReason, message: string, release?: AnswerRelease): StepOutcome {
-    release?.finishWithoutAnswer(message);
-    entry.error = { type: 'limit', message };
-    return { next: 'finish', reason, detail: message };
-  }
-
-  private failed(entry: TraceStep, error: StepError, reason: RepairReason): StepOutcome {
-    entry.error = error;
-    return { next: 'repair', error, reason };
   }
 
   /** After a failed step the model sees the error and gets one repair turn, unless the streak ends the run. */

@@ -1,5 +1,6 @@
-// What one step of the loop came to: the three-way outcome AgentRun acts on.
-import type { FinishReason, StepError } from '../trace/types';
+// What one step of the loop came to: the three-way outcome AgentRun acts on, and the two that record an error on the step.
+import type { FinishReason, StepError, TraceStep } from '../trace/types';
+import type { AnswerRelease } from './answer-release';
 import type { RepairReason } from './failure-streak';
 import type { RunAnswer } from './run-result';
 
@@ -11,3 +12,16 @@ export type StepOutcome =
   | { next: 'continue' }
   | { next: 'repair'; error: StepError; reason: RepairReason }
   | { next: 'finish'; reason: FinishReason; detail?: string; answer?: RunAnswer; paused?: Record<string, unknown> };
+
+/** A limit ends the run at this step, which records why; an answer on its way to the listener is called off. */
+export function limitReached(entry: TraceStep, reason: FinishReason, message: string, release?: AnswerRelease): StepOutcome {
+  release?.finishWithoutAnswer(message);
+  entry.error = { type: 'limit', message };
+  return { next: 'finish', reason, detail: message };
+}
+
+/** A failed step, which records its error: the model gets the repair turn unless the failure streak ends the run. */
+export function failedStep(entry: TraceStep, error: StepError, reason: RepairReason): StepOutcome {
+  entry.error = error;
+  return { next: 'repair', error, reason };
+}
