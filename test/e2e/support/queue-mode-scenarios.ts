@@ -147,7 +147,7 @@ export function describeAgentCoreInQueueMode(line: 1 | 2): void {
         const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => post(index, 1_000)));
         for (const response of responses) {
           n8n.expectStatus(response, 200);
-          expect(response.body).toMatchObject({ final_answer: 'priced', finish_reason: 'final', cost: 0.0021 });
+          expect(response.body).toMatchObject({ final_answer: 'priced', finish_reason: 'final' });
         }
         const workers = workersOf(n8n, responses);
         expect(await n8n.budgetCost(scope, SHARED_BUDGET_PERIOD_SECONDS)).toBeCloseTo(12 * 0.0021, 9);
