@@ -160,29 +160,34 @@ export const SHARED_BUDGET_WEBHOOK_PATH = 'agent-chat-budget';
 export const SHARED_BUDGET_PERIOD_SECONDS = 3600;
 
 /**
- * The webhook chat example with Limits → Shared Token Budget on Agent Core (the Agent Core: Redis API credential
- * the context nodes use), scope `body.budget_scope` and tokens `body.budget_tokens`, answering as the example does.
+ * The webhook chat example behind another webhook path, its Agent Core given the Agent Core: Redis API credential
+ * the context nodes use and changed by `changeAgent`: what the shared-budget variants below share.
  */
-export function withSharedBudget(webhookChatExample: WorkflowJson): WorkflowJson {
-  const workflow = copy(webhookChatExample);
-  workflow.name = `${workflow.name} (shared token budget)`;
+function withBudgetOnAgentCore(example: WorkflowJson, name: string, path: string, webhookId: string, changeAgent: (node: WorkflowJson['nodes'][number]) => void): WorkflowJson {
+  const workflow = copy(example);
+  workflow.name = `${workflow.name} (${name})`;
   const redisCredential = workflow.nodes.find((node) => node.type.endsWith('.agentContext'))?.credentials;
   for (const node of workflow.nodes) {
-    if (node.type === 'n8n-nodes-base.webhook') {
-      node.parameters.path = SHARED_BUDGET_WEBHOOK_PATH;
-      node.webhookId = 'b7c6d5e4-f3a2-4b1c-8d9e-0f1a2b3c4d77';
-    }
+    if (node.type === 'n8n-nodes-base.webhook') Object.assign(node, { webhookId, parameters: { ...node.parameters, path } });
     if (node.type.endsWith('.agentCore')) {
-      node.parameters.limits = {
-        ...(node.parameters.limits as object),
-        sharedBudgetTokens: "={{ $('Webhook').item.json.body.budget_tokens }}",
-        sharedBudgetScope: "={{ $('Webhook').item.json.body.budget_scope }}",
-        sharedBudgetPeriod: SHARED_BUDGET_PERIOD_SECONDS,
-      };
+      changeAgent(node);
       node.credentials = { ...node.credentials, ...redisCredential };
     }
   }
   return workflow;
+}
+
+/** The scope and period of the shared-budget variants: from the request body, one hour. */
+const BUDGET_SCOPE = { sharedBudgetScope: "={{ $('Webhook').item.json.body.budget_scope }}", sharedBudgetPeriod: SHARED_BUDGET_PERIOD_SECONDS };
+
+/**
+ * The webhook chat example with Limits → Shared Token Budget on Agent Core, scope `body.budget_scope` and
+ * tokens `body.budget_tokens`, answering as the example does.
+ */
+export function withSharedBudget(webhookChatExample: WorkflowJson): WorkflowJson {
+  return withBudgetOnAgentCore(webhookChatExample, 'shared token budget', SHARED_BUDGET_WEBHOOK_PATH, 'b7c6d5e4-f3a2-4b1c-8d9e-0f1a2b3c4d77', (node) => {
+    node.parameters.limits = { ...(node.parameters.limits as object), sharedBudgetTokens: "={{ $('Webhook').item.json.body.budget_tokens }}", ...BUDGET_SCOPE };
+  });
 }
 
 /** Test-only: the webhook chat example on Agent Core version 2 with a shared cost budget (Governance → Budgets). */
@@ -194,31 +199,16 @@ export const SHARED_COST_BUDGET_WEBHOOK_PATH = 'agent-chat-cost-budget';
  * Budget (USD) `body.budget_cost` for scope `body.budget_scope`, priced from the bundled catalogue (gpt-4o-mini).
  */
 export function withSharedCostBudget(webhookChatExample: WorkflowJson): WorkflowJson {
-  const workflow = copy(webhookChatExample);
-  workflow.name = `${workflow.name} (shared cost budget, version 2)`;
-  const redisCredential = workflow.nodes.find((node) => node.type.endsWith('.agentContext'))?.credentials;
-  for (const node of workflow.nodes) {
-    if (node.type === 'n8n-nodes-base.webhook') {
-      node.parameters.path = SHARED_COST_BUDGET_WEBHOOK_PATH;
-      node.webhookId = 'c8d7e6f5-a4b3-4c2d-9e0f-1a2b3c4d5e88';
-    }
-    if (node.type.endsWith('.agentCore')) {
-      const { limits, options, developerText, sessionId, toolSettingsJson, ...top } = node.parameters as Record<string, unknown>;
-      node.typeVersion = 2;
-      node.parameters = {
-        ...top,
-        governance: true,
-        budgets: {
-          sharedBudgetCost: "={{ $('Webhook').item.json.body.budget_cost }}",
-          sharedBudgetScope: "={{ $('Webhook').item.json.body.budget_scope }}",
-          sharedBudgetPeriod: SHARED_BUDGET_PERIOD_SECONDS,
-        },
-        options: { ...(options as object), ...(limits as object), developerText, sessionId, toolSettingsJson },
-      };
-      node.credentials = { ...node.credentials, ...redisCredential };
-    }
-  }
-  return workflow;
+  return withBudgetOnAgentCore(webhookChatExample, 'shared cost budget, version 2', SHARED_COST_BUDGET_WEBHOOK_PATH, 'c8d7e6f5-a4b3-4c2d-9e0f-1a2b3c4d5e88', (node) => {
+    const { limits, options, developerText, sessionId, toolSettingsJson, ...top } = node.parameters as Record<string, unknown>;
+    node.typeVersion = 2;
+    node.parameters = {
+      ...top,
+      governance: true,
+      budgets: { sharedBudgetCost: "={{ $('Webhook').item.json.body.budget_cost }}", ...BUDGET_SCOPE },
+      options: { ...(options as object), ...(limits as object), developerText, sessionId, toolSettingsJson },
+    };
+  });
 }
 
 /** Test-only: the chat model example answering as a stream. */
