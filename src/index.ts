@@ -32,6 +32,8 @@ export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
 export type { ApprovalDecision } from './agent/paused-run';
 export { RunStateError, stateSecretProblem } from './run-state/signed-state';
 export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';
+export { DEFAULT_CHECKPOINT_TTL_SECONDS, MemoryCheckpoints, RedisCheckpoints, type CheckpointStore, type CheckpointStoreOptions } from './run-state/checkpoint-store';
+export { CheckpointError } from './agent/checkpoints';
 export { chainBase, traceChain, traceDigest, type ChainBase } from './trace/digest';
 export { auditSinkFor, closeAuditSinks, pingAuditDatabase, AuditWriteError, PostgresAuditSink, type AuditWriteReport, type PostgresTarget } from './audit/postgres-sink';
 export type { AuditRecord, AuditStep, AuditTool, AuditOrigin } from './audit/record';

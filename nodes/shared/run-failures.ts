@@ -111,6 +111,7 @@ const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
   budget_unavailable: 'the shared token budget could not be checked',
   cost_limit: 'the run reached its cost limit',
   awaiting_approval: 'a tool call is waiting for approval',
+  interrupted_call: 'a tool call was interrupted, and it is not repeated without a check',
   cancelled: 'the execution was cancelled',
 };
 

@@ -26,6 +26,8 @@ export interface ToolCallRequest {
   trustedText?: string;
   /** The run's redactor: applied to observations before they are cut, so no cut leaves a secret's first characters. */
   redactor: Redactor;
+  /** A durable run's key for this call (see ToolContext.idempotencyKey). */
+  idempotencyKey?: string;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
         settings: request.settings,
         sessionId: request.sessionId,
         trustedText: request.trustedText,
+        ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       }),
     );
     const result = await raceAbort(work, call.signal);

@@ -1,19 +1,23 @@
 import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
 import { openSealedValue, sealValue } from '../run-state/sealed-value';
-import { configHash, newRunStateId, openRunState, RunStateError, signRunState, USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
+import { configHash, newRunStateId, openRunState, RunStateError, signRunState, USED_STATE_MEMORY_DAYS, type SignedRunState, type StateAge } from '../run-state/signed-state';
 import { readableStep } from '../trace/readable-step';
 import type { Redactor } from '../trace/redact';
 import type { ToolUsage, TraceStep } from '../trace/types';
 import type { AgentConfig } from './config';
 import type { RepeatSnapshot } from './repeated-calls';
 
-/** Everything a run paused for approval needs to continue, as the run had it (secrets included). */
-export interface PausedRun {
-  /** The step that asked for the call; the resumed run answers it and goes on from there. */
+/**
+ * Everything a run needs to go on from a step, as the run had it (secrets included): what a paused run's
+ * state holds, and a durable run's checkpoint (see checkpoints.ts). `pending` is the call the step asked
+ * for and that has not run (yet).
+ */
+export interface RunProgress {
+  /** The step that asked for the pending call (the run answers it and goes on from there), or the last completed step. */
   step: number;
-  /** The call waiting for a person, exactly as the model asked for it. */
-  pending: { tool: string; args: Record<string, unknown> };
+  /** The call waiting, exactly as the model asked for it. */
+  pending?: { tool: string; args: Record<string, unknown> };
   conversation: ChatMessage[];
   new_user_message: ChatMessage;
   trace: TraceStep[];
@@ -27,10 +31,19 @@ export interface PausedRun {
   trusted_text: string;
 }
 
-/** A paused run being resumed: its state, and the person's decision. */
+/** Everything a run paused for approval needs to continue: its progress, with the call waiting for a person. */
+export interface PausedRun extends RunProgress {
+  pending: { tool: string; args: Record<string, unknown> };
+}
+
+/**
+ * A run going on from where it stopped: a paused run with the person's decision on its pending call; or a
+ * durable run's checkpoint (see checkpoints.ts), after its last completed step (no decision), or with a
+ * call that started and was never recorded: run again, as if approved, or `interrupted` (only a person may).
+ */
 export interface Resumed {
-  paused: PausedRun;
-  decision: ApprovalDecision;
+  paused: RunProgress;
+  decision?: ApprovalDecision | 'interrupted';
 }
 
 /** A person's answer to a paused call: run it, refuse it (the model is told why), or run it with other arguments. */
@@ -45,30 +58,39 @@ export function refusalObservation(tool: string, reason: string): string {
 }
 
 /**
- * The parts of a paused run that must come back exactly, and that the redactor would change: the call
- * (approve runs what the model asked for, not `[REDACTED]`), what the model and the user said, what the
- * loop breaker remembers (it compares exact calls) and the trusted text. They travel sealed (AES-256-GCM).
+ * The parts of a run's progress that must come back exactly, and that the redactor would change: the
+ * pending call (approve runs what the model asked for, not `[REDACTED]`), what the model and the user said,
+ * what the loop breaker remembers (it compares exact calls) and the trusted text. They travel sealed
+ * (AES-256-GCM).
  */
-type ExactPart = Pick<PausedRun, 'conversation' | 'new_user_message' | 'repeats' | 'trusted_text'> & { tool: string; args: Record<string, unknown> };
+type ExactPart = Pick<RunProgress, 'conversation' | 'new_user_message' | 'repeats' | 'trusted_text'> & { tool?: string; args?: Record<string, unknown> };
 
 /** What anyone reading a run state sees: redacted like every output, the exact parts only sealed. */
-type ReadablePart = Omit<PausedRun, keyof ExactPart | 'pending'> & { pending: PausedRun['pending'] };
+type ReadablePart = Omit<RunProgress, keyof ExactPart>;
 
 /** The hash a paused run's config is known by: the maximum age is the resuming side's rule, and may change meanwhile. */
-const stateConfigHash = (config: AgentConfig) => configHash({ ...(config as unknown as Record<string, unknown>), run_state_max_age_days: undefined });
+export const stateConfigHash = (config: AgentConfig) => configHash({ ...(config as unknown as Record<string, unknown>), run_state_max_age_days: undefined });
 
 /**
  * A paused run's output fields: `pending_action` (the call, redacted, for the person who decides) and the
- * signed `run_state`, whose readable part is redacted before it is signed (the output's redaction then leaves
- * it and its signature as they are) and whose exact part is sealed.
+ * signed `run_state` (see signProgress).
  */
 export function pausedOutput(paused: PausedRun, redactor: Redactor, secret: string, config: AgentConfig): Record<string, unknown> {
-  const { step, pending, conversation, new_user_message, trace, usage, used_tools, tool_calls, cost, failures, repeats, trusted_text } = paused;
+  const state = signProgress(paused, redactor, secret, config);
+  return { pending_action: state.payload.pending, run_state: state };
+}
+
+/**
+ * A run's progress as a signed run state, whose readable part is redacted before it is signed (an
+ * output's redaction then leaves it and its signature as they are) and whose exact part is sealed. `extra`
+ * is signed with it (a checkpoint's run key).
+ */
+export function signProgress(progress: RunProgress, redactor: Redactor, secret: string, config: AgentConfig, extra: Record<string, unknown> = {}): SignedRunState<ReadablePart> {
+  const { step, pending, conversation, new_user_message, trace, usage, used_tools, tool_calls, cost, failures, repeats, trusted_text } = progress;
   const id = newRunStateId();
-  const exact: ExactPart = { tool: pending.tool, args: pending.args, conversation, new_user_message, repeats, trusted_text };
-  const readable: ReadablePart = redactor.value({ step, pending, trace: trace.map(readableStep), usage, used_tools, tool_calls, cost, failures });
-  const state = signRunState({ ...readable, sealed: sealValue(exact, secret, id) }, secret, stateConfigHash(config), { id });
-  return { pending_action: readable.pending, run_state: state };
+  const exact: ExactPart = { ...(pending ? { tool: pending.tool, args: pending.args } : {}), conversation, new_user_message, repeats, trusted_text };
+  const readable: ReadablePart = redactor.value({ step, ...(pending ? { pending } : {}), trace: trace.map(readableStep), usage, used_tools, tool_calls, cost, failures });
+  return signRunState({ ...extra, ...readable, sealed: sealValue(exact, secret, id) }, secret, stateConfigHash(config), { id });
 }
 
 /**
@@ -76,12 +98,25 @@ export function pausedOutput(paused: PausedRun, redactor: Redactor, secret: stri
  * opens (RunStateError otherwise), with the state's one-time id.
  */
 export function openPausedRun(state: unknown, secret: string, config: AgentConfig, now?: number): { id: string; paused: PausedRun } {
-  const payload = openRunState<ReadablePart & { sealed: unknown }>(state, secret, stateConfigHash(config), { maxAgeDays: config.run_state_max_age_days, now });
+  const { id, progress, payload } = openProgress(state, secret, stateConfigHash(config), { maxAgeDays: config.run_state_max_age_days, now });
+  // A durable run's checkpoint is signed alike; it never resumes as a paused run.
+  if (!progress.pending || 'checkpoint' in payload) throw new RunStateError('run_state\'s sealed part is not a paused call: pass the run_state of the paused run\'s output, unchanged');
+  return { id, paused: progress as PausedRun };
+}
+
+/**
+ * The progress a signed state holds (see signProgress), with the state's id and the payload's other fields,
+ * once it checks out for the config of `hash` (see stateConfigHash); RunStateError otherwise.
+ */
+export function openProgress(state: unknown, secret: string, hash: string, age: StateAge): { id: string; progress: RunProgress; payload: Record<string, unknown> } {
+  const payload = openRunState<ReadablePart & { sealed: unknown }>(state, secret, hash, age);
   const exact = openSealedValue(payload.sealed, secret, payload.id) as ExactPart;
-  if (typeof exact?.tool !== 'string' || typeof exact.args !== 'object' || exact.args === null || !Array.isArray(exact.conversation)) {
-    throw new RunStateError('run_state\'s sealed part is not a paused call: pass the run_state of the paused run\'s output, unchanged');
+  const badCall = exact?.tool !== undefined && (typeof exact.tool !== 'string' || typeof exact.args !== 'object' || exact.args === null);
+  if (!Array.isArray(exact?.conversation) || badCall) {
+    throw new RunStateError('run_state\'s sealed part is not a run\'s progress: pass the run_state of the paused run\'s output, unchanged');
   }
   const { step, trace, usage, used_tools, tool_calls, cost, failures } = payload;
   const { tool, args, conversation, new_user_message, repeats, trusted_text } = exact;
-  return { id: payload.id, paused: { step, pending: { tool, args }, conversation, new_user_message, trace, usage, used_tools, tool_calls, cost, failures, repeats, trusted_text } };
+  const pending = tool === undefined ? {} : { pending: { tool, args: args! } };
+  return { id: payload.id, payload: payload as unknown as Record<string, unknown>, progress: { step, ...pending, conversation, new_user_message, trace, usage, used_tools, tool_calls, cost, failures, repeats, trusted_text } };
 }

@@ -30,7 +30,8 @@ function callKey(tool: Tool, args: Record<string, unknown>): string {
   return `${tool.name}\n${canonicalJson(form)}`;
 }
 
-function hasSideEffects(tool: Tool, args: Record<string, unknown>): boolean {
+/** Whether this call changes anything outside the run (`Tool.sideEffects`; absent means yes). */
+export function hasSideEffects(tool: Tool, args: Record<string, unknown>): boolean {
   return typeof tool.sideEffects === 'function' ? tool.sideEffects(args) : tool.sideEffects !== false;
 }
 

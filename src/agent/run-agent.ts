@@ -20,7 +20,8 @@ import { Spending, runCost } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
-import { pausedOutput, refusalObservation, type Resumed } from './paused-run';
+import { pausedOutput, refusalObservation, type Resumed, type RunProgress } from './paused-run';
+import { DurableRun, interruptedDetail } from './checkpoints';
 import { configureRun, noteSetUp } from './configure-run';
 import { afterRun } from './after-run';
 import { failedStep, limitReached, type StepOutcome } from './step-outcome';
@@ -31,7 +32,8 @@ const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kep
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { config, allowed } = configureRun(options);
   const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
-  return new AgentRun(options, config, allowed, history, newUserMessage).run();
+  const durable = await DurableRun.open(options, config, allowed, history);
+  return durable?.found.finished ?? new AgentRun(options, config, allowed, history, newUserMessage, durable?.found.resumed, durable).run();
 }
 
 export class AgentRun {
@@ -64,6 +66,8 @@ export class AgentRun {
     private readonly newUserMessage: ChatMessage,
     /** A paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts). */
     private readonly resumed?: Resumed,
+    /** With a run key: where each completed step is checkpointed (see checkpoints.ts). */
+    private readonly durable?: DurableRun,
   ) {
     const paused = resumed?.paused;
     this.conversation = paused?.conversation ?? buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
@@ -87,7 +91,9 @@ export class AgentRun {
   async run(): Promise<AgentResult> {
     const limit = runLimit(this.runController, this.config.timeout, this.options.signal);
     try {
-      return await afterRun(await this.loop(), this, this.options);
+      const result = await afterRun(await this.loop(), this, this.options);
+      await this.durable?.finish(result);
+      return result;
     } finally {
       limit.dispose();
     }
@@ -95,17 +101,16 @@ export class AgentRun {
 
   /** Step after step until one finishes the run, a second failure in a row ends it, or max_steps is reached. */
   private async loop(): Promise<AgentResult> {
-    const resumedAt = this.resumed?.paused.step;
-    for (let step = resumedAt ?? 1; step <= this.config.max_steps; step++) {
+    // With a decision the run answers its pending call first; without one it goes on after a completed step.
+    const resumedAt = this.resumed?.decision ? this.resumed.paused.step : undefined;
+    for (let step = resumedAt ?? (this.resumed?.paused.step ?? 0) + 1; step <= this.config.max_steps; step++) {
       const outcome = step === resumedAt ? await this.decided() : ((await this.limitBeforeStep()) ?? (await this.takeStep(step)));
       this.closeOpenStep();
       if (outcome.next === 'finish') return this.finish(outcome.reason, outcome.detail, outcome.answer, outcome.paused);
-      if (outcome.next === 'continue') {
-        this.failures.reset();
-        continue;
-      }
-      const ended = this.repairOrEnd(outcome.error, outcome.reason);
+      if (outcome.next === 'continue') this.failures.reset();
+      const ended = outcome.next === 'repair' ? this.repairOrEnd(outcome.error, outcome.reason) : undefined;
       if (ended) return this.finish(ended.reason, ended.detail);
+      if (this.durable) await this.durable.saveStep(this.progress(step), this.redactor);
     }
     return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
   }
@@ -183,10 +188,11 @@ export class AgentRun {
 
   /** A resumed run's first step: the person's decision on the call the run paused at. */
   private async decided(): Promise<StepOutcome> {
-    const { paused, decision } = this.resumed!;
+    const { paused, decision } = this.resumed as Required<Resumed>;
     const entry = this.trace[this.trace.length - 1];
     this.openStep = { entry, started: performance.now() };
-    const { tool, args } = paused.pending;
+    const { tool, args } = paused.pending!;
+    if (decision === 'interrupted') return this.interrupted(entry, tool, args);
     if ('deny' in decision) return this.observed(entry, tool, refusalObservation(tool, decision.deny));
     if ('edit' in decision) (entry.notices ??= []).push('a person edited the arguments before the call ran');
     entry.action = { tool, args: 'edit' in decision ? decision.edit : args };
@@ -202,6 +208,7 @@ export class AgentRun {
       return failedStep(entry, checked.error, 'tool_error');
     }
     if (!approved && this.config.approval_required.includes(name)) return this.pause(entry, name, args);
+    const recordStart = this.durable?.beforeCall(this.progress(entry.step, { tool: name, args }), this.redactor);
     const repeat = this.repeats.decide(checked.tool, args, entry.step);
     if (repeat.next === 'loop') return limitReached(entry, 'loop', repeat.detail);
     if (repeat.next === 'answer') {
@@ -210,12 +217,13 @@ export class AgentRun {
     }
     if (this.toolCalls >= this.config.max_tool_calls) return limitReached(entry, 'max_tool_calls', `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run`);
 
+    if (recordStart) await recordStart();
     this.toolCalls++;
     const { tools, redactor, trustedText, config } = this;
     const outcome = await runTool(checked.tool, {
       tools, name, args, redactor, trustedText, sessionId: this.options.sessionId, runSignal: this.runController.signal,
       settings: Object.prototype.hasOwnProperty.call(config.tool_settings, name) ? config.tool_settings[name] : {},
-      singleCallTimeout: config.single_call_timeout, observationMaxLength: config.observation_max_len,
+      singleCallTimeout: config.single_call_timeout, observationMaxLength: config.observation_max_len, idempotencyKey: this.durable?.idempotencyKey(entry.step, name, args),
     });
     entry.tool_ms = Math.round(outcome.elapsedMs);
     countToolUse(this.usedTools, name, entry.tool_ms, outcome.ok);
@@ -238,11 +246,22 @@ export class AgentRun {
   }
 
   /** Ends the run `awaiting_approval`, with the call it waits for and a signed state to resume it with. */
-  private pause(entry: TraceStep, tool: string, args: Record<string, unknown>): StepOutcome {
+  private pause(entry: TraceStep, tool: string, args: Record<string, unknown>, detail = `${tool} waits for a person's approval`): StepOutcome {
+    return { next: 'finish', reason: 'awaiting_approval', detail, paused: pausedOutput({ ...this.progress(entry.step), pending: { tool, args } }, this.redactor, this.options.stateSecret!, this.config) };
+  }
+
+  /** Where the run stands at `step`, with the call it asked for and has not run (`pending`): for a paused run's state or a checkpoint. */
+  private progress(step: number, pending?: RunProgress['pending']): RunProgress {
     const { conversation, newUserMessage: new_user_message, trace, usage, usedTools: used_tools, toolCalls: tool_calls, trustedText: trusted_text } = this;
-    const paused = { step: entry.step, pending: { tool, args }, conversation, new_user_message, trace, usage, used_tools, tool_calls, trusted_text };
-    const more = { cost: runCost(this.trace)?.total ?? 0, failures: this.failures.length, repeats: this.repeats.snapshot() };
-    return { next: 'finish', reason: 'awaiting_approval', detail: `${tool} waits for a person's approval`, paused: pausedOutput({ ...paused, ...more }, this.redactor, this.options.stateSecret!, this.config) };
+    const more = { cost: runCost(trace)?.total ?? 0, failures: this.failures.length, repeats: this.repeats.snapshot() };
+    return { step, ...(pending ? { pending } : {}), conversation, new_user_message, trace, usage, used_tools, tool_calls, trusted_text, ...more };
+  }
+
+  /** A durable run's call that started before an interruption and was never recorded as done, with side effects: a person decides, or the run ends. */
+  private interrupted(entry: TraceStep, tool: string, args: Record<string, unknown>): StepOutcome {
+    const asks = this.config.approval_required.length > 0;
+    const detail = interruptedDetail(tool, entry.step, asks);
+    return asks ? this.pause(entry, tool, args, detail) : { next: 'finish', reason: 'interrupted_call', detail };
   }
 
   /** After a failed step the model sees the error and gets one repair turn, unless the streak ends the run. */

@@ -2,6 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { AuditOrigin } from '../audit/record';
 import type { PostgresTarget } from '../audit/postgres-sink';
 import type { BudgetLedger } from '../budget/ledger';
+import type { CheckpointStore } from '../run-state/checkpoint-store';
 import type { ChatModel } from '../providers/chat-model';
 import type { Tool } from '../tools/tool';
 import type { AgentConfig } from './config';
@@ -38,6 +39,20 @@ export interface RunAgentOptions {
    * of them different; required when the config has `approval_required`, and to resume. Every process that resumes a run needs the same key.
    */
   stateSecret?: string;
+  /**
+   * Makes the run durable (README "Durable runs"): each completed step is checkpointed under this key in
+   * `checkpoints`, sealed and signed with `stateSecret` (required with it), and a run started again with the
+   * key, the same config and the same input goes on after its last completed step — no completed model call
+   * or tool call is made again. A call that started and was never recorded as done runs again when it only
+   * reads, or is http_request (with the same Idempotency-Key); any other ends the run `interrupted_call`, or
+   * with `approval_required` in the config pauses it `awaiting_approval`. Once the run has finished, the key
+   * returns its result (until the checkpoint's TTL), except after `llm_error`, `timeout`, `cancelled`,
+   * `budget_exhausted` and `budget_unavailable`, after which it goes on from the last completed step. E.g.
+   * n8n's execution id and item, or an idempotency key from the request.
+   */
+  runKey?: string;
+  /** Where `runKey`'s checkpoints are kept: RedisCheckpoints across processes and n8n workers; MemoryCheckpoints within this process. */
+  checkpoints?: CheckpointStore;
   /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
   secrets?: readonly string[];
   /**

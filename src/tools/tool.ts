@@ -14,6 +14,11 @@ export interface ToolContext {
    * checks its targets against it.
    */
   trustedText?: string;
+  /**
+   * In a durable run (one with a run key): a key for this call, the same every time this call is run again
+   * after the run was interrupted (see `passesIdempotencyKey`), different for every other call.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -52,6 +57,13 @@ export interface Tool<Args = any> {
    * or the URL's fragment). It must agree with `execute`: two forms are equal only when the sends are.
    */
   canonicalCall?(args: Args): unknown;
+  /**
+   * Whether `execute` sends `ToolContext.idempotencyKey` to its target (http_request: the Idempotency-Key
+   * header), so that a target which honours it carries out a call that is sent again only once. A durable
+   * run sends again such a call that started but was never recorded as done; any other call with side
+   * effects it never runs twice on its own (see checkpoints.ts).
+   */
+  passesIdempotencyKey?: boolean;
   /**
    * Runs the tool. A returned string is the observation as is, a `TruncatedText` is one the tool cut at
    * its end, anything else is rendered as compact JSON. The engine redacts it, then cuts it to the run's

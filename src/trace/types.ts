@@ -20,6 +20,7 @@ export type FinishReason =
   | 'budget_unavailable'
   | 'cost_limit'
   | 'awaiting_approval'
+  | 'interrupted_call'
   | 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */

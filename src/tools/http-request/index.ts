@@ -3,7 +3,7 @@ import { classifyAddress as defaultClassifyAddress, type AddressClassification }
 import { resolveWithSystem, type ConnectionPolicy, type HostResolver } from './connection-policy';
 import { Deadline } from './deadline';
 import { fetchFollowingRedirects } from './fetch';
-import { firstHop } from './hop';
+import { firstHop, type Hop } from './hop';
 import { renderObservation } from './observation';
 import { HttpRequestError } from './error';
 import {
@@ -13,6 +13,7 @@ import {
   httpRequestSettingsSchema,
   readHttpRequestSettings,
   type HttpRequestArgs,
+  type HttpRequestSettings,
 } from './settings';
 import { TruncatedText, type Tool, type ToolContext } from '../tool';
 import { httpRequestOnTheWire } from './wire-form';
@@ -65,6 +66,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
     // GET (the default) reads; POST, PUT, PATCH and DELETE may change the target.
     sideEffects: (args: HttpRequestArgs) => (args.method ?? 'GET') !== 'GET',
     canonicalCall: httpRequestOnTheWire,
+    passesIdempotencyKey: true,
     settingsSchema: httpRequestSettingsSchema,
     checkSettings: checkHttpRequestSettings,
     async execute(args: HttpRequestArgs, context: ToolContext): Promise<string | TruncatedText> {
@@ -74,7 +76,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
       const settings = readHttpRequestSettings(context.settings, context.trustedText);
       const deadline = new Deadline(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, context.signal);
       try {
-        const response = await fetchFollowingRedirects(firstHop(args, settings), settings, policy, deadline);
+        const response = await fetchFollowingRedirects(withIdempotencyKey(firstHop(args, settings), settings, context.idempotencyKey), settings, policy, deadline);
         // The body ends the observation, so a secret that max_response_bytes cut into is at its very end.
         const observation = renderObservation(response);
         return response.truncated ? new TruncatedText(observation) : observation;
@@ -87,6 +89,16 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
       }
     },
   };
+}
+
+/**
+ * A durable run's call carries `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), the same each
+ * time the call is sent again after the run was interrupted, so a target that honours it acts once. A key the
+ * model or the settings already give is left as it is.
+ */
+function withIdempotencyKey(hop: Hop, settings: HttpRequestSettings, key: string | undefined): Hop {
+  if (key === undefined || 'idempotency-key' in hop.headers || Object.keys(settings.headers).some((name) => name.toLowerCase() === 'idempotency-key')) return hop;
+  return { ...hop, headers: { ...hop.headers, 'idempotency-key': key } };
 }
 
 /** The `http_request` tool with the production resolver and address policy. */

@@ -1,0 +1,121 @@
+import { ManagedRedis, type RedisSource } from '../redis/managed-client';
+import { evaluateScript, luaScript } from '../redis/script';
+
+/**
+ * Where a durable run's checkpoints are kept, one record per run key (issue #30). The store keeps text it is
+ * given (the engine signs and seals it: see src/agent/checkpoints.ts) and who is running the run now: an
+ * attempt `claim`s the run key before its first step, and its writes succeed only while it still holds it,
+ * so that of two attempts on one run key (a stalled job picked up again while the first worker still runs)
+ * the later one goes on and the earlier one stops at its next write, before it could run a step twice.
+ * RedisCheckpoints holds them for every process and n8n worker; MemoryCheckpoints for this process only.
+ */
+export interface CheckpointStore {
+  /**
+   * Takes the run key over for `attempt` and returns its record as it stands after the takeover (undefined:
+   * none), so nothing an earlier attempt writes later is missed. A new key lives `ttlSeconds`; taking an
+   * existing one over does not extend it.
+   */
+  claim(runKey: string, attempt: string): Promise<string | undefined>;
+  /** Replaces the record and restarts its TTL, if `attempt` still holds the run key; false when another attempt took it over (or it expired). */
+  write(runKey: string, attempt: string, record: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** How long a checkpoint is kept after its last write, unless the store is given another TTL: one day. */
+export const DEFAULT_CHECKPOINT_TTL_SECONDS = 86_400;
+export const DEFAULT_CHECKPOINT_PREFIX = 'agent_core:checkpoint:';
+
+/** The one key layout of a run's checkpoint: `<prefix>{<run key>}`, the run key a hash tag (one slot in a Redis Cluster). */
+export function checkpointKey(prefix: string, runKey: string): string {
+  return `${prefix}{${runKey}}`;
+}
+
+/** What both stores are configured with. */
+export interface CheckpointStoreOptions {
+  /** Seconds a checkpoint is kept after its last write (default DEFAULT_CHECKPOINT_TTL_SECONDS): a retry after that starts afresh. */
+  ttlSeconds?: number;
+}
+
+function ttlOf(options: CheckpointStoreOptions): number {
+  const ttl = options.ttlSeconds ?? DEFAULT_CHECKPOINT_TTL_SECONDS;
+  if (!Number.isInteger(ttl) || ttl < 1) throw new TypeError(`ttlSeconds must be a whole number of seconds, at least 1, not ${JSON.stringify(ttl)}`);
+  return ttl;
+}
+
+/** Checkpoints in this process only: a run continued in another process does not find them. */
+export class MemoryCheckpoints implements CheckpointStore {
+  private readonly runs = new Map<string, { attempt: string; record?: string; until: number }>();
+  private readonly ttlSeconds: number;
+  private readonly now: () => number;
+
+  constructor(options: CheckpointStoreOptions & { now?: () => number } = {}) {
+    this.ttlSeconds = ttlOf(options);
+    this.now = options.now ?? Date.now;
+  }
+
+  async claim(runKey: string, attempt: string): Promise<string | undefined> {
+    const now = this.now();
+    for (const [known, run] of this.runs) if (run.until <= now) this.runs.delete(known);
+    const run = this.runs.get(runKey);
+    if (!run) {
+      this.runs.set(runKey, { attempt, until: now + this.ttlSeconds * 1000 });
+      return undefined;
+    }
+    run.attempt = attempt;
+    return run.record;
+  }
+
+  async write(runKey: string, attempt: string, record: string): Promise<boolean> {
+    const run = this.runs.get(runKey);
+    if (!run || run.attempt !== attempt || run.until <= this.now()) return false;
+    Object.assign(run, { record, until: this.now() + this.ttlSeconds * 1000 });
+    return true;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Takeover and read in one step: no write of the earlier attempt can fall between them. */
+const CLAIM_SCRIPT = luaScript(`
+local record = redis.call('HGET', KEYS[1], 'record')
+redis.call('HSET', KEYS[1], 'attempt', ARGV[1])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2])) end
+return record
+`);
+
+/** A write only while the attempt holds the run key. */
+const WRITE_SCRIPT = luaScript(`
+if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1
+`);
+
+/** Checkpoints in Redis: one hash per run key (`attempt`, `record`), expiring `ttlSeconds` after its last write. */
+export class RedisCheckpoints implements CheckpointStore {
+  private readonly redis: ManagedRedis;
+  private readonly keyPrefix: string;
+  private readonly ttlSeconds: number;
+
+  constructor(options: RedisSource & CheckpointStoreOptions & { keyPrefix?: string }) {
+    this.ttlSeconds = ttlOf(options);
+    this.redis = new ManagedRedis(options, 'Redis checkpoint store');
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_CHECKPOINT_PREFIX;
+  }
+
+  async claim(runKey: string, attempt: string): Promise<string | undefined> {
+    const key = checkpointKey(this.keyPrefix, runKey);
+    const record = await this.redis.run('read the run\'s checkpoint', (client) => evaluateScript(client, CLAIM_SCRIPT, [key], [attempt, this.ttlSeconds]));
+    return typeof record === 'string' ? record : undefined;
+  }
+
+  async write(runKey: string, attempt: string, record: string): Promise<boolean> {
+    const key = checkpointKey(this.keyPrefix, runKey);
+    const written = await this.redis.run('write the run\'s checkpoint', (client) => evaluateScript(client, WRITE_SCRIPT, [key], [attempt, record, this.ttlSeconds]));
+    return written === 1;
+  }
+
+  close(): Promise<void> {
+    return this.redis.close();
+  }
+}
