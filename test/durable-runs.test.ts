@@ -196,12 +196,17 @@ describe('durable runs', () => {
       expect(server().requests).toHaveLength(1);
     });
 
-    it('refuses a checkpoint of another input under the same run key', async () => {
+    it('refuses a checkpoint of a run that answered another request; history that grew meanwhile is no other request', async () => {
       const runKey = newRunKey();
       server().setScript([final('Done.')]);
       await runAgent(options(store, runKey));
       const refused = await rejectionOf(runAgent(options(store, runKey, { prompt: 'Something else entirely.' })));
-      expect(refused.message).toBe(`run key "${runKey}" has a checkpoint of a run with another input (prompt or messages): a run goes on only with the input it started with`);
+      expect(refused.message).toBe(`run key "${runKey}" has a checkpoint of a run that answered another request (the prompt, or the last user message): a run goes on only with the request it started with`);
+      // A conversation store that kept the run's turn before the retry: the same request, the same result.
+      const earlier = [{ role: 'user', content: 'Hello' }, { role: 'assistant', content: 'Hi.' }];
+      const again = await runAgent(options(store, runKey, { messages: earlier }));
+      expect(again.final_answer).toBe('Done.');
+      expect(server().requests).toHaveLength(1);
     });
 
     it('refuses a checkpoint signed with another state secret', async () => {

@@ -33,7 +33,11 @@ const CONTINUED_AFTER: ReadonlySet<FinishReason> = new Set(['llm_error', 'timeou
 
 const NEW_KEY_FIX = 'Give this run a new run key, or retry it with the configuration and input it started with.';
 
-/** What a checkpoint says beside the run's progress or result: whose it is, for which input. */
+/**
+ * What a checkpoint says beside the run's progress or result: whose it is, and the request it answers (the
+ * new user message, hashed). Not the history before it: a retry may find a conversation store that has the
+ * run's own turn by then, and the run goes on with the conversation it checkpointed anyway.
+ */
 interface CheckpointStamp {
   run_key: string;
   input_hash: string;
@@ -61,7 +65,7 @@ export class DurableRun {
    * attempt still running stops at its next write, and what the key held checked (signature, seal,
    * config, input). CheckpointError when it does not check out; the store's error when it fails.
    */
-  static async open(options: RunAgentOptions, config: AgentConfig, tools: ReadonlyMap<string, Tool>, history: readonly ChatMessage[]): Promise<DurableRun | undefined> {
+  static async open(options: RunAgentOptions, config: AgentConfig, tools: ReadonlyMap<string, Tool>, request: ChatMessage): Promise<DurableRun | undefined> {
     const { runKey, checkpoints: store, stateSecret: secret } = options;
     if (runKey === undefined) return undefined;
     if (typeof runKey !== 'string' || runKey.trim() === '' || runKey.length > MAX_RUN_KEY_LENGTH) {
@@ -70,7 +74,7 @@ export class DurableRun {
     if (!store) throw new CheckpointError('runKey needs a checkpoint store: pass checkpoints (RedisCheckpoints across processes and n8n workers, MemoryCheckpoints in one process)', 'Pass checkpoints with runKey.', 'checkpoints');
     const keyProblem = stateSecretProblem(secret);
     if (keyProblem) throw new CheckpointError(`a durable run's checkpoints are sealed and signed like a paused run's state: ${keyProblem.replace(/^pausing for approval needs/, 'they need')}`, 'Set the state secret (stateSecret, AGENT_CORE_STATE_SECRET).', 'stateSecret');
-    const stamp: CheckpointStamp = { run_key: runKey, input_hash: createHash('sha256').update(canonicalJson(history)).digest('hex') };
+    const stamp: CheckpointStamp = { run_key: runKey, input_hash: createHash('sha256').update(canonicalJson(request)).digest('hex') };
     const attempt = randomUUID();
     const record = await store.claim(runKey, attempt);
     const found = record === undefined ? {} : openCheckpoint(record, stamp, secret!, config, tools);
@@ -147,7 +151,7 @@ function openCheckpoint(record: string, stamp: CheckpointStamp, secret: string, 
     throw new CheckpointError(`run key "${runKey}" has a checkpoint of a run with another configuration: a run goes on only with the configuration it started with (the model may differ)`, NEW_KEY_FIX);
   }
   if (opened.checkpoint.input_hash !== stamp.input_hash) {
-    throw new CheckpointError(`run key "${runKey}" has a checkpoint of a run with another input (prompt or messages): a run goes on only with the input it started with`, NEW_KEY_FIX);
+    throw new CheckpointError(`run key "${runKey}" has a checkpoint of a run that answered another request (the prompt, or the last user message): a run goes on only with the request it started with`, NEW_KEY_FIX);
   }
   if (opened.result) return { finished: opened.result };
   const progress = opened.progress!;

@@ -32,7 +32,7 @@ const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kep
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { config, allowed } = configureRun(options);
   const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
-  const durable = await DurableRun.open(options, config, allowed, history);
+  const durable = await DurableRun.open(options, config, allowed, newUserMessage);
   return durable?.found.finished ?? new AgentRun(options, config, allowed, history, newUserMessage, durable?.found.resumed, durable).run();
 }
 

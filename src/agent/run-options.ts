@@ -42,7 +42,7 @@ export interface RunAgentOptions {
   /**
    * Makes the run durable (README "Durable runs"): each completed step is checkpointed under this key in
    * `checkpoints`, sealed and signed with `stateSecret` (required with it), and a run started again with the
-   * key, the same config and the same input goes on after its last completed step — no completed model call
+   * key, the same config and the same request (new user message) goes on after its last completed step — no completed model call
    * or tool call is made again. A call that started and was never recorded as done runs again when it only
    * reads, or is http_request (with the same Idempotency-Key); any other ends the run `interrupted_call`, or
    * with `approval_required` in the config pauses it `awaiting_approval`. Once the run has finished, the key
