@@ -7,7 +7,7 @@ import { persistSession, prepareSession } from './context/session';
 import { DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, type ContextStore } from './context/store';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
-import { SETTING_FLAGS, type StreamChoice, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
+import { SETTING_FLAGS, type StreamChoice, UsageError, durableOptions, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';
 import { auditCommand } from './cli/audit-command';
@@ -43,6 +43,7 @@ async function main(argv: string[]): Promise<number> {
         session: { type: 'string' },
         context: { type: 'string' },
         'redis-url': { type: 'string' },
+        'run-key': { type: 'string' },
         stream: { type: 'boolean' },
         'stream-answer': { type: 'string' },
         state: { type: 'string' },
@@ -66,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (!values.config) throw new UsageError(`--config FILE is required\n${USAGE}`);
   const extras = runExtras(values);
+  if (command === 'resume' && values['run-key'] !== undefined) throw new UsageError('--run-key belongs to agent-core run: a resumed run continues from its --state');
   if (command === 'resume') return resume(values, stream, extras);
   const onlyForResume = ['state', 'approve', 'deny', 'edit'].find((flag) => values[flag] !== undefined);
   if (onlyForResume) throw new UsageError(`--${onlyForResume} belongs to agent-core resume`);
@@ -79,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
   const session = sessionOptions(values, hasSharedBudget(config));
   const redisUrl = values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const budgetLedger = hasSharedBudget(config) ? new RedisBudgetLedger({ connection: { url: redisUrl } }) : undefined;
+  const durable = durableOptions(values['run-key'], redisUrl);
   const messages = values['messages-json'] === undefined ? undefined : readJsonFile(values['messages-json'], '--messages-json');
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
@@ -91,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
       ...runOptionsFromFlags(values),
       sessionId: session?.sessionId,
       budgetLedger,
+      ...durable,
       stateSecret: process.env.AGENT_CORE_STATE_SECRET,
       signal: controller.signal,
       ...stream,
@@ -99,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
 
   let output: AgentResult | undefined;
   try {
-    output = await (session ? runInSession({ ...session, redisUrl }, values.prompt!, run) : run({ prompt: values.prompt, messages })).finally(() => budgetLedger?.close());
+    output = await (session ? runInSession({ ...session, redisUrl }, values.prompt!, run) : run({ prompt: values.prompt, messages })).finally(() => Promise.all([budgetLedger?.close(), durable.checkpoints?.close()]));
     // Streamed, the result is one more NDJSON line; otherwise it is printed for people to read.
     process.stdout.write(`${stream.onEvent ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   } finally {
@@ -117,7 +121,7 @@ interface SessionOptions {
 function sessionOptions(values: Record<string, string | undefined>, sharedBudget: boolean): Omit<SessionOptions, 'redisUrl'> | undefined {
   if (values.session === undefined) {
     if (values.context !== undefined) throw new UsageError('--context needs --session ID');
-    if (values['redis-url'] !== undefined && !sharedBudget) throw new UsageError('--redis-url needs --session ID or a shared_budget in the config');
+    if (values['redis-url'] !== undefined && !sharedBudget && values['run-key'] === undefined) throw new UsageError('--redis-url needs --session ID, --run-key KEY or a shared_budget in the config');
     return undefined;
   }
   if (values['messages-json'] !== undefined) throw new UsageError('--session keeps the history itself: give --prompt TEXT, not --messages-json');

@@ -4,6 +4,7 @@ import { AgentCoreError } from '../core/agent-core-error';
 import type { AgentEvent } from '../agent/events';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
 import { RUN_OPTION_SETTINGS } from '../agent/settings';
+import { RedisCheckpoints, type CheckpointStore } from '../run-state/checkpoint-store';
 import { environmentKeyRefusal } from './fallback-key';
 
 /**
@@ -53,6 +54,13 @@ export function fallbackFromFlags(values: Record<string, string | undefined>): P
   const refusal = values['fallback-api-key'] === undefined ? environmentKeyRefusal(providerFromFlags(values, ''), fallback, fallback.provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY') : undefined;
   if (refusal) throw new UsageError(refusal);
   return fallback;
+}
+
+/** `--run-key KEY`: a durable run, checkpointed in the Redis of --redis-url (else REDIS_URL, else 127.0.0.1:6379); nothing without it. */
+export function durableOptions(runKey: string | undefined, redisUrl: string): { runKey?: string; checkpoints?: CheckpointStore } {
+  if (runKey === undefined) return {};
+  if (runKey.trim() === '') throw new UsageError('--run-key needs a key that names this run, e.g. the id of the request it answers');
+  return { runKey, checkpoints: new RedisCheckpoints({ connection: { url: redisUrl } }) };
 }
 
 /** Whether the config asks for a shared budget (the config itself is checked by the run). */

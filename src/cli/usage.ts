@@ -25,7 +25,8 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
                        [--fallback-api-key KEY]]
                       [--system TEXT]
-                      [--session ID --context memory|redis] [--redis-url URL] [--stream [--stream-answer checked]]
+                      [--session ID --context memory|redis] [--redis-url URL] [--run-key KEY]
+                      [--stream [--stream-answer checked]]
                       [--audit-postgres URL [--audit-retention-days N]]
        agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
@@ -50,8 +51,14 @@ ${CONFIG_FLAG_HELP}
   --session ID           keep a conversation: each run reads the session's history and stores its turn,
                          with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
                          or --context memory (this process only)
-  --redis-url URL        the Redis of --session and of the config's shared_budget (else REDIS_URL, else
-                         redis://127.0.0.1:6379); a shared budget is counted there, across processes
+  --redis-url URL        the Redis of --session, --run-key and the config's shared_budget (else REDIS_URL,
+                         else redis://127.0.0.1:6379); a shared budget is counted there, across processes
+  --run-key KEY          a durable run: each completed step is checkpointed in Redis under KEY (kept a day,
+                         sealed and signed with AGENT_CORE_STATE_SECRET, required then); the same command
+                         again with KEY goes on after the last completed step without asking the model or
+                         running a tool again, or prints the finished run's result. A call with side effects
+                         that started and was never recorded as done is not run again (interrupted_call;
+                         with approval_required, awaiting_approval); http_request sends an Idempotency-Key
   --stream               print the run's events as they happen, one JSON object per line (NDJSON):
                          {"type":"step_start","step":1}, {"type":"action","step":1,"tool":..,"summary":..},
                          {"type":"observation",..,"ok":true,"summary":..}, {"type":"answer_delta","text":..}
