@@ -4,6 +4,7 @@ import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
 import type { RunAgentOptions } from '../src/agent/run-options';
 import { createChatModel } from '../src/providers/create-model';
+import { MemoryUsedStates } from '../src/run-state/used-states';
 import { checkpointKey, DEFAULT_CHECKPOINT_PREFIX, MemoryCheckpoints, RedisCheckpoints, type CheckpointStore } from '../src/run-state/checkpoint-store';
 import type { Tool } from '../src/tools/tool';
 import { action, final, useScriptedServer } from './support/agent';
@@ -179,9 +180,37 @@ describe('durable runs', () => {
       expect(send.runs).toHaveLength(1);
 
       server().setScript([final('Sent once more.')]);
-      const resumed = await resumeAgent({ ...options(store, runKey, approving), runKey: undefined, runState: paused.run_state, decision: { approve: true } });
+      const usedStates = new MemoryUsedStates();
+      const resume = () => resumeAgent({ ...options(store, runKey, approving), runState: paused.run_state, decision: { approve: true }, usedStates });
+      const resumed = await resume();
       expect(resumed).toMatchObject({ finish_reason: 'final', final_answer: 'Sent once more.' });
       expect(send.runs).toEqual([{ value: 1 }, { value: 1 }]);
+      // A retry of the resume (the same state, the same run key) gets what came of it, without using the state again.
+      expect(await resume()).toEqual(resumed);
+      expect(send.runs).toHaveLength(2);
+      expect(server().requests).toHaveLength(2);
+    });
+
+    it('a resume that died after the approved call goes on from there when retried, instead of refusing the used state', async () => {
+      const send = countingTool('send_message');
+      const runKey = newRunKey();
+      const approving = { config: { model: 'gpt-4o-mini', allowed_tools: ['send_message'], approval_required: ['send_message'] }, extraTools: [send.tool] };
+      server().setScript([action('send_message', { value: 3 })]);
+      const paused = await runAgent(options(store, runKey, approving));
+      expect(paused.finish_reason).toBe('awaiting_approval');
+
+      const usedStates = new MemoryUsedStates();
+      const resume = (checkpoints: CheckpointStore) => resumeAgent({ ...options(checkpoints, runKey, approving), runState: paused.run_state, decision: { approve: true }, usedStates });
+      server().setScript([final('never reached')]);
+      // Writes: step 1's call started, step 1 done — then the process dies.
+      expect(await rejectionOf(resume(dyingStore(store, 2)))).toBeInstanceOf(ProcessKilled);
+      expect(send.runs).toHaveLength(1);
+
+      server().setScript([final('Sent.')]);
+      const result = await resume(store);
+      expect(result).toMatchObject({ finish_reason: 'final', final_answer: 'Sent.' });
+      expect(send.runs).toHaveLength(1);
+      expect(server().requests).toHaveLength(2);
     });
 
     it('refuses a checkpoint made with another configuration, naming the run key, before any model call', async () => {

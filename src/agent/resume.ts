@@ -6,6 +6,7 @@ import { checkToolCall } from './execute-tool';
 import { InputError } from '../core/input-error';
 import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './paused-run';
 import { AgentRun } from './run-agent';
+import { DurableRun } from './checkpoints';
 import type { RunAgentOptions } from './run-options';
 
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
@@ -25,7 +26,9 @@ export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'me
  * call exactly once, as the model asked for it (the state's sealed part holds its arguments unredacted),
  * `deny` tells the model it was refused and why, `edit` runs it with the new arguments, checked like any
  * call — and the loop goes on with the same conversation, trace (steps numbered on), counters and token
- * usage; the run timeout starts again. Works on another model than the one the run paused on.
+ * usage; the run timeout starts again. Works on another model than the one the run paused on. With the
+ * run's `runKey` (a durable run), the resumed run is checkpointed under it, and a retry of the resume goes on
+ * from its last completed step, or gets its result, instead of using the state a second time.
  */
 export async function resumeAgent(options: ResumeAgentOptions): Promise<AgentResult> {
   const { config, allowed } = configureRun(options);
@@ -38,10 +41,20 @@ export async function resumeAgent(options: ResumeAgentOptions): Promise<AgentRes
     const checked = checkToolCall(allowed, paused.pending.tool, decision.edit);
     if ('error' in checked) throw new InputError('decision.edit', `the edited arguments are refused: ${checked.error.message}`);
   }
+  // A durable run's key may already hold this resume's own progress or result: a retry of the resume gets that.
+  const durable = await DurableRun.open(options, config, allowed, paused.new_user_message);
+  const { finished, resumed } = durable?.found ?? {};
+  if (finished && !pausedBy(finished, id)) return finished;
+  if (resumed) return new AgentRun(options, config, allowed, [], paused.new_user_message, resumed, durable).run();
   if (options.usedStates && !(await options.usedStates.markUsed(id, USED_STATE_TTL_SECONDS))) {
     throw new RunStateError('run_state was already used to resume this run; a paused run resumes once');
   }
-  return new AgentRun(options, config, allowed, [], paused.new_user_message, { paused, decision }).run();
+  return new AgentRun(options, config, allowed, [], paused.new_user_message, { paused, decision }, durable).run();
+}
+
+/** Whether a durable run's kept result is the pause of the state `id` (not yet resumed), rather than what came of resuming it. */
+function pausedBy(result: AgentResult, id: string): boolean {
+  return result.finish_reason === 'awaiting_approval' && (result.run_state as { payload?: { id?: unknown } } | undefined)?.payload?.id === id;
 }
 
 function checkDecision(decision: unknown): ApprovalDecision {
