@@ -16,8 +16,8 @@ import type { RunAgentOptions } from './run-options';
 /** A run key cannot be used as it is given, or its checkpoint cannot be used; `field` is `runKey` (or `stateSecret`). */
 export class CheckpointError extends AgentCoreError {
   override readonly name = 'CheckpointError';
-  constructor(message: string, fix: string, field: 'runKey' | 'stateSecret' | 'checkpoints' = 'runKey') {
-    super(message, { field, fix });
+  constructor(message: string, fix: string, field: 'runKey' | 'stateSecret' | 'checkpoints' = 'runKey', fixInMessage = false) {
+    super(message, { field, fix, fixInMessage });
   }
 }
 
@@ -73,7 +73,10 @@ export class DurableRun {
     }
     if (!store) throw new CheckpointError('runKey needs a checkpoint store: pass checkpoints (RedisCheckpoints across processes and n8n workers, MemoryCheckpoints in one process)', 'Pass checkpoints with runKey.', 'checkpoints');
     const keyProblem = stateSecretProblem(secret);
-    if (keyProblem) throw new CheckpointError(`a durable run's checkpoints are sealed and signed like a paused run's state: ${keyProblem.replace(/^pausing for approval needs/, 'they need')}`, 'Set the state secret (stateSecret, AGENT_CORE_STATE_SECRET).', 'stateSecret');
+    if (keyProblem) {
+      const problem = keyProblem.replace(/^pausing for approval needs/, 'they need').replace('alter the paused run', 'alter a checkpoint');
+      throw new CheckpointError(`a durable run's checkpoints are sealed and signed like a paused run's state: ${problem}`, 'Set a state secret of at least 16 characters.', 'stateSecret', true);
+    }
     const stamp: CheckpointStamp = { run_key: runKey, input_hash: createHash('sha256').update(canonicalJson(request)).digest('hex') };
     const attempt = randomUUID();
     const record = await store.claim(runKey, attempt);
