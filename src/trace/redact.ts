@@ -20,6 +20,13 @@ export const CIRCULAR = '[Circular]';
 /** Secrets shorter than this are not replaced by value: too likely to match ordinary text. */
 const MIN_KNOWN_SECRET_LENGTH = 6;
 
+/** Marks a container in Redactor.value's map while it is being copied. */
+const OPEN = Symbol('open');
+
+/** How many keys, of at most how many characters, a redactor remembers redacted (see keyText). */
+const MAX_REMEMBERED_KEYS = 512;
+const MAX_REMEMBERED_KEY_LENGTH = 128;
+
 /** A container being copied: its keys (indices for arrays) are visited one by one from an explicit stack. */
 interface CopyFrame {
   source: object;
@@ -36,6 +43,7 @@ export class Redactor {
   private readonly spellings: string[];
   /** The shortest spelling's length: a shorter text cannot hold any spelling. */
   private readonly shortestSpelling: number;
+  private readonly keyTexts = new Map<string, string>();
 
   /** `knownSecrets`: exact values (API keys, settings secrets) to redact in every spelling; short or missing ones are ignored. */
   constructor(knownSecrets: Iterable<string | undefined> = []) {
@@ -48,6 +56,16 @@ export class Redactor {
     // Longest first across all secrets, so a secret containing another is replaced whole.
     this.spellings = [...unique].sort((left, right) => right.length - left.length);
     this.shortestSpelling = this.spellings.length > 0 ? this.spellings[this.spellings.length - 1].length : Infinity;
+  }
+
+  /** `key` redacted; the same keys recur in every step of a trace, so short ones are remembered for this redactor's run. */
+  private keyText(key: string): string {
+    let redacted = this.keyTexts.get(key);
+    if (redacted === undefined) {
+      redacted = this.text(key);
+      if (key.length <= MAX_REMEMBERED_KEY_LENGTH && this.keyTexts.size < MAX_REMEMBERED_KEYS) this.keyTexts.set(key, redacted);
+    }
+    return redacted;
   }
 
   /** `value` with known secrets and secret shapes replaced by `[REDACTED]`; linear in its length. */
@@ -88,18 +106,18 @@ export class Redactor {
    * object referenced twice is copied once and shared, as it was in the input.
    */
   value<T>(input: T): T {
-    const finished = new Map<object, unknown>();
-    const open = new Set<object>(); // the containers on the path from the root: meeting one again is a cycle
+    // Each container met: OPEN while it is on the path from the root (meeting it again is a cycle), then its copy.
+    const seen = new Map<object, unknown>();
     const stack: CopyFrame[] = [];
     const copyOf = (item: unknown, key: string | undefined): unknown => {
       if (typeof item === 'string') return key !== undefined && SECRET_KEY.test(key) ? REDACTED : this.text(item);
       if (typeof item === 'number') return key !== undefined && SECRET_KEY.test(key) ? REDACTED : item;
       if (typeof item !== 'object' || item === null) return item;
-      if (open.has(item)) return CIRCULAR;
-      if (finished.has(item)) return finished.get(item);
+      const met = seen.get(item);
+      if (met !== undefined) return met === OPEN ? CIRCULAR : met;
       const keys = Array.isArray(item) ? undefined : Object.keys(item);
       const copy = Array.isArray(item) ? [] : {};
-      open.add(item);
+      seen.set(item, OPEN);
       stack.push({ source: item, copy, keys, length: keys ? keys.length : (item as unknown[]).length, next: 0 });
       return copy;
     };
@@ -108,8 +126,7 @@ export class Redactor {
       const frame = stack[stack.length - 1];
       if (frame.next >= frame.length) {
         stack.pop();
-        open.delete(frame.source);
-        finished.set(frame.source, frame.copy);
+        seen.set(frame.source, frame.copy);
         continue;
       }
       const index = frame.next;
@@ -132,7 +149,7 @@ export class Redactor {
 
   /** The key redacted; when that made two keys of the object equal, the later one is numbered so both stay. */
   private outputKey(frame: CopyFrame, key: string): string {
-    const redacted = this.text(key);
+    const redacted = this.keyText(key);
     // Until a key is renamed, the source's own keys are distinct and cannot collide.
     if (redacted === key && !frame.renamedKeys) return key;
     frame.renamedKeys ??= new Map();

@@ -6,7 +6,7 @@
 /** A partial base64 spelling shorter than this could match ordinary text, and reveals little. */
 const MIN_PARTIAL_BASE64_LENGTH = 8;
 
-const urlSafe = (base64: string) => base64.replace(/\+/g, '-').replace(/\//g, '_');
+const urlSafe = (base64: string) => base64.replaceAll('+', '-').replaceAll('/', '_');
 
 /**
  * The base64 spellings of `bytes`: whole (padded and not), and as a part of longer data such as the
@@ -16,8 +16,11 @@ const urlSafe = (base64: string) => base64.replace(/\+/g, '-').replace(/\//g, '_
 function base64Spellings(bytes: Buffer): string[] {
   const whole = bytes.toString('base64');
   const spellings = [whole, whole.replace(/=+$/, '')];
+  // The secret behind two zero bytes, once: offset k encodes from byte 2-k, as if k zero bytes came first.
+  const padded = Buffer.alloc(bytes.length + 2);
+  bytes.copy(padded, 2);
   for (let offset = 0; offset < 3; offset += 1) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const encoded = offset === 0 ? whole : padded.toString('base64', 2 - offset);
     // Character k holds bits 6k..6k+5 of the data; the secret holds bits 8·offset..8·(offset+length)-1.
     const stable = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
     if (stable.length >= MIN_PARTIAL_BASE64_LENGTH) spellings.push(stable);
@@ -34,9 +37,10 @@ function base64Spellings(bytes: Buffer): string[] {
 export function secretSpellings(secret: string): string[] {
   const jsonEscaped = JSON.stringify(secret).slice(1, -1);
   const asciiOnly = (json: string) => json.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const slashEscaped = jsonEscaped.replace(/\//g, '\\/');
+  const slashEscaped = jsonEscaped.replaceAll('/', '\\/');
   const urlEncoded = encodeURIComponent(secret);
   const bytes = Buffer.from(secret, 'utf8');
+  const hex = bytes.toString('hex');
   const spellings = [
     secret,
     jsonEscaped,
@@ -46,8 +50,8 @@ export function secretSpellings(secret: string): string[] {
     urlEncoded,
     urlEncoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
     new URLSearchParams({ value: secret }).toString().slice('value='.length),
-    bytes.toString('hex'),
-    bytes.toString('hex').toUpperCase(),
+    hex,
+    hex.toUpperCase(),
     ...base64Spellings(bytes),
   ];
   return [...new Set(spellings)].sort((left, right) => right.length - left.length);
