@@ -6,6 +6,9 @@
 /** A partial base64 spelling shorter than this could match ordinary text, and reveals little. */
 const MIN_PARTIAL_BASE64_LENGTH = 8;
 
+/** A surrogate without its pair (String.prototype.toWellFormed, which the ES2022 library here does not declare). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 const urlSafe = (base64: string) => base64.replaceAll('+', '-').replaceAll('/', '_');
 
 /**
@@ -38,7 +41,8 @@ export function secretSpellings(secret: string): string[] {
   const jsonEscaped = JSON.stringify(secret).slice(1, -1);
   const asciiOnly = (json: string) => json.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const slashEscaped = jsonEscaped.replaceAll('/', '\\/');
-  const urlEncoded = encodeURIComponent(secret);
+  // encodeURIComponent throws on a lone surrogate; URL encoders write it as U+FFFD, and so does this.
+  const urlEncoded = encodeURIComponent(secret.replace(LONE_SURROGATE, '\ufffd'));
   const bytes = Buffer.from(secret, 'utf8');
   const hex = bytes.toString('hex');
   const spellings = [
