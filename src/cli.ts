@@ -4,6 +4,7 @@ import { runAgent } from './agent/run-agent';
 import { MemoryContextStore } from './context/memory-store';
 import { RedisContextStore } from './context/redis-store';
 import { persistSession, prepareSession } from './context/session';
+import { ContextStoreError } from './redis/errors';
 import { DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, type ContextStore } from './context/store';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
@@ -139,13 +140,17 @@ async function runInSession(session: SessionOptions, prompt: string, run: (input
     const address = { sessionId: session.sessionId };
     const prepared = await prepareSession(store, { ...address, window: {}, userMessage: prompt });
     const result = await run({ messages: prepared.messages_json });
-    const persisted = await persistSession(store, {
-      ...address,
-      messages: result.messages,
-      maxStoredTurns: DEFAULT_MAX_STORED_TURNS,
-      ttlSeconds: DEFAULT_TTL_SECONDS,
-    });
-    return { ...result, session_id: session.sessionId, context: { history_turns: prepared.history_turns, stored_turns: persisted.stored_turns } };
+    const history = { history_turns: prepared.history_turns };
+    try {
+      const persisted = await persistSession(store, { ...address, messages: result.messages, maxStoredTurns: DEFAULT_MAX_STORED_TURNS, ttlSeconds: DEFAULT_TTL_SECONDS });
+      return { ...result, session_id: session.sessionId, context: { ...history, stored_turns: persisted.stored_turns } };
+    } catch (error) {
+      // The run happened (its tools ran): its output is printed whatever became of the history, which says so.
+      if (!(error instanceof ContextStoreError)) throw error;
+      const notice = `this turn was not stored in the session (${error.message}); the next run of --session ${session.sessionId} will not see it`;
+      process.stderr.write(`agent-core: ${notice}\n`);
+      return { ...result, session_id: session.sessionId, context: { ...history, stored: false, notice } };
+    }
   } finally {
     await store.close();
   }

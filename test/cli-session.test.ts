@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { final, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
 import { deleteKeysByPrefix, getTestRedis, type TestRedis } from './support/redis';
+import { startTcpProxy } from './support/tcp-proxy';
 
 describe('agent-core run --session: one conversation across runs', () => {
   const server = useScriptedServer();
@@ -23,7 +24,7 @@ describe('agent-core run --session: one conversation across runs', () => {
     writeFileSync(config, JSON.stringify({ model: 'm' }));
   });
   afterAll(async () => {
-    await deleteKeysByPrefix(client, `agent_core:ctx:${session}`);
+    await deleteKeysByPrefix(client, `{agent_core:ctx:${session}`);
     client.disconnect();
     await redis.stop();
     rmSync(folder, { recursive: true, force: true });
@@ -51,6 +52,26 @@ describe('agent-core run --session: one conversation across runs', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^agent-core: Redis at 127\.0\.0\.1:1 is unreachable/);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('prints the run\'s output when Redis is lost before its turn is stored: context says so, and stderr too', async () => {
+    const proxy = await startTcpProxy({ port: Number(new URL(redis.url).port) || 6379 });
+    try {
+      server().setScript(final('Stored nowhere.'));
+      // The connection is cut as the turn is written: the bytes carrying the answer never reach Redis.
+      proxy.cutWhen('Stored nowhere.', 5);
+      const run = await runCli(sessionArgs('hello', ['--context', 'redis', '--redis-url', `redis://127.0.0.1:${proxy.port}`]));
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        final_answer: 'Stored nowhere.',
+        finish_reason: 'final',
+        context: { history_turns: expect.any(Number), stored: false, notice: expect.stringMatching(/^this turn was not stored in the session \(.*Redis.*\); the next run of --session .* will not see it$/) },
+      });
+      expect(run.stderr).toMatch(/^agent-core: this turn was not stored in the session/);
+      expect(proxy.cuts).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it.each([
