@@ -29,7 +29,7 @@ describe('durable runs', () => {
   function dyingStore(inner: CheckpointStore, afterWrites: number, when: 'after' | 'instead' = 'after'): CheckpointStore & { writes: number } {
     const store = {
       writes: 0,
-      claim: (runKey: string, attempt: string) => inner.claim(runKey, attempt),
+      claim: (runKey: string, attempt: string, run: string) => inner.claim(runKey, attempt, run),
       async write(runKey: string, attempt: string, record: string) {
         if (when === 'instead' && store.writes === afterWrites) throw new ProcessKilled('killed before the write');
         const written = await inner.write(runKey, attempt, record);
@@ -270,6 +270,21 @@ describe('durable runs', () => {
     });
   });
 
+  it('a request with another prompt under a run key in use is refused and leaves the running run alone', async () => {
+    const store = new MemoryCheckpoints();
+    let release!: () => void;
+    const slow: Tool = { ...countingTool('lookup', false).tool, execute: () => new Promise((resolve) => (release = () => resolve('slow result'))) };
+    const runKey = newRunKey();
+    server().setScript([action('lookup', { value: 1 }), final('The first run finished.')]);
+    const first = runAgent(options(store, runKey, { extraTools: [slow] }));
+    while (!release) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    const refused = await rejectionOf(runAgent(options(store, runKey, { prompt: 'Another request.', extraTools: [slow] })));
+    expect(refused.message).toBe(`run key "${runKey}" has a checkpoint of a run that answered another request (the prompt, or the last user message): a run goes on only with the request it started with`);
+    release();
+    expect(await first).toMatchObject({ finish_reason: 'final', final_answer: 'The first run finished.' });
+  });
+
   describe('http_request', () => {
     let target: TestServer;
     const seen = new Map<string, unknown>();
@@ -335,7 +350,7 @@ describe('durable runs', () => {
       const died = await rejectionOf(runAgent(options(dyingStore(store, 3, 'instead'), runKey, { config, extraTools: [send.tool], prompt: `Call ${target.url}/x with x-token ${PROMPT_TOKEN}` })));
       expect(died).toBeInstanceOf(ProcessKilled);
       const stored = await redis.admin.hgetall(checkpointKey(prefix, runKey));
-      expect(Object.keys(stored).sort()).toEqual(['attempt', 'record']);
+      expect(Object.keys(stored).sort()).toEqual(['attempt', 'record', 'run']);
       expect(stored.record).toContain('"sealed"');
       for (const secret of [API_KEY, TOOL_SECRET, PROMPT_TOKEN, SECRET]) expect(stored.record).not.toContain(secret);
       // It is there, sealed: the run goes on with the token the user gave.

@@ -63,7 +63,7 @@ export class DurableRun {
   /**
    * The durable run of `options.runKey` (undefined without one): its key claimed, so that an earlier
    * attempt still running stops at its next write, and what the key held checked (signature, seal,
-   * config, input). CheckpointError when it does not check out; the store's error when it fails.
+   * config, request); a key another run holds is left to it. CheckpointError when it does not check out; the store's error when it fails.
    */
   static async open(options: RunAgentOptions, config: AgentConfig, tools: ReadonlyMap<string, Tool>, request: ChatMessage): Promise<DurableRun | undefined> {
     const { runKey, checkpoints: store, stateSecret: secret } = options;
@@ -79,8 +79,10 @@ export class DurableRun {
     }
     const stamp: CheckpointStamp = { run_key: runKey, input_hash: createHash('sha256').update(canonicalJson(request)).digest('hex') };
     const attempt = randomUUID();
-    const record = await store.claim(runKey, attempt);
+    const { taken, record } = await store.claim(runKey, attempt, fingerprint(stamp, secret!, config));
+    // Another run's key is not taken over: its record says why (another config, request or secret).
     const found = record === undefined ? {} : openCheckpoint(record, stamp, secret!, config, tools);
+    if (!taken) throw new CheckpointError(`run key "${runKey}" is held by another run (another configuration, request or state secret) that has not recorded a step yet`, NEW_KEY_FIX);
     return new DurableRun(store, stamp, attempt, secret!, config, found);
   }
 
@@ -112,8 +114,7 @@ export class DurableRun {
    * derived from the state secret, so nobody can tell the run key or the args from it.
    */
   idempotencyKey(step: number, tool: string, args: Record<string, unknown>): string {
-    const key = Buffer.from(hkdfSync('sha256', this.secret, 'agent-core run_state v2', 'agent-core idempotency key', 32));
-    const hex = createHmac('sha256', key).update(canonicalJson([this.stamp.run_key, step, tool, args])).digest('hex');
+    const hex = createHmac('sha256', derivedKey(this.secret, 'idempotency key')).update(canonicalJson([this.stamp.run_key, step, tool, args])).digest('hex');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
   }
 
@@ -128,6 +129,16 @@ export class DurableRun {
       'Nothing to fix when a retry took over: the other attempt goes on with the run. Otherwise give checkpoints a longer TTL than a run takes.',
     );
   }
+}
+
+/** Which run a key is kept for, as the store compares it: its key, config and request, under the state secret (an HMAC, so it tells nothing of them). */
+function fingerprint(stamp: CheckpointStamp, secret: string, config: AgentConfig): string {
+  return createHmac('sha256', derivedKey(secret, 'run fingerprint')).update(canonicalJson([stamp.run_key, stateConfigHash(config), stamp.input_hash])).digest('hex');
+}
+
+/** A key for `use`, derived from the state secret (HKDF-SHA256) as the signing and sealing keys are, and apart from them. */
+function derivedKey(secret: string, use: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'agent-core run_state v2', `agent-core ${use}`, 32));
 }
 
 /** What a stored record holds, once it checks out: a finished run's result, or progress to go on from. */

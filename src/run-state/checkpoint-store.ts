@@ -11,11 +11,12 @@ import { evaluateScript, luaScript } from '../redis/script';
  */
 export interface CheckpointStore {
   /**
-   * Takes the run key over for `attempt` and returns its record as it stands after the takeover (undefined:
-   * none), so nothing an earlier attempt writes later is missed. A new key lives `ttlSeconds`; taking an
-   * existing one over does not extend it.
+   * Takes the run key over for `attempt` and returns its record as it stands after the takeover (none yet:
+   * undefined), so nothing an earlier attempt writes later is missed. `run` fingerprints the run (its
+   * config, request and secret): a key kept for another run is not taken over (`taken: false`, with its
+   * record, so the caller can say why). A new key lives `ttlSeconds`; taking one over does not extend it.
    */
-  claim(runKey: string, attempt: string): Promise<string | undefined>;
+  claim(runKey: string, attempt: string, run: string): Promise<{ taken: boolean; record?: string }>;
   /** Replaces the record and restarts its TTL, if `attempt` still holds the run key; false when another attempt took it over (or it expired). */
   write(runKey: string, attempt: string, record: string): Promise<boolean>;
   close(): Promise<void>;
@@ -44,7 +45,7 @@ function ttlOf(options: CheckpointStoreOptions): number {
 
 /** Checkpoints in this process only: a run continued in another process does not find them. */
 export class MemoryCheckpoints implements CheckpointStore {
-  private readonly runs = new Map<string, { attempt: string; record?: string; until: number }>();
+  private readonly runs = new Map<string, { run: string; attempt: string; record?: string; until: number }>();
   private readonly ttlSeconds: number;
   private readonly now: () => number;
 
@@ -53,16 +54,17 @@ export class MemoryCheckpoints implements CheckpointStore {
     this.now = options.now ?? Date.now;
   }
 
-  async claim(runKey: string, attempt: string): Promise<string | undefined> {
+  async claim(runKey: string, attempt: string, run: string): Promise<{ taken: boolean; record?: string }> {
     const now = this.now();
-    for (const [known, run] of this.runs) if (run.until <= now) this.runs.delete(known);
-    const run = this.runs.get(runKey);
-    if (!run) {
-      this.runs.set(runKey, { attempt, until: now + this.ttlSeconds * 1000 });
-      return undefined;
+    for (const [known, kept] of this.runs) if (kept.until <= now) this.runs.delete(known);
+    const kept = this.runs.get(runKey);
+    if (!kept) {
+      this.runs.set(runKey, { run, attempt, until: now + this.ttlSeconds * 1000 });
+      return { taken: true };
     }
-    run.attempt = attempt;
-    return run.record;
+    if (kept.run !== run) return { taken: false, record: kept.record };
+    kept.attempt = attempt;
+    return { taken: true, record: kept.record };
   }
 
   async write(runKey: string, attempt: string, record: string): Promise<boolean> {
@@ -75,12 +77,14 @@ export class MemoryCheckpoints implements CheckpointStore {
   async close(): Promise<void> {}
 }
 
-/** Takeover and read in one step: no write of the earlier attempt can fall between them. */
+/** Takeover and read in one step, so no write of the earlier attempt falls between them; another run's key is left as it is. */
 const CLAIM_SCRIPT = luaScript(`
 local record = redis.call('HGET', KEYS[1], 'record')
-redis.call('HSET', KEYS[1], 'attempt', ARGV[1])
+local run = redis.call('HGET', KEYS[1], 'run')
+if run and run ~= ARGV[3] then return { 0, record } end
+redis.call('HSET', KEYS[1], 'run', ARGV[3], 'attempt', ARGV[1])
 if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2])) end
-return record
+return { 1, record }
 `);
 
 /** A write only while the attempt holds the run key. */
@@ -91,7 +95,7 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
 return 1
 `);
 
-/** Checkpoints in Redis: one hash per run key (`attempt`, `record`), expiring `ttlSeconds` after its last write. */
+/** Checkpoints in Redis: one hash per run key (`run`, `attempt`, `record`), expiring `ttlSeconds` after its last write. */
 export class RedisCheckpoints implements CheckpointStore {
   private readonly redis: ManagedRedis;
   private readonly keyPrefix: string;
@@ -103,10 +107,10 @@ export class RedisCheckpoints implements CheckpointStore {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_CHECKPOINT_PREFIX;
   }
 
-  async claim(runKey: string, attempt: string): Promise<string | undefined> {
+  async claim(runKey: string, attempt: string, run: string): Promise<{ taken: boolean; record?: string }> {
     const key = checkpointKey(this.keyPrefix, runKey);
-    const record = await this.redis.run('read the run\'s checkpoint', (client) => evaluateScript(client, CLAIM_SCRIPT, [key], [attempt, this.ttlSeconds]));
-    return typeof record === 'string' ? record : undefined;
+    const [taken, record] = (await this.redis.run('read the run\'s checkpoint', (client) => evaluateScript(client, CLAIM_SCRIPT, [key], [attempt, this.ttlSeconds, run]))) as [number, unknown];
+    return { taken: taken === 1, ...(typeof record === 'string' ? { record } : {}) };
   }
 
   async write(runKey: string, attempt: string, record: string): Promise<boolean> {
