@@ -6,8 +6,10 @@
  * under dist/src, each npm package, Node's own code, garbage collection), the busiest functions by self
  * time, by the innermost frame of this package on the stack, and the inclusive time of the functions matching --match (everything they call counted too).
  *
- *   node bench/profile-summary.js FILE.cpuprofile [--top 25] [--match 'Redactor|canonicalJson|sha256']
+ *   node bench/profile-summary.js FILE.cpuprofile [--top 25] [--match 'Redactor|canonicalJson|sha256'] [--skip spawnSync]
  *
+ * `--skip NAME` leaves out the samples with a frame of that name on the stack: `spawnSync` drops the build
+ * that `engine-overhead.js --baseline REV` runs in the same process before it measures.
  * Idle time (`(idle)`, `(program)`) is left out of the busy total: the client waits on the loopback
  * server between steps, and that wait is not work.
  */
@@ -17,10 +19,11 @@ const path = require('node:path');
 const IDLE = new Set(['(idle)', '(program)', '(root)']);
 
 function parseArguments(argv) {
-  const options = { file: undefined, top: 25, match: undefined };
+  const options = { file: undefined, top: 25, match: undefined, skip: undefined };
   for (let index = 0; index < argv.length; index++) {
     if (argv[index] === '--top') options.top = Number(argv[++index]);
     else if (argv[index] === '--match') options.match = new RegExp(argv[++index]);
+    else if (argv[index] === '--skip') options.skip = argv[++index];
     else options.file = argv[index];
   }
   if (!options.file) throw new Error("usage: node bench/profile-summary.js FILE.cpuprofile [--top 25] [--match 'Redactor|canonicalJson']");
@@ -51,6 +54,10 @@ function summarise(profile, options) {
     weightOf.set(profile.samples[index], (weightOf.get(profile.samples[index]) ?? 0) + weight);
   }
 
+  const onStack = (id, test) => {
+    for (let at = id; at !== undefined; at = parents.get(at)) if (test(nodes.get(at).callFrame)) return true;
+    return false;
+  };
   let busy = 0;
   const byOwner = new Map();
   const bySelf = new Map();
@@ -60,6 +67,7 @@ function summarise(profile, options) {
   for (const [id, weight] of weightOf) {
     const node = nodes.get(id);
     if (IDLE.has(node.callFrame.functionName) && !node.callFrame.url) continue;
+    if (options.skip && onStack(id, (frame) => frame.functionName === options.skip)) continue;
     busy += weight;
     const owner = ownerOf(node.callFrame);
     byOwner.set(owner, (byOwner.get(owner) ?? 0) + weight);
