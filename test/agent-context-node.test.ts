@@ -9,6 +9,7 @@ import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
+import { redisSessionKeys } from '../src/context/redis-store';
 import { withSharedRedis } from '../src/redis/shared-clients';
 import { redisConnectionFromCredential } from '../nodes/shared/redis-credential';
 import { deleteKeysByPrefix, getTestRedis, redisCredentialData, uniqueKeyPrefix, type TestRedis } from './support/redis';
@@ -28,6 +29,8 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
   });
   afterAll(async () => {
     await deleteKeysByPrefix(client, keyPrefix);
+    // A session's keys are tagged by its whole session key, history prefix included: {<prefix><session>}:turns.
+    await deleteKeysByPrefix(client, `{${keyPrefix}`);
     client.disconnect();
     await redis.stop();
   });
@@ -148,10 +151,10 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
     server().setScript('not the protocol');
     const failed = await chain('redis', { body: { session_id: session, prompt: 'First question' } });
     expect(failed.outputOf('Persist')[0].json).toMatchObject({ finish_reason: 'parse_error', context: { stored: false, stored_turns: null, persisted_messages: 0 } });
-    expect(await client.llen(`${keyPrefix}${session}:turns`)).toBe(0);
+    expect(await client.llen(redisSessionKeys('', `${keyPrefix}${session}`).turns)).toBe(0);
 
     await chain('redis', { body: { session_id: session, prompt: 'Second question' } }, undefined, { keyPrefix, storeUnanswered: true });
-    const stored = (await client.lrange(`${keyPrefix}${session}:turns`, 0, -1)).map((entry) => JSON.parse(entry));
+    const stored = (await client.lrange(redisSessionKeys('', `${keyPrefix}${session}`).turns, 0, -1)).map((entry) => JSON.parse(entry));
     expect(stored).toMatchObject([{ unanswered: true, messages: [{ role: 'user', content: 'Second question' }] }]);
 
     rememberingModel();
@@ -175,9 +178,9 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
       expect(inNode.outputOf('Persist')[0].json).toMatchObject({ final_answer: 'You are Ada.', context: { stored_turns: 2 } });
       const back = await cli('And again?');
       expect(JSON.parse(back.stdout)).toMatchObject({ final_answer: 'You are Ada.', context: { history_turns: 2, stored_turns: 3 } });
-      expect(await client.exists(`agent_core:ctx:${session}:turns`)).toBe(1);
+      expect(await client.exists(redisSessionKeys('', `agent_core:ctx:${session}`).turns)).toBe(1);
     } finally {
-      await deleteKeysByPrefix(client, `agent_core:ctx:${session}`);
+      await deleteKeysByPrefix(client, `{agent_core:ctx:${session}`);
       rmSync(folder, { recursive: true, force: true });
     }
   });
@@ -212,6 +215,7 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
 
   it('skips and counts corrupt stored entries instead of failing prepare', async () => {
     const answered = [{ role: 'user', content: 'ok' }, { role: 'assistant', content: 'fine' }];
+    // Written in the layout before Redis Cluster support (no hash tag): prepare still finds it.
     await client.rpush(`${keyPrefix}corrupt:turns`, 'not json', JSON.stringify({ messages: answered, at: new Date().toISOString() }), '{"wrong":"shape"}');
     const result = await single('prepare', { userMessage: 'next' }, { session_id: 'corrupt' });
     expect(result.outputOf('Context')[0].json).toMatchObject({ history_turns: 1, skipped_corrupt: 2 });

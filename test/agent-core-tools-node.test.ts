@@ -205,7 +205,7 @@ describe('redis_context through the Agent Core node', () => {
       expect(trace[0].observation).toBe('teal');
       expect(second.outputOf('Agent Core')[0].json.session_id).toBe(session);
     } finally {
-      await deleteKeysByPrefix(client, `agent_core:kv:${session}`);
+      await deleteKeysByPrefix(client, `agent_core:kv:{${session}}`);
       client.disconnect();
       await redis.stop();
     }

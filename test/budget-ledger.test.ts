@@ -59,13 +59,13 @@ describe('Redis budget ledger across connections', () => {
     expect(await ledgers[0].totals('shared', 3600)).toEqual({ tokens: 8 * ((25 * 26) / 2), cost: 8 * 25 * 0.25 });
   });
 
-  it('keeps one key per scope and period, expiring at the period end plus a minute', async () => {
+  it('keeps one key per scope and period, hash-tagged for Redis Cluster, expiring at the period end plus a minute', async () => {
     const prefix = redis.keyPrefix('key');
     const ledger = new RedisBudgetLedger({ connection: { url: redis.url }, keyPrefix: prefix, now: () => Date.now() });
     opened.push(ledger);
     await ledger.charge('workflow-7', 3600, { tokens: 10 });
     const key = budgetKey(prefix, 'workflow-7', 3600, Date.now());
-    expect(key).toBe(`${prefix}workflow-7:3600:${Math.floor(Date.now() / 3_600_000) * 3600}`);
+    expect(key).toBe(`${prefix}{workflow-7:3600:${Math.floor(Date.now() / 3_600_000) * 3600}}`);
     expect(await redis.admin.hgetall(key)).toEqual({ tokens: '10', cost: '0' });
     const ttl = await redis.admin.ttl(key);
     expect(ttl).toBeGreaterThan(60);

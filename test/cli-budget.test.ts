@@ -22,7 +22,7 @@ describe('agent-core run with a shared_budget', () => {
   };
   // The budget's keys live under the default prefix; each test's scope is unique and deleted after.
   const scopeFor = (label: string) => redis.keyPrefix(label).replace(/:$/, '').replace(/:/g, '-');
-  afterEach(() => deleteKeysByPrefix(redis.admin, 'agent_core:budget:agent_core_test-'));
+  afterEach(() => deleteKeysByPrefix(redis.admin, 'agent_core:budget:{agent_core_test-'));
 
   const run = (config: string, prompt = 'go') =>
     runCli(['run', '--config', config, '--prompt', prompt, '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--redis-url', redis.url]);

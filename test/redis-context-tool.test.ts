@@ -102,12 +102,15 @@ describe('redis_context session isolation', () => {
     expect(await call({ operation: 'get', key: 'b:secret' }, { sessionId: 'a' })).toBe('from a');
   });
 
-  it('writes only under the session\'s own encoded namespace', async () => {
+  it('writes only under the session\'s own namespace, tagged by the session for Redis Cluster', async () => {
     await call({ operation: 'set', key: 'x', value: '1' }, { sessionId: 'tenant:42/user' });
     const keys = await redis.admin.keys(`${keyPrefix}*`);
     const namespace = sessionNamespace(keyPrefix, 'tenant:42/user');
-    expect(namespace).toBe(`${keyPrefix}tenant%3A42%2Fuser:`);
-    expect(keys.sort()).toEqual([`${namespace}#index`, `${namespace}x`]);
+    expect(namespace).toBe(`${keyPrefix}{tenant:42/user}:`);
+    expect(sessionNamespace(keyPrefix, 'a}b{%')).toBe(`${keyPrefix}{a%7Db%7B%25}:`);
+    // The value, the index, and the write's id (kept for a while, so the same write sent again applies once).
+    expect(keys.sort()).toEqual([`${namespace}#index`, expect.stringMatching(/#write:[0-9a-f-]{36}$/), `${namespace}x`]);
+    expect(keys.every((key) => key.startsWith(namespace))).toBe(true);
   });
 
   it('rejects keys that try to climb out of the namespace, like "../b", in validation', () => {

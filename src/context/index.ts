@@ -21,5 +21,6 @@ export { HISTORY_CHARACTER_LEVELS, resolveCharacterBudget, type HistoryCharacter
 export { toProviderFormats, type ProviderFormats } from './formats';
 export { MemoryContextStore, sharedMemoryContextStore } from './memory-store';
 export { RedisContextStore, type RedisContextStoreOptions } from './redis-store';
-export { pingRedis, type RedisConnectionOptions } from '../redis/connection';
+export { pingRedis } from '../redis/open-client';
+export type { RedisConnectionOptions } from '../redis/connection';
 export { closeSharedRedisClients, sharedRedisClientCount, withSharedRedis, MAX_SHARED_CLIENTS } from '../redis/shared-clients';

@@ -25,8 +25,8 @@ export interface PreparedSession {
 
 /**
  * Which session, under which key prefix. The one owner of the key layout: the store sees
- * `keyPrefix + sessionId` (default prefix DEFAULT_KEY_PREFIX), and the Redis store adds `:turns` and
- * `:system`, so the node and the CLI write `agent_core:ctx:<session>:turns` alike.
+ * `keyPrefix + sessionId` (default prefix DEFAULT_KEY_PREFIX), and the Redis store makes it the hash tag and
+ * adds `:turns` and `:system` (redisSessionKeys), so the node and the CLI write `{agent_core:ctx:<session>}:turns` alike.
  */
 export interface SessionAddress {
   sessionId: unknown;

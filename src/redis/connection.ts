@@ -1,8 +1,8 @@
 /**
- * Opening, checking and closing Redis connections, and turning ioredis failures into one clear
- * `ContextStoreError`. Shared by the Redis context store and the node's credential test.
+ * Connection settings, the life cycle of a client (ready, quit), and turning ioredis failures into one clear
+ * `ContextStoreError`. Opening a client for a connection (plain or cluster) is open-client.ts's.
  */
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { loadOnce } from '../core/load-once';
 import { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from './errors';
 
@@ -58,43 +58,10 @@ export function createRedisClientOptions(connection: RedisConnectionOptions): Re
   };
 }
 
-/** Opens a ready client (connect + ready check) or throws a `ContextStoreError` naming the address. */
-export async function connectRedis(connection: RedisConnectionOptions): Promise<Redis> {
-  const options = createRedisClientOptions(connection);
-  const client = createClient(options);
-  try {
-    await waitUntilReady(client, options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
-    return client;
-  } catch (error) {
-    await quitClient(client);
-    throw describeRedisFailure(error, redisAddress(options), 'connect');
-  }
-}
-
-/** Connects, sends PING and closes: what a credential test needs, as a result rather than an exception. */
-export async function pingRedis(
-  connection: RedisConnectionOptions,
-): Promise<{ ok: true; latencyMs: number } | { ok: false; message: string }> {
-  let client: Redis | undefined;
-  let address = 'the configured address';
-  try {
-    address = redisAddress(createRedisClientOptions(connection));
-    client = await connectRedis(connection);
-    const started = performance.now();
-    await client.ping();
-    return { ok: true, latencyMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    if (error instanceof InvalidContextInputError) return { ok: false, message: error.message };
-    return { ok: false, message: describeRedisFailure(error, address, 'ping').message };
-  } finally {
-    if (client) await quitClient(client);
-  }
-}
-
 /** For promises and events whose failure is reported another way. */
 export function ignoreError(): void {}
 
-/** A client with the store's fail-fast options and a listener that keeps errors from going unhandled. */
+/** A plain client with the store's fail-fast options and a listener that keeps errors from going unhandled. */
 export function createClient(options: RedisOptions): Redis {
   const client = new (ioredis().Redis)(options);
   // Failures reach callers through rejected commands and connects; the listener only stops ioredis
@@ -104,7 +71,7 @@ export function createClient(options: RedisOptions): Redis {
 }
 
 /** Resolves once the client is ready; rejects with the underlying error when the attempt fails or times out. */
-export function waitUntilReady(client: Redis, timeoutMs: number): Promise<void> {
+export function waitUntilReady(client: Redis | Cluster, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     let lastError: unknown;
@@ -135,6 +102,38 @@ export function waitUntilReady(client: Redis, timeoutMs: number): Promise<void> 
   });
 }
 
+/**
+ * An operation as a whole (with a cluster client's retries during a failover) did not complete within its
+ * deadline; a write may or may not have been applied (each write carries an id, so sending it again is safe).
+ */
+export class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+  constructor(readonly deadlineMs: number) {
+    super(`not completed within ${deadlineMs} ms`);
+  }
+}
+
+/** A write was applied on a cluster master, but no replica confirmed it in time (see confirmWrite). */
+export class ReplicaUnconfirmedError extends Error {
+  override readonly name = 'ReplicaUnconfirmedError';
+  constructor(readonly waitMs: number) {
+    super(`no replica confirmed the write within ${waitMs} ms`);
+  }
+}
+
+/** Settles with `work`, or rejects with a DeadlineError after `deadlineMs`. */
+export async function withinDeadline<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(deadlineMs)), deadlineMs);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 class ReadyTimeoutError extends Error {
   override readonly name = 'ReadyTimeoutError';
   constructor(
@@ -150,7 +149,7 @@ class ReadyTimeoutError extends Error {
  * Quits politely when Redis is there and drops the socket otherwise, then waits (at most 1 s) until
  * the connection has ended, so nothing is left open once this resolves.
  */
-export async function quitClient(client: Redis): Promise<void> {
+export async function quitClient(client: Redis | Cluster): Promise<void> {
   if (client.status === 'end') return;
   let timer: NodeJS.Timeout | undefined;
   const ended = new Promise<void>((resolve) => {
@@ -192,6 +191,20 @@ export function describeRedisFailure(error: unknown, address: string, operation:
         `check the Redis credential's host, port and TLS setting`,
     );
   }
+  if (error instanceof DeadlineError) {
+    return new ContextStoreError(
+      `Redis at ${address} did not complete ${operation} within ${error.deadlineMs} ms (a cluster failover or an overloaded Redis); a write may or may not have been applied`,
+      { failure: 'timeout', address, operation, cause: error },
+      (connection) => `Check that the Redis behind ${connection} is running and answering (a cluster: that each master has a replica to fail over to).`,
+    );
+  }
+  if (error instanceof ReplicaUnconfirmedError) {
+    return new ContextStoreError(
+      `Redis at ${address} applied ${operation}, but no replica confirmed it within ${error.waitMs} ms, so a failover now could lose it`,
+      { failure: 'timeout', address, operation, cause: error },
+      (connection) => `Check that each master of the Redis Cluster behind ${connection} has a replica that keeps up.`,
+    );
+  }
   const { code, syscall, message = String(error) } = (error ?? {}) as { code?: string; syscall?: string; message?: string };
   const firstLine = message.split('\n')[0];
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password|NOPERM/i.test(firstLine)) {
@@ -207,7 +220,7 @@ export function describeRedisFailure(error: unknown, address: string, operation:
     const reason = syscall ? `${syscall} ${code}` : code;
     return fail('unreachable', `Redis at ${address} is unreachable (${reason}); check the Redis credential's host and port`);
   }
-  if (/Connection is closed|Stream isn't writeable|enableOfflineQueue/.test(firstLine)) {
+  if (/Connection is closed|Stream isn't writeable|enableOfflineQueue|None of startup nodes is available|Failed to refresh slots cache|Cluster is ended|Cluster isn't ready/.test(firstLine)) {
     return fail('unreachable', `Redis at ${address} is unreachable (connection closed); check the Redis credential's host and port`);
   }
   return fail('command', `Redis at ${address} failed during ${operation}: ${firstLine}`);

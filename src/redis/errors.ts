@@ -1,8 +1,8 @@
 /** Errors of the Redis-backed stores and tools, and of their connection settings. */
 import { AgentCoreError, correctValueFix } from '../core/agent-core-error';
 
-/** Why a store operation against its backend failed. */
-export type ContextStoreFailure = 'unreachable' | 'timeout' | 'authentication' | 'command';
+/** Why a store operation against its backend failed; `configuration`: the settings cannot work with this Redis (nothing was sent). */
+export type ContextStoreFailure = 'unreachable' | 'timeout' | 'authentication' | 'command' | 'configuration';
 
 /** The fix of a failed Redis, naming the connection settings as a surface calls them (the node's credential, the CLI's --redis-url). */
 const redisFix = (connection: string) => `Nothing was written. Check ${connection} and that Redis is running.`;
@@ -10,6 +10,7 @@ const redisFix = (connection: string) => `Nothing was written. Check ${connectio
 /** The backend (Redis) failed or did not answer in time. Nothing was half-written. `field` is always `redis`. */
 export class ContextStoreError extends AgentCoreError {
   override readonly name = 'ContextStoreError';
+  /** `fix` names the connection settings as a surface calls them; by default: check them and that Redis runs. */
   constructor(
     message: string,
     readonly details: {
@@ -19,13 +20,14 @@ export class ContextStoreError extends AgentCoreError {
       operation: string;
       cause?: unknown;
     },
+    private readonly fixFor: (connection: string) => string = redisFix,
   ) {
-    super(message, { field: 'redis', fix: redisFix('the Redis connection settings'), cause: details.cause });
+    super(message, { field: 'redis', fix: fixFor('the Redis connection settings'), cause: details.cause });
   }
 
   /** The fix names the connection settings, not the field: `name` is what a surface calls them. */
   override fixNaming(name: string): string {
-    return redisFix(name);
+    return this.fixFor(name);
   }
 }
 

@@ -1,39 +1,47 @@
-import type { Redis } from 'ioredis';
 import {
-  createClient,
   createRedisClientOptions,
+  DeadlineError,
+  DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   describeRedisFailure,
   ignoreError,
   quitClient,
   redisAddress,
+  ReplicaUnconfirmedError,
   waitUntilReady,
+  withinDeadline,
   type RedisConnectionOptions,
 } from './connection';
 import { ContextStoreError } from './errors';
-import { sharedRedisClient, withSharedRedis } from './shared-clients';
+import { isClusterClient, openRedisClient, type RedisClient } from './open-client';
+import { currentSharedRedisClient, withSharedRedis } from './shared-clients';
 
 /**
  * Either a connection the owner opens and owns; or this process's shared client for a connection (see
  * withSharedRedis: n8n executions reuse it instead of connecting each time); or a client the caller owns
- * and closes.
+ * and closes (a plain or a cluster client, used as it is).
  */
 export type RedisSource =
   | { connection: RedisConnectionOptions }
   | { shared: RedisConnectionOptions }
-  | { client: Redis; /** Also quit this client on `close()`. Default false. */ closeClient?: boolean };
+  | { client: RedisClient; /** Also quit this client on `close()`. Default false. */ closeClient?: boolean };
 
 /**
- * One Redis client as the stores use it: connected on first use, commands failing as one clear
- * ContextStoreError naming the address, concurrent first uses sharing one connection attempt, a failed
- * attempt retried by the next command, and closed once.
+ * One Redis client as the stores use it: opened on first use (a cluster client when the connection names a
+ * Redis Cluster node, see openRedisClient), commands failing as one clear ContextStoreError naming the address,
+ * concurrent first uses sharing one attempt, a failed attempt retried by the next command, each operation
+ * bounded by a deadline (connect time plus twice the command time: a cluster client's retries during a failover
+ * included, see attempt), and closed once.
  */
 export class ManagedRedis {
-  private readonly ownClient?: Redis;
-  private readonly shared?: RedisConnectionOptions;
   readonly address: string;
+  private readonly connection?: RedisConnectionOptions;
+  private readonly shared?: RedisConnectionOptions;
+  private current?: RedisClient;
+  private readonly borrowed: boolean;
   private readonly ownsClient: boolean;
-  private connecting: Promise<void> | undefined;
+  private readonly deadlineMs: number;
+  private opening: Promise<RedisClient> | undefined;
   private closed = false;
 
   /** `what` names the owner in the error after close, e.g. "Redis context store". */
@@ -42,58 +50,131 @@ export class ManagedRedis {
     private readonly what: string,
   ) {
     if ('client' in source) {
-      this.ownClient = source.client;
+      this.current = source.client;
+      this.borrowed = true;
       this.ownsClient = source.closeClient ?? false;
       // Without a listener, ioredis prints every connection error as an unhandled 'error' event.
-      this.ownClient.on('error', ignoreError);
-    } else if ('shared' in source) {
-      this.shared = source.shared;
-      this.ownsClient = false;
+      this.current.on('error', ignoreError);
+      this.address = borrowedAddress(source.client);
+      this.deadlineMs = deadlineOf(isClusterClient(source.client) ? (source.client.options.redisOptions ?? {}) : source.client.options);
     } else {
-      this.ownClient = createClient(createRedisClientOptions(source.connection));
-      this.ownsClient = true;
+      const connection = 'shared' in source ? source.shared : source.connection;
+      if ('shared' in source) this.shared = connection;
+      else this.connection = connection;
+      this.borrowed = false;
+      this.ownsClient = !('shared' in source);
+      const options = createRedisClientOptions(connection);
+      this.address = redisAddress(options);
+      this.deadlineMs = deadlineOf(options);
     }
-    this.address = redisAddress(this.client.options);
   }
 
-  /** The client commands go to (a shared one is looked up each time: the process may have replaced it). */
-  get client(): Redis {
-    return this.shared ? sharedRedisClient(this.shared) : this.ownClient!;
+  /** The client commands went to last (a shared one is looked up each time: the process may have replaced it). */
+  get client(): RedisClient {
+    const client = this.shared ? currentSharedRedisClient(this.shared) : this.current;
+    if (!client) throw new Error(`The ${this.what} has not connected yet`);
+    return client;
   }
 
-  async run<T>(operation: string, command: (client: Redis) => Promise<T>): Promise<T> {
+  async run<T>(operation: string, command: (client: RedisClient) => Promise<T>): Promise<T> {
     if (this.closed) {
       throw new ContextStoreError(`The ${this.what} for ${this.address} is closed`, { failure: 'command', address: this.address, operation });
     }
-    const attempt = async () => {
-      await this.ensureReady();
-      return command(this.client);
-    };
+    const failures: unknown[] = [];
     try {
-      return await (this.shared ? withSharedRedis(this.shared, attempt) : attempt());
+      return await withinDeadline(this.attempt(command, Date.now() + this.deadlineMs, failures), this.deadlineMs);
     } catch (error) {
-      throw describeRedisFailure(error, this.address, operation);
+      // Past the deadline after attempts that failed, what they met says more than the deadline.
+      throw describeRedisFailure(error instanceof DeadlineError && failures.length > 0 ? failures.at(-1) : error, this.address, operation);
+    }
+  }
+
+  /**
+   * Runs the command; on a cluster, one that failed on the way (a connection closed by a master that died,
+   * CLUSTERDOWN or TRYAGAIN while a replica takes over, no replica confirming yet) is sent again while the deadline
+   * allows: every write's script carries an id it applies once, so a write sent twice is applied once.
+   */
+  private async attempt<T>(command: (client: RedisClient) => Promise<T>, deadlineAt: number, failures: unknown[]): Promise<T> {
+    for (;;) {
+      let used: RedisClient | undefined;
+      const run = (client: RedisClient) => {
+        used = client;
+        return command(client);
+      };
+      try {
+        return await (this.shared ? withSharedRedis(this.shared, run) : this.ready().then(run));
+      } catch (error) {
+        if (!used || !isClusterClient(used) || !passingClusterFailure(error) || Date.now() + CLUSTER_RETRY_DELAY_MS >= deadlineAt) throw error;
+        failures.push(error);
+        await new Promise((resolve) => setTimeout(resolve, CLUSTER_RETRY_DELAY_MS));
+      }
     }
   }
 
   /** Quits (or, if Redis does not answer, drops) the connection, when it is ours; a shared one stays for the next execution. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.ownsClient) await quitClient(this.client);
+    if (!this.ownsClient) return;
+    const client = this.current ?? (await this.opening?.catch(() => undefined));
+    if (client) await quitClient(client);
   }
 
-  private ensureReady(): Promise<void> {
-    if (this.client.status === 'ready') return Promise.resolve();
-    this.connecting ??= waitUntilReady(this.client, this.client.options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS)
-      .catch((error: unknown) => {
+  private ready(): Promise<RedisClient> {
+    if (this.current?.status === 'ready') return Promise.resolve(this.current);
+    this.opening ??= this.open().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private async open(): Promise<RedisClient> {
+    if (this.borrowed) {
+      const client = this.current!;
+      await waitUntilReady(client, connectTimeoutOf(client)).catch((error: unknown) => {
         // A server that accepted the socket but never got ready would otherwise keep it open. (An
         // ended client is left alone: disconnecting it again arms a timer that keeps Node running.)
-        if ((this.ownsClient || this.shared) && this.client.status !== 'end') this.client.disconnect();
+        if (this.ownsClient && client.status !== 'end') client.disconnect();
         throw error;
-      })
-      .finally(() => {
-        this.connecting = undefined;
       });
-    return this.connecting;
+      return client;
+    }
+    const stale = this.current;
+    this.current = undefined;
+    if (stale && stale.status !== 'end') stale.disconnect();
+    const client = await openRedisClient(this.connection!);
+    if (this.closed) {
+      await quitClient(client);
+      throw new Error('Connection is closed.');
+    }
+    this.current = client;
+    return client;
   }
+}
+
+/** The pause before a command that met a cluster failover is sent again (see ManagedRedis.attempt). */
+const CLUSTER_RETRY_DELAY_MS = 100;
+
+/** A failure a cluster gets over by itself (a failover, a slot moving), as opposed to Redis refusing the command. */
+function passingClusterFailure(error: unknown): boolean {
+  if (error instanceof ReplicaUnconfirmedError) return true;
+  const { name, message = '' } = (error ?? {}) as { name?: string; message?: string };
+  if (name !== 'ReplyError') return !/WRONGPASS|NOAUTH|NOPERM/.test(message);
+  return /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK|LOADING|MASTERDOWN|READONLY)\b/.test(message);
+}
+
+/** Connect time plus twice the command time: the first use connects, and a failover's retries take about a command time. */
+function deadlineOf(options: { connectTimeout?: number; commandTimeout?: number }): number {
+  return (options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS) + 2 * (options.commandTimeout ?? DEFAULT_COMMAND_TIMEOUT_MS);
+}
+
+function connectTimeoutOf(client: RedisClient): number {
+  const options = isClusterClient(client) ? client.options.redisOptions : client.options;
+  return options?.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
+}
+
+function borrowedAddress(client: RedisClient): string {
+  if (!isClusterClient(client)) return redisAddress(client.options);
+  // ioredis keeps the seed nodes it was given; the first names the cluster in messages.
+  const [seed] = (client as unknown as { startupNodes?: Array<{ host?: string; port?: number }> }).startupNodes ?? [];
+  return seed ? redisAddress(seed) : 'a Redis Cluster';
 }

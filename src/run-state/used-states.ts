@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { ManagedRedis, type RedisSource } from '../redis/managed-client';
+import { evaluateWrite, luaScript } from '../redis/script';
 
 /**
  * Which run states were already used to resume, so that one cannot be replayed (approve once, resume twice).
@@ -29,7 +31,22 @@ export class MemoryUsedStates implements UsedStates {
   async close(): Promise<void> {}
 }
 
-/** Used states in Redis: one key per state id, set only if absent (SET NX), expiring after `ttlSeconds`. */
+/**
+ * Sets the entry, if absent, to this call's token; a token found there that is this call's own (the same call
+ * sent again, e.g. by a cluster client retrying during a failover) still counts as the first use, so a retry
+ * never refuses the resume it is part of. KEYS: the entry; ARGV: token, ttl. 1: first use; 0: used before.
+ */
+const MARK_SCRIPT = luaScript(`
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2])) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
+return 0
+`);
+
+/**
+ * Used states in Redis: one key per state id, `<prefix><id>`, set only if absent, expiring after `ttlSeconds`.
+ * One key per entry needs no hash tag (a single key is always in one slot), so the layout is the one used before
+ * Redis Cluster support, and states used before an upgrade stay refused.
+ */
 export class RedisUsedStates implements UsedStates {
   private readonly redis: ManagedRedis;
   private readonly keyPrefix: string;
@@ -39,9 +56,13 @@ export class RedisUsedStates implements UsedStates {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_USED_STATE_PREFIX;
   }
 
-  async markUsed(id: string, ttlSeconds: number): Promise<boolean> {
-    const reply = await this.redis.run('mark the run state used', (client) => client.set(`${this.keyPrefix}${id}`, '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)), 'NX'));
-    return reply === 'OK';
+  /** `write.token` (default: a new one) identifies this call, so that sending it again is safe (see MARK_SCRIPT). */
+  async markUsed(id: string, ttlSeconds: number, write: { token?: string } = {}): Promise<boolean> {
+    const token = write.token ?? randomUUID();
+    const reply = await this.redis.run('mark the run state used', (client) =>
+      evaluateWrite(client, MARK_SCRIPT, [`${this.keyPrefix}${id}`], [token, Math.max(1, Math.ceil(ttlSeconds))]),
+    );
+    return Number(reply) === 1;
   }
 
   close(): Promise<void> {

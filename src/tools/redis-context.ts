@@ -2,19 +2,16 @@
  * The `redis_context` tool: small string values the model keeps between runs of one session
  * (get / set / append / delete / list), confined to that session's own key namespace in Redis.
  */
-import type { Redis, RedisOptions } from 'ioredis';
-import {
-  createRedisClientOptions,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  describeRedisFailure,
-  redisAddress,
-  waitUntilReady,
-  type RedisConnectionOptions,
-} from '../redis/connection';
-import { evaluateScript, luaScript } from '../redis/script';
-import { withSharedRedis } from '../redis/shared-clients';
+import { randomUUID } from 'node:crypto';
+import { type RedisConnectionOptions } from '../redis/connection';
+import { ManagedRedis } from '../redis/managed-client';
+import { isClusterClient, type RedisClient } from '../redis/open-client';
+import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
+import { INDEX_SUFFIX, legacySessionNamespace, OPERATION_SCRIPT, sessionNamespace, WRITE_ID_INFIX } from './redis-context-script';
 import type { JsonSchema } from '../validation/validate';
 import type { Tool, ToolContext } from './tool';
+
+export { legacySessionNamespace, sessionNamespace } from './redis-context-script';
 
 export const REDIS_CONTEXT_OPERATIONS = ['get', 'set', 'append', 'delete', 'list'] as const;
 export type RedisContextOperation = (typeof REDIS_CONTEXT_OPERATIONS)[number];
@@ -41,9 +38,6 @@ export const DEFAULT_REDIS_CONTEXT_TTL_SECONDS = 86_400;
 export const DEFAULT_REDIS_CONTEXT_MAX_VALUE_BYTES = 4096;
 export const DEFAULT_REDIS_CONTEXT_MAX_KEYS = 100;
 const KEY_PATTERN = '^[A-Za-z0-9_.:-]+$';
-/** Never a character of a model's key (see KEY_PATTERN), so the index can not collide with a value key. */
-const INDEX_SUFFIX = '#index';
-
 /** JSON Schema of the args; the descriptions are what the model reads. */
 export const redisContextParameters: JsonSchema = {
   type: 'object',
@@ -110,58 +104,6 @@ export function readRedisContextSettings(raw: Record<string, unknown> = {}): Red
   };
 }
 
-/**
- * The Redis key prefix of one session's values: `${keyPrefix}${encoded session id}:`. encodeURIComponent
- * is injective and turns every ":" into "%3A", so the first ":" after the prefix always ends the session
- * part: no session id (and no model key such as "../b" or "x:y") can reach into another session's space.
- */
-export function sessionNamespace(keyPrefix: string, sessionId: string): string {
-  return `${keyPrefix}${encodeURIComponent(sessionId)}:`;
-}
-
-/**
- * One script for every operation, so each call is atomic: the write, the index update and the expiry
- * refresh happen together, and the max_keys check can not race another writer. A session's values and
- * its index (a SET of key names) share one expiry, refreshed for all of them on every write; that keeps
- * the index exact, and members whose value vanished anyway (eviction, a manual DEL) are pruned before
- * listing or refusing a write. The value keys are derived from ARGV[2] rather than passed in KEYS,
- * which is fine for the standalone Redis this tool connects to (not Redis Cluster).
- * KEYS[1] index, KEYS[2] value key; ARGV: operation, namespace, ttl, max keys, max bytes, key, value.
- */
-const OPERATION_SCRIPT = luaScript(`
-local index, namespace = KEYS[1], ARGV[2]
-local ttl, maxKeys, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local name, value, operation = ARGV[6], ARGV[7], ARGV[1]
-local function prune()
-  for _, member in ipairs(redis.call('SMEMBERS', index)) do
-    if redis.call('EXISTS', namespace .. member) == 0 then redis.call('SREM', index, member) end
-  end
-end
-local function refresh()
-  for _, member in ipairs(redis.call('SMEMBERS', index)) do redis.call('EXPIRE', namespace .. member, ttl) end
-  redis.call('EXPIRE', index, ttl)
-end
-if operation == 'get' then return redis.call('GET', KEYS[2]) end
-if operation == 'list' then prune() return redis.call('SMEMBERS', index) end
-if operation == 'delete' then
-  local removed = redis.call('DEL', KEYS[2])
-  redis.call('SREM', index, name)
-  refresh()
-  return removed
-end
-local size = string.len(value)
-if operation == 'append' then size = size + redis.call('STRLEN', KEYS[2]) end
-if size > maxBytes then return {'too_large', size} end
-if redis.call('SISMEMBER', index, name) == 0 and redis.call('SCARD', index) >= maxKeys then
-  prune()
-  if redis.call('SCARD', index) >= maxKeys then return {'too_many_keys', redis.call('SCARD', index)} end
-end
-if operation == 'append' then size = redis.call('APPEND', KEYS[2], value) else redis.call('SET', KEYS[2], value) end
-redis.call('SADD', index, name)
-refresh()
-return {'stored', size}
-`);
-
 /** The `redis_context` tool. */
 export const redisContextTool: Tool<RedisContextArgs> = {
   name: 'redis_context',
@@ -181,11 +123,16 @@ export const redisContextTool: Tool<RedisContextArgs> = {
       throw tooLarge(key, Buffer.byteLength(args.value ?? '', 'utf8'), settings.maxValueBytes, 'set');
     }
     const namespace = sessionNamespace(settings.keyPrefix, sessionId);
-    const reply = await runOnRedis(settings.connection, args.operation, context.signal, (client) =>
-      evaluateScript(client, OPERATION_SCRIPT, [`${namespace}${INDEX_SUFFIX}`, `${namespace}${key}`], [
-        args.operation, namespace, settings.ttlSeconds, settings.maxKeys, settings.maxValueBytes, key, args.value ?? '',
-      ]),
-    );
+    const legacy = legacySessionNamespace(settings.keyPrefix, sessionId);
+    const writes = args.operation !== 'get' && args.operation !== 'list';
+    const writeIdKey = `${namespace}${WRITE_ID_INFIX}${randomUUID()}`;
+    const reply = await runOnRedis(settings.connection, args.operation, context.signal, (client) => {
+      const keys = [`${namespace}${INDEX_SUFFIX}`, `${namespace}${key}`, writeIdKey];
+      // The old layout exists only on a plain Redis (nothing worked on a cluster before).
+      if (!isClusterClient(client)) keys.push(`${legacy}${INDEX_SUFFIX}`);
+      const argv = [args.operation, namespace, settings.ttlSeconds, settings.maxKeys, settings.maxValueBytes, key, args.value ?? '', legacy, WRITE_ID_TTL_SECONDS];
+      return (writes ? evaluateWrite : evaluateScript)(client, OPERATION_SCRIPT, keys, argv);
+    });
     return renderReply(args, reply, settings);
   },
 };
@@ -230,34 +177,30 @@ function tooLarge(key: string, size: number, maxBytes: number, operation: RedisC
 }
 
 /**
- * Runs one command on this process's shared client for the connection (see withSharedRedis): executions
- * reuse one connection instead of opening one per call. An abort (call timeout, run timeout, cancel) ends
- * the call at once; the command itself is bounded by the client's command timeout.
+ * Runs one command on this process's shared client for the connection (see withSharedRedis, reached through
+ * ManagedRedis, which opens a cluster client when the connection names a Redis Cluster node): executions reuse
+ * one connection instead of opening one per call. An abort (call timeout, run timeout, cancel) ends the call at
+ * once; the command itself is bounded by the client's command timeout and the operation's deadline.
  */
-async function runOnRedis<T>(connection: RedisConnectionOptions, operation: string, signal: AbortSignal, command: (client: Redis) => Promise<T>): Promise<T> {
-  let options: RedisOptions;
+async function runOnRedis<T>(connection: RedisConnectionOptions, operation: string, signal: AbortSignal, command: (client: RedisClient) => Promise<T>): Promise<T> {
+  let redis: ManagedRedis;
   try {
-    options = createRedisClientOptions(connection);
+    redis = new ManagedRedis({ shared: connection }, 'redis_context tool');
   } catch (error) {
     throw new RedisContextError(`redis_context is misconfigured: ${(error as Error).message}; fix tool_settings.redis_context`);
   }
-  const address = redisAddress(options);
-  if (signal.aborted) throw stopped(address, false);
+  if (signal.aborted) throw stopped(redis.address, false);
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(stopped(address, true));
+    onAbort = () => reject(stopped(redis.address, true));
     signal.addEventListener('abort', onAbort, { once: true });
   });
   aborted.catch(() => undefined); // only observed through the race below
   try {
-    const work = withSharedRedis(connection, async (client) => {
-      await waitUntilReady(client, options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
-      return command(client);
-    });
-    return await Promise.race([work, aborted]);
+    return await Promise.race([redis.run(operation, command), aborted]);
   } catch (error) {
     if (error instanceof RedisContextError) throw error;
-    throw new RedisContextError(`redis_context failed: ${describeRedisFailure(error, address, operation).message}`);
+    throw new RedisContextError(`redis_context failed: ${(error as Error).message}`);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
