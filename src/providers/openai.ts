@@ -117,8 +117,16 @@ export function promptCacheKey(messages: ChatRequest['messages']): string | unde
   if (first?.role !== 'system' || first.content === '') return undefined;
   const end = first.content.indexOf('\n\n');
   const stable = end === -1 ? first.content : first.content.slice(0, end);
-  return `agent-core-${createHash('sha256').update(stable).digest('hex').slice(0, 32)}`;
+  // Every step of a run, and every run of a configuration, sends the same stable part: hashed once.
+  if (stable !== lastStable) {
+    lastStable = stable;
+    lastKey = `agent-core-${createHash('sha256').update(stable).digest('hex').slice(0, 32)}`;
+  }
+  return lastKey;
 }
+/** The last stable part hashed and its key (a one-entry memo: the hash is pure). */
+let lastStable: string | undefined;
+let lastKey = '';
 
 function withPromptCacheKey(request: ChatRequest): { prompt_cache_key?: string } {
   const key = promptCacheKey(request.messages);
