@@ -1,4 +1,6 @@
 import { budgetKey, DEFAULT_BUDGET_KEY_PREFIX } from '../../../src/budget/redis-ledger';
+import { redisSessionKeys } from '../../../src/context/redis-store';
+import { sessionStoreKey } from '../../../src/context/session';
 import { randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import * as fs from 'node:fs';
@@ -195,7 +197,7 @@ export interface AgentCoreInN8n {
   feishu: FakeFeishu;
   /** The Redis behind the imported Redis credential (and, in queue mode, n8n's job queue). */
   redis: E2eRedis;
-  /** The Agent Context key prefix of this run: sessions are stored at `<prefix><session id>:turns`. */
+  /** The Agent Context key prefix of this run: sessions are stored under the hash tag `{<prefix><session id>}` (redisSessionKeys). */
   contextKeyPrefix: string;
   /** The queue-mode workers, or an empty list on a single n8n process. */
   workers: N8nWorker[];
@@ -359,7 +361,9 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       post: (webhookPath, body) => post(instance, webhookPath, body),
       expectStatus: (response, status) => expectStatus(instance, response, status),
       uniqueId: (idLabel) => `${idLabel}-${randomBytes(4).toString('hex')}`,
-      readTurns: async (sessionId) => (await redis!.client.lrange(`${contextKeyPrefix}${sessionId}:turns`, 0, -1)).map((entry) => JSON.parse(entry) as StoredTurnJson),
+      // The stores' one key layout (the session key as a Redis Cluster hash tag), as the Agent Context node addresses it.
+      readTurns: async (sessionId) =>
+        (await redis!.client.lrange(redisSessionKeys('', sessionStoreKey({ sessionId, keyPrefix: contextKeyPrefix }).key).turns, 0, -1)).map((entry) => JSON.parse(entry) as StoredTurnJson),
       budgetTokens: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'tokens')) ?? 0),
       budgetCost: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'cost')) ?? 0),
       auditRuns: async () => {
