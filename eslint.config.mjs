@@ -18,7 +18,7 @@ export const deliberateExceptions = [
     rules: { '@n8n/community-nodes/no-runtime-dependencies': 'off' },
     reason:
       'The engine runs on its runtime dependencies (openai, @google/genai, ajv, ioredis, p-limit, jmespath, ' +
-      'ipaddr.js, zod, zod-to-json-schema, pg, @opentelemetry/*). n8n accepts them on self-hosted instances; n8n Cloud verification ' +
+      'ipaddr.js, zod, zod-to-json-schema, pg, re2js, @pydantic/genai-prices, @opentelemetry/*). n8n accepts them on self-hosted instances; n8n Cloud verification ' +
       'would need them bundled into dist/ instead.',
   },
 ];
