@@ -1,12 +1,12 @@
 // A throwaway Redis Cluster for tests: 3 masters with a replica each, Debian's redis-server on 127.0.0.1.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants as fileConstants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { findOnPath } from './redis';
 
 const run = promisify(execFile);
 
@@ -45,19 +45,6 @@ export interface TestRedisCluster {
 const NODE_COUNT = 6;
 /** Redis's cluster bus listens on the node's port + 10000. */
 const BUS_OFFSET = 10_000;
-
-function findOnPath(binary: string): string | undefined {
-  for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(folder, binary);
-    try {
-      accessSync(candidate, fileConstants.X_OK);
-      return candidate;
-    } catch {
-      // not in this folder
-    }
-  }
-  return undefined;
-}
 
 async function isFree(port: number): Promise<boolean> {
   const server = net.createServer();

@@ -96,7 +96,8 @@ async function answersPing(url: string): Promise<boolean> {
   }
 }
 
-function findOnPath(binary: string): string | undefined {
+/** The executable `binary` on PATH, or undefined. */
+export function findOnPath(binary: string): string | undefined {
   for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
     const candidate = path.join(folder, binary);
     try {
