@@ -19,9 +19,9 @@ export const RECORD_FIELDS = [
 ] as const;
 export type RecordField = (typeof RECORD_FIELDS)[number];
 
-/** The fields a record of this chain version covers: version 2 rows were sealed before `cost` (version 3) was stored. */
-export function recordFieldsOf(version: 2 | 3): readonly RecordField[] {
-  return version === 2 ? RECORD_FIELDS.filter((field) => field !== 'cost') : RECORD_FIELDS;
+/** The fields a record's chain covers: version 2 rows were sealed before `cost` (version 3) was stored. */
+export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): readonly RecordField[] {
+  return chainVersionOf(record) === 2 ? RECORD_FIELDS.filter((field) => field !== 'cost') : RECORD_FIELDS;
 }
 
 /** A record's chain version, as verify reads it: 3 and 2 have a record chain, anything else is version 1. */
@@ -59,8 +59,7 @@ export const replyHash = (stepNumber: unknown, reply: string | undefined): strin
 
 /** Every hash of the record chain, computed from the record as it stands. */
 export function recordHashes(record: AuditRecord): RecordHashes {
-  const fields = recordFieldsOf(chainVersionOf(record) === 2 ? 2 : 3);
-  const hashes = Object.fromEntries(fields.map((field) => [field, fieldHash(record, field)])) as Record<RecordField, string>;
+  const hashes = Object.fromEntries(recordFieldsOf(record).map((field) => [field, fieldHash(record, field)])) as Record<RecordField, string>;
   return { ...hashes, replies: record.steps.map((entry) => replyHash(entry.step?.step, entry.reply)) };
 }
 

@@ -40,7 +40,7 @@ export function malformedPart(record: AuditRecord): Mismatch {
   if (version === 1) return undefined;
   const hashes = row.record_hashes;
   if (!isObject(hashes)) return malformed('record_hashes', `it is ${kind(hashes)}, not the record chain's hashes`);
-  const field = recordFieldsOf(version).find((name) => typeof hashes[name] !== 'string');
+  const field = recordFieldsOf(record).find((name) => typeof hashes[name] !== 'string');
   if (field) return malformed('record_hashes', `it has no hash for ${field}`);
   if (!Array.isArray(hashes.replies) || hashes.replies.some((hash) => typeof hash !== 'string')) return malformed('record_hashes', 'its replies are not a list of hashes');
   if (typeof row.record_digest !== 'string') return malformed('record_digest', 'it is not a hash');

@@ -94,7 +94,7 @@ function baseMismatch(record: AuditRecord): Mismatch {
 
 /** The first run field, then the first step reply, whose recomputed hash is not the stored one. */
 function recordMismatch(record: AuditRecord, recomputed: RecordHashes, stored: RecordHashes): Mismatch {
-  const field = recordFieldsOf(chainVersionOf(record) === 2 ? 2 : 3).find((name) => recomputed[name] !== stored[name]);
+  const field = recordFieldsOf(record).find((name) => recomputed[name] !== stored[name]);
   if (field) return field === 'trace_digest' ? { part: 'trace_digest', detail: 'the stored trace_digest is not the one this run\'s record was sealed with' } : changed(field);
   const index = recomputed.replies.findIndex((hash, position) => hash !== stored.replies[position]);
   if (index >= 0) return { part: `step ${record.steps[index].step.step} reply`, detail: `the stored reply of step ${record.steps[index].step.step} does not match its recorded hash: it was changed after the run` };
