@@ -3,8 +3,8 @@ import type { TokenUsage } from '../core/usage';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
-import { roundedCost } from '../budget/pricing';
-import { catalogueName, runCost, unpricedNotice } from './shared-budget';
+import { CATALOGUE_NAME, roundedCost } from '../budget/pricing';
+import { runCost, unpricedNotice } from './shared-budget';
 import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
 import { configHash } from '../run-state/signed-state';
 import type { Tool } from '../tools/tool';
@@ -88,5 +88,5 @@ function costFields(trace: readonly TraceStep[]): Pick<AgentResult, 'cost' | 'co
   const cost = runCost(trace);
   if (!cost) return { cost: null, cost_details: null, cost_notice: unpricedNotice(trace) };
   const rounded = roundedCost(cost);
-  return { cost: rounded.total, cost_details: { ...rounded, currency: 'USD', catalogue: catalogueName() } };
+  return { cost: rounded.total, cost_details: { ...rounded, currency: 'USD', catalogue: CATALOGUE_NAME } };
 }

@@ -1,6 +1,6 @@
 import { ConfigError } from './config';
 import type { BudgetLedger, LedgerTotals } from '../budget/ledger';
-import { CATALOGUE, type CallCost, type ModelPrice, type PriceTable, addCost, costOf, noCost, priceOf, roundCost } from '../budget/pricing';
+import { CATALOGUE_NAME, type CallCost, type ModelPrice, type PriceTable, addCost, costOf, noCost, priceOf, roundCost } from '../budget/pricing';
 import type { FinishReason, TraceStep } from '../trace/types';
 import type { TokenUsage } from '../core/usage';
 
@@ -43,8 +43,6 @@ type SpendingConfig = { shared_budget?: SharedBudgetConfig; prices?: PriceTable;
  * failure ends it `budget_unavailable`, so its output, trace and audit row are kept.
  */
 export class Spending {
-  private readonly prices = new Map<string, ModelPrice | undefined>();
-
   constructor(
     private readonly config: SpendingConfig,
     private readonly ledger: BudgetLedger | undefined,
@@ -58,7 +56,7 @@ export class Spending {
     if (limit && unpriced) {
       throw new ConfigError(
         limit,
-        `${limit === 'max_cost' ? 'max_cost' : 'shared_budget.cost'} needs every model's price, and ${unpriced.provider} model "${unpriced.name}" has none in the catalogue (${catalogueName()}): add it to prices, e.g. {"${unpriced.name}": {"input_per_million": 0.15, "output_per_million": 0.6}}`,
+        `${limit === 'max_cost' ? 'max_cost' : 'shared_budget.cost'} needs every model's price, and ${unpriced.provider} model "${unpriced.name}" has none in the catalogue (${CATALOGUE_NAME}): add it to prices, e.g. {"${unpriced.name}": {"input_per_million": 0.15, "output_per_million": 0.6}}`,
       );
     }
   }
@@ -107,10 +105,9 @@ export class Spending {
     }
   }
 
+  /** The model's price (the catalogue's lookups are kept per model in pricing.ts). */
   private priceOf(model: PricedModel): ModelPrice | undefined {
-    const key = `${model.provider}\n${model.name}`;
-    if (!this.prices.has(key)) this.prices.set(key, priceOf(model.name, model.provider, this.config.prices));
-    return this.prices.get(key);
+    return priceOf(model.name, model.provider, this.config.prices);
   }
 }
 
@@ -128,11 +125,9 @@ export function runCost(trace: readonly TraceStep[]): CallCost | null {
 /** Why a run's cost is null: the first model that answered without a price, named. */
 export function unpricedNotice(trace: readonly TraceStep[]): string | undefined {
   const step = trace.find((entry) => entry.usage !== undefined && !entry.cost);
-  return step && `${step.provider ?? 'the'} model "${step.model ?? '?'}" has no price in the catalogue (${catalogueName()}), so the run's cost is null: add it to prices`;
+  return step && `${step.provider ?? 'the'} model "${step.model ?? '?'}" has no price in the catalogue (${CATALOGUE_NAME}), so the run's cost is null: add it to prices`;
 }
 
-/** The catalogue as outputs and notices name it. */
-export const catalogueName = (): string => `${CATALOGUE.source} ${CATALOGUE.version}, ${CATALOGUE.date}`;
 
 const exhausted = (detail: string): BudgetStop => ({ next: 'finish', reason: 'budget_exhausted', detail });
 const unavailable = (detail: string): BudgetStop => ({ next: 'finish', reason: 'budget_unavailable', detail });

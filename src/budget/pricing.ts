@@ -14,6 +14,8 @@ const genaiPrices = loadOnce(() => require('@pydantic/genai-prices') as typeof i
 
 /** The catalogue a cost came from, as outputs name it: package, version and the date that version was published. */
 export const CATALOGUE = { source: '@pydantic/genai-prices', version: '0.1.8', date: '2026-09-23' } as const;
+/** The catalogue as outputs and notices name it. */
+export const CATALOGUE_NAME = `${CATALOGUE.source} ${CATALOGUE.version}, ${CATALOGUE.date}`;
 
 /** `prices`: per model id, USD per million tokens; cached and cache-write input default to the input price. */
 export type PriceTable = Record<string, { input_per_million: number; output_per_million: number; cached_input_per_million?: number; cache_write_per_million?: number }>;
