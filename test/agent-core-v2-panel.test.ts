@@ -100,6 +100,17 @@ describe('Agent Core version 2 panel', () => {
     }
   });
 
+  it('shows Durable Runs under Governance, and its Run Key once it is on, with the Redis and Run State pickers', () => {
+    expect(firstView(versionTwo)).not.toContain('Durable Runs');
+    const governed = firstView(versionTwo, { governance: true });
+    expect(governed).toEqual(expect.arrayContaining(['Durable Runs', 'credential:agentCoreRedisApi', 'credential:agentCoreRunStateApi']));
+    expect(governed).not.toContain('Run Key');
+    expect(firstView(versionTwo, { governance: true, durableRuns: true })).toContain('Run Key');
+    expect(firstView(versionTwo, { durableRuns: true })).not.toContain('Run Key');
+    // Version 1 has no durable runs: the engine's options, and n8n 1.x's re-processed jobs, reach them through version 2.
+    expect(allNames(versionOne.properties)).not.toContain('durableRuns');
+  });
+
   it('groups approval, audit and budgets behind Governance', () => {
     const governed = firstView(versionTwo, { governance: true });
     expect(governed).toEqual(expect.arrayContaining(['Require Approval', 'Audit Trail', 'Budgets']));

@@ -28,13 +28,15 @@ export class AgentCoreV2 implements INodeType {
       credentials: [
         { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
         { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
-        // Redis serves a shared budget, resuming a state only once, and the Redis Context tool. n8n shows a
-        // credential under one condition (every key must match; a run reads the first entry of a type), so it
-        // shows with Governance, where two of its three uses are; the tool's error says where to find it.
+        // Redis serves a shared budget, durable runs, resuming a state only once, and the Redis Context tool. n8n
+        // shows a credential under one condition (every key must match; a run reads the first entry of a type),
+        // so it shows with Governance, where three of its four uses are; the tool's error says where to find it.
         // Switches are written with whileOn (see there): n8n 1.x's editor would hide them otherwise.
         { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest', displayOptions: whileOn('governance') },
         { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
-        { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: whileOn('governance', 'needsApproval') },
+        // Run State signs Require Approval's paused runs and Durable Runs' checkpoints: shown with Governance,
+        // for the same reason, and each use says when it is missing (approval.ts readStateSecret).
+        { name: 'agentCoreRunStateApi', required: false, testedBy: 'agentCoreRunStateApiTest', displayOptions: whileOn('governance') },
         { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: whileOn('governance', 'auditTrail') },
         { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
       ],

@@ -2,6 +2,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { SETTINGS, type Setting } from '../../src';
 import { agentCoreProperties } from './description';
+import { durableRunProperties } from './durable-runs';
 import { nodeOptions, streamAnswerCheckedOption } from './options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
 import { collectionProperties } from './settings-panel';
@@ -139,7 +140,7 @@ export const agentCorePropertiesV2: INodeProperties[] = [
     default: false,
     noDataExpression: true,
     description:
-      'Whether to show the controls for people approving tool calls, an audit trail in PostgreSQL, token budgets, and the Redis credential (shared budgets, resuming a paused run only once, the Redis Context tool)',
+      'Whether to show the controls for people approving tool calls, an audit trail in PostgreSQL, budgets, durable runs, and the Redis and Run State credentials (shared budgets, durable runs, resuming a paused run only once, the Redis Context tool)',
   },
   fromVersionOne('needsApproval', {}, governed),
   fromVersionOne(
@@ -155,6 +156,7 @@ export const agentCorePropertiesV2: INodeProperties[] = [
   fromVersionOne('runStateMaxAgeDays', {}, governed),
   fromVersionOne('auditTrail', {}, governed),
   fromVersionOne('auditRetentionDays', {}, governed),
+  ...durableRunProperties.map((property) => ({ ...property, displayOptions: { show: { ...property.displayOptions?.show, ...governed } } })),
   {
     displayName: 'Budgets',
     name: 'budgets',

@@ -1,6 +1,6 @@
 // The one owner of an execution's Redis: the node's Agent Core: Redis API credential and everything opened from it.
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { RedisBudgetLedger, RedisUsedStates, type BudgetLedger, type UsedStates } from '../../src';
+import { RedisBudgetLedger, RedisCheckpoints, RedisUsedStates, type BudgetLedger, type CheckpointStore, type UsedStates } from '../../src';
 import type { RedisConnectionOptions } from '../../src/context';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
@@ -10,14 +10,15 @@ const REDIS_CREDENTIAL = 'agentCoreRedisApi';
 
 /**
  * The execution's Redis: the credential is read once, for the first item that needs it, and what uses it —
- * the shared-budget ledger, the used-state registry that lets a paused run resume only once, the Redis
- * Context tool's connection — comes from here; `close` ends what was opened when the execution's items
- * are done. The ledger and the registry share this process's client for the connection (src/redis/shared-clients.ts).
+ * the shared-budget ledger, the used-state registry that lets a paused run resume only once, a durable
+ * run's checkpoints, the Redis Context tool's connection — comes from here; `close` ends what was opened when the execution's items
+ * are done. The ledger, the registry and the checkpoints share this process's client for the connection (src/redis/shared-clients.ts).
  */
 export class ExecutionRedis {
   private connection?: Promise<RedisConnectionOptions>;
   private ledger?: RedisBudgetLedger;
   private usedStates?: RedisUsedStates;
+  private checkpointStore?: RedisCheckpoints;
 
   constructor(private readonly context: IExecuteFunctions) {}
 
@@ -52,7 +53,14 @@ export class ExecutionRedis {
     return this.usedStates;
   }
 
+  /** Where durable runs keep their checkpoints (Governance → Durable Runs), shared by the execution's items. */
+  async checkpoints(itemIndex: number): Promise<CheckpointStore> {
+    const connection = await this.connectionFor(itemIndex, 'Durable Runs (Governance)');
+    this.checkpointStore ??= new RedisCheckpoints({ shared: connection });
+    return this.checkpointStore;
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.ledger?.close(), this.usedStates?.close()]);
+    await Promise.all([this.ledger?.close(), this.usedStates?.close(), this.checkpointStore?.close()]);
   }
 }

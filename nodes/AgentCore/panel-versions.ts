@@ -65,8 +65,8 @@ export function readCollections(context: IExecuteFunctions, itemIndex: number): 
   return { options: asVersionOne, limits: { ...rest, ...budgets } };
 }
 
-/** Require Approval or Audit Trail: in version 2 each is on only while Governance, the toggle that shows it, is on. */
-export function governanceSwitch(context: IExecuteFunctions, itemIndex: number, name: 'needsApproval' | 'auditTrail'): boolean {
+/** Require Approval, Audit Trail or Durable Runs (version 2 only): in version 2 each is on only while Governance, the toggle that shows it, is on. */
+export function governanceSwitch(context: IExecuteFunctions, itemIndex: number, name: 'needsApproval' | 'auditTrail' | 'durableRuns'): boolean {
   if (context.getNodeParameter(name, itemIndex, false) !== true) return false;
   return panelVersion(context) < 2 || context.getNodeParameter('governance', itemIndex, false) === true;
 }

@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions, RelatedExecution } from 'n8n-workf
 import { type AgentConfig, type ChatModel, type ProviderName, RUN_OPTION_SETTINGS, type RunAgentOptions, type Tool } from '../../src';
 import { readField } from '../shared/default-expressions';
 import { nodeError } from '../shared/node-errors';
-import { readApproval } from './approval';
+import { readApproval, readStateSecret } from './approval';
+import { readDurableRun } from './durable-runs';
 import { chatModelInputs, readConnectedModels } from './connected-model';
 import { readConnectedTools } from './connected-tools';
 import { fieldFallback, fieldPath, readCollections, withToolFields } from './panel-versions';
@@ -24,6 +25,8 @@ export interface ItemRun {
   config: Partial<AgentConfig> & { model: string };
   extraTools: Tool[];
   stateSecret?: string;
+  /** Governance → Durable Runs: the run key and the checkpoints' store, or none. */
+  durable: Pick<RunAgentOptions, 'runKey' | 'checkpoints'>;
   secrets: string[];
   /** The sub-executions its workflow tools start, filled while it runs. */
   subExecutions: RelatedExecution[];
@@ -31,7 +34,7 @@ export interface ItemRun {
 
 /**
  * Reads the item's settings in the order their problems were always reported (models, JSON fields, model
- * name, tool credentials, tools, approval) and builds the config in one piece; nothing patches it later.
+ * name, tool credentials, tools, approval, durable runs) and builds the config in one piece; nothing patches it later.
  */
 export async function readItemRun(context: IExecuteFunctions, itemIndex: number, redis: ExecutionRedis): Promise<ItemRun> {
   const sessionId = String(readField(context, fieldPath(context, 'sessionId'), itemIndex, fieldFallback(context, 'sessionId', '')) ?? '');
@@ -49,6 +52,9 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number,
   const readOnly = new Set(String(options.readOnlyTools ?? '').split(',').map((name) => name.trim()).filter(Boolean));
   const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions, readOnly), ...(await readConnectedTools(context, itemIndex, readOnly))];
   const approval = await readApproval(context, itemIndex);
+  const durable = await readDurableRun(context, itemIndex, redis);
+  // Approval and durable runs sign and seal with the same credential's secret.
+  const stateSecret = approval.stateSecret ?? (durable.runKey !== undefined ? await readStateSecret(context, itemIndex, 'Durable Runs') : undefined);
   const config = {
     model: modelName,
     allowed_tools: [...builtIns, ...extraTools.map((tool) => tool.name)],
@@ -59,8 +65,7 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number,
     approval_required: approval.tools,
     ...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
   };
-  const allSecrets = approval.stateSecret ? [approval.stateSecret] : [];
-  return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret: approval.stateSecret, secrets: allSecrets, subExecutions };
+  return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, secrets: stateSecret ? [stateSecret] : [], subExecutions };
 }
 
 /** Shared Token Budget, Shared Cost Budget (version 2), Scope and Period: one config key, set when either budget is above 0. */
