@@ -16,6 +16,7 @@ import { quitClient } from '../src/redis/connection';
 import { hashTag, keySlot } from '../src/redis/hash-tag';
 import { isClusterClient, openRedisClient, pingRedis } from '../src/redis/open-client';
 import { closeSharedRedisClients } from '../src/redis/shared-clients';
+import { checkpointKey, RedisCheckpoints } from '../src/run-state/checkpoint-store';
 import { RedisUsedStates } from '../src/run-state/used-states';
 import { redisContextTool, sessionNamespace, type RedisContextArgs } from '../src/tools/redis-context';
 import { validateAgainst } from '../src/validation/validate';
@@ -209,6 +210,36 @@ describe('conversations on a cluster', () => {
       const second = await execute('what color?', node(3));
       expect((second.outputOf('Agent Core')[0].json.trace as Array<Record<string, unknown>>)[0].observation).toBe('teal');
     });
+
+    it("Durable Runs: a run whose model failed after step 1, run again through another node, goes on after step 1 (run keys on every master)", async () => {
+      const runKeys = await onEveryMaster('durable', (runKey) => `agent_core:checkpoint:{test-workflow:Agent Core:${runKey}}`, 1);
+      const execute = (runKey: string, url: string) =>
+        runWorkflow({
+          nodes: [
+            createInputNode([{ prompt: `Look it up (${runKey}).` }]),
+            createNode({
+              name: 'Agent Core',
+              type: 'agentCore',
+              typeVersion: 2,
+              parameters: { provider: 'openai', model: { __rl: true, mode: 'id', value: 'm' }, allowedTools: ['json_transform'], governance: true, durableRuns: true, runKey, options: { onModelError: 'returnItem' } },
+              settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, agentCoreRedisApi: { id: '3', name: 'Redis' }, agentCoreRunStateApi: { id: '4', name: 'Run State' } } },
+            }),
+          ],
+          connections: connectInSequence('Input', 'Agent Core'),
+          nodeTypes: { agentCore: new AgentCore() },
+          credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl }, agentCoreRedisApi: credential(url), agentCoreRunStateApi: { signingSecret: 'cluster-durable-secret-0123456789' } },
+        });
+      for (const [index, runKey] of runKeys.entries()) {
+        server().setScript([action('json_transform', { data: { a: index }, expression: 'a' })]);
+        const failed = await execute(runKey, node(index % 6));
+        expect(failed.outputOf('Agent Core')[0].json.finish_reason).toBe('llm_error');
+        const before = server().requests.length;
+        server().setScript([final(`done ${index}`)]);
+        const resumed = await execute(runKey, node((index + 3) % 6));
+        expect(resumed.outputOf('Agent Core')[0].json).toMatchObject({ finish_reason: 'final', final_answer: `done ${index}` });
+        expect(server().requests.length - before).toBe(1);
+      }
+    });
   });
 });
 
@@ -383,7 +414,15 @@ describe('a master killed mid-traffic, its replica promoted', () => {
     const urls = [master.url, other.url];
     const ledgers = urls.map((url) => owned(new RedisBudgetLedger({ connection: { url }, keyPrefix })));
     const stores = urls.map((url) => owned(new RedisContextStore({ connection: { url }, keyPrefix })));
+    // And a durable run's checkpoints per client, each run key on that master too: its last record reported written must survive.
+    const checkpointStores = urls.map((url) => owned(new RedisCheckpoints({ connection: { url }, keyPrefix })));
+    const runKeys: string[] = [];
+    for (let index = 0; runKeys.length < urls.length; index++) {
+      if ((await cluster.ownersOf(checkpointKey(keyPrefix, `failover-run-${index}`))).master === master) runKeys.push(`failover-run-${index}`);
+    }
     await Promise.all([...ledgers.map((ledger) => ledger.totals(scope, 3600)), ...stores.map((store) => store.get(session))]);
+    for (const [writer, store] of checkpointStores.entries()) expect(await store.claim(runKeys[writer], `attempt-${writer}`, 'run')).toEqual({ taken: true });
+    const lastCheckpoint: string[] = [];
 
     const charged: number[] = [];
     const persisted: string[] = [];
@@ -415,6 +454,16 @@ describe('a master killed mid-traffic, its replica promoted', () => {
           noteDone();
         }
       }),
+      ...checkpointStores.map(async (store, writer) => {
+        for (let index = 0; !stop; index++) {
+          let written = false;
+          await untilDone(async () => (written = await store.write(runKeys[writer], `attempt-${writer}`, `step ${index}`)), failures);
+          // A write refused means the claim was lost in the failover: then the record below is wrong, and the test says so.
+          if (!written) break;
+          lastCheckpoint[writer] = `step ${index}`;
+          noteDone();
+        }
+      }),
     ];
     await sleep(500);
     killedAt = Date.now();
@@ -440,6 +489,8 @@ describe('a master killed mid-traffic, its replica promoted', () => {
     expect(totals.cost).toBeCloseTo(charged.reduce((sum, tokens) => sum + tokens / 1000, 0), 6);
     expect(stored.sort()).toEqual([...persisted].sort());
     expect(new Set(stored).size).toBe(stored.length);
+    const readBack = owned(new RedisCheckpoints({ connection: { url: other.url }, keyPrefix }));
+    for (const [writer, runKey] of runKeys.entries()) expect(await readBack.claim(runKey, `attempt-${writer}`, 'run')).toEqual({ taken: true, record: lastCheckpoint[writer] });
     expect(chargedAfterPromotion).toBeGreaterThan(0); // the writes went on, to the promoted replica
     for (const failure of failures) {
       expect(failure.message).toMatch(/^Redis at /);

@@ -1,5 +1,5 @@
 import { ManagedRedis, type RedisSource } from '../redis/managed-client';
-import { evaluateScript, luaScript } from '../redis/script';
+import { evaluateWrite, luaScript } from '../redis/script';
 
 /**
  * Where a durable run's checkpoints are kept, one record per run key (issue #30). The store keeps text it is
@@ -95,7 +95,11 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
 return 1
 `);
 
-/** Checkpoints in Redis: one hash per run key (`run`, `attempt`, `record`), expiring `ttlSeconds` after its last write. */
+/**
+ * Checkpoints in Redis: one hash per run key (`run`, `attempt`, `record`), expiring `ttlSeconds` after its last
+ * write. On a cluster a claim or write is done only once a replica holds it (evaluateWrite), so a failover
+ * never loses the record of a call that started; both scripts may be applied twice with the same effect.
+ */
 export class RedisCheckpoints implements CheckpointStore {
   private readonly redis: ManagedRedis;
   private readonly keyPrefix: string;
@@ -109,13 +113,13 @@ export class RedisCheckpoints implements CheckpointStore {
 
   async claim(runKey: string, attempt: string, run: string): Promise<{ taken: boolean; record?: string }> {
     const key = checkpointKey(this.keyPrefix, runKey);
-    const [taken, record] = (await this.redis.run('read the run\'s checkpoint', (client) => evaluateScript(client, CLAIM_SCRIPT, [key], [attempt, this.ttlSeconds, run]))) as [number, unknown];
+    const [taken, record] = (await this.redis.run('read the run\'s checkpoint', (client) => evaluateWrite(client, CLAIM_SCRIPT, [key], [attempt, this.ttlSeconds, run]))) as [number, unknown];
     return { taken: taken === 1, ...(typeof record === 'string' ? { record } : {}) };
   }
 
   async write(runKey: string, attempt: string, record: string): Promise<boolean> {
     const key = checkpointKey(this.keyPrefix, runKey);
-    const written = await this.redis.run('write the run\'s checkpoint', (client) => evaluateScript(client, WRITE_SCRIPT, [key], [attempt, record, this.ttlSeconds]));
+    const written = await this.redis.run('write the run\'s checkpoint', (client) => evaluateWrite(client, WRITE_SCRIPT, [key], [attempt, record, this.ttlSeconds]));
     return written === 1;
   }
 
