@@ -172,6 +172,9 @@ export function redisAddress(options: RedisOptions): string {
   return `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 6379}`;
 }
 
+/** Node's codes for a TLS peer whose certificate does not verify (tls.TLSSocket's authorizationError). */
+const TLS_CERTIFICATE_CODES = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
 /** Turns any ioredis failure into one sentence naming Redis, the address and what to check. */
 export function describeRedisFailure(error: unknown, address: string, operation: string): ContextStoreError {
   if (error instanceof ContextStoreError) return error;
@@ -213,12 +216,21 @@ export function describeRedisFailure(error: unknown, address: string, operation:
       `Redis at ${address} refused the credentials (${firstLine}); check the Redis credential's user and password`,
     );
   }
+  if (code && TLS_CERTIFICATE_CODES.test(code)) {
+    return new ContextStoreError(
+      `Redis at ${address} refused over TLS: its certificate is not trusted here (${firstLine})`,
+      { failure: 'configuration', address, operation, cause: error },
+      () => 'Nothing was written. Start n8n (or agent-core) with NODE_EXTRA_CA_CERTS set to the file of the CA that signed Redis\'s certificate, or give Redis a certificate for the name you connect to.',
+    );
+  }
   if (firstLine === 'Command timed out') {
     return fail('timeout', `Redis at ${address} did not answer ${operation} in time (command timed out)`);
   }
   if (code && (syscall === 'connect' || syscall === 'getaddrinfo' || /^E[A-Z]+$/.test(code))) {
     const reason = syscall ? `${syscall} ${code}` : code;
-    return fail('unreachable', `Redis at ${address} is unreachable (${reason}); check the Redis credential's host and port`);
+    // A server that speaks only TLS resets a plain connection at its first command.
+    const tlsHint = code === 'ECONNRESET' ? ' and TLS setting (rediss:// for a server that speaks only TLS)' : '';
+    return fail('unreachable', `Redis at ${address} is unreachable (${reason}); check the Redis credential's host and port${tlsHint}`);
   }
   if (/Connection is closed|Stream isn't writeable|enableOfflineQueue|None of startup nodes is available|Failed to refresh slots cache|Cluster is ended|Cluster isn't ready/.test(firstLine)) {
     return fail('unreachable', `Redis at ${address} is unreachable (connection closed); check the Redis credential's host and port`);
