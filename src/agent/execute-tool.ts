@@ -2,7 +2,8 @@ import { TruncatedText, type Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
 import { secretsInSettings, type Redactor } from '../trace/redact';
 import type { StepError, ToolUsage } from '../trace/types';
-import { callSignal, describeAbort, raceAbort } from './limits';
+import { callLimit } from './call-limits';
+import { describeAbort } from './limits';
 import { truncateObservation } from '../core/text-cut';
 
 /** A tool's error message fed back to the model is cut to this many characters. */
@@ -63,18 +64,21 @@ export function checkToolCall(tools: ReadonlyMap<string, Tool>, name: string, ar
 /** Runs a checked tool under its own timeout and the run's signal; failures come back as outcomes, never thrown. */
 export async function runTool(tool: Tool, request: ToolCallRequest): Promise<ToolOutcome> {
   const started = performance.now();
-  const call = callSignal(request.runSignal, request.singleCallTimeout);
+  const call = callLimit(request.runSignal, request.singleCallTimeout);
   try {
     const work = Promise.resolve().then(() =>
       tool.execute(request.args, {
-        signal: call.signal,
+        // Made when the tool reads it: most tools never do.
+        get signal() {
+          return call.signal;
+        },
         settings: request.settings,
         sessionId: request.sessionId,
         trustedText: request.trustedText,
         ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       }),
     );
-    const result = await raceAbort(work, call.signal);
+    const result = await call.race(work);
     return { ok: true, observation: observationOf(result, request.redactor, request.observationMaxLength), elapsedMs: performance.now() - started };
   } catch (error) {
     const elapsedMs = performance.now() - started;

@@ -5,7 +5,8 @@ import type { StepError, TraceStep } from '../trace/types';
 import type { ModelChoice } from './model-choice';
 import type { AnswerRelease } from './answer-release';
 import type { AgentConfig } from './config';
-import { callSignal, describeAbort, raceAbort } from './limits';
+import { callLimit } from './call-limits';
+import { describeAbort } from './limits';
 
 /** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ModelCallOutcome =
@@ -32,7 +33,7 @@ export interface ModelCallRequest {
  */
 export async function callModel(request: ModelCallRequest): Promise<ModelCallOutcome> {
   const { config, release } = request;
-  const call = callSignal(request.runSignal, config.single_call_timeout);
+  const call = callLimit(request.runSignal, config.single_call_timeout);
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   try {
@@ -47,7 +48,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallOut
       deadline: Date.now() + config.single_call_timeout * 1000,
       ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
     });
-    const response = await raceAbort(work, call.signal);
+    const response = await call.race(work);
     return { ok: true, response, usage: sanitiseUsage(response.usage), elapsedMs: elapsed() };
   } catch (error) {
     release?.finishWithoutAnswer('the model call failed');
