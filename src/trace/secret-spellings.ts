@@ -37,7 +37,30 @@ function base64Spellings(bytes: Buffer): string[] {
  * lower-case escapes, and form-encoded); hex (lower and upper case); base64 (standard and URL-safe, padded
  * or not, whole or embedded at any offset). Longest first, so that no spelling is replaced inside a longer one.
  */
-export function secretSpellings(secret: string): string[] {
+export function secretSpellings(secret: string): readonly string[] {
+  const known = rememberedSpellings.get(secret);
+  if (known) {
+    // Most recently used last, so the oldest is the first to go.
+    rememberedSpellings.delete(secret);
+    rememberedSpellings.set(secret, known);
+    return known;
+  }
+  const spellings = Object.freeze(spellingsOf(secret));
+  if (rememberedSpellings.size >= MAX_REMEMBERED_SECRETS) rememberedSpellings.delete(rememberedSpellings.keys().next().value as string);
+  rememberedSpellings.set(secret, spellings);
+  return spellings;
+}
+
+/**
+ * The spellings of the secrets of the last runs. Every run makes a redactor, and spelling its API key out
+ * again (22 spellings) was 5 % of the engine's own CPU per run, and a worker runs the same few keys over and
+ * over. The spellings are pure functions of the secret, so this is a cache; it does keep the last
+ * MAX_REMEMBERED_SECRETS secrets in memory after their runs (in the process that held them for the runs).
+ */
+const rememberedSpellings = new Map<string, readonly string[]>();
+const MAX_REMEMBERED_SECRETS = 16;
+
+function spellingsOf(secret: string): string[] {
   const jsonEscaped = JSON.stringify(secret).slice(1, -1);
   const asciiOnly = (json: string) => json.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const slashEscaped = jsonEscaped.replaceAll('/', '\\/');
