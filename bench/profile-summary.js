@@ -6,8 +6,11 @@
  * under dist/src, each npm package, Node's own code, garbage collection), the busiest functions by self
  * time, by the innermost frame of this package on the stack, and the inclusive time of the functions matching --match (everything they call counted too).
  *
- *   node bench/profile-summary.js FILE.cpuprofile [--top 25] [--match 'Redactor|canonicalJson|sha256'] [--skip spawnSync]
+ *   node bench/profile-summary.js FILE.cpuprofile [--top 25] [--match 'Redactor|canonicalJson|sha256'] [--skip spawnSync] [--from-ms 3000]
  *
+ * `--from-ms MS` leaves out the samples of the profile's first MS milliseconds: one-time work (loading
+ * modules, compiling the built-in tools' schemas once, the JIT warming up) then no longer counts as a share
+ * of every step.
  * `--skip NAME` leaves out the samples with a frame of that name on the stack: `spawnSync` drops the build
  * that `engine-overhead.js --baseline REV` runs in the same process before it measures.
  * Idle time (`(idle)`, `(program)`) is left out of the busy total: the client waits on the loopback
@@ -19,11 +22,12 @@ const path = require('node:path');
 const IDLE = new Set(['(idle)', '(program)', '(root)']);
 
 function parseArguments(argv) {
-  const options = { file: undefined, top: 25, match: undefined, skip: undefined };
+  const options = { file: undefined, top: 25, match: undefined, skip: undefined, fromMs: 0 };
   for (let index = 0; index < argv.length; index++) {
     if (argv[index] === '--top') options.top = Number(argv[++index]);
     else if (argv[index] === '--match') options.match = new RegExp(argv[++index]);
     else if (argv[index] === '--skip') options.skip = argv[++index];
+    else if (argv[index] === '--from-ms') options.fromMs = Number(argv[++index]);
     else options.file = argv[index];
   }
   if (!options.file) throw new Error("usage: node bench/profile-summary.js FILE.cpuprofile [--top 25] [--match 'Redactor|canonicalJson']");
@@ -49,7 +53,10 @@ function summarise(profile, options) {
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
 
   const weightOf = new Map(); // node id -> µs
+  let at = profile.startTime;
   for (let index = 0; index < profile.samples.length; index++) {
+    at += profile.timeDeltas[index];
+    if (at - profile.startTime < options.fromMs * 1000) continue;
     const weight = Math.max(0, profile.timeDeltas[index + 1] ?? 0);
     weightOf.set(profile.samples[index], (weightOf.get(profile.samples[index]) ?? 0) + weight);
   }
