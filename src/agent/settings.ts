@@ -5,6 +5,7 @@ import type { PriceTable, SharedBudgetConfig } from './shared-budget';
 import * as check from './setting-checks';
 import type { Check } from './setting-checks';
 import type { PanelFacts, Setting } from './setting-types';
+import { MEMORY_SETTINGS } from './memory-settings';
 
 export type { PanelChoice, PanelFacts, Setting } from './setting-types';
 
@@ -256,6 +257,7 @@ export const SETTINGS = {
       'a JSON Schema the final answer must match (see *Typed answers and the schema mode*); absent = a text answer, exactly as before',
     panel: { collection: 'options', name: 'outputSchema', displayName: 'Output Schema', type: 'json', shownWith: 'Output Format → JSON Matching a Schema', builtByNode: true },
   },
+  ...MEMORY_SETTINGS,
 } satisfies Record<string, Setting>;
 
 /** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */

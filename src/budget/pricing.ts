@@ -66,6 +66,11 @@ export function priceOf(model: string, provider: string | undefined, prices: Pri
   return catalogueEntry(model, provider);
 }
 
+/** The model's context window in tokens as the catalogue lists it; undefined when it does not know the model or the figure. */
+export function contextWindowOf(model: string, provider: string | undefined): number | undefined {
+  return catalogueEntry(model, provider)?.context_window;
+}
+
 /** Catalogue lookups are pure and repeat every step: kept per model and provider (a bounded number of pairs per process). */
 const entries = new Map<string, ModelPrice | undefined>();
 const MAX_ENTRIES = 1000;

@@ -72,6 +72,11 @@ export interface TraceStep {
   reasoning?: string;
   /** What the provider adapter did that matters (e.g. retried without JSON mode). */
   notices?: string[];
+  /**
+   * A compaction call (step 0, before the run's first step): the summary written, the newest turn it covers,
+   * how many turns it stands for in all, and tokens before (summary so far and the turns folded) and after.
+   */
+  compaction?: { summary: string; through_seq: number; replaced_turns: number; model: string; tokens_before: number; tokens_after: number; at: string };
 }
 
 /** One tool's runs in a run (design §12): how often it ran, how long in all and on average, how often it failed. */

@@ -1,0 +1,165 @@
+// Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens, remembered text replayed as data, and what compaction folds.
+import type { ChatMessage } from '../core/messages';
+import { truncateObservation } from '../core/text-cut';
+import { observationMessage } from './prompt';
+
+/** What a context store adds to the neutral messages (see src/core/messages.ts): the turn's number, its tool results, a summary. */
+export type MemoryMessage = ChatMessage & {
+  seq?: number;
+  tool_results?: Array<{ step: number; tool: string; args: Record<string, unknown>; observation: string; error?: string }>;
+  summary?: { through_seq: number; replaced_turns: number; model: string; tokens_before: number; tokens_after: number; at: string };
+};
+
+/** One stored exchange: the user message that opened it (with its `seq` when a store numbered it) and what answered it. */
+export interface HistoryTurn {
+  seq?: number;
+  messages: MemoryMessage[];
+}
+
+/** The history split the way memory works on it: system text, the stored summary, and whole turns, oldest first. */
+export interface SplitHistory {
+  system: ChatMessage[];
+  summary?: MemoryMessage;
+  turns: HistoryTurn[];
+}
+
+/** Characters of an observation a remembered turn keeps (Agent Core's `messages` output cuts each tool result to this). */
+export const REMEMBERED_OBSERVATION_CHARS = 2_000;
+/** Tool results one remembered turn keeps: the first ones, then a count of the rest. */
+export const REMEMBERED_TOOL_RESULTS = 20;
+/** What a chat format adds around each message (as estimateWhenUnreported counts). */
+const TOKENS_PER_MESSAGE = 4;
+
+/**
+ * Tokens of text for fitting a window: UTF-8 bytes / 3, rounded up. Deliberately above what tokenizers count
+ * (about 4 bytes a token in English, 3 in many other scripts and in code), so a window fitted by it fits the model.
+ */
+export function memoryTokens(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
+}
+
+/** Tokens of messages as sent: each message's content and its framing. */
+export function messagesTokens(messages: readonly ChatMessage[]): number {
+  let total = 0;
+  for (const message of messages) total += TOKENS_PER_MESSAGE + memoryTokens(message.content);
+  return total;
+}
+
+/**
+ * Splits the history into system messages, the summary (an assistant message carrying `summary`, before the
+ * first turn) and turns: each begins at a user message and holds the assistant messages after it. Assistant
+ * messages before the first user message form a turn of their own, so nothing is lost.
+ */
+export function splitHistory(history: readonly MemoryMessage[]): SplitHistory {
+  const split: SplitHistory = { system: [], turns: [] };
+  for (const message of history) {
+    if (message.role === 'system') split.system.push(message);
+    else if (message.summary && message.role === 'assistant' && split.turns.length === 0 && !split.summary) split.summary = message;
+    else if (message.role === 'user' || split.turns.length === 0) split.turns.push({ ...(message.seq !== undefined ? { seq: message.seq } : {}), messages: [message] });
+    else split.turns[split.turns.length - 1].messages.push(message);
+  }
+  return split;
+}
+
+/**
+ * What the model is sent for remembered text: the summary and every remembered tool result go inside the
+ * observation wrapper (data, never an instruction), a tool result after the action it answered, so the
+ * conversation shows what was done and what came back exactly as a live step does. Two user messages in a
+ * row (the summary before the first turn's question) are joined, so every provider sees turns alternate.
+ */
+export function replayHistory(split: SplitHistory): ChatMessage[] {
+  const replayed: ChatMessage[] = [...split.system];
+  const add = (message: ChatMessage) => {
+    const last = replayed[replayed.length - 1];
+    if (last && last.role === 'user' && message.role === 'user') replayed[replayed.length - 1] = { role: 'user', content: `${last.content}\n\n${message.content}` };
+    else replayed.push(message);
+  };
+  if (split.summary) add({ role: 'user', content: summaryObservation(split.summary) });
+  for (const turn of split.turns) for (const message of turnMessages(turn)) add(message);
+  return replayed;
+}
+
+/** The summary as the model reads it: which turns it stands for, inside the wrapper. */
+export function summaryObservation(summary: MemoryMessage): string {
+  const covered = summary.summary ? ` (turns 1–${summary.summary.through_seq} of this conversation)` : '';
+  return observationMessage('memory', `Summary of the earlier conversation${covered}:\n${summary.content}`);
+}
+
+/** A turn's messages as sent: an answer's remembered tool results as action and observation before it. */
+function turnMessages(turn: HistoryTurn): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (const message of turn.messages) {
+    for (const result of message.role === 'assistant' ? (message.tool_results ?? []) : []) {
+      messages.push({ role: 'assistant', content: JSON.stringify({ type: 'action', tool: result.tool, args: result.args }) });
+      const text = result.error ? `Error: ${result.error}` : result.observation;
+      messages.push({ role: 'user', content: observationMessage(result.tool, `${text}\n(remembered from an earlier turn; the tool did not run again)`) });
+    }
+    messages.push({ role: message.role, content: message.content });
+  }
+  return messages;
+}
+
+/** Tokens a turn costs as replayed. */
+export function turnTokens(turn: HistoryTurn): number {
+  return messagesTokens(turnMessages(turn));
+}
+
+/** How the history fits the budget: the turns kept, those to fold into a summary, or to leave out. */
+export interface MemoryPlan {
+  /** The history to build the conversation from, replayed (see replayHistory). */
+  history: ChatMessage[];
+  /** Tokens of the history as planned (summary and kept turns). */
+  tokens: number;
+  /** Turns the window kept verbatim. */
+  kept: number;
+  /** When compaction should run: the summary so far and the oldest turns it folds, all numbered by a store. */
+  fold?: { previous?: MemoryMessage; turns: HistoryTurn[]; tokensBefore: number };
+  /** Turns left out without a summary (no store numbers them, compaction is off, or it failed). */
+  dropped: number;
+}
+
+/**
+ * Fits the history into `budget` tokens. When it fits, it is sent whole. Otherwise, with `compact` and every
+ * turn numbered by a store, the oldest turns beyond the newest `keepRecent` are marked to be folded into a
+ * summary (the caller writes it); without, the oldest turns are left out. A turn is never split, and the newest
+ * turns are kept before older ones; the newest `keepRecent` stay verbatim as far as the budget allows.
+ */
+export function planMemory(history: readonly MemoryMessage[], budget: number, options: { compact: boolean; keepRecent: number }): MemoryPlan {
+  const split = splitHistory(history);
+  const costs = split.turns.map(turnTokens);
+  const summaryTokens = split.summary ? messagesTokens([{ role: 'user', content: summaryObservation(split.summary) }]) : 0;
+  const total = summaryTokens + costs.reduce((sum, cost) => sum + cost, 0);
+  if (total <= budget) return { history: replayHistory(split), tokens: total, kept: split.turns.length, dropped: 0 };
+  const numbered = split.turns.every((turn) => turn.seq !== undefined);
+  if (options.compact && numbered && split.turns.length > options.keepRecent) {
+    // The newest keepRecent turns stay; what is older is folded, with the summary so far.
+    const first = split.turns.length - options.keepRecent;
+    const kept = keepNewest(split.turns.slice(first), costs.slice(first), budget);
+    const turns = split.turns.slice(0, split.turns.length - kept.length);
+    return {
+      history: replayHistory({ system: split.system, turns: kept }),
+      tokens: kept.reduce((sum, turn) => sum + turnTokens(turn), 0),
+      kept: kept.length,
+      fold: { ...(split.summary ? { previous: split.summary } : {}), turns, tokensBefore: summaryTokens + costs.slice(0, turns.length).reduce((sum, cost) => sum + cost, 0) },
+      dropped: 0,
+    };
+  }
+  const room = Math.max(0, budget - summaryTokens);
+  const kept = keepNewest(split.turns, costs, room);
+  const summary = summaryTokens <= budget ? split.summary : undefined;
+  const tokens = (summary ? summaryTokens : 0) + kept.reduce((sum, turn) => sum + turnTokens(turn), 0);
+  return { history: replayHistory({ system: split.system, ...(summary ? { summary } : {}), turns: kept }), tokens, kept: kept.length, dropped: split.turns.length - kept.length };
+}
+
+/** The newest turns whose tokens add up to at most `budget`, stopping at the first that does not fit (no gap). */
+function keepNewest(turns: HistoryTurn[], costs: number[], budget: number): HistoryTurn[] {
+  let used = 0;
+  let index = turns.length;
+  while (index > 0 && used + costs[index - 1] <= budget) used += costs[--index];
+  return turns.slice(index);
+}
+
+/** A turn's tool results as a store keeps them: redacted by the caller, each observation cut, at most REMEMBERED_TOOL_RESULTS. */
+export function rememberedToolResults(results: NonNullable<MemoryMessage['tool_results']>): NonNullable<MemoryMessage['tool_results']> {
+  return results.slice(0, REMEMBERED_TOOL_RESULTS).map((result) => ({ ...result, observation: truncateObservation(result.observation, REMEMBERED_OBSERVATION_CHARS) }));
+}
