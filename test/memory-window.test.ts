@@ -23,7 +23,8 @@ describe('the history fitted by tokens (issue #31)', () => {
     const plan = planMemory(history, 10_000, { compact: true, keepRecent: 2 });
     expect(plan).toMatchObject({ kept: 3, dropped: 0 });
     expect(plan.fold).toBeUndefined();
-    expect(plan.history.map((message) => message.content)).toEqual(history.map((message) => message.content));
+    // Answers go as the protocol's final object, as the conversation sends them.
+    expect(plan.history.map((message) => message.content)).toEqual(history.map((message) => (message.role === 'assistant' ? JSON.stringify({ type: 'final', answer: message.content }) : message.content)));
   });
 
   it('folds the turns older than the newest keepRecent when the history is over budget and every turn is numbered', () => {

@@ -20,6 +20,8 @@ export const HISTORY_SHARE = 0.5;
 const SUMMARY_SHARE = 0.25;
 /** Compactions one run makes at most (each folds what fits one call's input); what still does not fit is left out. */
 const MAX_ROUNDS = 4;
+/** Share of the context window a summary call's transcript may take. */
+const SUMMARY_INPUT_SHARE = 0.6;
 
 /** The history's budget for a run: its context window (setting, catalogue, or the default) and what the history may take of it. */
 export function historyBudget(config: AgentConfig, provider: string | undefined, fixed: readonly ChatMessage[]): { window: number; source: 'setting' | 'catalogue' | 'default'; budget: number } {
@@ -70,7 +72,7 @@ function transcript(previous: MemoryMessage | undefined, turns: readonly History
  * that is not a summary, leaves the plain window (the oldest turns left out) with a notice: the run goes on.
  * Returns the plan to build the conversation from, the newest summary written (for the store), and notices.
  */
-export async function fitHistory(run: CompactionRun, history: readonly MemoryMessage[], budget: number): Promise<{ plan: MemoryPlan; summary?: MemoryMessage; notices: string[] }> {
+export async function fitHistory(run: CompactionRun, history: readonly MemoryMessage[], { budget, window }: { budget: number; window: number }): Promise<{ plan: MemoryPlan; summary?: MemoryMessage; notices: string[] }> {
   const { config } = run;
   const notices: string[] = [];
   const compact = config.history_fit === 'summarise';
@@ -82,7 +84,7 @@ export async function fitHistory(run: CompactionRun, history: readonly MemoryMes
       if (plan.dropped > 0) notices.push(`history: ${plan.dropped} older turn(s) left out to fit the history's budget of ${budget} tokens`);
       return { plan, ...(summary ? { summary } : {}), notices };
     }
-    const written = await summarise(run, plan.fold, budget);
+    const written = await summarise(run, plan.fold, budget, window);
     if ('failed' in written) {
       notices.push(`history: the summary could not be written (${written.failed}); the oldest turns were left out instead`);
       const plain = planMemory(current, budget, { compact: false, keepRecent: config.keep_recent_turns });
@@ -106,11 +108,12 @@ function coveredAnswer(history: readonly MemoryMessage[], message: MemoryMessage
 }
 
 /** One summary call: what fits one call's input is folded; the rest waits for the next round. */
-async function summarise(run: CompactionRun, fold: NonNullable<MemoryPlan['fold']>, budget: number): Promise<{ summary: MemoryMessage } | { failed: string }> {
+async function summarise(run: CompactionRun, fold: NonNullable<MemoryPlan['fold']>, budget: number, window: number): Promise<{ summary: MemoryMessage } | { failed: string }> {
   const { config, models, spending, trace } = run;
   const stop = await spending.stopBeforeCall(trace, trace.length > 0);
   if (stop) return { failed: stop.detail };
-  const inputLimit = Math.max(1_000, budget * 2);
+  // The call stays within the context window: its transcript takes at most SUMMARY_INPUT_SHARE of it, the rest is for the rules and the reply.
+  const inputLimit = Math.max(200, Math.floor(window * SUMMARY_INPUT_SHARE));
   const turns: HistoryTurn[] = [];
   for (const turn of fold.turns) {
     if (turns.length > 0 && memoryTokens(transcript(fold.previous, [...turns, turn])) > inputLimit) break;
@@ -119,7 +122,7 @@ async function summarise(run: CompactionRun, fold: NonNullable<MemoryPlan['fold'
   const words = Math.max(50, Math.floor(budget * SUMMARY_SHARE * 0.75));
   const messages: ChatMessage[] = [
     { role: 'system', content: summaryRules(words) },
-    { role: 'user', content: observationMessage('conversation', truncateObservation(transcript(fold.previous, turns), inputLimit * 3)) },
+    { role: 'user', content: observationMessage('conversation', truncateObservation(transcript(fold.previous, turns), inputLimit * 2)) },
   ];
   const entry: TraceStep = { step: 0, repair: false, elapsed_ms: 0, model_ms: 0 };
   trace.push(entry);

@@ -1,14 +1,10 @@
 // Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens, remembered text replayed as data, and what compaction folds.
 import type { ChatMessage } from '../core/messages';
 import { truncateObservation } from '../core/text-cut';
-import { observationMessage } from './prompt';
+import { observationMessage, protocolAssistantMessage } from './prompt';
 
-/** What a context store adds to the neutral messages (see src/core/messages.ts): the turn's number, its tool results, a summary. */
-export type MemoryMessage = ChatMessage & {
-  seq?: number;
-  tool_results?: Array<{ step: number; tool: string; args: Record<string, unknown>; observation: string; error?: string }>;
-  summary?: { through_seq: number; replaced_turns: number; model: string; tokens_before: number; tokens_after: number; at: string };
-};
+/** A message of a remembered conversation: the neutral message with what a context store adds (`seq`, `tool_results`, `summary`). */
+export type MemoryMessage = ChatMessage;
 
 /** One stored exchange: the user message that opened it (with its `seq` when a store numbered it) and what answered it. */
 export interface HistoryTurn {
@@ -64,18 +60,17 @@ export function splitHistory(history: readonly MemoryMessage[]): SplitHistory {
 /**
  * What the model is sent for remembered text: the summary and every remembered tool result go inside the
  * observation wrapper (data, never an instruction), a tool result after the action it answered, so the
- * conversation shows what was done and what came back exactly as a live step does. Two user messages in a
- * row (the summary before the first turn's question) are joined, so every provider sees turns alternate.
+ * conversation shows what was done and what came back exactly as a live step does. The summary is joined
+ * with the first turn's question, so every provider still sees the turns alternate.
  */
 export function replayHistory(split: SplitHistory): ChatMessage[] {
   const replayed: ChatMessage[] = [...split.system];
-  const add = (message: ChatMessage) => {
-    const last = replayed[replayed.length - 1];
-    if (last && last.role === 'user' && message.role === 'user') replayed[replayed.length - 1] = { role: 'user', content: `${last.content}\n\n${message.content}` };
-    else replayed.push(message);
-  };
-  if (split.summary) add({ role: 'user', content: summaryObservation(split.summary) });
-  for (const turn of split.turns) for (const message of turnMessages(turn)) add(message);
+  for (const turn of split.turns) replayed.push(...turnMessages(turn));
+  if (!split.summary) return replayed;
+  const summary = summaryObservation(split.summary);
+  const first = split.system.length;
+  if (replayed[first]?.role === 'user') replayed[first] = { role: 'user', content: `${summary}\n\n${replayed[first].content}` };
+  else replayed.splice(first, 0, { role: 'user', content: summary });
   return replayed;
 }
 
@@ -94,7 +89,8 @@ function turnMessages(turn: HistoryTurn): ChatMessage[] {
       const text = result.error ? `Error: ${result.error}` : result.observation;
       messages.push({ role: 'user', content: observationMessage(result.tool, `${text}\n(remembered from an earlier turn; the tool did not run again)`) });
     }
-    messages.push({ role: message.role, content: message.content });
+    // An answer as the protocol's final object, as the conversation sends it (buildConversation), so its tokens count right.
+    messages.push({ role: message.role, content: message.role === 'assistant' ? protocolAssistantMessage(message.content) : message.content });
   }
   return messages;
 }

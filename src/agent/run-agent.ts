@@ -24,6 +24,8 @@ import { pausedOutput, refusalObservation, type Resumed, type RunProgress } from
 import { DurableRun, interruptedDetail } from './checkpoints';
 import { configureRun, noteSetUp } from './configure-run';
 import { afterRun } from './after-run';
+import { replayHistory, splitHistory } from './memory';
+import { fitRunHistory, type RunMemory } from './run-memory';
 import { failedStep, limitReached, type StepOutcome } from './step-outcome';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
@@ -45,32 +47,29 @@ export class AgentRun {
   private readonly conversation: ChatMessage[];
   private readonly runController = new AbortController();
   readonly redactor: Redactor;
-  /** How much answer text is held back before it is streamed, so that no known secret goes out in pieces. */
-  private readonly answerHoldBack: number;
+  private readonly answerHoldBack: number; // answer text held back before it is streamed, so no known secret goes out in pieces
   private toolCalls = 0;
-  /** The step being taken, so a run that ends inside it still records the step's wall time. */
-  private openStep?: { entry: TraceStep; started: number };
+  private openStep?: { entry: TraceStep; started: number }; // the step being taken: a run that ends inside it still records its wall time
   private readonly failures: FailureStreak;
   private readonly models: ModelChoice;
-  /** How replies are asked for (json_mode, with the compiled protocol schema) and what they may contain. */
-  private readonly format: ProtocolFormat;
+  private readonly format: ProtocolFormat; // how replies are asked for (json_mode, the compiled protocol schema) and what they may contain
   private readonly repeats: RepeatedCalls;
   private readonly spending: Spending;
   private readonly trustedText: string; // what the user and the workflow wrote (see ToolContext.trustedText)
+  private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
 
   constructor(
     private readonly options: RunAgentOptions,
     readonly config: AgentConfig,
     readonly tools: ReadonlyMap<string, Tool>,
-    history: ChatMessage[],
+    private readonly history: ChatMessage[],
     private readonly newUserMessage: ChatMessage,
-    /** A paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts). */
-    private readonly resumed?: Resumed,
-    /** With a run key: where each completed step is checkpointed (see checkpoints.ts). */
-    private readonly durable?: DurableRun,
+    private readonly resumed?: Resumed, // a paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts)
+    private readonly durable?: DurableRun, // with a run key: where each completed step is checkpointed (see checkpoints.ts)
   ) {
     const paused = resumed?.paused;
-    this.conversation = paused?.conversation ?? buildConversation([...tools.values()], history, options.developerText, config.prompt_examples, config.output_schema);
+    // Remembered text (a summary, tool results of earlier turns) goes back inside the observation wrapper.
+    this.conversation = paused?.conversation ?? buildConversation([...tools.values()], replayHistory(splitHistory(history)), options.developerText, config.prompt_examples, config.output_schema);
     this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
     this.repeats = new RepeatedCalls(config.loop_limit, paused?.repeats);
     this.failures = new FailureStreak(paused?.failures);
@@ -91,6 +90,8 @@ export class AgentRun {
   async run(): Promise<AgentResult> {
     const limit = runLimit(this.runController, this.config.timeout, this.options.signal);
     try {
+      const { config, models, spending, usage, trace, conversation, runController } = this;
+      if (!this.resumed) this.memory = await fitRunHistory({ config, models, spending, usage, trace, conversation, runSignal: runController.signal, provider: models.answering.chat.provider }, this.history);
       const result = await afterRun(await this.loop(), this, this.options);
       await this.durable?.finish(result);
       return result;
@@ -277,8 +278,7 @@ export class AgentRun {
   }
 
   private closeOpenStep(): void {
-    if (!this.openStep) return;
-    this.openStep.entry.elapsed_ms = Math.round(performance.now() - this.openStep.started);
+    if (this.openStep) this.openStep.entry.elapsed_ms = Math.round(performance.now() - this.openStep.started);
     this.openStep = undefined;
   }
 
@@ -287,7 +287,7 @@ export class AgentRun {
     const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
     // Who answered last: the fallback, once it took over.
     const { name: model, chat } = this.models.answering;
-    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, config: this.config, tools: this.tools.values() }, redactor, paused);
+    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, config: this.config, tools: this.tools.values(), memory: this.memory }, redactor, paused);
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;
   }

@@ -9,6 +9,7 @@ import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
 import { configHash } from '../run-state/signed-state';
 import type { Tool } from '../tools/tool';
 import type { AgentConfig } from './config';
+import { runToolResults, type RunMemory } from './run-memory';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
 export interface RunAnswer {
@@ -29,11 +30,14 @@ export interface RunRecord {
   /** The run's config and allowed tools: where the trace's hash chain starts (see traceChain). */
   config: AgentConfig;
   tools: Iterable<Tool>;
+  /** How the history was fitted (issue #31), when the run had one. */
+  memory?: RunMemory;
 }
 
 /**
  * The run's output. Everything in it goes through the redactor; the model saw the real values where calls
- * needed them. `messages` holds the user message answered and, with an answer, the answer, for a context store.
+ * needed them. `messages` holds, for a context store, a summary the run wrote, the user message answered and,
+ * with an answer, the answer with the turn's tool results (see run-memory.ts).
  */
 export function runResult(
   ending: { finishReason: FinishReason; stopDetail?: string; answer?: RunAnswer },
@@ -43,8 +47,11 @@ export function runResult(
   paused?: Record<string, unknown>,
 ): AgentResult {
   const { finishReason, stopDetail, answer } = ending;
-  const messages = [record.newUserMessage];
-  if (answer) messages.push({ role: 'assistant', content: answer.text });
+  const { summary, ...memory } = record.memory ?? {};
+  const toolResults = answer ? runToolResults(record.trace) : [];
+  // For a context store: the summary this run wrote, the question, and the answer with the turn's tool results.
+  const messages = [...(summary ? [summary] : []), { role: record.newUserMessage.role, content: record.newUserMessage.content }];
+  if (answer) messages.push({ role: 'assistant', content: answer.text, ...(toolResults.length ? { tool_results: toolResults } : {}) });
   const result = redactor.value({
     final_answer: answer?.text ?? '',
     ...(answer && 'value' in answer ? { final_output: answer.value } : {}),
@@ -54,6 +61,7 @@ export function runResult(
     metrics: metricsOf(record.trace),
     usage: record.usage,
     messages,
+    ...(record.memory ? { memory: { ...memory, ...(summary ? { summary: summary.summary } : {}) } } : {}),
     ...(stopDetail ? { stop_detail: stopDetail } : {}),
     elapsed_ms: Math.round(performance.now() - record.started),
     model: record.model,
