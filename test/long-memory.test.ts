@@ -1,10 +1,13 @@
 import { messagesTokens } from '../src/agent/memory';
 import { readObservation } from '../src/agent/prompt';
 import { runAgent } from '../src/agent/run-agent';
+import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
+import { verifyRecord } from '../src/audit/verify';
 import type { ChatMessage } from '../src/core/messages';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { PRIVATE_ALLOWED, sendJson, startCanary, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
+import { query, useTestDatabase } from './support/postgres';
 
 useLoopbackGuard();
 
@@ -70,6 +73,24 @@ describe('long memory in the engine (issue #31)', () => {
     expect(result.memory).toMatchObject({ context_window: 3_000, context_window_from: 'setting', kept_turns: kept.length, left_out_turns: 0, summary: { through_seq: through } });
     expect(result.metrics.model_calls).toBe(3);
     expect(result.usage.total_tokens).toBe(result.trace.reduce((sum, entry) => sum + (entry.usage?.total_tokens ?? 0), 0));
+  });
+
+  describe('with the audit trail', () => {
+    const database = useTestDatabase();
+    afterEach(() => closeAuditSinks());
+
+    it('stores each compaction as a step of the audited run, covered by the record chain: a rewritten summary is caught', async () => {
+      honestSummariser();
+      const result = await runAgent({ model: modelFor(server()), config, messages: [...longConversation(30), { role: 'user', content: 'Who am I?' }], audit: { postgres: database().url, waitMs: 5_000 } });
+      expect(result.audit).toMatchObject({ stored: true });
+      const stored = await auditSinkFor(database().url).read(result.audit!.run_id);
+      expect(stored!.steps.filter((entry) => entry.step.compaction).map((entry) => entry.step.step)).toEqual([0, 0]);
+      expect(verifyRecord(stored!, result.audit!.record_digest)).toMatchObject({ ok: true });
+
+      await query(database().url, "UPDATE agent_core_audit_steps SET extra = jsonb_set(extra, '{compaction,summary}', '\"Facts so far: the user is Grace Hopper.\"') WHERE run_id = $1 AND position = 0", [result.audit!.run_id]);
+      const rewritten = await auditSinkFor(database().url).read(result.audit!.run_id);
+      expect(verifyRecord(rewritten!, result.audit!.record_digest)).toMatchObject({ ok: false });
+    });
   });
 
   it('keeps the summary so far: a second fold reads the earlier summary and the fact survives it', async () => {
