@@ -26,6 +26,8 @@ const { httpStatus, n8nEnvironment, portCollided, readEncryptionKey, readLogSinc
  * @property {(characters?: number) => string} logTail
  * @property {() => string} log  the whole log of this worker
  * @property {() => Promise<ExitResult>} exited
+ * @property {() => Promise<ExitResult>} kill  SIGKILL to its process group (the worker and its task runner), as an OOM
+ *   kill or a lost machine ends it: no graceful shutdown, its Bull job lock left to expire; resolves once it exited
  */
 /** @typedef {N8nWorker & { spawned?: Spawned }} RunningWorker  a worker with its process, for stopping it */
 /**
@@ -74,6 +76,16 @@ async function startN8nWorker(owner, workers, { name, concurrency, timeoutMs }) 
     logTail: (characters) => readLogTail(logPath, characters),
     log: () => readLogSince(logPath, 0),
     exited: () => worker.spawned?.exited ?? Promise.reject(new Error(`worker ${name} was not started`)),
+    kill: () => {
+      const { spawned } = worker;
+      if (!spawned) return Promise.reject(new Error(`worker ${name} was not started`));
+      try {
+        if (spawned.child.pid) process.kill(-spawned.child.pid, 'SIGKILL');
+      } catch (error) {
+        if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ESRCH') throw error; // ESRCH: gone already
+      }
+      return spawned.exited;
+    },
   };
   workers.push(worker);
   for (let attempt = 1; ; attempt++) {
