@@ -40,6 +40,7 @@ import {
   withWrongKeyAndRetry,
 } from './derived-workflows';
 import { VALID_API_KEY } from './model-script';
+import { webhookPathsOf } from './n8n-executions';
 import { PhaseClock } from './phase-clock';
 import { checkPostgres, createDatabase, dropDatabase, newRunTag, openE2eRedis, postgresServer, type E2eRedis, type PostgresServer } from './services';
 
@@ -188,6 +189,20 @@ export interface QueueModeOptions {
   concurrency: number;
 }
 
+/** What a suite adds to or changes in the standard set-up. */
+export interface AgentCoreInN8nOptions {
+  queue?: QueueModeOptions;
+  /**
+   * Test-only workflows imported beside the examples: their credential references (by type) point at the
+   * imported credentials, as the examples' do, and start() waits for their production webhooks too.
+   */
+  workflows?: WorkflowJson[];
+  /** false: import only `workflows`, not the examples and their variants (a suite that needs none starts sooner). */
+  examples?: boolean;
+  /** Extra environment for every n8n process: the main, the workers and the CLI (e.g. QUEUE_WORKER_* timings). */
+  env?: Record<string, string>;
+}
+
 export interface AgentCoreInN8n {
   installation: N8nInstallation;
   n8n: N8nInstance;
@@ -217,6 +232,10 @@ export interface AgentCoreInN8n {
   auditRuns(): Promise<Array<Record<string, unknown>>>;
   /** Queue mode: the name of the worker whose log says it started this execution, if any did. */
   workerOf(executionId: string): string | undefined;
+  /** Queue mode: SIGKILLs the named worker's process group (no graceful shutdown) and resolves once it exited. */
+  killWorker(name: string): Promise<void>;
+  /** Queue mode: runs `work` with a client of n8n's own PostgreSQL database (see n8n-executions.ts for what to read there). */
+  n8nDatabase<Result>(work: (client: PgClient) => Promise<Result>): Promise<Result>;
   /** Adds a line to the report printed with the phase timings when the suite ends. */
   report(line: string): void;
 }
@@ -230,8 +249,8 @@ export interface AgentCoreInN8n {
  * Everything is stopped and removed in afterAll (n8n processes, model server, Redis keys, database), also
  * when a scenario or the set-up failed, and afterAll fails if a port stays bound.
  */
-export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?: QueueModeOptions } = {}): () => AgentCoreInN8n {
-  const { queue } = options;
+export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: AgentCoreInN8nOptions = {}): () => AgentCoreInN8n {
+  const { queue, examples: withExamples = true } = options;
   const label = `n8n line ${line}${queue ? ` in queue mode (main + ${queue.workers} workers)` : ''}`;
   const clock = new PhaseClock(label);
   const runTag = newRunTag();
@@ -307,39 +326,23 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
     const credentials = [modelCredential, redisCredential, headerCredential, feishuCredential, runStateCredential, ...subNodeCredentials(model)];
     // Kept out of `credentials`, whose entries every workflow is pointed at; only the wrong-key workflow uses it.
     const wrongKeyCredential: CredentialImport = { ...modelCredential, id: 'agentCoreE2eWrongKey', name: 'Agent Core e2e: wrong API key', data: { ...modelCredential.data, apiKey: WRONG_API_KEY } };
-    const examples = readExampleWorkflows(EXAMPLE_FILES);
-    const chatModelExample = examples[EXAMPLE_FILES.indexOf('agent-core-chat-model.json')];
-    const subNodeVariants = (['anthropic', 'gemini', 'ollama'] as const).map((provider) => withPrimaryChatModel(chatModelExample, provider));
-    const patched = [...examples, withoutErrorRouting(examples[0]), ...subNodeVariants].map((workflow) =>
-      withPrivateNetworkForHttpTool(
-        withContextKeyPrefix(
-          credentials.reduce((patched, credential) => useCredential(patched, credential.type, credential), workflow),
-          contextKeyPrefix,
-        ),
-      ),
-    );
-    const chatExample = patched[EXAMPLE_FILES.indexOf('agent-core-chat.json')];
-    const webhookChatExample = patched[EXAMPLE_FILES.indexOf('agent-context-chat.json')];
-    const workflows = [
-      ...patched,
-      withStreamingChatTrigger(chatExample),
-      withWrongKeyAndRetry(patched[0], wrongKeyCredential),
-      withInMemoryContext(webhookChatExample),
-      withSharedBudget(webhookChatExample),
-      withSharedCostBudget(webhookChatExample),
-      withStreamingResponse(patched[EXAMPLE_FILES.indexOf('agent-core-chat-model.json')]),
-      // Chat Hub exists in n8n 2.x only.
-      ...(line === 2 ? [withChatHubAccess(chatExample, 'lastNode'), withChatHubAccess(chatExample, 'streaming')] : []),
-    ];
-    const env = queue ? await clock.time('PostgreSQL database', () => queueModeEnvironment()) : undefined;
-    const auditCredential = queue ? await auditDatabaseCredential() : undefined;
-    if (auditCredential) workflows.push(withAuditTrail(webhookChatExample, auditCredential));
+    const pointedAtCredentials = (workflow: WorkflowJson) =>
+      withContextKeyPrefix(
+        credentials.reduce((patched, credential) => useCredential(patched, credential.type, credential), workflow),
+        contextKeyPrefix,
+      );
+    const extraWorkflows = (options.workflows ?? []).map(pointedAtCredentials);
+    const env = queue ? await clock.time('PostgreSQL database', () => queueModeEnvironment()) : options.env;
+    const workflows = withExamples ? [...exampleWorkflows(wrongKeyCredential, pointedAtCredentials), ...extraWorkflows] : extraWorkflows;
+    const auditCredential = queue && withExamples ? await auditDatabaseCredential() : undefined;
+    if (auditCredential) workflows.push(withAuditTrail(workflows[EXAMPLE_FILES.indexOf('agent-context-chat.json')], auditCredential));
     // Inside the run folder of the global set-up, which removes it even after a Ctrl-C.
     userFolder = fs.mkdtempSync(path.join(process.env.AGENT_CORE_E2E_RUN_FOLDER ?? os.tmpdir(), `n8n-${line}${queue ? '-queue' : ''}-`));
     n8n = await clock.time('set up (package, import, activate)', () =>
       createN8nInstance({ installation: installation!, nodesFolder, credentials: [...credentials, wrongKeyCredential, ...(auditCredential ? [auditCredential] : [])], workflows, userFolder, env }),
     );
-    await clock.time('n8n start until webhooks answer', () => n8n!.start({ webhookPaths: Object.values(WEBHOOKS).filter((webhookPath) => queue || webhookPath !== WEBHOOKS.audit) }));
+    const exampleWebhooks = withExamples ? Object.values(WEBHOOKS).filter((webhookPath) => queue || webhookPath !== WEBHOOKS.audit) : [];
+    await clock.time('n8n start until webhooks answer', () => n8n!.start({ webhookPaths: [...exampleWebhooks, ...extraWorkflows.flatMap(webhookPathsOf)] }));
     if (queue) {
       await clock.time(`start ${queue.workers} workers until ready`, () =>
         Promise.all(Array.from({ length: queue.workers }, (_, index) => n8n!.startWorker({ name: `worker-${index + 1}`, concurrency: queue.concurrency }))),
@@ -350,6 +353,16 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
     if (queue) clock.note(`start ${queue.workers} workers until ready`, formatTimings(pick(setUpTimings, n8n.workers.map((worker) => `start ${worker.name}`))));
     clock.begin('scenarios');
     const instance = n8n;
+    /** One connection to a database of the PostgreSQL server, for `work`. */
+    const withDatabase = async <Result,>(name: string, work: (client: PgClient) => Promise<Result>): Promise<Result> => {
+      const client = new PgClient({ host: postgres!.host, port: postgres!.port, user: postgres!.user, password: postgres!.password, database: name });
+      await client.connect();
+      try {
+        return await work(client);
+      } finally {
+        await client.end();
+      }
+    };
     context = {
       installation: installation!,
       n8n: instance,
@@ -367,19 +380,44 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       budgetTokens: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'tokens')) ?? 0),
       budgetCost: async (scope, periodSeconds) => Number((await redis!.client.hget(budgetKey(DEFAULT_BUDGET_KEY_PREFIX, scope, periodSeconds, Date.now()), 'cost')) ?? 0),
       auditRuns: async () => {
-        if (!auditDatabase) throw new Error('the audit database exists in queue mode only');
-        const client = new PgClient({ host: postgres!.host, port: postgres!.port, user: postgres!.user, password: postgres!.password, database: auditDatabase });
-        await client.connect();
-        try {
-          return (await client.query('SELECT * FROM agent_core_audit_runs ORDER BY created_at')).rows;
-        } finally {
-          await client.end();
-        }
+        if (!auditDatabase) throw new Error('the audit database exists in queue mode only, with the examples');
+        return withDatabase(auditDatabase, async (client) => (await client.query('SELECT * FROM agent_core_audit_runs ORDER BY created_at')).rows);
       },
       workerOf: (executionId) => instance.workers.find((worker) => new RegExp(`Worker started execution ${executionId} \\(`).test(worker.log()))?.name,
+      killWorker: async (name) => {
+        const worker = instance.workers.find((candidate) => candidate.name === name);
+        if (!worker) throw new Error(`no worker named ${name}`);
+        await worker.kill();
+      },
+      n8nDatabase: (work) => {
+        if (!database) throw new Error("n8n's own database is read in queue mode only (PostgreSQL)");
+        return withDatabase(database, work);
+      },
       report: (reportLine) => reportLines.push(reportLine),
     };
   }, SET_UP_TIMEOUT_MS);
+
+  /** The examples and their test-only variants, each pointed at the imported credentials. */
+  function exampleWorkflows(wrongKeyCredential: CredentialImport, pointedAtCredentials: (workflow: WorkflowJson) => WorkflowJson): WorkflowJson[] {
+    const examples = readExampleWorkflows(EXAMPLE_FILES);
+    const chatModelExample = examples[EXAMPLE_FILES.indexOf('agent-core-chat-model.json')];
+    const subNodeVariants = (['anthropic', 'gemini', 'ollama'] as const).map((provider) => withPrimaryChatModel(chatModelExample, provider));
+    // In EXAMPLE_FILES order first, so that an example's index there is its index here.
+    const patched = [...examples, withoutErrorRouting(examples[0]), ...subNodeVariants].map((workflow) => withPrivateNetworkForHttpTool(pointedAtCredentials(workflow)));
+    const chatExample = patched[EXAMPLE_FILES.indexOf('agent-core-chat.json')];
+    const webhookChatExample = patched[EXAMPLE_FILES.indexOf('agent-context-chat.json')];
+    return [
+      ...patched,
+      withStreamingChatTrigger(chatExample),
+      withWrongKeyAndRetry(patched[0], wrongKeyCredential),
+      withInMemoryContext(webhookChatExample),
+      withSharedBudget(webhookChatExample),
+      withSharedCostBudget(webhookChatExample),
+      withStreamingResponse(patched[EXAMPLE_FILES.indexOf('agent-core-chat-model.json')]),
+      // Chat Hub exists in n8n 2.x only.
+      ...(line === 2 ? [withChatHubAccess(chatExample, 'lastNode'), withChatHubAccess(chatExample, 'streaming')] : []),
+    ];
+  }
 
   /** A fresh PostgreSQL database and the environment of a queue-mode n8n around it and this run's Redis prefixes. */
   async function queueModeEnvironment(): Promise<Record<string, string>> {
@@ -403,6 +441,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: { queue?
       DB_POSTGRESDB_PASSWORD: postgres!.password,
       N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
       // Executions are saved (the defaults) so that their records can be read back from PostgreSQL.
+      ...options.env,
     };
   }
 
