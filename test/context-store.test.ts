@@ -135,9 +135,9 @@ describe.each(harnesses)('%s context store', (_name, createHarness) => {
   });
 
   test('trims the stored history to maxStoredTurns, oldest first', async () => {
-    let result = { storedTurns: 0 };
+    let result = await store.persist('alice', exchange(0), { ...PERSIST, maxStoredTurns: 5 });
     for (let turn = 1; turn <= 12; turn++) result = await store.persist('alice', exchange(turn), { ...PERSIST, maxStoredTurns: 5 });
-    expect(result.storedTurns).toBe(5);
+    expect(result).toMatchObject({ stored: true, storedTurns: 5, seq: 13 });
     const { turns } = await store.get('alice');
     expect(turns.map((turn) => turn.messages[0].content)).toEqual([8, 9, 10, 11, 12].map((turn) => `question ${turn}`));
   });
@@ -276,7 +276,8 @@ describe('history window', () => {
       { entries: [turn('old'), turn('x'.repeat(50)), turn('new')], storedTurns: 3 },
       { maxTurns: 0, maxCharacters: 20 },
     );
-    expect(prepared.messages).toEqual([{ role: 'user', content: 'new' }]);
+    // Entries written before turns were numbered are numbered by their place in the list.
+    expect(prepared.messages).toEqual([{ role: 'user', content: 'new', seq: 3 }]);
     expect(prepared).toMatchObject({ turns: 1, truncated: true });
   });
 });

@@ -1,9 +1,11 @@
 /**
  * The conversation store's entry point: what the Agent Context node and the CLI use (design: prepare →
- * agent → persist). Code outside src/context imports from here, not from the files behind it.
+ * agent → persist; list, fork, rewind). Code outside src/context imports from here, not from the files behind it.
  */
 export {
+  DEFAULT_ARCHIVE_TTL_SECONDS,
   DEFAULT_KEY_PREFIX,
+  DEFAULT_MAX_ARCHIVED_TURNS,
   DEFAULT_MAX_HISTORY_CHARACTERS,
   DEFAULT_MAX_STORED_TURNS,
   DEFAULT_MAX_TURN_CHARACTERS,
@@ -11,12 +13,21 @@ export {
   DEFAULT_TTL_SECONDS,
   ContextStoreError,
   InvalidContextInputError,
+  type ArchivedTurn,
   type ContextStore,
+  type ForkResult,
   type HistoryWindow,
+  type ListedTurn,
   type PersistOptions,
+  type RewindResult,
+  type SessionListing,
+  type StoredSummary,
   type StoredTurn,
 } from './store';
-export { compactSteps, persistSession, prepareSession, sessionStoreKey, type PersistedSession, type PreparedSession } from './session';
+export { BUSY_POLICIES, DEFAULT_BUSY_TTL_SECONDS, DEFAULT_BUSY_WAIT_SECONDS, type BusyPolicy } from './busy';
+export { ConversationError, type ConversationRefusal } from './errors';
+export { compactSteps, persistSession, prepareSession, sessionStoreKey, type BusyOptions, type PersistedSession, type PreparedSession } from './session';
+export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';
 export { HISTORY_CHARACTER_LEVELS, resolveCharacterBudget, type HistoryCharacterLevel } from './window';
 export { toProviderFormats, type ProviderFormats } from './formats';
 export { MemoryContextStore, sharedMemoryContextStore } from './memory-store';

@@ -1,16 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { WRITE_ID_TTL_SECONDS } from '../redis/script';
+import type { BusyAcquire, BusyOutcome } from './busy';
+import { ConversationError } from './errors';
+import { dropExpired, emptySession, persistInto, rewindIn, takeLock, type MemorySession } from './memory-session';
+import { assertTurnNumber, busyRefusal, persistOutcome, rewindOutcome, withToken } from './outcomes';
+import { listingOf, planFork, sessionExists, type RawSession } from './snapshot';
 import {
+  archiveBounds,
+  assertPersistOptions,
   assertSessionKey,
-  decodeStoredTurns,
-  encodeStoredTurn,
   InvalidContextInputError,
-  validatePersistOptions,
+  type BranchOptions,
   type ContextStore,
+  type ForkResult,
   type HistoryWindow,
   type PersistOptions,
+  type PersistResult,
+  type PersistWrite,
   type PreparedHistory,
+  type RewindResult,
+  type SessionListing,
   type SessionSnapshot,
   type StoredTurn,
 } from './store';
+import { summaryWrite } from './summary-write';
+import { decodeNumberedTurns, encodeStoredTurn } from './turn-codec';
 import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from './window';
 
 /** Sessions the memory store keeps before it forgets the least recently used one. */
@@ -24,14 +38,6 @@ export interface MemoryContextStoreOptions {
   now?: () => number;
 }
 
-interface MemorySession {
-  /** Turns serialised exactly as Redis stores them, so both stores decode (and copy) the same way. */
-  entries: string[];
-  systemMessage?: string;
-  /** Epoch milliseconds, or null when the session never expires. */
-  expiresAt: number | null;
-}
-
 /**
  * Conversation history in a `Map` of this process. It is NOT shared between n8n processes, queue-mode
  * workers or main/webhook instances, and it is lost on restart: use the Redis store for anything but
@@ -39,7 +45,7 @@ interface MemorySession {
  * is capped (least recently used first out), so the map cannot grow without bound.
  *
  * Every method does its reads and writes without awaiting in between, so operations on one session
- * are atomic relative to each other, like the Redis store's scripts.
+ * are atomic relative to each other, like the Redis store's scripts (memory-session.ts holds their twins).
  */
 export class MemoryContextStore implements ContextStore {
   private readonly sessions = new Map<string, MemorySession>();
@@ -59,34 +65,43 @@ export class MemoryContextStore implements ContextStore {
     return this.sessions.size;
   }
 
-  async prepare(sessionKey: string, window: HistoryWindow): Promise<PreparedHistory> {
+  async prepare(sessionKey: string, window: HistoryWindow, busy?: BusyAcquire): Promise<PreparedHistory> {
     const key = assertSessionKey(sessionKey);
     const checkedWindow = assertHistoryWindow(window);
-    const session = this.read(key);
+    const session = this.read(key) ?? (busy ? emptySession() : undefined);
+    const token = session ? takeLock(session, busy, this.now()) : null;
+    if (token === 'busy') throw busyRefusal(key);
+    if (session && token) this.write(key, session);
     const entries = session ? session.entries.slice(-entriesToRead(checkedWindow)) : [];
-    return applyHistoryWindow(
-      { entries, storedTurns: session?.entries.length ?? 0, systemMessage: session?.systemMessage },
+    const history = applyHistoryWindow(
+      { entries, storedTurns: session?.entries.length ?? 0, systemMessage: session?.systemMessage, summary: session?.summary, lastSeq: session?.counter ?? 0 },
       checkedWindow,
     );
+    return withToken(history, token);
   }
 
-  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions): Promise<{ storedTurns: number }> {
+  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: PersistWrite = {}): Promise<PersistResult> {
     const key = assertSessionKey(sessionKey);
-    const checked = validatePersistOptions(options);
-    if (!checked.ok) throw new InvalidContextInputError('persist options', checked.issues);
+    const bounds = assertPersistOptions(options);
     const entry = encodeStoredTurn(turn);
+    const summary = summaryWrite(write.summary);
+    const session = this.read(key) ?? emptySession();
+    const reply = persistInto(
+      session,
+      entry,
+      { ...options, ...bounds },
+      { turnId: write.turnId ?? randomUUID(), busyToken: write.busyToken ?? '', summary: summary.encoded, throughSeq: summary.throughSeq },
+      this.now(),
+    );
+    if (reply[0] === 'stored') this.write(key, session);
+    return persistOutcome(reply, key, summary.throughSeq, 'summary.through_seq');
+  }
 
-    const session = this.read(key) ?? { entries: [], expiresAt: null };
-    session.entries.push(entry);
-    if (session.entries.length > options.maxStoredTurns) {
-      session.entries.splice(0, session.entries.length - options.maxStoredTurns);
-    }
-    if (options.systemMessage !== undefined) {
-      session.systemMessage = options.systemMessage === '' ? undefined : options.systemMessage;
-    }
-    session.expiresAt = options.ttlSeconds > 0 ? this.now() + options.ttlSeconds * 1000 : null;
-    this.write(key, session);
-    return { storedTurns: session.entries.length };
+  async release(sessionKey: string, busyToken: string): Promise<BusyOutcome> {
+    const session = this.read(assertSessionKey(sessionKey));
+    if (!session || session.busy?.token !== busyToken) return 'not_held';
+    session.busy = undefined;
+    return 'released';
   }
 
   async clear(sessionKey: string): Promise<{ deleted: boolean }> {
@@ -99,22 +114,78 @@ export class MemoryContextStore implements ContextStore {
   async get(sessionKey: string): Promise<SessionSnapshot> {
     const session = this.read(assertSessionKey(sessionKey));
     if (!session) return { turns: [], skippedCorrupt: 0, ttlSeconds: null };
-    const { turns, skippedCorrupt } = decodeStoredTurns(session.entries);
-    const ttlSeconds = session.expiresAt === null ? null : Math.ceil((session.expiresAt - this.now()) / 1000);
+    const { turns, skippedCorrupt } = decodeNumberedTurns(session.entries, 1);
+    const ttlSeconds = session.expiresAt === null || session.entries.length === 0 ? null : Math.ceil((session.expiresAt - this.now()) / 1000);
     const snapshot: SessionSnapshot = { turns, skippedCorrupt, ttlSeconds };
     if (session.systemMessage !== undefined) snapshot.systemMessage = session.systemMessage;
     return snapshot;
   }
 
+  async list(sessionKey: string): Promise<SessionListing> {
+    const key = assertSessionKey(sessionKey);
+    const raw = this.raw(key);
+    if (!sessionExists(raw)) throw new ConversationError({ code: 'not_found', session: key });
+    return listingOf(raw);
+  }
+
+  async fork(sourceKey: string, targetKey: string, atTurn: number, options: BranchOptions, write: { forkId?: string } = {}): Promise<ForkResult> {
+    const source = assertSessionKey(sourceKey);
+    const target = assertSessionKey(targetKey);
+    const turn = assertTurnNumber(atTurn, 1, source);
+    const { archiveTtlSeconds } = archiveBounds(options);
+    const plan = planFork(this.raw(source), turn, source);
+    const result = { turns: plan.live.length, summary: plan.summary !== null, restored: plan.restored, last_seq: plan.lastSeq };
+    const existing = this.read(target);
+    if (existing && write.forkId !== undefined && existing.writes.has(`write:${write.forkId}`)) return result;
+    if (existing) throw new ConversationError({ code: 'target_exists', target });
+    const now = this.now();
+    const session: MemorySession = {
+      ...emptySession(),
+      entries: plan.live,
+      ...(plan.system === null ? {} : { systemMessage: plan.system }),
+      ...(plan.summary === null ? {} : { summary: plan.summary }),
+      expiresAt: options.ttlSeconds > 0 ? now + options.ttlSeconds * 1000 : null,
+      archive: plan.archive,
+      archiveExpiresAt: archiveTtlSeconds > 0 && plan.archive.length > 0 ? now + archiveTtlSeconds * 1000 : null,
+      counter: plan.lastSeq,
+      counterExpiresAt: options.ttlSeconds === 0 || archiveTtlSeconds === 0 ? null : now + Math.max(options.ttlSeconds, archiveTtlSeconds) * 1000,
+    };
+    if (write.forkId !== undefined) session.writes.set(`write:${write.forkId}`, { reply: 'forked', expiresAt: now + WRITE_ID_TTL_SECONDS * 1000 });
+    this.write(target, session);
+    return result;
+  }
+
+  async rewind(sessionKey: string, toTurn: number, options: Omit<BranchOptions, 'ttlSeconds'>, write: { rewindId?: string } = {}): Promise<RewindResult> {
+    const key = assertSessionKey(sessionKey);
+    const turn = assertTurnNumber(toTurn, 0, key);
+    const session = this.read(key) ?? emptySession();
+    const reply = rewindIn(session, turn, archiveBounds(options), write.rewindId ?? randomUUID(), this.now());
+    if (reply[0] === 'done') this.write(key, session);
+    return rewindOutcome(reply, key, turn);
+  }
+
   /** Nothing to release; the sessions stay for other users of this instance. */
   async close(): Promise<void> {}
 
-  /** Returns the live session (marking it most recently used), dropping it if it has expired. */
+  /** The session as one Redis SNAPSHOT_SCRIPT read would return it. */
+  private raw(key: string): RawSession {
+    const session = this.read(key) ?? emptySession();
+    return {
+      turns: session.entries,
+      archive: session.archive,
+      system: session.systemMessage ?? null,
+      summary: session.summary ?? null,
+      counter: session.counter ?? null,
+      busy: session.busy !== undefined,
+    };
+  }
+
+  /** Returns the live session (marking it most recently used), dropping what has expired of it. */
   private read(key: string): MemorySession | undefined {
     const session = this.sessions.get(key);
     if (!session) return undefined;
     this.sessions.delete(key);
-    if (session.expiresAt !== null && session.expiresAt <= this.now()) return undefined;
+    if (!dropExpired(session, this.now())) return undefined;
     this.sessions.set(key, session);
     return session;
   }

@@ -2,21 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { hashTag } from '../redis/hash-tag';
 import { ManagedRedis, type RedisSource } from '../redis/managed-client';
 import { isClusterClient, type RedisClient } from '../redis/open-client';
+import { confirmWrite } from '../redis/replication';
+import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
+import type { BusyAcquire, BusyOutcome } from './busy';
+import { ConversationError } from './errors';
+import { assertTurnNumber, busyRefusal, persistOutcome, rewindOutcome, withToken, type PersistReply, type RewindReply } from './outcomes';
+import { FORK_CREATE_SCRIPT, PERSIST_SCRIPT, READ_SCRIPT, RELEASE_SCRIPT, REWIND_SCRIPT, SNAPSHOT_SCRIPT } from './redis-scripts';
+import { listingOf, planFork, sessionExists, type RawSession } from './snapshot';
 import {
+  archiveBounds,
+  assertPersistOptions,
   assertSessionKey,
-  decodeStoredTurns,
-  encodeStoredTurn,
-  InvalidContextInputError,
-  validatePersistOptions,
+  type BranchOptions,
   type ContextStore,
+  type ForkResult,
   type HistoryWindow,
   type PersistOptions,
+  type PersistResult,
+  type PersistWrite,
   type PreparedHistory,
+  type RewindResult,
+  type SessionListing,
   type SessionSnapshot,
   type StoredTurn,
 } from './store';
-import { confirmWrite } from '../redis/replication';
-import { evaluateScript, evaluateWrite, luaScript, WRITE_ID_TTL_SECONDS } from '../redis/script';
+import { summaryWrite } from './summary-write';
+import { decodeNumberedTurns, encodeStoredTurn } from './turn-codec';
 import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from './window';
 
 export { createRedisClientOptions, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type RedisConnectionOptions } from '../redis/connection';
@@ -25,19 +36,33 @@ export { connectRedis, pingRedis } from '../redis/open-client';
 /** Either a connection the store opens and owns, or a client the caller owns and closes. */
 export type RedisContextStoreOptions = { keyPrefix?: string } & RedisSource;
 
-/**
- * The one key layout of a session: `<store prefix>{<session key>}:turns` (a list of JSON turns) and `…:system`
- * (a string), both carrying the session's expiry. The session key is the hash tag, so on a Redis Cluster both
- * keys (and the turn ids below) share one slot and one script may touch them together.
- */
-export function redisSessionKeys(keyPrefix: string, sessionKey: string): { turns: string; system: string } {
-  const session = `${keyPrefix}${hashTag(sessionKey)}`;
-  return { turns: `${session}:turns`, system: `${session}:system` };
+/** A session's keys: its live turns, system message, summary, archive, turn counter and busy lock. */
+export interface RedisSessionKeys {
+  turns: string;
+  system: string;
+  summary: string;
+  archive: string;
+  seq: string;
+  busy: string;
 }
 
-/** Where a persist's turn id is remembered (WRITE_ID_TTL_SECONDS), so a persist sent twice appends its turn once. */
-function turnIdKey(keyPrefix: string, sessionKey: string, turnId: string): string {
-  return `${keyPrefix}${hashTag(sessionKey)}:turn:${turnId}`;
+/**
+ * The one key layout of a session: `<store prefix>{<session key>}:turns` (a list of JSON turns), `…:system` (a
+ * string), `…:summary` (a JSON string), `…:archive` (a list of archived turns, with its own expiry), `…:seq` (the
+ * turn counter) and `…:busy` (the lock of the run answering now). The session key is the hash tag, so on a Redis
+ * Cluster every key (and the write ids below) share one slot and one script may touch them together.
+ */
+export function redisSessionKeys(keyPrefix: string, sessionKey: string): RedisSessionKeys {
+  const session = `${keyPrefix}${hashTag(sessionKey)}`;
+  return { turns: `${session}:turns`, system: `${session}:system`, summary: `${session}:summary`, archive: `${session}:archive`, seq: `${session}:seq`, busy: `${session}:busy` };
+}
+
+/**
+ * Where a write's id is remembered (WRITE_ID_TTL_SECONDS), so a write sent twice applies once: `turn:<id>` for a
+ * persist (as before), `write:<id>` for a fork's target or a rewind.
+ */
+function writeIdKey(keyPrefix: string, sessionKey: string, kind: 'turn' | 'write', id: string): string {
+  return `${keyPrefix}${hashTag(sessionKey)}:${kind}:${id}`;
 }
 
 /**
@@ -51,75 +76,13 @@ export function legacyRedisSessionKeys(keyPrefix: string, sessionKey: string): {
   return { turns: `${keyPrefix}${sessionKey}:turns`, system: `${keyPrefix}${sessionKey}:system` };
 }
 
-/**
- * migrate(turns, system, old turns, old system): moves a session in the old layout into the new one, in the
- * script that touches it, so it is atomic. Turns already in the new list (an old process still wrote the old
- * layout after an upgrade) stay after the old ones; a system message in the new layout wins. RENAME keeps the
- * expiry. Without old keys (a cluster, where nothing was written before), nothing to do.
- */
-const MIGRATE_LUA = `
-local function migrate(turns, system, oldTurns, oldSystem)
-  if not oldTurns then return end
-  if redis.call('EXISTS', oldTurns) == 1 then
-    if redis.call('EXISTS', turns) == 0 then
-      redis.call('RENAME', oldTurns, turns)
-    else
-      local entries = redis.call('LRANGE', oldTurns, 0, -1)
-      for index = #entries, 1, -1 do redis.call('LPUSH', turns, entries[index]) end
-      redis.call('DEL', oldTurns)
-    end
-  end
-  if redis.call('EXISTS', oldSystem) == 1 then
-    if redis.call('EXISTS', system) == 0 then redis.call('RENAME', oldSystem, system) else redis.call('DEL', oldSystem) end
-  end
-end
-`;
+type ReadReply = ['busy'] | ['read', string[], number, string | null, number, string | null, string | null, string | null];
+type SnapshotReply = [string[], string[], string | null, string | null, string | null, number, number, number];
 
 /**
- * Reads the newest entries (LRANGE from ARGV[1]) with the length, system message and TTL: one
- * command, so prepare costs one round trip and O(window), whatever the history length.
- * KEYS: turns, system[, old turns, old system].
- */
-const READ_SCRIPT = luaScript(`${MIGRATE_LUA}
-migrate(KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-local entries = redis.call('LRANGE', KEYS[1], tonumber(ARGV[1]), -1)
-return { entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('TTL', KEYS[1]) }
-`);
-
-/**
- * Appends, trims, sets or removes the system message and refreshes both expiries in one script; a turn id
- * seen before (the same persist sent again, e.g. by a cluster client retrying during a failover) appends
- * nothing. The RPUSH goes first: if it fails (e.g. a foreign key of another type), nothing has been written.
- * KEYS: turns, system, turn id[, old turns, old system]; ARGV: entry, max stored, ttl, system mode, system message, id ttl.
- */
-const PERSIST_SCRIPT = luaScript(`${MIGRATE_LUA}
-migrate(KEYS[1], KEYS[2], KEYS[4], KEYS[5])
-if redis.call('EXISTS', KEYS[3]) == 1 then return redis.call('LLEN', KEYS[1]) end
-local length = redis.call('RPUSH', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[3], '1', 'EX', tonumber(ARGV[6]))
-local maxStored = tonumber(ARGV[2])
-if length > maxStored then
-  redis.call('LTRIM', KEYS[1], -maxStored, -1)
-  length = maxStored
-end
-if ARGV[4] == 'set' then redis.call('SET', KEYS[2], ARGV[5]) elseif ARGV[4] == 'delete' then redis.call('DEL', KEYS[2]) end
-local ttl = tonumber(ARGV[3])
-if ttl > 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
-else
-  redis.call('PERSIST', KEYS[1])
-  redis.call('PERSIST', KEYS[2])
-end
-return length
-`);
-
-type ReadReply = [string[], number, string | null, number];
-
-/**
- * Conversation history in Redis, shared by every n8n process that uses the same Redis and prefix.
- * A session is a list of JSON turns (`…:turns`) plus an optional string (`…:system`). The two keys
- * are written only by Lua scripts, so concurrent requests never interleave a turn or half-write one.
+ * Conversation history in Redis, shared by every n8n process that uses the same Redis and prefix. Every key of a
+ * session is written only by Lua scripts (redis-scripts.ts), so concurrent requests never interleave a turn or
+ * half-write one; numbers, summaries, the archive and the lock change in the same script as the turns.
  */
 export class RedisContextStore implements ContextStore {
   private readonly redis: ManagedRedis;
@@ -132,45 +95,59 @@ export class RedisContextStore implements ContextStore {
     this.redis = new ManagedRedis(options, 'Redis context store');
   }
 
-  async prepare(sessionKey: string, window: HistoryWindow): Promise<PreparedHistory> {
-    const checkedKey = assertSessionKey(sessionKey);
+  async prepare(sessionKey: string, window: HistoryWindow, busy?: BusyAcquire): Promise<PreparedHistory> {
+    const key = assertSessionKey(sessionKey);
     const checkedWindow = assertHistoryWindow(window);
-    const [entries, storedTurns, systemMessage] = (await this.redis.run('prepare', (client) =>
-      evaluateScript(client, READ_SCRIPT, this.sessionKeys(client, checkedKey), [-entriesToRead(checkedWindow)]),
-    )) as ReadReply;
-    return applyHistoryWindow({ entries, storedTurns: Number(storedTurns), systemMessage }, checkedWindow);
+    const args = [-entriesToRead(checkedWindow), busy?.mode ?? '', busy?.id ?? '', busy?.ttlMs ?? 0];
+    // Taking the lock is a write: on a cluster, done once a replica holds it.
+    const reply = (await this.redis.run('prepare', (client) => (busy ? evaluateWrite : evaluateScript)(client, READ_SCRIPT, this.keys(client, key), args))) as ReadReply;
+    if (reply[0] === 'busy') throw busyRefusal(key);
+    const [, entries, storedTurns, systemMessage, , summary, counter, token] = reply;
+    const history = applyHistoryWindow({ entries, storedTurns: Number(storedTurns), systemMessage, summary, lastSeq: Number(counter ?? 0) }, checkedWindow);
+    return withToken(history, token);
   }
 
   /**
-   * Appends the turn. `write.turnId` (default: a new id) makes the persist idempotent: sent again with the same
-   * id within WRITE_ID_TTL_SECONDS, the turn is not appended twice. On a Redis Cluster the persist is done once a
-   * replica holds it.
+   * Appends the turn (see PersistWrite for the summary, the lock and the id). `write.turnId` (default: a new id)
+   * makes the persist idempotent: sent again with the same id within WRITE_ID_TTL_SECONDS, it applies once. On a
+   * Redis Cluster the persist is done once a replica holds it.
    */
-  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: { turnId?: string } = {}): Promise<{ storedTurns: number }> {
-    const checkedKey = assertSessionKey(sessionKey);
-    const checked = validatePersistOptions(options);
-    if (!checked.ok) throw new InvalidContextInputError('persist options', checked.issues);
+  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: PersistWrite = {}): Promise<PersistResult> {
+    const key = assertSessionKey(sessionKey);
+    const { archiveTtlSeconds, maxArchivedTurns } = assertPersistOptions(options);
     const entry = encodeStoredTurn(turn);
+    const summary = summaryWrite(write.summary);
     const systemMode = options.systemMessage === undefined ? 'keep' : options.systemMessage === '' ? 'delete' : 'set';
     const turnId = write.turnId ?? randomUUID();
-    const storedTurns = await this.redis.run('persist', (client) => {
-      const [turns, system, ...legacy] = this.sessionKeys(client, checkedKey);
-      return evaluateWrite(client, PERSIST_SCRIPT, [turns, system, turnIdKey(this.keyPrefix, checkedKey, turnId), ...legacy], [
+    const reply = (await this.redis.run('persist', (client) =>
+      evaluateWrite(client, PERSIST_SCRIPT, this.keys(client, key, writeIdKey(this.keyPrefix, key, 'turn', turnId)), [
         entry,
         options.maxStoredTurns,
         options.ttlSeconds,
         systemMode,
         options.systemMessage ?? '',
         WRITE_ID_TTL_SECONDS,
-      ]);
-    });
-    return { storedTurns: Number(storedTurns) };
+        write.busyToken ?? '',
+        summary.encoded,
+        summary.throughSeq,
+        archiveTtlSeconds,
+        maxArchivedTurns,
+        new Date().toISOString(),
+      ]),
+    )) as PersistReply;
+    return persistOutcome(reply, key, summary.throughSeq, 'summary.through_seq');
+  }
+
+  async release(sessionKey: string, busyToken: string): Promise<BusyOutcome> {
+    const key = assertSessionKey(sessionKey);
+    const released = await this.redis.run('release', (client) => evaluateWrite(client, RELEASE_SCRIPT, [redisSessionKeys(this.keyPrefix, key).busy], [busyToken]));
+    return Number(released) === 1 ? 'released' : 'not_held';
   }
 
   async clear(sessionKey: string): Promise<{ deleted: boolean }> {
-    const checkedKey = assertSessionKey(sessionKey);
+    const key = assertSessionKey(sessionKey);
     const removed = await this.redis.run('clear', async (client) => {
-      const keys = this.sessionKeys(client, checkedKey);
+      const keys = this.keys(client, key);
       // On a plain Redis the old layout's keys are among them: a cleared session does not come back from there.
       const deleted = await client.del(...keys);
       await confirmWrite(client, keys[0]);
@@ -180,13 +157,68 @@ export class RedisContextStore implements ContextStore {
   }
 
   async get(sessionKey: string): Promise<SessionSnapshot> {
-    const checkedKey = assertSessionKey(sessionKey);
-    const [entries, , systemMessage, ttl] = (await this.redis.run('get', (client) =>
-      evaluateScript(client, READ_SCRIPT, this.sessionKeys(client, checkedKey), [0]),
-    )) as ReadReply;
-    const snapshot: SessionSnapshot = { ...decodeStoredTurns(entries), ttlSeconds: ttl > 0 ? Number(ttl) : null };
+    const key = assertSessionKey(sessionKey);
+    const [, entries, , systemMessage, ttl] = (await this.redis.run('get', (client) => evaluateScript(client, READ_SCRIPT, this.keys(client, key), [0, '', '', 0]))) as Extract<ReadReply, ['read', ...unknown[]]>;
+    const snapshot: SessionSnapshot = { ...decodeNumberedTurns(entries, 1), ttlSeconds: ttl > 0 ? Number(ttl) : null };
     if (systemMessage !== null) snapshot.systemMessage = systemMessage;
     return snapshot;
+  }
+
+  async list(sessionKey: string): Promise<SessionListing> {
+    const key = assertSessionKey(sessionKey);
+    const raw = await this.snapshot(key);
+    if (!sessionExists(raw)) throw new ConversationError({ code: 'not_found', session: key });
+    return listingOf(raw);
+  }
+
+  /**
+   * Reads the source in one script and creates the target in another, which refuses a target that exists. On a
+   * cluster the two sessions are in different slots, so no one script could do both; it is still safe: the read is
+   * one consistent moment of the source, and a turn's content never changes once stored (it only moves between the
+   * live list and the archive, and numbers are never reused), so the fork is the source as it was then — whatever
+   * the source does next — and two forks racing for one target cannot both create it.
+   */
+  async fork(sourceKey: string, targetKey: string, atTurn: number, options: BranchOptions, write: { forkId?: string } = {}): Promise<ForkResult> {
+    const source = assertSessionKey(sourceKey);
+    const target = assertSessionKey(targetKey);
+    const turn = assertTurnNumber(atTurn, 1, source);
+    const { archiveTtlSeconds } = archiveBounds(options);
+    const plan = planFork(await this.snapshot(source), turn, source);
+    const forkId = write.forkId ?? randomUUID();
+    const reply = (await this.redis.run('fork', (client) =>
+      evaluateWrite(client, FORK_CREATE_SCRIPT, this.keys(client, target, writeIdKey(this.keyPrefix, target, 'write', forkId)), [
+        WRITE_ID_TTL_SECONDS,
+        options.ttlSeconds,
+        archiveTtlSeconds,
+        plan.lastSeq,
+        plan.system ?? '',
+        plan.system === null ? '0' : '1',
+        plan.summary ?? '',
+        plan.live.length,
+        plan.archive.length,
+        ...plan.live,
+        ...plan.archive,
+      ]),
+    )) as [string];
+    if (reply[0] === 'exists') throw new ConversationError({ code: 'target_exists', target });
+    return { turns: plan.live.length, summary: plan.summary !== null, restored: plan.restored, last_seq: plan.lastSeq };
+  }
+
+  async rewind(sessionKey: string, toTurn: number, options: Omit<BranchOptions, 'ttlSeconds'>, write: { rewindId?: string } = {}): Promise<RewindResult> {
+    const key = assertSessionKey(sessionKey);
+    const turn = assertTurnNumber(toTurn, 0, key);
+    const { archiveTtlSeconds, maxArchivedTurns } = archiveBounds(options);
+    const rewindId = write.rewindId ?? randomUUID();
+    const reply = (await this.redis.run('rewind', (client) =>
+      evaluateWrite(client, REWIND_SCRIPT, this.keys(client, key, writeIdKey(this.keyPrefix, key, 'write', rewindId)), [
+        turn,
+        archiveTtlSeconds,
+        maxArchivedTurns,
+        new Date().toISOString(),
+        WRITE_ID_TTL_SECONDS,
+      ]),
+    )) as RewindReply;
+    return rewindOutcome(reply, key, turn);
   }
 
   /** Quits (or, if Redis does not answer, drops) the connection the store opened. */
@@ -194,10 +226,18 @@ export class RedisContextStore implements ContextStore {
     return this.redis.close();
   }
 
-  /** turns, system, and on a plain Redis the old layout's turns and system (see legacyRedisSessionKeys). */
-  private sessionKeys(client: RedisClient, sessionKey: string): string[] {
+  private async snapshot(key: string): Promise<RawSession> {
+    const [turns, archive, system, summary, counter, busy] = (await this.redis.run('read', (client) => evaluateScript(client, SNAPSHOT_SCRIPT, this.keys(client, key), []))) as SnapshotReply;
+    return { turns, archive, system, summary, counter: counter === null ? null : Number(counter), busy: Number(busy) === 1 };
+  }
+
+  /**
+   * The session's keys in the scripts' order (turns, system, summary, archive, counter, busy), then the write id
+   * when given, then on a plain Redis the old layout's turns and system (see legacyRedisSessionKeys).
+   */
+  private keys(client: RedisClient, sessionKey: string, writeId?: string): string[] {
     const keys = redisSessionKeys(this.keyPrefix, sessionKey);
     const legacy = isClusterClient(client) ? undefined : legacyRedisSessionKeys(this.keyPrefix, sessionKey);
-    return legacy ? [keys.turns, keys.system, legacy.turns, legacy.system] : [keys.turns, keys.system];
+    return [keys.turns, keys.system, keys.summary, keys.archive, keys.seq, keys.busy, ...(writeId ? [writeId] : []), ...(legacy ? [legacy.turns, legacy.system] : [])];
   }
 }
