@@ -1,5 +1,5 @@
 /** A reply's text as one JSON object, or the sentence that names what keeps it from being one (for the repair turn). */
-import { duplicateTopLevelKey, MAX_NESTING_DEPTH, placeOf, scanStructure } from './json-scan';
+import { MAX_NESTING_DEPTH, placeOf, scanStructure, topLevelShape } from './json-scan';
 
 /**
  * `{ value }` when `text` (trimmed, unfenced) is exactly one valid JSON object with no top-level key twice;
@@ -8,14 +8,20 @@ import { duplicateTopLevelKey, MAX_NESTING_DEPTH, placeOf, scanStructure } from 
  * repair turn). Linear in the text length.
  */
 export function readObject(text: string): { value: Record<string, unknown> } | { problem: string } {
+  // Most replies are one valid object: one pass for what JSON.parse does not check (a key given twice, and
+  // the depth, before JSON.parse may nest that deep), then JSON.parse. Anything else, a reply too deep
+  // included, is read in full below, which names its problem.
+  if (text.startsWith('{')) {
+    const shape = topLevelShape(text);
+    const parsed = shape.tooDeep ? undefined : parsedOrUndefined(text);
+    if (parsed !== undefined) return shape.duplicate === undefined ? { value: parsed as Record<string, unknown> } : { problem: duplicateProblem(shape.duplicate) };
+  }
   if (text.startsWith('[')) return { problem: arrayProblem(text) };
   const start = text.indexOf('{');
   if (start === -1) return { problem: 'Your reply contained no JSON object; it looked like plain text.' };
   if (start > 0) return { problem: 'Your reply had text before the JSON object. Do not write prose around the object.' };
   const scan = scanStructure(text);
-  if (scan.kind === 'too_deep') {
-    return { problem: `Your reply nested JSON objects or arrays more than ${MAX_NESTING_DEPTH} levels deep; send flatter arguments.` };
-  }
+  if (scan.kind === 'too_deep') return { problem: TOO_DEEP };
   const comment = scan.comment === undefined ? '' : ` It also holds a comment at ${placeOf(text, scan.comment)}; JSON has no comments.`;
   if (scan.kind === 'mismatch') {
     const closer = text[scan.at];
@@ -51,10 +57,23 @@ export function readObject(text: string): { value: Record<string, unknown> } | {
   if (rest.replace(/^,\s*/, '').startsWith('{')) return { problem: `Your reply contained more than one JSON object; send one object per turn.${invalid}` };
   if (rest !== '') return { problem: `Your reply had text after the JSON object. Do not write prose around the object.${invalid}` };
   if ('error' in parsed) return { problem: `Your reply was not valid JSON: ${parsed.error}.` };
-  // JSON.parse keeps the last of two equal keys: a reply could open as a final answer and end as an action.
-  const duplicate = duplicateTopLevelKey(text);
-  if (duplicate !== undefined) return { problem: `Your reply's object had the key ${JSON.stringify(duplicate).slice(0, 40)} twice; write each key once.` };
+  const duplicate = topLevelShape(text).duplicate;
+  if (duplicate !== undefined) return { problem: duplicateProblem(duplicate) };
   return { value: parsed.value as Record<string, unknown> };
+}
+
+const TOO_DEEP = `Your reply nested JSON objects or arrays more than ${MAX_NESTING_DEPTH} levels deep; send flatter arguments.`;
+
+/** JSON.parse keeps the last of two equal keys: a reply could open as a final answer and end as an action. */
+const duplicateProblem = (key: string) => `Your reply's object had the key ${JSON.stringify(key).slice(0, 40)} twice; write each key once.`;
+
+/** The value of valid JSON text; undefined for anything else (valid JSON text is never `undefined`). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A reply opening with "[": a JSON array (of objects, usually), or broken JSON whose first bracket is wrong. */

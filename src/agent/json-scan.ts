@@ -96,28 +96,37 @@ export function placeOf(text: string, index: number): string {
 }
 
 /**
- * The first key that the object starting at index 0 of valid JSON `text` holds twice at its top level,
- * compared as JSON decodes them (`"typ\u0065"` is `"type"`); undefined when every key is unique. One pass:
- * a string at depth 1 followed by a colon is a key.
+ * What one pass over `text` (an object starting at index 0) finds: whether a bracket outside a string opens
+ * level MAX_NESTING_DEPTH + 1 (`tooDeep`, and the pass stops there; JSON.parse, which reads strings the same
+ * way, nests no deeper than this pass counts before it fails), else, for valid JSON, the first key its
+ * object holds twice at the top level, compared as JSON decodes them (`"typ\u0065"` is `"type"`). A string
+ * at depth 1 followed by a colon is a key; in valid JSON only JSON's four whitespace characters can stand
+ * between them.
  */
-export function duplicateTopLevelKey(text: string): string | undefined {
+export function topLevelShape(text: string): { tooDeep: boolean; duplicate?: string } {
   const keys = new Set<string>();
+  let duplicate: string | undefined;
   let depth = 0;
   for (let index = 0; index < text.length; index++) {
     const character = text.charCodeAt(index);
     if (character === QUOTE) {
       const start = index;
       index = stringEnd(text, index);
-      if (index === -1) return undefined;
-      if (depth !== 1) continue;
+      if (index === -1) break;
+      if (depth !== 1 || duplicate !== undefined) continue;
       let next = index + 1;
-      while (next < text.length && /\s/.test(text[next])) next++;
-      if (text[next] !== ':') continue;
-      const key = JSON.parse(text.slice(start, index + 1)) as string;
-      if (keys.has(key)) return key;
-      keys.add(key);
-    } else if (character === OPEN_BRACE || character === OPEN_BRACKET) depth++;
-    else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) depth--;
+      while (isJsonWhitespace(text.charCodeAt(next))) next++;
+      if (text.charCodeAt(next) !== COLON) continue;
+      // Without a backslash the key is its text as it stands; with one, JSON decodes it.
+      const quoted = text.slice(start, index + 1);
+      const key = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
+      if (keys.has(key)) duplicate = key;
+      else keys.add(key);
+    } else if (character === OPEN_BRACE || character === OPEN_BRACKET) {
+      if (++depth > MAX_NESTING_DEPTH) return { tooDeep: true };
+    } else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) depth--;
   }
-  return undefined;
+  return { tooDeep: false, duplicate };
 }
+
+const isJsonWhitespace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;

@@ -2,7 +2,7 @@ import type { ChatResponse } from '../providers/chat-model';
 import { readObject } from './json-problems';
 import { unfence } from './reply-fence';
 
-export { duplicateTopLevelKey, MAX_NESTING_DEPTH, nestsTooDeep } from './json-scan';
+export { MAX_NESTING_DEPTH, nestsTooDeep } from './json-scan';
 
 /**
  * The Action/Final protocol: every model turn is exactly one JSON object,
