@@ -239,3 +239,160 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
     expect(result.errorOf('Context')?.message).toContain(message);
   });
 });
+
+describe('long memory through Agent Context version 2 in n8n’s engine (issue #31)', () => {
+  const server = useScriptedServer();
+  let redis: TestRedis;
+  let client: Redis;
+  const keyPrefix = uniqueKeyPrefix('node-memory');
+
+  beforeAll(async () => {
+    redis = await getTestRedis();
+    client = new Redis(redis.url);
+  });
+  afterAll(async () => {
+    await deleteKeysByPrefix(client, `{${keyPrefix}`);
+    client.disconnect();
+    await redis.stop();
+  });
+
+  const credentials = () => ({ agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl }, agentCoreRedisApi: redisCredentialData(redis.url) });
+  const context = (name: string, operation: string, extra: INodeParameters = {}, options: INodeParameters = {}, typeVersion = 2): INode =>
+    createNode({ name, type: 'agentContext', typeVersion, parameters: { operation, storage: 'redis', options: { keyPrefix, ...options }, ...extra }, settings: { credentials: REDIS_CREDENTIAL } });
+  const keysOf = (session: string) => redisSessionKeys('', `${keyPrefix}${session}`);
+
+  /** Webhook → Load History (prepare) → Agent Core → Save Turn (persist), as the examples name them. */
+  function chain(item: IDataObject, options: INodeParameters = {}, typeVersion = 2) {
+    return runWorkflow({
+      nodes: [
+        createInputNode([item], 'Webhook'),
+        context('Load History', 'prepare', {}, options, typeVersion),
+        createNode({ name: 'Agent Core', type: 'agentCore', parameters: { model: { __rl: true, mode: 'id', value: 'scripted-model' }, inputMode: 'messages' }, settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } } }),
+        context('Save Turn', 'persist', {}, options, typeVersion),
+      ],
+      connections: connectInSequence('Webhook', 'Load History', 'Agent Core', 'Save Turn'),
+      nodeTypes: { agentCore: new AgentCore(), agentContext: new AgentContext() },
+      credentials: credentials(),
+    });
+  }
+
+  function single(operation: string, parameters: INodeParameters, item: IDataObject, options: INodeParameters = {}) {
+    return runWorkflow({
+      nodes: [createInputNode([item]), context('Context', operation, parameters, options)],
+      connections: connectInSequence('Input', 'Context'),
+      nodeTypes: { agentContext: new AgentContext() },
+      credentials: credentials(),
+    });
+  }
+
+  /** Answers after `delayMs`, naming the question it answers. */
+  const slowModel = (delayMs: number) => server().setScript((request) => ({ text: final(`answered: ${request.messages.at(-1)!.content}`), delayMs }));
+
+  it('takes the session lock in prepare and lets go of it in persist, which finds the token through Agent Core by itself', async () => {
+    slowModel(0);
+    const session = `lock-${randomUUID()}`;
+    const first = await chain({ body: { session_id: session, prompt: 'one' } });
+    expect(first.outputOf('Load History')[0].json.busy_token).toMatch(/^0:[0-9a-f-]{36}$/);
+    expect(first.outputOf('Agent Core')[0].json).not.toHaveProperty('busy_token');
+    expect(first.outputOf('Save Turn')[0].json).toMatchObject({ final_answer: 'answered: one', context: { stored: true, seq: 1 } });
+    expect(await client.exists(keysOf(session).busy)).toBe(0);
+    const second = await chain({ body: { session_id: session, prompt: 'two' } });
+    expect(second.outputOf('Save Turn')[0].json).toMatchObject({ context: { stored: true, seq: 2 } });
+  });
+
+  it('Busy Session Reject (the default): of two messages racing on one session, the second fails in prepare and the model is asked once', async () => {
+    slowModel(400);
+    const session = `race-${randomUUID()}`;
+    const runs = await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }), chain({ body: { session_id: session, prompt: 'second' } })]);
+    const failed = runs.filter((run) => run.run.data.resultData.error);
+    expect(failed).toHaveLength(1);
+    expect(failed[0].errorOf('Load History')?.message).toBe(`session "${session}" is busy with another run; try again when it answered`);
+    expect(server().requests).toHaveLength(1);
+    expect(await client.llen(keysOf(session).turns)).toBe(1);
+  });
+
+  it('Busy Session Latest: the later message wins; the earlier run stores nothing and says so', async () => {
+    slowModel(400);
+    const session = `latest-${randomUUID()}`;
+    const later = new Promise((resolve) => setTimeout(resolve, 100)).then(() => chain({ body: { session_id: session, prompt: 'second' } }, { busyPolicy: 'latest' }));
+    const [early, late] = await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }, { busyPolicy: 'latest' }), later]);
+    expect(early.outputOf('Save Turn')[0].json).toMatchObject({ final_answer: 'answered: first', context: { stored: false, skipped: expect.stringContaining('a later message took session') } });
+    expect(late.outputOf('Save Turn')[0].json).toMatchObject({ context: { stored: true, seq: 1 } });
+    const stored = (await client.lrange(keysOf(session).turns, 0, -1)).map((entry) => JSON.parse(entry).messages[0].content);
+    expect(stored).toEqual(['second']);
+  });
+
+  it('Busy Session Wait: the later message waits for the earlier turn and sees it', async () => {
+    slowModel(300);
+    const session = `wait-${randomUUID()}`;
+    const later = new Promise((resolve) => setTimeout(resolve, 100)).then(() => chain({ body: { session_id: session, prompt: 'second' } }, { busyPolicy: 'wait' }));
+    await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }, { busyPolicy: 'wait' }), later]);
+    const secondRequest = server().requests.find((request) => request.messages.at(-1)!.content === 'second')!;
+    expect(secondRequest.messages.map((message) => message.content)).toEqual(expect.arrayContaining(['first']));
+    expect(await client.llen(keysOf(session).turns)).toBe(2);
+  });
+
+  it('version 1 nodes keep running overlapping messages without a lock, as before', async () => {
+    slowModel(200);
+    const session = `v1-${randomUUID()}`;
+    await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }, {}, 1), chain({ body: { session_id: session, prompt: 'second' } }, {}, 1)]);
+    expect(await client.llen(keysOf(session).turns)).toBe(2);
+  });
+
+  it('stores the summary and tool results of Agent Core\'s messages output; List Turns shows what moved; Rewind and Fork work by turn number', async () => {
+    const session = `ops-${randomUUID()}`;
+    const persist = (messages: unknown[]) => single('persist', {}, { session_id: session, messages });
+    for (const question of ['one', 'two', 'three']) await persist([{ role: 'user', content: question }, { role: 'assistant', content: `re ${question}` }]);
+    const summaryMessage = { role: 'assistant', content: 'They said one and two.', summary: { through_seq: 2, replaced_turns: 2, model: 'scripted-model', tokens_before: 80, tokens_after: 10, at: new Date().toISOString() } };
+    const toolResults = [{ step: 1, tool: 'lookup', args: { q: 'x' }, observation: 'found x' }];
+    const stored = await persist([summaryMessage, { role: 'user', content: 'four' }, { role: 'assistant', content: 're four', tool_results: toolResults }]);
+    expect(stored.outputOf('Context')[0].json).toMatchObject({ context: { stored: true, seq: 4, archived_turns: 2, summary_stored: true } });
+
+    const listed = (await single('list', {}, { session_id: session })).outputOf('Context')[0].json;
+    expect(listed).toMatchObject({ session_id: session, live_turns: 2, archived_turns: 2, last_seq: 4, summary: { through_seq: 2 } });
+    expect((listed.turns as Array<{ seq: number; state: string; tool_results: number }>).map((turn) => `${turn.seq}:${turn.state}:${turn.tool_results}`)).toEqual(['1:summarised:0', '2:summarised:0', '3:live:0', '4:live:1']);
+
+    const prepared = (await single('prepare', { userMessage: 'five' }, { session_id: session }, { busyPolicy: 'off' })).outputOf('Context')[0].json;
+    expect(prepared.messages_json).toEqual([
+      summaryMessage,
+      { role: 'user', content: 'three', seq: 3 },
+      { role: 'assistant', content: 're three' },
+      { role: 'user', content: 'four', seq: 4 },
+      { role: 'assistant', content: 're four', tool_results: toolResults },
+      { role: 'user', content: 'five' },
+    ]);
+
+    const forked = await single('fork', { toSessionId: `${session}-b`, turn: 3 }, { session_id: session });
+    expect(forked.outputOf('Context')[0].json).toEqual({ session_id: session, to_session_id: `${session}-b`, turns: 1, summary: true, restored: 0, last_seq: 3 });
+    const again = await single('fork', { toSessionId: `${session}-b`, turn: 3 }, { session_id: session });
+    expect(again.errorOf('Context')?.message).toBe(`session "${session}-b" already exists; a fork only creates a new session`);
+
+    const rewound = await single('rewind', { turn: 1 }, { session_id: session });
+    expect(rewound.outputOf('Context')[0].json).toEqual({ session_id: session, archived: 2, restored: 1, summary_dropped: true, live_turns: 1 });
+    const far = await single('rewind', { turn: 1e9 }, { session_id: session });
+    expect(far.errorOf('Context')?.message).toBe(`turn 1000000000 is out of range: session "${session}" has turns 0 to 1`);
+    const unknown = await single('list', {}, { session_id: `nobody-${randomUUID()}` });
+    expect(unknown.errorOf('Context')?.message).toMatch(/^session "nobody-.*" has no stored conversation \(it never existed, was cleared or has expired\)$/);
+  });
+
+  it('refuses a summary that is not the first message of the output, and one from the future', async () => {
+    const session = `forged-${randomUUID()}`;
+    const summary = { through_seq: 5, replaced_turns: 5, model: 'm', tokens_before: 1, tokens_after: 1, at: new Date().toISOString() };
+    const forged = await single('persist', {}, { session_id: session, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok', summary }] });
+    expect(forged.errorOf('Context')?.message).toContain('messages[1].summary: a summary is accepted only as the first message');
+    const future = await single('persist', {}, { session_id: session, messages: [{ role: 'assistant', content: 's', summary }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }] });
+    expect(future.errorOf('Context')?.message).toBe(`messages[0].summary.through_seq is 5, but session "${session}" has no turn after 0: a summary can only cover turns that are stored`);
+    expect(await client.exists(keysOf(session).turns, keysOf(session).summary)).toBe(0);
+  });
+
+  it('version 2 hands every live turn to Agent Core by default; version 1 the newest Max Turns', async () => {
+    const session = `window-${randomUUID()}`;
+    for (let turn = 1; turn <= 25; turn++) await client.rpush(keysOf(session).turns, JSON.stringify({ seq: turn, messages: [{ role: 'user', content: `q${turn}` }, { role: 'assistant', content: `a${turn}` }], at: new Date().toISOString() }));
+    await client.set(keysOf(session).seq, '25');
+    const input = { session_id: session, prompt: 'next' };
+    const v2 = await runWorkflow({ nodes: [createInputNode([input]), context('Context', 'prepare', {}, { busyPolicy: 'off' })], connections: connectInSequence('Input', 'Context'), nodeTypes: { agentContext: new AgentContext() }, credentials: credentials() });
+    expect(v2.outputOf('Context')[0].json).toMatchObject({ history_turns: 25, last_seq: 25 });
+    const v1 = await runWorkflow({ nodes: [createInputNode([input]), context('Context', 'prepare', {}, {}, 1)], connections: connectInSequence('Input', 'Context'), nodeTypes: { agentContext: new AgentContext() }, credentials: credentials() });
+    expect(v1.outputOf('Context')[0].json).toMatchObject({ history_turns: 20 });
+  });
+});

@@ -1,17 +1,16 @@
 import type { INodeProperties } from 'n8n-workflow';
-import {
-  DEFAULT_KEY_PREFIX,
-  DEFAULT_MAX_HISTORY_CHARACTERS,
-  DEFAULT_MAX_STORED_TURNS,
-  DEFAULT_MAX_TURN_CHARACTERS,
-  DEFAULT_MAX_TURNS,
-  DEFAULT_TTL_SECONDS,
-  HISTORY_CHARACTER_LEVELS,
-} from '../../src/context';
+import { DEFAULT_MAX_HISTORY_CHARACTERS, DEFAULT_MAX_TURNS, HISTORY_CHARACTER_LEVELS } from '../../src/context';
+import { agentContextOptions } from './options';
 
 const onlyFor = (...operation: string[]) => ({ show: { operation } });
 
-/** Panel of the Agent Context node: prepare → Agent Core → persist, plus clear and get. */
+/** The window's choices; version 1 nodes start with the newest turns, version 2 with every live turn (Agent Core fits them by tokens). */
+const WINDOW_CHOICES = [
+  { name: 'All Live Turns (Agent Core Fits Them by Tokens)', value: 'allLiveTurns', description: "Every stored turn (up to Max Stored Turns and History Size), with the session's summary; Agent Core's History Over Budget fits them to the model" },
+  { name: 'Newest Turns', value: 'lastTurns', description: 'The newest Max Turns turns, within History Size' },
+];
+
+/** Panel of the Agent Context node: prepare → Agent Core → persist, plus clear, get, list, fork and rewind. */
 export const agentContextProperties: INodeProperties[] = [
   {
     displayName: 'Operation',
@@ -19,10 +18,13 @@ export const agentContextProperties: INodeProperties[] = [
     type: 'options',
     noDataExpression: true,
     options: [
-      { name: 'Prepare', value: 'prepare', action: 'Load history for the agent', description: 'Load the session history and emit messages_json for Agent Core' },
-      { name: 'Persist', value: 'persist', action: 'Save the agent turn', description: "Append this run's user message and answer to the session" },
       { name: 'Clear', value: 'clear', action: 'Delete a session', description: "Delete the session's history" },
+      { name: 'Fork', value: 'fork', action: 'Fork a session at a turn', description: "A new session holding this session's turns up to Turn; this one is untouched" },
       { name: 'Get', value: 'get', action: 'Read a session', description: 'Return the stored history as it is, for inspection' },
+      { name: 'List Turns', value: 'list', action: 'List the turns of a session', description: "The session's turns in order: number, time, sizes, and whether each is live, summarised or rewound" },
+      { name: 'Persist', value: 'persist', action: 'Save the agent turn', description: "Append this run's user message and answer to the session" },
+      { name: 'Prepare', value: 'prepare', action: 'Load history for the agent', description: 'Load the session history and emit messages_json for Agent Core' },
+      { name: 'Rewind', value: 'rewind', action: 'Rewind a session to a turn', description: 'Later turns move to the archive (kept until its TTL); the conversation goes on from Turn' },
     ],
     default: 'prepare',
   },
@@ -72,13 +74,50 @@ export const agentContextProperties: INodeProperties[] = [
     displayOptions: onlyFor('persist'),
   },
   {
+    displayName: 'New Session ID',
+    name: 'toSessionId',
+    type: 'string',
+    default: '',
+    required: true,
+    description: 'The session the fork creates; refused if it exists',
+    displayOptions: onlyFor('fork'),
+  },
+  {
+    displayName: 'Turn',
+    name: 'turn',
+    type: 'number',
+    typeOptions: { minValue: 0 },
+    default: 1,
+    required: true,
+    description: 'The last turn kept (its number, as List Turns shows it): Fork copies the turns up to it, Rewind moves the later ones to the archive (0: all)',
+    displayOptions: onlyFor('fork', 'rewind'),
+  },
+  {
+    displayName: 'Window',
+    name: 'window',
+    type: 'options',
+    options: WINDOW_CHOICES,
+    default: 'lastTurns',
+    description: 'Which stored turns prepare hands to Agent Core',
+    displayOptions: { show: { operation: ['prepare'], '@version': [1] } },
+  },
+  {
+    displayName: 'Window',
+    name: 'window',
+    type: 'options',
+    options: WINDOW_CHOICES,
+    default: 'allLiveTurns',
+    description: 'Which stored turns prepare hands to Agent Core',
+    displayOptions: { show: { operation: ['prepare'], '@version': [{ _cnd: { gte: 2 } }] } },
+  },
+  {
     displayName: 'Max Turns',
     name: 'maxTurns',
     type: 'number',
     typeOptions: { minValue: 0 },
     default: DEFAULT_MAX_TURNS,
     description: 'Newest turns (one request and its answer) given to the agent; 0 = no turn limit',
-    displayOptions: onlyFor('prepare'),
+    displayOptions: { show: { operation: ['prepare'], window: ['lastTurns'] } },
   },
   {
     displayName: 'History Size',
@@ -103,32 +142,5 @@ export const agentContextProperties: INodeProperties[] = [
     default: 8000,
     displayOptions: { show: { operation: ['prepare'], historySize: ['custom'] } },
   },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    placeholder: 'Add Option',
-    default: {},
-    options: [
-      { displayName: 'Key Prefix', name: 'keyPrefix', type: 'string', default: DEFAULT_KEY_PREFIX, description: 'Prefix of the Redis keys (and memory entries) of this history' },
-      { displayName: 'Max Stored Turn Size', name: 'maxTurnCharacters', type: 'number', typeOptions: { minValue: 100 }, default: DEFAULT_MAX_TURN_CHARACTERS, description: 'Persist: characters one turn (question and answer) keeps; longer messages are cut with a visible marker' },
-      { displayName: 'Max Stored Turns', name: 'maxStoredTurns', type: 'number', typeOptions: { minValue: 1 }, default: DEFAULT_MAX_STORED_TURNS, description: 'Persist keeps at most this many newest turns per session' },
-      {
-        displayName: 'Provider Formats',
-        name: 'providerFormats',
-        type: 'multiOptions',
-        options: [
-          { name: 'OpenAI', value: 'openai' },
-          { name: 'Gemini', value: 'gemini' },
-          { name: 'Anthropic', value: 'anthropic' },
-        ],
-        default: [],
-        description: 'Prepare: also emit the conversation in these providers\' own formats',
-      },
-      { displayName: 'Store Steps', name: 'storeSteps', type: 'boolean', default: false, description: 'Whether persist also keeps a compact record of the agent steps (tool names, errors, timings) from the "trace" field' },
-      { displayName: 'Store Unanswered Question', name: 'storeUnanswered', type: 'boolean', default: false, description: 'Whether persist also stores a run that ended without an answer (a limit, an error), marked as unanswered: kept for Get, never replayed to the model. Off: such a run stores nothing.' },
-      { displayName: 'System Message', name: 'systemMessage', type: 'string', default: '', description: "Persist: store or replace the session's system message; it is always kept by prepare" },
-      { displayName: 'TTL (Seconds)', name: 'ttlSeconds', type: 'number', typeOptions: { minValue: 0 }, default: DEFAULT_TTL_SECONDS, description: 'The session expires this long after its last persist; 0 = never' },
-    ],
-  },
+  agentContextOptions,
 ];

@@ -44,7 +44,7 @@ function describeRefusal(refusal: ConversationRefusal): { message: string; field
         field: 'session_id',
         fix:
           refusal.policy === 'persist'
-            ? "Pass prepare's busy_token to persist (Agent Context's Busy Token option), or let the lock expire."
+            ? "Pass prepare's busy_token to persist (Agent Context's Options → Busy Lock From Prepare), or let the lock expire."
             : 'Send the message again once the earlier one is answered, or set the busy policy to wait or latest.',
       };
     case 'not_found':
