@@ -285,8 +285,23 @@ describe('long memory through Agent Context version 2 in n8n’s engine (issue #
     });
   }
 
-  /** Answers after `delayMs`, naming the question it answers. */
-  const slowModel = (delayMs: number) => server().setScript((request) => ({ text: final(`answered: ${request.messages.at(-1)!.content}`), delayMs }));
+  /** Answers naming the question it answers: `first` after `delayMs`, any other at once. */
+  const slowModel = (delayMs: number) =>
+    server().setScript((request) => {
+      const question = request.messages.at(-1)!.content;
+      return { text: final(`answered: ${question}`), delayMs: question === 'first' ? delayMs : 0 };
+    });
+  /** Resolves once a run holds the session's lock (its prepare is done), so the next message surely meets it. */
+  async function untilLocked(session: string): Promise<void> {
+    while ((await client.exists(keysOf(session).busy)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  /** Runs `first` on the session and, once it holds the lock, `second`. */
+  async function racing(session: string, options: INodeParameters, typeVersion = 2) {
+    const early = chain({ body: { session_id: session, prompt: 'first' } }, options, typeVersion);
+    if (typeVersion >= 2) await untilLocked(session);
+    const late = await chain({ body: { session_id: session, prompt: 'second' } }, options, typeVersion);
+    return [await early, late] as const;
+  }
 
   it('takes the session lock in prepare and lets go of it in persist, which finds the token through Agent Core by itself', async () => {
     slowModel(0);
@@ -301,21 +316,19 @@ describe('long memory through Agent Context version 2 in n8n’s engine (issue #
   });
 
   it('Busy Session Reject (the default): of two messages racing on one session, the second fails in prepare and the model is asked once', async () => {
-    slowModel(400);
+    slowModel(1000);
     const session = `race-${randomUUID()}`;
-    const runs = await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }), chain({ body: { session_id: session, prompt: 'second' } })]);
-    const failed = runs.filter((run) => run.run.data.resultData.error);
-    expect(failed).toHaveLength(1);
-    expect(failed[0].errorOf('Load History')?.message).toBe(`session "${session}" is busy with another run; try again when it answered`);
+    const [early, late] = await racing(session, {});
+    expect(early.outputOf('Save Turn')[0].json).toMatchObject({ context: { stored: true, seq: 1 } });
+    expect(late.errorOf('Load History')?.message).toBe(`session "${session}" is busy with another run; try again when it answered`);
     expect(server().requests).toHaveLength(1);
     expect(await client.llen(keysOf(session).turns)).toBe(1);
   });
 
   it('Busy Session Latest: the later message wins; the earlier run stores nothing and says so', async () => {
-    slowModel(400);
+    slowModel(1000);
     const session = `latest-${randomUUID()}`;
-    const later = new Promise((resolve) => setTimeout(resolve, 100)).then(() => chain({ body: { session_id: session, prompt: 'second' } }, { busyPolicy: 'latest' }));
-    const [early, late] = await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }, { busyPolicy: 'latest' }), later]);
+    const [early, late] = await racing(session, { busyPolicy: 'latest' });
     expect(early.outputOf('Save Turn')[0].json).toMatchObject({ final_answer: 'answered: first', context: { stored: false, skipped: expect.stringContaining('a later message took session') } });
     expect(late.outputOf('Save Turn')[0].json).toMatchObject({ context: { stored: true, seq: 1 } });
     const stored = (await client.lrange(keysOf(session).turns, 0, -1)).map((entry) => JSON.parse(entry).messages[0].content);
@@ -323,17 +336,16 @@ describe('long memory through Agent Context version 2 in n8n’s engine (issue #
   });
 
   it('Busy Session Wait: the later message waits for the earlier turn and sees it', async () => {
-    slowModel(300);
+    slowModel(500);
     const session = `wait-${randomUUID()}`;
-    const later = new Promise((resolve) => setTimeout(resolve, 100)).then(() => chain({ body: { session_id: session, prompt: 'second' } }, { busyPolicy: 'wait' }));
-    await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }, { busyPolicy: 'wait' }), later]);
+    await racing(session, { busyPolicy: 'wait' });
     const secondRequest = server().requests.find((request) => request.messages.at(-1)!.content === 'second')!;
     expect(secondRequest.messages.map((message) => message.content)).toEqual(expect.arrayContaining(['first']));
     expect(await client.llen(keysOf(session).turns)).toBe(2);
   });
 
   it('version 1 nodes keep running overlapping messages without a lock, as before', async () => {
-    slowModel(200);
+    slowModel(300);
     const session = `v1-${randomUUID()}`;
     await Promise.all([chain({ body: { session_id: session, prompt: 'first' } }, {}, 1), chain({ body: { session_id: session, prompt: 'second' } }, {}, 1)]);
     expect(await client.llen(keysOf(session).turns)).toBe(2);

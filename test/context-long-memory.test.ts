@@ -1,5 +1,6 @@
 // Long memory in the context stores (issue #31): numbered turns, summaries with an archive, rewind, fork and the busy lock — memory and Redis alike.
 import { ConversationError } from '../src/context/errors';
+import { emptySession } from '../src/context/memory-session';
 import { MemoryContextStore } from '../src/context/memory-store';
 import { RedisContextStore, redisSessionKeys } from '../src/context/redis-store';
 import type { ContextStore, StoredSummary, StoredTurn } from '../src/context/store';
@@ -41,7 +42,7 @@ const stores: Array<[string, () => { store: ContextStore; legacy(session: string
       // What an earlier version left: entries without numbers.
       const legacy = async (session: string, entries: StoredTurn[]) => {
         const sessions = (store as unknown as { sessions: Map<string, unknown> }).sessions;
-        sessions.set(session, { entries: entries.map((turn) => JSON.stringify(turn)), expiresAt: null, archive: [], archiveExpiresAt: null, counterExpiresAt: null, writes: new Map() });
+        sessions.set(session, { ...emptySession(), entries: entries.map((turn) => JSON.stringify(turn)) });
       };
       return { store, legacy };
     },

@@ -6,6 +6,10 @@ import { AgentCoreError } from '../core/agent-core-error';
 const FIELD_NAMES: Record<string, string> = {
   config: '--config file',
   redis: '--redis-url',
+  session_id: '--session',
+  to_session: '--to-session',
+  turn: '--turn',
+  busy: '--busy',
   ...Object.fromEntries(Object.entries(RUN_OPTION_SETTINGS).map(([option, setting]) => [option, `--${setting.cliFlag}`])),
 };
 

@@ -20,18 +20,27 @@ const CONFIG_FLAG_HELP = wrap(
   ' '.repeat(25),
 );
 
+const SESSION_USAGE_LINES = `       agent-core session list --session ID [--redis-url URL | --context memory]
+       agent-core session fork --session ID --to-session ID --turn N [--redis-url URL | --context memory]
+       agent-core session rewind --session ID --turn N [--redis-url URL | --context memory]`;
+
+/** The usage of \`agent-core session\`, shown with its command-line mistakes. */
+export const SESSION_USAGE = `usage:${SESSION_USAGE_LINES.slice('usage:'.length)}`;
+
 export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
                       [--provider openai|gemini] [--base-url URL] [--api-key KEY]
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
                        [--fallback-api-key KEY]]
                       [--system TEXT]
-                      [--session ID --context memory|redis] [--redis-url URL] [--run-key KEY]
+                      [--session ID --context memory|redis [--busy reject|wait|latest|off] [--window all|turns]]
+                      [--redis-url URL] [--run-key KEY]
                       [--stream [--stream-answer checked]]
                       [--audit-postgres URL [--audit-retention-days N]]
        agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
        agent-core audit verify --postgres URL --run ID [--digest HEX]
-       agent-core audit replay --postgres URL --run ID`;
+       agent-core audit replay --postgres URL --run ID
+${SESSION_USAGE_LINES}`;
 
 export const HELP = `${USAGE}
 
@@ -48,9 +57,14 @@ ${CONFIG_FLAG_HELP}
                          answers that step and the rest of the run (URL from the same variables; the
                          environment key only on the primary's origin, elsewhere give --fallback-api-key)
   --system TEXT          instructions added to the system prompt
-  --session ID           keep a conversation: each run reads the session's history and stores its turn,
-                         with --context redis (default; --redis-url, else REDIS_URL, else 127.0.0.1:6379)
-                         or --context memory (this process only)
+  --session ID           keep a conversation: each run reads the session's history and stores its turn
+                         (with the summary and tool results the run returns), with --context redis (default;
+                         --redis-url, else REDIS_URL, else 127.0.0.1:6379) or --context memory (this process only)
+  --busy POLICY          with --session, when another run is answering the session: reject (default: exit 2,
+                         "session … is busy with another run"), wait (up to 30 s), latest (this run takes it
+                         over; the earlier run stores nothing), off (no lock)
+  --window all|turns     with --session: every live turn, which the run fits to the model by tokens (default),
+                         or the newest 20 turns
   --redis-url URL        the Redis of --session, --run-key and the config's shared_budget (else REDIS_URL,
                          else redis://127.0.0.1:6379); a shared budget is counted there, across processes
   --run-key KEY          a durable run: each completed step is checkpointed in Redis under KEY (kept a day,
@@ -90,6 +104,10 @@ openssl rand -hex 32 makes one).
 resume continues it: --state FILE holds the run_state value, unchanged; --approve runs the call once, --deny
 tells the model it was refused and why, --edit runs it with these arguments (checked like any call). With
 --redis-url (or REDIS_URL), a used state is recorded there and refused the second time.
+
+session list prints a session's turns in order (number, time, sizes, live / summarised / rewound); session
+fork copies the turns up to --turn N into a new session --to-session (refused if it exists; the source is
+untouched); session rewind moves the turns after N to the session's archive (kept 30 days, not deleted).
 
 Exit status: 0 when the run ended (any finish_reason; read it), 2 for a bad command line, configuration
 or input, 1 for anything unexpected.`;

@@ -26,7 +26,7 @@ export {
 } from './store';
 export { BUSY_POLICIES, DEFAULT_BUSY_TTL_SECONDS, DEFAULT_BUSY_WAIT_SECONDS, type BusyPolicy } from './busy';
 export { ConversationError, type ConversationRefusal } from './errors';
-export { compactSteps, persistSession, prepareSession, sessionStoreKey, type BusyOptions, type PersistedSession, type PreparedSession } from './session';
+export { compactSteps, persistSession, prepareSession, releaseSession, sessionStoreKey, type BusyOptions, type PersistedSession, type PreparedSession } from './session';
 export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';
 export { HISTORY_CHARACTER_LEVELS, resolveCharacterBudget, type HistoryCharacterLevel } from './window';
 export { toProviderFormats, type ProviderFormats } from './formats';

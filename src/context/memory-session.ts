@@ -17,12 +17,14 @@ export interface MemorySession {
   counter?: number;
   counterExpiresAt: number | null;
   busy?: { token: string; expiresAt: number };
+  /** Tokens a later message took the session from (busy policy latest), until the lock that replaced them expires. */
+  superseded: Map<string, number>;
   /** Write ids seen (persist, fork, rewind) with the reply they got. */
   writes: Map<string, { reply: string; expiresAt: number }>;
 }
 
 export function emptySession(): MemorySession {
-  return { entries: [], expiresAt: null, archive: [], archiveExpiresAt: null, counterExpiresAt: null, writes: new Map() };
+  return { entries: [], expiresAt: null, archive: [], archiveExpiresAt: null, counterExpiresAt: null, writes: new Map(), superseded: new Map() };
 }
 
 const WRITE_ID_MS = WRITE_ID_TTL_SECONDS * 1000;
@@ -36,6 +38,7 @@ export function dropExpired(session: MemorySession, now: number): boolean {
   if (passed(session.counterExpiresAt, now)) Object.assign(session, { counter: undefined, counterExpiresAt: null });
   if (session.busy && session.busy.expiresAt <= now) session.busy = undefined;
   for (const [id, write] of session.writes) if (write.expiresAt <= now) session.writes.delete(id);
+  for (const [token, expiresAt] of session.superseded) if (expiresAt <= now) session.superseded.delete(token);
   return session.entries.length > 0 || session.systemMessage !== undefined || session.summary !== undefined || session.archive.length > 0 || session.counter !== undefined || session.busy !== undefined;
 }
 
@@ -51,10 +54,15 @@ export function numberAll(session: MemorySession): void {
 /** READ_SCRIPT's lock: `busy` when `take` meets a held lock, else the token (or null without a lock mode). */
 export function takeLock(session: MemorySession, busy: BusyAcquire | undefined, now: number): 'busy' | string | null {
   if (!busy) return null;
-  if (busy.mode === 'take' && session.busy) return 'busy';
+  const holder = session.busy?.token;
+  if (busy.mode === 'take' && holder) return 'busy';
   numberAll(session);
   const token = `${session.counter ?? 0}:${busy.id}`;
   session.busy = { token, expiresAt: now + busy.ttlMs };
+  if (holder) {
+    session.superseded.set(holder, now + busy.ttlMs);
+    for (const known of session.superseded.keys()) session.superseded.set(known, now + busy.ttlMs);
+  }
   return token;
 }
 
@@ -76,7 +84,8 @@ export function persistInto(
   if (write.busyToken === '') {
     if (holder) return ['busy'];
   } else if (holder !== write.busyToken) {
-    if (holder) return ['superseded'];
+    if (session.superseded.has(write.busyToken)) return ['superseded'];
+    if (holder) return ['changed'];
     if (Number(write.busyToken.split(':')[0]) !== (session.counter ?? 0)) return ['changed'];
   }
   let moved = 0;

@@ -3,8 +3,9 @@ import { luaScript } from '../redis/script';
 
 /*
  * Keys of every session script, in this order (redisSessionKeys): turns, system, summary, archive, counter
- * (`…:seq`), busy, write id, and on a plain Redis the old layout's turns and system. All but the old layout's share
- * the session's hash tag, so on a Redis Cluster a script touches one slot.
+ * (`…:seq`), busy, superseded (the tokens of runs a later message took the session from), the write id when the
+ * script writes one, and on a plain Redis the old layout's turns and system. All but the old layout's share the
+ * session's hash tag, so on a Redis Cluster a script touches one slot.
  */
 
 /**
@@ -84,17 +85,22 @@ const LIBRARY = `${MIGRATE_LUA}${ENTRY_LUA}`;
  * Prepare: reads the newest entries (LRANGE from ARGV[1]) with the length, system message, TTL, summary and
  * counter — one command, so prepare costs one round trip and O(window), whatever the history length. With a lock
  * mode (ARGV[2] `take` or `take_over`), first takes the session's lock for ARGV[4] ms as `<counter>:<ARGV[3]>`;
- * `take` on a held lock answers `busy` and reads nothing.
- * KEYS: turns, system, summary, archive, counter, busy[, old turns, old system].
+ * `take` on a held lock answers `busy` and reads nothing; `take_over` notes the holder's token as superseded.
+ * KEYS: turns, system, summary, archive, counter, busy, superseded[, old turns, old system].
  */
 export const READ_SCRIPT = luaScript(`${LIBRARY}
-migrate(KEYS[1], KEYS[2], KEYS[7], KEYS[8])
+migrate(KEYS[1], KEYS[2], KEYS[8], KEYS[9])
 local token = false
 if ARGV[2] ~= '' then
-  if ARGV[2] == 'take' and redis.call('EXISTS', KEYS[6]) == 1 then return { 'busy' } end
+  local holder = redis.call('GET', KEYS[6])
+  if holder and ARGV[2] == 'take' then return { 'busy' } end
   number_all(KEYS[1], KEYS[5])
   token = (redis.call('GET', KEYS[5]) or '0') .. ':' .. ARGV[3]
   redis.call('SET', KEYS[6], token, 'PX', tonumber(ARGV[4]))
+  if holder then
+    redis.call('SADD', KEYS[7], holder)
+    redis.call('PEXPIRE', KEYS[7], tonumber(ARGV[4]))
+  end
 end
 local entries = redis.call('LRANGE', KEYS[1], tonumber(ARGV[1]), -1)
 return { 'read', entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('TTL', KEYS[1]), redis.call('GET', KEYS[3]), redis.call('GET', KEYS[5]), token }
@@ -104,19 +110,21 @@ return { 'read', entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]
  * Persist: appends the turn numbered by the counter, trims, sets or removes the system message and refreshes the
  * expiries; with a summary (ARGV[8], covering up to ARGV[9]) it first moves every live turn it covers to the
  * archive and replaces the stored summary. A busy token (ARGV[7]) must still hold the lock — or, the lock gone,
- * no turn must have been added since its prepare — and the lock is let go; without one, a locked session refuses.
+ * no turn must have been added since its prepare — and the lock is let go: a token a later message took the
+ * session from answers `superseded`, one whose lock expired while the session moved on `changed`. Without a token,
+ * a locked session refuses.
  * A write id seen before (the same persist sent again, e.g. by a cluster client retrying during a failover)
  * writes nothing and answers as the first time. Every refusal comes before the first write, and a key of another
  * type fails the first LLEN, so a refused or failed persist has written nothing.
- * KEYS: turns, system, summary, archive, counter, busy, write id[, old turns, old system].
+ * KEYS: turns, system, summary, archive, counter, busy, superseded, write id[, old turns, old system].
  * ARGV: entry, max stored, ttl, system mode, system message, id ttl, busy token, summary, through, archive ttl,
  * max archived, now.
  */
 export const PERSIST_SCRIPT = luaScript(`${LIBRARY}
 redis.call('LLEN', KEYS[1])
 redis.call('LLEN', KEYS[4])
-migrate(KEYS[1], KEYS[2], KEYS[8], KEYS[9])
-local done = redis.call('GET', KEYS[7])
+migrate(KEYS[1], KEYS[2], KEYS[9], KEYS[10])
+local done = redis.call('GET', KEYS[8])
 if done then
   local seq, length, moved = string.match(done, '^(%d+):(%d+):(%d+)$')
   return { 'stored', tonumber(seq or 0), tonumber(length or redis.call('LLEN', KEYS[1])), tonumber(moved or 0) }
@@ -127,7 +135,8 @@ local holder = redis.call('GET', KEYS[6])
 if token == '' then
   if holder then return { 'busy' } end
 elseif holder ~= token then
-  if holder then return { 'superseded' } end
+  if redis.call('SISMEMBER', KEYS[7], token) == 1 then return { 'superseded' } end
+  if holder then return { 'changed' } end
   if tonumber(string.match(token, '^(%d+):')) ~= tonumber(redis.call('GET', KEYS[5]) or '0') then return { 'changed' } end
 end
 local moved = 0
@@ -165,7 +174,7 @@ if moved > 0 then
   expire(KEYS[4], archiveTtl)
 end
 if token ~= '' and holder == token then redis.call('DEL', KEYS[6]) end
-redis.call('SET', KEYS[7], seq .. ':' .. length .. ':' .. moved, 'EX', tonumber(ARGV[6]))
+redis.call('SET', KEYS[8], seq .. ':' .. length .. ':' .. moved, 'EX', tonumber(ARGV[6]))
 return { 'stored', seq, length, moved }
 `);
 
@@ -177,10 +186,11 @@ return 0
 
 /**
  * Everything of a session at one moment, for list and fork (the source): live and archived entries, system
- * message, summary, counter, whether it is locked, TTLs. KEYS: turns, system, summary, archive, counter, busy[, old turns, old system].
+ * message, summary, counter, whether it is locked, TTLs. KEYS: turns, system, summary, archive, counter, busy,
+ * superseded[, old turns, old system].
  */
 export const SNAPSHOT_SCRIPT = luaScript(`${LIBRARY}
-migrate(KEYS[1], KEYS[2], KEYS[7], KEYS[8])
+migrate(KEYS[1], KEYS[2], KEYS[8], KEYS[9])
 return { redis.call('LRANGE', KEYS[1], 0, -1), redis.call('LRANGE', KEYS[4], 0, -1), redis.call('GET', KEYS[2]), redis.call('GET', KEYS[3]),
   redis.call('GET', KEYS[5]), redis.call('EXISTS', KEYS[6]), redis.call('TTL', KEYS[1]), redis.call('TTL', KEYS[4]) }
 `);
@@ -189,14 +199,14 @@ return { redis.call('LRANGE', KEYS[1], 0, -1), redis.call('LRANGE', KEYS[4], 0, 
  * Rewind to turn ARGV[1]: live turns after it move to the archive marked `rewound`; when it lies inside the
  * summary, the summary's archived turns up to it come back (in order) and the summary is dropped, its later turns
  * re-marked `rewound`. Refused while a run holds the session. The live list keeps its expiry.
- * KEYS: turns, system, summary, archive, counter, busy, write id[, old turns, old system].
+ * KEYS: turns, system, summary, archive, counter, busy, superseded, write id[, old turns, old system].
  * ARGV: to turn, archive ttl, max archived, now, id ttl.
  */
 export const REWIND_SCRIPT = luaScript(`${LIBRARY}
 redis.call('LLEN', KEYS[1])
 redis.call('LLEN', KEYS[4])
-migrate(KEYS[1], KEYS[2], KEYS[8], KEYS[9])
-local done = redis.call('GET', KEYS[7])
+migrate(KEYS[1], KEYS[2], KEYS[9], KEYS[10])
+local done = redis.call('GET', KEYS[8])
 if done then return { 'done', done } end
 if redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then return { 'not_found' } end
 if redis.call('EXISTS', KEYS[6]) == 1 then return { 'busy' } end
@@ -238,20 +248,20 @@ if #moving > 0 or dropped == 1 then
   expire(KEYS[4], tonumber(ARGV[2]))
 end
 local result = #moving .. ':' .. restored .. ':' .. dropped .. ':' .. redis.call('LLEN', KEYS[1])
-redis.call('SET', KEYS[7], result, 'EX', tonumber(ARGV[5]))
+redis.call('SET', KEYS[8], result, 'EX', tonumber(ARGV[5]))
 return { 'done', result }
 `);
 
 /**
  * Fork's second half: creates the new session from what was read of the source, refusing (`exists`) when any key
- * of the target exists, in either layout. KEYS: turns, system, summary, archive, counter, busy, write id[, old
- * turns, old system] of the target. ARGV: id ttl, ttl, archive ttl, last seq, system, has system ('1'), summary,
+ * of the target exists, in either layout. KEYS: turns, system, summary, archive, counter, busy, superseded, write
+ * id[, old turns, old system] of the target. ARGV: id ttl, ttl, archive ttl, last seq, system, has system ('1'), summary,
  * live count n, archived count m, then n live entries and m archived ones.
  */
 export const FORK_CREATE_SCRIPT = luaScript(`${LIBRARY}
-if redis.call('GET', KEYS[7]) then return { 'forked' } end
+if redis.call('GET', KEYS[8]) then return { 'forked' } end
 for index = 1, #KEYS do
-  if index ~= 7 and redis.call('EXISTS', KEYS[index]) == 1 then return { 'exists' } end
+  if index ~= 7 and index ~= 8 and redis.call('EXISTS', KEYS[index]) == 1 then return { 'exists' } end
 end
 local live, kept = tonumber(ARGV[8]), tonumber(ARGV[9])
 for index = 1, live do redis.call('RPUSH', KEYS[1], ARGV[9 + index]) end
@@ -265,6 +275,6 @@ expire(KEYS[2], ttl)
 expire(KEYS[3], ttl)
 expire(KEYS[4], archiveTtl)
 expire_counter(KEYS[5], ttl, archiveTtl)
-redis.call('SET', KEYS[7], '1', 'EX', tonumber(ARGV[1]))
+redis.call('SET', KEYS[8], '1', 'EX', tonumber(ARGV[1]))
 return { 'forked' }
 `);

@@ -44,17 +44,19 @@ export interface RedisSessionKeys {
   archive: string;
   seq: string;
   busy: string;
+  superseded: string;
 }
 
 /**
  * The one key layout of a session: `<store prefix>{<session key>}:turns` (a list of JSON turns), `…:system` (a
  * string), `…:summary` (a JSON string), `…:archive` (a list of archived turns, with its own expiry), `…:seq` (the
- * turn counter) and `…:busy` (the lock of the run answering now). The session key is the hash tag, so on a Redis
+ * turn counter), `…:busy` (the lock of the run answering now) and `…:superseded` (the tokens of runs a later
+ * message took the session from, while they may still persist). The session key is the hash tag, so on a Redis
  * Cluster every key (and the write ids below) share one slot and one script may touch them together.
  */
 export function redisSessionKeys(keyPrefix: string, sessionKey: string): RedisSessionKeys {
   const session = `${keyPrefix}${hashTag(sessionKey)}`;
-  return { turns: `${session}:turns`, system: `${session}:system`, summary: `${session}:summary`, archive: `${session}:archive`, seq: `${session}:seq`, busy: `${session}:busy` };
+  return { turns: `${session}:turns`, system: `${session}:system`, summary: `${session}:summary`, archive: `${session}:archive`, seq: `${session}:seq`, busy: `${session}:busy`, superseded: `${session}:superseded` };
 }
 
 /**
@@ -232,12 +234,12 @@ export class RedisContextStore implements ContextStore {
   }
 
   /**
-   * The session's keys in the scripts' order (turns, system, summary, archive, counter, busy), then the write id
+   * The session's keys in the scripts' order (turns, system, summary, archive, counter, busy, superseded), then the write id
    * when given, then on a plain Redis the old layout's turns and system (see legacyRedisSessionKeys).
    */
   private keys(client: RedisClient, sessionKey: string, writeId?: string): string[] {
     const keys = redisSessionKeys(this.keyPrefix, sessionKey);
     const legacy = isClusterClient(client) ? undefined : legacyRedisSessionKeys(this.keyPrefix, sessionKey);
-    return [keys.turns, keys.system, keys.summary, keys.archive, keys.seq, keys.busy, ...(writeId ? [writeId] : []), ...(legacy ? [legacy.turns, legacy.system] : [])];
+    return [keys.turns, keys.system, keys.summary, keys.archive, keys.seq, keys.busy, keys.superseded, ...(writeId ? [writeId] : []), ...(legacy ? [legacy.turns, legacy.system] : [])];
   }
 }

@@ -126,7 +126,7 @@ export interface PersistedSession {
 const SKIPPED: Record<Extract<PersistResult, { stored: false }>['reason'], (session: string) => string> = {
   superseded: (session) => `a later message took session "${session}" over while this run was answering (busy policy latest); this run's turn was not stored`,
   changed: (session) =>
-    `session "${session}" changed while this run was answering (its lock had expired and another run stored a turn, or it was cleared); this run's turn was not stored`,
+    `session "${session}" changed while this run was answering (its lock had expired, and another run took the session or stored a turn, or it was cleared); this run's turn was not stored`,
 };
 
 /**
@@ -193,4 +193,9 @@ export function sessionStoreKey(address: SessionAddress, field = 'session_id'): 
   } catch (error) {
     throw new InputError(field, (error as Error).message);
   }
+}
+
+/** Lets go of the lock a prepare took (`busy_token`) when its run ended without reaching persist (it failed, it was stopped). */
+export async function releaseSession(store: ContextStore, address: SessionAddress, busyToken: string): Promise<void> {
+  await store.release(sessionStoreKey(address).key, busyToken);
 }
