@@ -73,7 +73,7 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
   test('numbers each persisted turn and hands the number on with the user message, the answer keeping its tool results', async () => {
     const toolResults = [{ step: 1, tool: 'lookup', args: { id: 7 }, observation: 'price is 42' }];
     await store.persist('s', { messages: [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1', tool_results: toolResults }], at: new Date().toISOString() }, PERSIST);
-    const second = await store.persist('s', exchange(2), PERSIST);
+    const second = await store.append('s', exchange(2), PERSIST);
     expect(second).toEqual({ stored: true, seq: 2, storedTurns: 2, archivedTurns: 0 });
     const prepared = await store.prepare('s', WINDOW);
     expect(prepared.messages).toEqual([
@@ -88,7 +88,7 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
   test('a persist with a summary moves exactly the turns it covers to the archive; the next prepare gives system, summary, then the rest', async () => {
     await store.persist('s', exchange(1), { ...PERSIST, systemMessage: 'Be brief.' });
     await persistTurns('s', [2, 3, 4]);
-    const result = await store.persist('s', exchange(5), PERSIST, { summary: summaryThrough(2) });
+    const result = await store.append('s', exchange(5), PERSIST, { summary: summaryThrough(2) });
     expect(result).toEqual({ stored: true, seq: 5, storedTurns: 3, archivedTurns: 2 });
     const prepared = await store.prepare('s', WINDOW);
     expect(contents(prepared.messages)).toEqual(['system: Be brief.', 'assistant: summary of turns 1-2', 'user: question 3', 'assistant: answer 3', 'user: question 4', 'assistant: answer 4', 'user: question 5', 'assistant: answer 5']);
@@ -96,7 +96,7 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
     expect(prepared.summaryThroughSeq).toBe(2);
     expect(await whereTurnsAre(store, 's')).toEqual(['1:summarised', '2:summarised', '3:live', '4:live', '5:live']);
     // A later summary replaces it and moves on from where it ended.
-    await store.persist('s', exchange(6), PERSIST, { summary: summaryThrough(4, 'summary of 1-4') });
+    await store.append('s', exchange(6), PERSIST, { summary: summaryThrough(4, 'summary of 1-4') });
     expect(await whereTurnsAre(store, 's')).toEqual(['1:summarised', '2:summarised', '3:summarised', '4:summarised', '5:live', '6:live']);
     expect((await store.list('s')).summary).toMatchObject({ through_seq: 4, characters: 'summary of 1-4'.length });
   });
@@ -104,18 +104,18 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
   test('a summary sent twice with one turn id applies once', async () => {
     await persistTurns('s', [1, 2, 3]);
     const write = { turnId: 'turn-4', summary: summaryThrough(2) };
-    const first = await store.persist('s', exchange(4), PERSIST, write);
-    const again = await store.persist('s', exchange(4), PERSIST, write);
+    const first = await store.append('s', exchange(4), PERSIST, write);
+    const again = await store.append('s', exchange(4), PERSIST, write);
     expect(again).toEqual(first);
     expect(await whereTurnsAre(store, 's')).toEqual(['1:summarised', '2:summarised', '3:live', '4:live']);
   });
 
   test('refuses a summary from the future or behind the stored one, naming the field, and writes nothing', async () => {
     await persistTurns('s', [1, 2]);
-    expect(await refusal(store.persist('s', exchange(3), PERSIST, { summary: summaryThrough(3) }))).toMatchObject({ code: 'through_seq_ahead', newest: 2 });
-    await store.persist('s', exchange(3), PERSIST, { summary: summaryThrough(2) });
-    expect(await refusal(store.persist('s', exchange(4), PERSIST, { summary: summaryThrough(1) }))).toMatchObject({ code: 'through_seq_behind', stored: 2 });
-    const error = await store.persist('s', exchange(4), PERSIST, { summary: summaryThrough(1e9) }).catch((caught: Error) => caught);
+    expect(await refusal(store.append('s', exchange(3), PERSIST, { summary: summaryThrough(3) }))).toMatchObject({ code: 'through_seq_ahead', newest: 2 });
+    await store.append('s', exchange(3), PERSIST, { summary: summaryThrough(2) });
+    expect(await refusal(store.append('s', exchange(4), PERSIST, { summary: summaryThrough(1) }))).toMatchObject({ code: 'through_seq_behind', stored: 2 });
+    const error = await store.append('s', exchange(4), PERSIST, { summary: summaryThrough(1e9) }).catch((caught: Error) => caught);
     expect((error as Error).message).toMatch(/summary\.through_seq is 1000000000, but session .* has no turn after 3/);
     expect(await whereTurnsAre(store, 's')).toEqual(['1:summarised', '2:summarised', '3:live']);
   });
@@ -124,14 +124,14 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
     await persistTurns('s', [1, 2, 3, 4, 5]);
     expect(await store.rewind('s', 3, {})).toEqual({ archived: 2, restored: 0, summary_dropped: false, live_turns: 3 });
     expect(await whereTurnsAre(store, 's')).toEqual(['1:live', '2:live', '3:live', '4:rewound', '5:rewound']);
-    await store.persist('s', exchange('six'), PERSIST, { summary: summaryThrough(2) });
+    await store.append('s', exchange('six'), PERSIST, { summary: summaryThrough(2) });
     expect(await whereTurnsAre(store, 's')).toEqual(['1:summarised', '2:summarised', '3:live', '4:rewound', '5:rewound', '6:live']);
     expect(contents((await store.prepare('s', WINDOW)).messages)).toEqual(['assistant: summary of turns 1-2', 'user: question 3', 'assistant: answer 3', 'user: question six', 'assistant: answer six']);
 
     expect(await store.rewind('s', 1, {})).toEqual({ archived: 2, restored: 1, summary_dropped: true, live_turns: 1 });
     expect(await whereTurnsAre(store, 's')).toEqual(['1:live', '2:rewound', '3:rewound', '4:rewound', '5:rewound', '6:rewound']);
     expect(contents((await store.prepare('s', WINDOW)).messages)).toEqual(['user: question 1', 'assistant: answer 1']);
-    expect((await store.persist('s', exchange(7), PERSIST)).stored && (await store.list('s')).last_seq).toBe(7);
+    expect((await store.append('s', exchange(7), PERSIST)).stored && (await store.list('s')).last_seq).toBe(7);
   });
 
   test('rewind refuses a turn out of range, a non-number, an unknown session, and a busy session, naming the field', async () => {
@@ -152,7 +152,7 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
     expect(await store.fork('src', 'copy', 2, { ttlSeconds: 600 })).toEqual({ turns: 2, summary: false, restored: 0, last_seq: 2 });
     expect(contents((await store.prepare('copy', WINDOW)).messages)).toEqual(['system: system', 'user: question 1', 'assistant: answer 1', 'user: question 2', 'assistant: answer 2']);
     expect(await whereTurnsAre(store, 'src')).toEqual(['1:live', '2:live', '3:live', '4:live']);
-    expect((await store.persist('copy', exchange('next'), PERSIST)).stored && (await store.list('copy')).last_seq).toBe(3);
+    expect((await store.append('copy', exchange('next'), PERSIST)).stored && (await store.list('copy')).last_seq).toBe(3);
     expect(await refusal(store.fork('src', 'copy', 1, { ttlSeconds: 600 }))).toMatchObject({ code: 'target_exists', target: expect.stringContaining('copy') });
     expect(await refusal(store.fork('src', 'src', 1, { ttlSeconds: 600 }))).toMatchObject({ code: 'target_exists' });
     expect(await refusal(store.fork('src', 'other', 5, { ttlSeconds: 600 }))).toMatchObject({ code: 'turn_out_of_range', least: 1, last: 4 });
@@ -162,7 +162,7 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
 
   test('fork keeps the summary when it covers only turns up to N, and otherwise restores the summarised turns up to N', async () => {
     await persistTurns('src', [1, 2, 3]);
-    await store.persist('src', exchange(4), PERSIST, { summary: summaryThrough(2) });
+    await store.append('src', exchange(4), PERSIST, { summary: summaryThrough(2) });
     expect(await store.fork('src', 'after', 3, { ttlSeconds: 600 })).toMatchObject({ turns: 1, summary: true, restored: 0 });
     expect(contents((await store.prepare('after', WINDOW)).messages)).toEqual(['assistant: summary of turns 1-2', 'user: question 3', 'assistant: answer 3']);
     // The fork has the summarised turns in its own archive, so a rewind there brings them back too.
@@ -179,7 +179,7 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
     const prepared = await store.prepare('old', WINDOW);
     expect(prepared.messages.filter((message) => message.role === 'user').map((message) => message.seq)).toEqual([1, 2, 3]);
     expect((await store.get('old')).turns.map((turn) => turn.seq)).toEqual([1, 2, 3]);
-    expect(await store.persist('old', exchange(4), PERSIST)).toMatchObject({ seq: 4 });
+    expect(await store.append('old', exchange(4), PERSIST)).toMatchObject({ seq: 4 });
     expect(await store.rewind('old', 2, {})).toMatchObject({ archived: 2 });
     expect(await whereTurnsAre(store, 'old')).toEqual(['1:live', '2:live', '3:rewound', '4:rewound']);
     await legacy('old-2', [exchange('a'), exchange('b')]);

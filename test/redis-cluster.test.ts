@@ -498,3 +498,81 @@ describe('a master killed mid-traffic, its replica promoted', () => {
     }
   }, 60_000);
 });
+
+describe('long memory on a cluster (issue #31)', () => {
+  const keyPrefix = `agent_core_cluster_test:memory:${randomUUID().slice(0, 8)}:`;
+  const exchange = (label: string) => ({ messages: [{ role: 'user' as const, content: `q ${label}` }, { role: 'assistant' as const, content: `a ${label}` }], at: new Date().toISOString() });
+  const persistOptions = { maxStoredTurns: 50, ttlSeconds: 600 };
+  const summary = (through: number) => ({ through_seq: through, replaced_turns: through, model: 'm', tokens_before: 100, tokens_after: 10, at: new Date().toISOString(), content: `turns 1-${through}` });
+  const states = async (store: RedisContextStore, session: string) => (await store.list(session)).turns.map((turn) => `${turn.seq}:${turn.state}`);
+  /** The URL of the `index`th node still running: the failover test above may have killed one. */
+  const live = (index: number) => cluster.nodes.filter((member) => member.process.exitCode === null && member.process.signalCode === null)[index].url;
+
+  it('keeps every key of a session in one slot, summary, archive, counter and lock included', () => {
+    const keys = Object.values(redisSessionKeys(keyPrefix, 'a{b}c'));
+    expect(keys).toHaveLength(7);
+    expect(new Set(keys.map(keySlot)).size).toBe(1);
+  });
+
+  it('summarises, rewinds and forks through different nodes, sources and targets on every master', async () => {
+    const writer = owned(new RedisContextStore({ connection: { url: live(0) }, keyPrefix }));
+    const reader = owned(new RedisContextStore({ connection: { url: live(4) }, keyPrefix }));
+    const sessions = await onEveryMaster('memory', (session) => redisSessionKeys(keyPrefix, session).turns, 1);
+    const masterOf = await cluster.masterPorts();
+    for (const session of sessions) {
+      for (const label of ['1', '2', '3']) await writer.persist(session, exchange(label), persistOptions);
+      expect(await writer.append(session, exchange('4'), persistOptions, { summary: summary(2) })).toMatchObject({ stored: true, seq: 4, archivedTurns: 2 });
+      expect(await states(reader, session)).toEqual(['1:summarised', '2:summarised', '3:live', '4:live']);
+
+      // The fork's target is served by another master than its source.
+      const masterOfSession = (name: string) => masterOf(keySlot(redisSessionKeys(keyPrefix, name).turns));
+      let target = '';
+      for (let attempt = 0; !target; attempt++) if (masterOfSession(`${session}-fork-${attempt}`) !== masterOfSession(session)) target = `${session}-fork-${attempt}`;
+      expect(await reader.fork(session, target, 3, { ttlSeconds: 600 })).toMatchObject({ turns: 1, summary: true });
+      expect(await states(writer, target)).toEqual(['1:summarised', '2:summarised', '3:live']);
+      await expect(writer.fork(session, target, 1, { ttlSeconds: 600 })).rejects.toMatchObject({ refusal: { code: 'target_exists' } });
+
+      expect(await reader.rewind(session, 1, {})).toEqual({ archived: 2, restored: 1, summary_dropped: true, live_turns: 1 });
+      expect(await states(writer, session)).toEqual(['1:live', '2:rewound', '3:rewound', '4:rewound']);
+    }
+  });
+
+  it('a persist with a summary, a rewind and a fork sent twice with one id each apply once', async () => {
+    const store = owned(new RedisContextStore({ connection: { url: live(1) }, keyPrefix }));
+    const session = `twice-${randomUUID()}`;
+    for (const label of ['1', '2', '3']) await store.persist(session, exchange(label), persistOptions);
+    const write = { turnId: 'turn-4', summary: summary(2) };
+    const first = await store.append(session, exchange('4'), persistOptions, write);
+    expect(await store.append(session, exchange('4'), persistOptions, write)).toEqual(first);
+    const rewound = await store.rewind(session, 3, {}, { rewindId: 'rewind-1' });
+    expect(await store.rewind(session, 3, {}, { rewindId: 'rewind-1' })).toEqual(rewound);
+    const forked = await store.fork(session, `${session}-b`, 3, { ttlSeconds: 60 }, { forkId: 'fork-1' });
+    expect(await store.fork(session, `${session}-b`, 3, { ttlSeconds: 60 }, { forkId: 'fork-1' })).toEqual(forked);
+    expect(await states(store, session)).toEqual(['1:summarised', '2:summarised', '3:live', '4:rewound']);
+  });
+
+  it('holds a session for one run across nodes: a second prepare is refused, a later one with latest takes it over', async () => {
+    const first = owned(new RedisContextStore({ connection: { url: live(0) } }));
+    const second = owned(new RedisContextStore({ shared: { url: live(4) } }));
+    const sessionId = `busy-${randomUUID()}`;
+    const prepare = (store: RedisContextStore, policy: 'reject' | 'latest', userMessage: string) => prepareSession(store, { sessionId, keyPrefix, window: {}, userMessage, busy: { policy } });
+    const early = await prepare(first, 'reject', 'first');
+    await expect(prepare(second, 'reject', 'second')).rejects.toThrow(`session "${sessionId}" is busy with another run; try again when it answered`);
+    const late = await prepare(second, 'latest', 'third');
+    const answered = (question: string) => [{ role: 'user', content: question }, { role: 'assistant', content: 'ok' }];
+    expect(await persistSession(first, { sessionId, keyPrefix, ...persistOptions, messages: answered('first'), busyToken: early.busy_token })).toMatchObject({ stored: false, skipped: expect.stringContaining('a later message took session') });
+    expect(await persistSession(second, { sessionId, keyPrefix, ...persistOptions, messages: answered('third'), busyToken: late.busy_token })).toMatchObject({ stored: true, seq: 1 });
+  });
+
+  it('the CLI lists, forks and rewinds through URLs naming different nodes', async () => {
+    const session = `cli-${randomUUID()}`;
+    const store = owned(new RedisContextStore({ connection: { url: live(2) } }));
+    for (const label of ['1', '2', '3']) await store.persist(`agent_core:ctx:${session}`, exchange(label), persistOptions);
+    const cli = (url: string, ...args: string[]) => runCli(['session', ...args, '--redis-url', url]);
+    const forked = await cli(live(3), 'fork', '--session', session, '--to-session', `${session}-b`, '--turn', '2');
+    expect(JSON.parse(forked.stdout)).toMatchObject({ turns: 2, last_seq: 2 });
+    expect(JSON.parse((await cli(live(1), 'rewind', '--session', session, '--turn', '1')).stdout)).toMatchObject({ archived: 2, live_turns: 1 });
+    const listed = JSON.parse((await cli(live(4), 'list', '--session', `${session}-b`)).stdout);
+    expect(listed.turns.map((turn: { seq: number; state: string }) => `${turn.seq}:${turn.state}`)).toEqual(['1:live', '2:live']);
+  });
+});

@@ -80,7 +80,13 @@ export class MemoryContextStore implements ContextStore {
     return withToken(history, token);
   }
 
-  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: PersistWrite = {}): Promise<PersistResult> {
+  /** `append` without a lock or a summary: always stored (a session a run holds refuses it with ConversationError). */
+  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: { turnId?: string } = {}): Promise<{ storedTurns: number }> {
+    const result = await this.append(sessionKey, turn, options, write.turnId === undefined ? {} : { turnId: write.turnId });
+    return { storedTurns: result.stored ? result.storedTurns : 0 };
+  }
+
+  async append(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: PersistWrite = {}): Promise<PersistResult> {
     const key = assertSessionKey(sessionKey);
     const bounds = assertPersistOptions(options);
     const entry = encodeStoredTurn(turn);

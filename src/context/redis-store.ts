@@ -109,12 +109,18 @@ export class RedisContextStore implements ContextStore {
     return withToken(history, token);
   }
 
+  /** `append` without a lock or a summary: always stored (a session a run holds refuses it with ConversationError). */
+  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: { turnId?: string } = {}): Promise<{ storedTurns: number }> {
+    const result = await this.append(sessionKey, turn, options, write.turnId === undefined ? {} : { turnId: write.turnId });
+    return { storedTurns: result.stored ? result.storedTurns : 0 };
+  }
+
   /**
    * Appends the turn (see PersistWrite for the summary, the lock and the id). `write.turnId` (default: a new id)
-   * makes the persist idempotent: sent again with the same id within WRITE_ID_TTL_SECONDS, it applies once. On a
-   * Redis Cluster the persist is done once a replica holds it.
+   * makes it idempotent: sent again with the same id within WRITE_ID_TTL_SECONDS, it applies once. On a Redis
+   * Cluster it is done once a replica holds it.
    */
-  async persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: PersistWrite = {}): Promise<PersistResult> {
+  async append(sessionKey: string, turn: StoredTurn, options: PersistOptions, write: PersistWrite = {}): Promise<PersistResult> {
     const key = assertSessionKey(sessionKey);
     const { archiveTtlSeconds, maxArchivedTurns } = assertPersistOptions(options);
     const entry = encodeStoredTurn(turn);

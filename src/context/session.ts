@@ -155,7 +155,7 @@ export async function persistSession(store: ContextStore, request: PersistSessio
     };
     const { maxStoredTurns, ttlSeconds, systemMessage, archiveTtlSeconds, maxArchivedTurns } = request;
     const options = { maxStoredTurns, ttlSeconds, ...(systemMessage === undefined ? {} : { systemMessage }), ...(archiveTtlSeconds === undefined ? {} : { archiveTtlSeconds }), ...(maxArchivedTurns === undefined ? {} : { maxArchivedTurns }) };
-    const result = await store.persist(key, turn, options, { ...(busyToken ? { busyToken } : {}), ...(summary ? { summary } : {}), ...(request.turnId ? { turnId: request.turnId } : {}) });
+    const result = await store.append(key, turn, options, { ...(busyToken ? { busyToken } : {}), ...(summary ? { summary } : {}), ...(request.turnId ? { turnId: request.turnId } : {}) });
     reachedStore = true;
     if (!result.stored) return { ...nothing, skipped: SKIPPED[result.reason](sessionId) };
     return { session_id: sessionId, stored: true, stored_turns: result.storedTurns, persisted_messages: messages.length, seq: result.seq, archived_turns: result.archivedTurns, summary_stored: summary !== undefined };

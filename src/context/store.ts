@@ -208,8 +208,13 @@ export interface ContextStore {
    * `busy`, takes the session's lock first (see BusyAcquire); a lock it cannot take ends in BusySessionError.
    */
   prepare(sessionKey: string, window: HistoryWindow, busy?: BusyAcquire): Promise<PreparedHistory>;
-  /** Appends one turn (and a summary), trims to `maxStoredTurns` and refreshes the expiry, all at once. */
-  persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write?: PersistWrite): Promise<PersistResult>;
+  /** Appends one turn, trims to `maxStoredTurns` and refreshes the expiry, all at once (`append` without a lock or summary). */
+  persist(sessionKey: string, turn: StoredTurn, options: PersistOptions, write?: { turnId?: string }): Promise<{ storedTurns: number }>;
+  /**
+   * Appends one turn (and a summary, moving the turns it covers to the archive), trims to `maxStoredTurns` and
+   * refreshes the expiry, all at once; with a busy token, only while that run still holds the session.
+   */
+  append(sessionKey: string, turn: StoredTurn, options: PersistOptions, write?: PersistWrite): Promise<PersistResult>;
   /** Lets go of the session's lock if `busyToken` still holds it (a run that stored nothing). */
   release(sessionKey: string, busyToken: string): Promise<BusyOutcome>;
   /** Deletes the session's history, summary, archive, counter, lock and system message. */
