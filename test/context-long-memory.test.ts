@@ -2,7 +2,7 @@
 import { ConversationError } from '../src/context/errors';
 import { emptySession } from '../src/context/memory-session';
 import { MemoryContextStore } from '../src/context/memory-store';
-import { RedisContextStore, redisSessionKeys } from '../src/context/redis-store';
+import { legacyRedisSessionKeys, RedisContextStore, redisSessionKeys } from '../src/context/redis-store';
 import type { ContextStore, StoredSummary, StoredTurn } from '../src/context/store';
 import { contents, exchange, PERSIST, WINDOW } from './support/context';
 import { useTestRedis } from './support/redis';
@@ -192,6 +192,26 @@ describe.each(stores)('%s store: long memory', (_name, create) => {
       await store.fork(session, `${session}-fork`, 1, { ttlSeconds: 60 });
       expect(contents((await store.prepare(`${session}-fork`, WINDOW)).messages)[0]).toBe(`user: question for ${session}`);
       expect(await store.rewind(session, 0, {})).toMatchObject({ archived: 1, live_turns: 0 });
+    }
+  });
+});
+
+describe('a conversation in the layout before Redis Cluster support (no hash tag, no numbers)', () => {
+  test('is moved into the new layout and numbered by the first rewind, fork or summary, atomically, and keeps its expiry', async () => {
+    const keyPrefix = redis.keyPrefix('old-layout');
+    const store = new RedisContextStore({ connection: { url: redis.url }, keyPrefix });
+    try {
+      const old = legacyRedisSessionKeys(keyPrefix, 'chat')!;
+      await redis.admin.rpush(old.turns, ...[1, 2, 3, 4].map((label) => JSON.stringify(exchange(label))));
+      await redis.admin.expire(old.turns, 900);
+      expect(await store.fork('chat', 'chat-copy', 2, { ttlSeconds: 60 })).toMatchObject({ turns: 2, last_seq: 2 });
+      expect(await store.append('chat', exchange(5), PERSIST, { summary: summaryThrough(2) })).toMatchObject({ stored: true, seq: 5, archivedTurns: 2 });
+      expect(await store.rewind('chat', 3, {})).toMatchObject({ archived: 2, live_turns: 1 });
+      expect(await whereTurnsAre(store, 'chat')).toEqual(['1:summarised', '2:summarised', '3:live', '4:rewound', '5:rewound']);
+      expect(await redis.admin.exists(old.turns)).toBe(0);
+      expect(await redis.admin.ttl(redisSessionKeys(keyPrefix, 'chat').seq)).toBeGreaterThan(0);
+    } finally {
+      await store.close();
     }
   });
 });
