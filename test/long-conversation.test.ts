@@ -1,11 +1,17 @@
-// Issue #31: a 500-turn conversation through Agent Context → Agent Core → Agent Context (version 2, on Redis) in n8n's engine.
+// Issue #31: a 500-turn conversation through the CLI's session path and through Agent Context → Agent Core → Agent Context (version 2, on Redis) in n8n's engine.
 import type { IDataObject } from 'n8n-workflow';
 import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { messagesTokens } from '../src/agent/memory';
 import { readObservation } from '../src/agent/prompt';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
-import { final, useScriptedServer } from './support/agent';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runAgent } from '../src/agent/run-agent';
+import { runInSession } from '../src/cli/session-run';
+import { final, modelFor, useScriptedServer } from './support/agent';
+import { runCli } from './support/cli';
 import { runWorkflow } from './support/n8n-engine';
 import { redisCredentialData, useTestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
@@ -16,13 +22,19 @@ const FACT = 'My name is Ada Lovelace and my order number is 4711.';
 const questionOf = (turn: number) => (turn === 1 ? FACT : `Question ${turn}: what does the engine compute next, and how fast does it go?`);
 const isSummaryCall = (request: ScriptedRequest) => request.messages[0].content.startsWith('You keep the memory of a conversation');
 
-describe('a 500-turn conversation through Agent Context and Agent Core in n8n’s engine (issue #31)', () => {
+/** The last request's summary, as the model read it (inside the wrapper, before the first kept question), and the questions sent word for word. */
+function lastRequest(requests: ScriptedRequest[]) {
+  const request = requests[requests.length - 1];
+  const summary = readObservation(request.messages[1].content.split('\n\n')[0]);
+  const questions = [...JSON.stringify(request.messages).matchAll(/Question (\d+):/g)].map((match) => Number(match[1]));
+  return { request, summary, questions, through: Number(/turns 1–(\d+)/.exec(summary?.text ?? '')?.[1]) };
+}
+
+describe('a 500-turn conversation (issue #31)', () => {
   const server = useScriptedServer();
   const redis = useTestRedis();
-
-  it('keeps every model request within the window, carries the turn-1 fact to turn 500 only inside the summary, and keeps the replaced turns', async () => {
-    const session = `long-${Date.now()}`;
-    // A model that summarises honestly (it states only what the transcript holds) and answers each question.
+  /** A model that summarises honestly (it states only what the transcript holds) and answers each question. */
+  const honestModel = () =>
     server().setScript((request) => {
       if (isSummaryCall(request)) {
         const transcript = readObservation(request.messages[1].content)?.text ?? '';
@@ -31,6 +43,43 @@ describe('a 500-turn conversation through Agent Context and Agent Core in n8n’
       }
       return final(`Answer: the engine goes on computing (${request.callIndex}).`);
     });
+
+  it("through the CLI's session path (turns 1–497 in this process, 498–500 as agent-core processes): within the window, the fact only in the summary", async () => {
+    honestModel();
+    const session = `cli-long-${Date.now()}`;
+    const config = { model: 'house-model', context_window_tokens: CONTEXT_WINDOW };
+    const sessionOptions = { sessionId: session, context: 'redis' as const, redisUrl: redis.url, window: 'all' as const, busy: 'reject' as const, busyTtlSeconds: 300 };
+    let compactions = 0;
+    for (let index = 1; index <= TURNS - 3; index++) {
+      const result = await runInSession(sessionOptions, questionOf(index), ({ messages }) => runAgent({ model: modelFor(server()), config, messages }));
+      expect(result).toMatchObject({ finish_reason: 'final' });
+      compactions += result.trace.filter((entry) => entry.compaction).length;
+    }
+    const folder = mkdtempSync(join(tmpdir(), 'agent-core-long-'));
+    try {
+      writeFileSync(join(folder, 'config.json'), JSON.stringify(config));
+      for (let index = TURNS - 2; index <= TURNS; index++) {
+        const run = await runCli(['run', '--config', join(folder, 'config.json'), '--prompt', questionOf(index), '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--session', session, '--redis-url', redis.url]);
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+        compactions += (JSON.parse(run.stdout).trace as Array<{ compaction?: unknown }>).filter((entry) => entry.compaction).length;
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+    for (const request of server().requests) expect(messagesTokens(request.messages)).toBeLessThanOrEqual(CONTEXT_WINDOW);
+    expect(server().requests.filter(isSummaryCall)).toHaveLength(compactions);
+    const { request, summary, questions, through } = lastRequest(server().requests);
+    expect(isSummaryCall(request)).toBe(false);
+    expect(JSON.stringify(request.messages)).not.toContain(FACT);
+    expect(summary?.text).toMatch(/^Summary of the earlier conversation \(turns 1–\d+ of this conversation\):\nFacts so far: the user is Ada Lovelace, their order is 4711\.$/);
+    expect(questions.length).toBeGreaterThan(0);
+    expect(questions.every((number) => number > through)).toBe(true);
+    console.log(`CLI, 500 turns: ${compactions} summary calls, ${server().requests.length} model requests`);
+  }, 600_000);
+
+  it('through Agent Context → Agent Core → Agent Context (version 2, Redis) in n8n’s engine: within the window, the fact only in the summary, the replaced turns kept', async () => {
+    const session = `long-${Date.now()}`;
+    honestModel();
     const credentials = { agentCoreRedisApi: { id: '3', name: 'Redis' } };
     const context = (name: string, operation: string) => createNode({ name, type: 'agentContext', typeVersion: 2, parameters: { operation, storage: 'redis', options: {} }, settings: { credentials } });
     const turn = (prompt: string) =>
