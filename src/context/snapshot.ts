@@ -99,8 +99,3 @@ export function planFork(raw: RawSession, atTurn: number, session: string): Fork
   return { ...base, live: [...back.map((entry) => entry.live), ...liveUpTo], archive: [], summary: null, restored: back.length };
 }
 
-/** The range a rewind may go to: 0 (nothing kept) to the newest turn. */
-export function rewindRange(raw: RawSession): { least: number; last: number } {
-  const live = numberedLive(raw);
-  return { least: 0, last: Math.max(live.at(-1)?.seq ?? 0, decodeSummary(raw.summary)?.through_seq ?? 0) };
-}
