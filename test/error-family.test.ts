@@ -20,7 +20,7 @@ import {
   resolveConfig,
   type Setting,
 } from '../src';
-import { ContextStoreError, InvalidContextInputError } from '../src/context';
+import { ContextStoreError, ConversationError, InvalidContextInputError } from '../src/context';
 import { errorReport } from '../src/cli/error-lines';
 import { UsageError } from '../src/cli/flags';
 import { useScriptedServer } from './support/agent';
@@ -48,6 +48,7 @@ const members: Array<[string, AgentCoreError]> = [
   ['UsageError', new UsageError('--stream-answer must be "as-written" or "checked", not "x"')],
   ['SchemaError', new SchemaError('output_schema', 'has $ref "#" at /$ref that leads back to itself', 'Recurse only through a part of the value')],
   ['AuditWriteError', new AuditWriteError('the audit row of run r1 was not stored (ECONNREFUSED)', true)],
+  ['ConversationError', new ConversationError({ code: 'turn_out_of_range', session: 's', turn: 1e9, last: 12, least: 1 })],
 ];
 
 /** A node of `typeVersion`, as toNodeError sees it. */
