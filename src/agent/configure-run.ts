@@ -1,10 +1,13 @@
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
+import { mcpSetUp } from '../tools/mcp';
 import { stateSecretProblem } from '../run-state/signed-state';
 import type { TraceStep } from '../trace/types';
 import { SchemaError } from '../validation/schema-error';
 import { type AgentConfig, ConfigError, resolveConfig } from './config';
 import type { RunAgentOptions } from './run-options';
+
+export { withMcpTools } from './mcp-run';
 
 /** The run's config, checked, and its allowed tools; a config with approval_required needs a signing key before anything runs. */
 export function configureRun(options: Pick<RunAgentOptions, 'config' | 'extraTools' | 'stateSecret' | 'streamAnswer'>): { config: AgentConfig; allowed: Map<string, Tool> } {
@@ -33,12 +36,16 @@ export const OPEN_HTTP_REQUEST_NOTICE =
   'http_request may reach any public host: tool_settings.http_request.allowed_domains is empty (in n8n: Tool Settings (JSON), or an HTTP Request Tool credential, which names its hosts)';
 
 /**
- * The set-up notices of the first step: the protocol format's, and an http_request open to any host (egress_hosts
- * "from_prompt" already limits it to the hosts the user or the workflow named). No notices, no `notices` field.
+ * The set-up notices of the first step: the protocol format's, an http_request open to any host (egress_hosts
+ * "from_prompt" already limits it to the hosts the user or the workflow named), and the MCP servers' (pins made,
+ * blocked or missing); with MCP tools, their fingerprints and pins as `mcp_tools`, so the trace's hash chain covers
+ * them. No notices, no `notices` field.
  */
-export function noteSetUp(entry: TraceStep, formatNotice: string | undefined, config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings'>): void {
+export function noteSetUp(entry: TraceStep, formatNotice: string | undefined, config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings'>, tools: Iterable<Tool> = []): void {
   const http = config.tool_settings.http_request as { allowed_domains?: unknown[]; egress_hosts?: string } | undefined;
   const open = config.allowed_tools.includes('http_request') && !(http?.allowed_domains?.length ?? 0) && http?.egress_hosts !== 'from_prompt';
-  const notices = [...(formatNotice ? [formatNotice] : []), ...(open ? [OPEN_HTTP_REQUEST_NOTICE] : [])];
+  const mcp = mcpSetUp(tools);
+  const notices = [...(formatNotice ? [formatNotice] : []), ...(open ? [OPEN_HTTP_REQUEST_NOTICE] : []), ...mcp.notices];
   if (notices.length > 0) entry.notices = notices;
+  if (mcp.records.length > 0) entry.mcp_tools = mcp.records;
 }

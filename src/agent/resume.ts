@@ -8,6 +8,7 @@ import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './
 import { AgentRun } from './run-agent';
 import { DurableRun } from './checkpoints';
 import type { RunAgentOptions } from './run-options';
+import { withMcpTools } from './mcp-run';
 
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
   /** The `run_state` of the output that ended `awaiting_approval`, unchanged (the object, or its JSON text). */
@@ -30,7 +31,9 @@ export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'me
  * run's `runKey` (a durable run), the resumed run is checkpointed under it, and a retry of the resume goes on
  * from its last completed step, or gets its result, instead of using the state a second time.
  */
-export async function resumeAgent(options: ResumeAgentOptions): Promise<AgentResult> {
+export const resumeAgent = (given: ResumeAgentOptions): Promise<AgentResult> => withMcpTools(given, resumeWithTools);
+
+async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult> {
   const { config, allowed } = configureRun(options);
   const keyProblem = stateSecretProblem(options.stateSecret);
   if (keyProblem) throw new RunStateError(`run_state cannot be checked: ${keyProblem}`);

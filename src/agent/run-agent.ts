@@ -22,7 +22,7 @@ import { checkAnswer } from './typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
 import { pausedOutput, refusalObservation, type Resumed, type RunProgress } from './paused-run';
 import { DurableRun, interruptedDetail } from './checkpoints';
-import { configureRun, noteSetUp } from './configure-run';
+import { configureRun, noteSetUp, withMcpTools } from './configure-run';
 import { afterRun } from './after-run';
 import { replayHistory, splitHistory } from './memory';
 import { fitRunHistory, type RunMemory } from './run-memory';
@@ -31,12 +31,12 @@ import { failedStep, limitReached, type StepOutcome } from './step-outcome';
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
-export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
+export const runAgent = (given: RunAgentOptions): Promise<AgentResult> => withMcpTools(given, async (options) => {
   const { config, allowed } = configureRun(options);
   const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
   const durable = await DurableRun.open(options, config, allowed, newUserMessage);
   return durable?.found.finished ?? new AgentRun(options, config, allowed, history, newUserMessage, durable?.found.resumed, durable).run();
-}
+});
 
 export class AgentRun {
   private readonly started = performance.now();
@@ -128,7 +128,7 @@ export class AgentRun {
   /** One model turn and, when it asks for one, its tool call. */
   private async takeStep(step: number): Promise<StepOutcome> {
     const entry: TraceStep = { step, repair: this.failures.repairing, elapsed_ms: 0, model_ms: 0 };
-    if (step === 1) noteSetUp(entry, this.format.notice, this.config);
+    if (step === 1) noteSetUp(entry, this.format.notice, this.config, this.tools.values());
     this.trace.push(entry);
     this.openStep = { entry, started: performance.now() };
     this.emit({ type: 'step_start', step });

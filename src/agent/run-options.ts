@@ -5,6 +5,7 @@ import type { BudgetLedger } from '../budget/ledger';
 import type { CheckpointStore } from '../run-state/checkpoint-store';
 import type { ChatModel } from '../providers/chat-model';
 import type { Tool } from '../tools/tool';
+import type { McpPinStore } from '../tools/mcp';
 import type { AgentConfig } from './config';
 import type { AgentEventListener } from './events';
 
@@ -53,6 +54,11 @@ export interface RunAgentOptions {
   runKey?: string;
   /** Where `runKey`'s checkpoints are kept: RedisCheckpoints across processes and n8n workers; MemoryCheckpoints within this process. */
   checkpoints?: CheckpointStore;
+  /**
+   * Where the definitions of `mcp_servers` tools are pinned (README "MCP tools"): RedisMcpPins across processes and
+   * n8n workers, MemoryMcpPins in this process. Without it only `mcp_servers[].pins` pin, and other tools run unpinned.
+   */
+  mcpPins?: McpPinStore;
   /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
   secrets?: readonly string[];
   /**

@@ -6,6 +6,7 @@ import * as check from './setting-checks';
 import type { Check } from './setting-checks';
 import type { PanelFacts, Setting } from './setting-types';
 import { MEMORY_SETTINGS } from './memory-settings';
+import { MCP_SETTINGS } from './mcp-settings';
 
 export type { PanelChoice, PanelFacts, Setting } from './setting-types';
 
@@ -258,6 +259,7 @@ export const SETTINGS = {
     panel: { collection: 'options', name: 'outputSchema', displayName: 'Output Schema', type: 'json', shownWith: 'Output Format → JSON Matching a Schema', builtByNode: true },
   },
   ...MEMORY_SETTINGS,
+  ...MCP_SETTINGS,
 } satisfies Record<string, Setting>;
 
 /** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
 import type { CallCost } from '../budget/pricing';
+import type { McpToolRecord } from '../tools/mcp';
 
 /** Why a run ended. Every run ends with exactly one. */
 export type FinishReason =
@@ -72,6 +73,8 @@ export interface TraceStep {
   reasoning?: string;
   /** What the provider adapter did that matters (e.g. retried without JSON mode). */
   notices?: string[];
+  /** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
+  mcp_tools?: McpToolRecord[];
   /**
    * A compaction call (step 0, before the run's first step): the summary written, the newest turn it covers,
    * how many turns it stands for in all, and tokens before (summary so far and the turns folded) and after.

@@ -1,0 +1,52 @@
+// A run with MCP servers: their tools opened before it (and their headers made secrets), closed when it ends, however it ends.
+import { mcpServersProblem, openMcpTools, type McpServerConfig, type McpToolSet } from '../tools/mcp';
+import { Redactor } from '../trace/redact';
+import type { AgentResult } from '../trace/types';
+import { ToolRegistry, builtInTools } from '../tools/registry';
+import { ConfigError, resolveConfig } from './config';
+import type { RunAgentOptions } from './run-options';
+
+type RunOptions = Pick<RunAgentOptions, 'config' | 'extraTools' | 'secrets' | 'mcpPins' | 'signal'>;
+
+/**
+ * Runs `run` with the tools of the config's `mcp_servers` added: the servers `allowed_tools` names a tool of are
+ * connected and their tools listed, fingerprinted and pinned first (any failure is thrown before the first model
+ * call, naming the server), `<server>.*` in `allowed_tools` and `approval_required` is spelled out as the tools the
+ * server offers, and every header value is a secret the run redacts. The connections are closed when `run` settles.
+ * Without `mcp_servers`, `run` gets the options as they are and the MCP SDK is never loaded.
+ */
+export async function withMcpTools<Options extends RunOptions>(options: Options, run: (options: Options) => Promise<AgentResult>): Promise<AgentResult> {
+  const config = options.config as (RunOptions['config'] & { mcp_servers?: unknown }) | undefined;
+  const servers = config?.mcp_servers;
+  if (servers === undefined || servers === null || (Array.isArray(servers) && servers.length === 0)) return run(options);
+  const problem = mcpServersProblem(servers);
+  if (problem) throw new ConfigError('mcp_servers', problem);
+  const names = (value: unknown) => (Array.isArray(value) ? value.filter((name): name is string => typeof name === 'string') : undefined);
+  const allowedTools = names(config!.allowed_tools);
+  const approvalRequired = names(config!.approval_required);
+  const secrets = (servers as McpServerConfig[]).flatMap((server) => Object.values(server.headers ?? {}));
+  // An allowed_tools that is not a list of names is refused by the run's own config check, before anything is opened.
+  if (!allowedTools) return run({ ...options, secrets: [...(options.secrets ?? []), ...secrets] });
+  // The rest of the config is checked before any server is contacted: a wrong max_steps costs no connection.
+  const ofServers = (name: string) => (servers as McpServerConfig[]).some((server) => name.startsWith(`${server.name}.`));
+  const others = (list: string[] | undefined) => list?.filter((name) => !ofServers(name));
+  resolveConfig({ ...config, allowed_tools: others(allowedTools), ...(approvalRequired ? { approval_required: others(approvalRequired) } : {}) }, new ToolRegistry([...builtInTools, ...(options.extraTools ?? [])]));
+  let set: McpToolSet;
+  try {
+    set = await openMcpTools({ servers: servers as McpServerConfig[], allowedTools, approvalRequired, pins: options.mcpPins, signal: options.signal });
+  } catch (error) {
+    // What a server answered may echo a header (a 401 page, say): the error goes to stderr or the node's panel.
+    if (error instanceof Error) error.message = new Redactor(secrets).text(error.message);
+    throw error;
+  }
+  try {
+    return await run({
+      ...options,
+      config: { ...config!, allowed_tools: set.allowedTools, ...(set.approvalRequired ? { approval_required: set.approvalRequired } : {}) },
+      extraTools: [...(options.extraTools ?? []), ...set.tools],
+      secrets: [...(options.secrets ?? []), ...secrets],
+    });
+  } finally {
+    await set.close();
+  }
+}

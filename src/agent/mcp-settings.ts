@@ -1,0 +1,15 @@
+// The settings of MCP servers as governed tools (issue #32): a row of the settings table (settings.ts spreads it in), declared once here.
+import { mcpServersProblem, type McpServerConfig } from '../tools/mcp';
+import type { Check } from './setting-checks';
+import type { Setting } from './setting-types';
+
+const mcpServers: Check<McpServerConfig[]> = (value, key) => mcpServersProblem(value, key);
+
+export const MCP_SETTINGS = {
+  /** MCP servers (streamable HTTP) whose tools are offered as `<name>.<tool>` when `allowed_tools` names them; see src/tools/mcp. */
+  mcp_servers: {
+    check: mcpServers,
+    meaning:
+      '`[{name, url, headers?, timeout?, tools?, allow_private_network?, read_only?, pins?}]`: MCP servers (streamable HTTP) whose tools are offered as `<name>.<tool>` when `allowed_tools` names them (or `<name>.*`); their definitions are pinned (see *MCP tools*)',
+  },
+} satisfies Record<string, Setting>;

@@ -1,0 +1,212 @@
+// The fetch the MCP transport sends through: http_request's address policy, headers for the server's origin only, no redirect, a byte cap, retries.
+import http from 'node:http';
+import https from 'node:https';
+import { Transform, type Readable } from 'node:stream';
+import { normalizeHost } from '../http-request/address-policy';
+import { checkHop, guardedLookup, type ConnectionPolicy } from '../http-request/connection-policy';
+import { HttpRequestError } from '../http-request/error';
+import { HTTP_METHODS, type HttpMethod, type HttpRequestSettings } from '../http-request/settings';
+import { McpTransportError } from './errors';
+import { shownUrl, type McpServerConfig } from './config';
+
+/** The fetch the SDK's transport takes (`FetchLike`). */
+export type McpFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface GuardedFetchOptions {
+  server: McpServerConfig;
+  policy: ConnectionPolicy;
+  /** Bytes of one response the transport may read; past it the response fails (the SDK would hold it all). */
+  maxResponseBytes: number;
+  /** When the operation under way must end (ms since the epoch): a POST is cut then, and no retry starts that would end later. */
+  deadline(): number;
+  /** Whether a POST of this JSON-RPC text may be sent again after it may have reached the server (a read, not a tool with side effects). */
+  mayRepeat(body: string): boolean;
+  /** Told when an answer is cut in the middle (over the byte cap): the SDK only logs that, and its request would wait for its timeout. */
+  onCut(error: McpTransportError): void;
+}
+
+/** Answers that say "try again": 429 always (the server did nothing), 5xx only for requests that may be repeated. */
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const MAX_ATTEMPTS = 3;
+const FIRST_RETRY_DELAY_MS = 250;
+/** Statuses whose Response has no body (the WHATWG Response refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+/** A POST outside any operation (the SDK's cancel notice after a timeout, say) still ends within this. */
+const LOOSE_POST_MS = 5_000;
+
+/**
+ * A fetch for one server: every request must go to the server's own origin (the SDK follows a redirect only
+ * within it; this fetch follows none, so no header ever reaches another origin); the URL and every address
+ * connected to pass http_request's address policy (`allow_private_network` per server, cloud metadata never);
+ * the configured headers are added here and nowhere else; a response over `maxResponseBytes` fails; a request
+ * that met a passing failure is sent again while the deadline allows, a POST after it may have reached the
+ * server only when `mayRepeat` says so. `close()` drops its connections.
+ */
+export function guardedFetch(options: GuardedFetchOptions): { fetch: McpFetch; close(): void } {
+  const { server, policy } = options;
+  const origin = new URL(server.url).origin;
+  const allowPrivate = server.allow_private_network === true;
+  const agent = new (origin.startsWith('https:') ? https : http).Agent({ keepAlive: true, maxSockets: 4 });
+  const settings: HttpRequestSettings = { allowedDomains: [], allowedMethods: [...HTTP_METHODS], maxResponseBytes: options.maxResponseBytes, allowPrivateNetwork: allowPrivate, headers: {}, allowInsecureHeaders: true, maxRedirects: 0 };
+  const where = `MCP server "${server.name}" (${shownUrl(server)})`;
+
+  const sendOnce = (url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, endAt: number | undefined) => {
+    try {
+      checkHop({ url, method: method as HttpMethod, headers: {}, credentialsDropped: false }, settings, policy);
+    } catch (error) {
+      throw translated(error, where);
+    }
+    if (signal?.aborted) throw new McpTransportError('timeout', `${where}: the request was stopped before it was sent`);
+    return new Promise<Response>((resolve, reject) => {
+      const request = (url.protocol === 'https:' ? https : http).request({
+        hostname: normalizeHost(url.hostname),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+        agent,
+        lookup: guardedLookup(policy, allowPrivate),
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const stop = (error: Error) => request.destroy(error);
+      const onAbort = () => stop(new McpTransportError('timeout', `${where}: the request was stopped (the run ended or was cancelled)`));
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (endAt !== undefined) timer = setTimeout(() => stop(new McpTransportError('timeout', `${where} did not answer in time (mcp_servers[].timeout)`)), Math.max(1, endAt - Date.now()));
+      request.once('response', (incoming) => {
+        incoming.once('close', cleanup);
+        const status = incoming.statusCode ?? 502;
+        const bodyStream = NULL_BODY_STATUSES.has(status) ? null : webStream(incoming.pipe(byteCap(options.maxResponseBytes, where, incoming, options.onCut)));
+        resolve(new Response(bodyStream, { status, statusText: incoming.statusMessage ?? '', headers: headersOf(incoming.headers) }));
+      });
+      request.once('error', (error) => {
+        cleanup();
+        reject(translated(error, where));
+      });
+      request.end(body);
+    });
+  };
+
+  const fetch: McpFetch = async (input, init = {}) => {
+    const url = new URL(String(input));
+    if (url.origin !== origin) throw new McpTransportError('origin', `${where} sent the client to ${url.origin}${url.pathname}, another origin; its headers go only to ${origin}, so it was not followed. Put the URL it names in mcp_servers[].url if you trust it`);
+    const method = (init.method ?? 'GET').toUpperCase();
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    // The SDK's headers (session id, protocol version, accept), then the operator's: this is the server's origin.
+    const headers: Record<string, string> = { 'user-agent': 'n8n-agent-core-mcp', ...Object.fromEntries(new Headers(init.headers as ConstructorParameters<typeof Headers>[0])), ...(server.headers ?? {}) };
+    const repeatable = method !== 'POST' || (body !== undefined && options.mayRepeat(body));
+    // GET opens the server's event stream, which lives as long as the connection: only the transport's own signal ends it.
+    const deadline = options.deadline();
+    const endAt = method === 'GET' ? undefined : deadline > Date.now() ? deadline : Date.now() + LOOSE_POST_MS;
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await sendOnce(url, method, headers, body, init.signal ?? undefined, endAt);
+      } catch (error) {
+        const passing = error instanceof McpTransportError && (error.problem === 'unreachable' || (error.problem === 'reset' && repeatable));
+        if (!passing || !(await pausedForRetry(attempt, undefined, endAt, init.signal))) throw error;
+        continue;
+      }
+      if (RETRY_STATUSES.has(response.status) && (response.status === 429 || repeatable) && (await pausedForRetry(attempt, response, endAt, init.signal))) continue;
+      return response;
+    }
+  };
+  return { fetch, close: () => agent.destroy() };
+}
+
+/** Waits before the next attempt, when there is one and it can start before `endAt`; false: give up. */
+async function pausedForRetry(attempt: number, response: Response | undefined, endAt: number | undefined, signal: AbortSignal | null | undefined): Promise<boolean> {
+  if (attempt >= MAX_ATTEMPTS || signal?.aborted) return false;
+  const asked = retryAfterMs(response?.headers.get('retry-after') ?? null);
+  const delay = asked ?? FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1);
+  if (endAt !== undefined && Date.now() + delay >= endAt) return false;
+  await response?.body?.cancel().catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, delay));
+  return !signal?.aborted;
+}
+
+/** `Retry-After` in seconds or as a date, in ms; undefined when absent or unreadable. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Passes the body on, failing it once more than `limit` bytes came: the SDK would otherwise hold any amount. */
+function byteCap(limit: number, where: string, source: http.IncomingMessage, onCut: (error: McpTransportError) => void): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > limit) {
+        const error = new McpTransportError('too_large', `${where} answered more than ${limit} bytes; ask it for less`);
+        source.destroy();
+        onCut(error);
+        callback(error);
+        return;
+      }
+      callback(null, chunk);
+    },
+  });
+}
+
+/**
+ * The body as a web stream, read as the SDK pulls it. (Readable.toWeb throws "Controller is already closed" from an
+ * event handler when the SDK cancels a body whose last bytes are still arriving, which it does after a 202.)
+ */
+function webStream(source: Readable): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const settle = (action: () => void) => {
+        try {
+          action();
+        } catch {
+          // Already cancelled or closed: nothing is waiting for more.
+        }
+      };
+      source.on('data', (chunk: Buffer) => {
+        settle(() => controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+        if ((controller.desiredSize ?? 1) <= 0) source.pause();
+      });
+      source.once('end', () => settle(() => controller.close()));
+      source.once('error', (error) => settle(() => controller.error(error)));
+    },
+    pull() {
+      source.resume();
+    },
+    cancel() {
+      source.destroy();
+    },
+  });
+}
+
+function headersOf(incoming: http.IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return headers;
+}
+
+/** A refusal or network failure, in words that name the server and what to do. */
+function translated(error: unknown, where: string): McpTransportError {
+  if (error instanceof McpTransportError) return error;
+  if (error instanceof HttpRequestError) {
+    const reason = error.message.replace(/^http_request (refused|failed): /, '');
+    const refused = error.message.startsWith('http_request refused');
+    return new McpTransportError(refused ? 'refused' : 'unreachable', `${where} ${refused ? 'refused' : 'failed'}: ${reason}`);
+  }
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const message = (error as Error).message;
+  if (code === 'ECONNREFUSED') return new McpTransportError('unreachable', `${where} refused the connection (ECONNREFUSED): the server is down or the port is wrong`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new McpTransportError('unreachable', `${where}: could not resolve its host (${code})`);
+  if (code === 'ECONNRESET' || code === 'EPIPE') return new McpTransportError('reset', `${where} closed the connection (${code})`);
+  if (/CERT|SSL|TLS/.test(code)) return new McpTransportError('tls', `${where}: TLS problem (${code}: ${message})`);
+  return new McpTransportError('unreachable', `${where}: ${message}${code ? ` (${code})` : ''}`);
+}
