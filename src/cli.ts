@@ -11,6 +11,7 @@ import { errorReport } from './cli/error-lines';
 import { runExtras } from './cli/run-extras';
 import { sessionCommand } from './cli/session-command';
 import { runInSession, sessionOptions } from './cli/session-run';
+import { hasMcpServers, mcpPinOptions } from './cli/mcp-options';
 import type { AgentResult } from './trace/types';
 
 async function main(argv: string[]): Promise<number> {
@@ -79,10 +80,11 @@ async function main(argv: string[]): Promise<number> {
   const fallback = fallbackFromFlags(values);
 
   const config = readJsonFile(values.config, '--config');
-  const session = sessionOptions(values, config, hasSharedBudget(config) || values['run-key'] !== undefined);
+  const session = sessionOptions(values, config, hasSharedBudget(config) || values['run-key'] !== undefined || hasMcpServers(config));
   const redisUrl = values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const budgetLedger = hasSharedBudget(config) ? new RedisBudgetLedger({ connection: { url: redisUrl } }) : undefined;
   const durable = durableOptions(values['run-key'], redisUrl);
+  const mcp = mcpPinOptions(values['redis-url'], config);
   const messages = values['messages-json'] === undefined ? undefined : readJsonFile(values['messages-json'], '--messages-json');
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
@@ -96,6 +98,7 @@ async function main(argv: string[]): Promise<number> {
       sessionId: session?.sessionId,
       budgetLedger,
       ...durable,
+      ...mcp,
       stateSecret: process.env.AGENT_CORE_STATE_SECRET,
       signal: controller.signal,
       ...stream,
@@ -104,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
 
   let output: AgentResult | undefined;
   try {
-    output = await (session ? runInSession({ ...session, redisUrl }, values.prompt!, run) : run({ prompt: values.prompt, messages })).finally(() => Promise.all([budgetLedger?.close(), durable.checkpoints?.close()]));
+    output = await (session ? runInSession({ ...session, redisUrl }, values.prompt!, run) : run({ prompt: values.prompt, messages })).finally(() => Promise.all([budgetLedger?.close(), durable.checkpoints?.close(), mcp.mcpPins?.close()]));
     // Streamed, the result is one more NDJSON line; otherwise it is printed for people to read.
     process.stdout.write(`${stream.onEvent ? JSON.stringify(output) : JSON.stringify(output, null, 2)}\n`);
   } finally {

@@ -63,6 +63,6 @@ describe('agent-core run with a shared_budget', () => {
     const path = join(folder, 'plain.json');
     writeFileSync(path, JSON.stringify({ model: 'm' }));
     const refused = await run(path);
-    expect(refused).toMatchObject({ code: 2, stderr: 'agent-core: --redis-url needs --session ID, --run-key KEY or a shared_budget in the config\n' });
+    expect(refused).toMatchObject({ code: 2, stderr: 'agent-core: --redis-url needs --session ID, --run-key KEY, a shared_budget or mcp_servers in the config\n' });
   });
 });

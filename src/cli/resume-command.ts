@@ -7,6 +7,7 @@ import { RunStateError } from '../run-state/signed-state';
 import { MAX_STATE_CHARACTERS } from '../run-state/state-size';
 import { RedisUsedStates } from '../run-state/used-states';
 import { USAGE } from './usage';
+import { mcpPinOptions } from './mcp-options';
 import type { RunExtras } from './run-extras';
 import { type StreamChoice, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile } from './flags';
 
@@ -34,6 +35,7 @@ export async function resume(values: Record<string, string | undefined>, stream:
   if (!redisUrl) process.stderr.write('agent-core: no --redis-url: this run state is not recorded as used, so it could be resumed again\n');
   const usedStates = redisUrl ? new RedisUsedStates({ connection: { url: redisUrl } }) : undefined;
   const budgetLedger = hasSharedBudget(config) ? new RedisBudgetLedger({ connection: { url: redisUrl ?? 'redis://127.0.0.1:6379' } }) : undefined;
+  const mcp = mcpPinOptions(values['redis-url'], config);
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   const output = await resumeAgent({
@@ -45,11 +47,12 @@ export async function resume(values: Record<string, string | undefined>, stream:
     stateSecret: process.env.AGENT_CORE_STATE_SECRET,
     usedStates,
     budgetLedger,
+    ...mcp,
     signal: controller.signal,
     ...stream,
     ...extras.options,
   })
-    .finally(() => Promise.all([usedStates?.close(), budgetLedger?.close()]))
+    .finally(() => Promise.all([usedStates?.close(), budgetLedger?.close(), mcp.mcpPins?.close()]))
     .catch(async (error: unknown) => {
       await extras.finish(undefined);
       throw error;

@@ -25,7 +25,7 @@ export function sessionOptions(values: Record<string, string | undefined>, confi
   if (values.session === undefined) {
     const orphan = ['context', 'busy', 'window'].find((flag) => values[flag] !== undefined);
     if (orphan) throw new UsageError(`--${orphan} needs --session ID`);
-    if (values['redis-url'] !== undefined && !usesRedis) throw new UsageError('--redis-url needs --session ID, --run-key KEY or a shared_budget in the config');
+    if (values['redis-url'] !== undefined && !usesRedis) throw new UsageError('--redis-url needs --session ID, --run-key KEY, a shared_budget or mcp_servers in the config');
     return undefined;
   }
   if (values['messages-json'] !== undefined) throw new UsageError('--session keeps the history itself: give --prompt TEXT, not --messages-json');
