@@ -1,0 +1,3 @@
+import { describeWorkerCrashInQueueMode } from './support/worker-crash-scenarios';
+
+describeWorkerCrashInQueueMode(1);
