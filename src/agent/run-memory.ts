@@ -3,20 +3,10 @@ import type { ChatMessage } from '../core/messages';
 import { fitHistory, historyBudget, type CompactionRun } from './compaction';
 import { rememberedToolResults, type MemoryMessage } from './memory';
 import { protocolAssistantMessage } from './prompt';
-import type { TraceStep } from '../trace/types';
+import type { RunMemoryReport, TraceStep } from '../trace/types';
 
-/** What the output's `memory` field says: the budget, what the window kept, the summary written. */
-export interface RunMemory {
-  context_window: number;
-  context_window_from: 'setting' | 'catalogue' | 'default';
-  budget_tokens: number;
-  history_tokens: number;
-  kept_turns: number;
-  left_out_turns: number;
-  /** The summary this run wrote (also the first message of `messages`, for the store). */
-  summary?: MemoryMessage;
-  notices?: string[];
-}
+/** What the run keeps of its history's fitting: the output's `memory` report, with the summary message written (also the first of `messages`, for the store). */
+export type RunMemory = Omit<RunMemoryReport, 'summary'> & { summary?: MemoryMessage };
 
 /**
  * Fits the conversation's history (everything between the system message and the new question) into its

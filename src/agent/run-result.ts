@@ -2,7 +2,7 @@ import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
-import type { AgentResult, FinishReason, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
+import type { AgentResult, FinishReason, RunMemoryReport, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
 import { CATALOGUE_NAME, roundedCost } from '../budget/pricing';
 import { runCost, unpricedNotice } from './shared-budget';
 import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
@@ -47,7 +47,7 @@ export function runResult(
   paused?: Record<string, unknown>,
 ): AgentResult {
   const { finishReason, stopDetail, answer } = ending;
-  const { summary, ...memory } = record.memory ?? {};
+  const summary = record.memory?.summary;
   const toolResults = answer ? runToolResults(record.trace) : [];
   // For a context store: the summary this run wrote, the question, and the answer with the turn's tool results.
   const messages = [...(summary ? [summary] : []), { role: record.newUserMessage.role, content: record.newUserMessage.content }];
@@ -61,7 +61,7 @@ export function runResult(
     metrics: metricsOf(record.trace),
     usage: record.usage,
     messages,
-    ...(record.memory ? { memory: { ...memory, ...(summary ? { summary: summary.summary } : {}) } } : {}),
+    ...(record.memory ? { memory: memoryReport(record.memory) } : {}),
     ...(stopDetail ? { stop_detail: stopDetail } : {}),
     elapsed_ms: Math.round(performance.now() - record.started),
     model: record.model,
@@ -97,4 +97,9 @@ function costFields(trace: readonly TraceStep[]): Pick<AgentResult, 'cost' | 'co
   if (!cost) return { cost: null, cost_details: null, cost_notice: unpricedNotice(trace) };
   const rounded = roundedCost(cost);
   return { cost: rounded.total, cost_details: { ...rounded, currency: 'USD', catalogue: CATALOGUE_NAME } };
+}
+
+/** The output's `memory`: the fitting as it went, the summary by its metadata (its text is the first of `messages`). */
+function memoryReport({ summary, ...report }: RunMemory): RunMemoryReport {
+  return { ...report, ...(summary?.summary ? { summary: summary.summary } : {}) };
 }

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../core/messages';
+import type { ChatMessage, SummaryMeta } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
 import type { CallCost } from '../budget/pricing';
 import type { McpToolRecord } from '../tools/mcp';
@@ -133,6 +133,8 @@ export interface AgentResult {
   cost_details: RunCost | null;
   /** With a null cost: which model had no price, and how to give it one. */
   cost_notice?: string;
+  /** How the history was fitted to its token budget, when the run had one (issue #31; see src/agent/run-memory.ts). */
+  memory?: RunMemoryReport;
   /** The head of the SHA-256 hash chain over the config, the tools' schemas and every step (see traceChain). */
   trace_digest: string;
   /** With an audit database: the run's id there, and whether its row was stored before the answer went out. */
@@ -153,4 +155,16 @@ export interface AuditOutcome {
   notice?: string;
   /** The head of the run's record chain (every stored field, see recordDigest): keep it to pass to `audit verify --digest`. */
   record_digest?: string;
+}
+
+/** The output's `memory`: the context window and where it came from, the history's budget, what was kept, the summary written. */
+export interface RunMemoryReport {
+  context_window: number;
+  context_window_from: 'setting' | 'catalogue' | 'default';
+  budget_tokens: number;
+  history_tokens: number;
+  kept_turns: number;
+  left_out_turns: number;
+  summary?: SummaryMeta;
+  notices?: string[];
 }
