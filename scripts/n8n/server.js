@@ -146,7 +146,7 @@ function readLogTail(logPath, characters = 6000) {
  * @param {string} logPath
  */
 function portCollided(logPath) {
-  return /EADDRINUSE|port \d+ is already in use/.test(readLogTail(logPath, 20000));
+  return /EADDRINUSE|port \d+ is already in use/i.test(readLogTail(logPath, 20000));
 }
 
 /**
