@@ -4,6 +4,7 @@ import { resumeAgent } from '../src/agent/resume';
 import { createChatModel } from '../src/providers/create-model';
 import { McpServerError, MemoryMcpPins, RedisMcpPins, mcpPinKey, toolFingerprint } from '../src/tools/mcp';
 import type { AgentResult } from '../src/trace/types';
+import { MemoryCheckpoints, type CheckpointStore } from '../src/run-state/checkpoint-store';
 import { action, final, useScriptedServer } from './support/agent';
 import { startHttpsServer, useLoopbackGuard } from './support/http-servers';
 import { startTestMcpServer, text, type RunningMcpServer, type TestTool } from './support/mcp-servers';
@@ -179,6 +180,39 @@ describe('side effects are the operator’s word, not the server’s', () => {
     const resumed = await resumeAgent({ model: model(), config, runState: paused.run_state, decision: { approve: true }, stateSecret });
     expect(resumed.finish_reason).toBe('final');
     expect(calls).toEqual(['approve me']);
+  });
+});
+
+describe('durable runs', () => {
+  /** Checkpoints whose second write fails, as if the process died after the call started and before it was recorded done. */
+  const dyingAfterTheCallStarted = (inner: CheckpointStore): CheckpointStore => {
+    let writes = 0;
+    return {
+      claim: (runKey, attempt, run) => inner.claim(runKey, attempt, run),
+      async write(runKey, attempt, record) {
+        if (writes === 1) throw new Error('killed before the step was recorded done');
+        writes++;
+        return inner.write(runKey, attempt, record);
+      },
+      close: () => inner.close(),
+    };
+  };
+
+  it('does not run an interrupted MCP call again unless read_only names its tool', async () => {
+    const calls: string[] = [];
+    server = await startTestMcpServer(() => [{ name: 'send', inputSchema: { type: 'object', properties: { to: { type: 'string' } } }, annotations: { idempotentHint: true }, call: (args) => (calls.push(String(args.to)), text('sent')) }]);
+    const stateSecret = 'mcp-governance-test-secret-0123456789';
+    const attempt = (readOnly: string[], runKey: string, checkpoints: CheckpointStore) =>
+      runAgent({ model: model(), config: { model: 'gpt-4o-mini', allowed_tools: ['mail.send'], mcp_servers: [{ name: 'mail', url: server!.url, allow_private_network: true, read_only: readOnly }] }, prompt: 'Send it.', runKey, checkpoints, stateSecret });
+    for (const [readOnly, runKey] of [[[], 'mcp-durable-write'], [['send'], 'mcp-durable-read']] as const) {
+      const store = new MemoryCheckpoints();
+      scripted().setScript([action('mail.send', { to: runKey })]);
+      await expect(attempt([...readOnly], runKey, dyingAfterTheCallStarted(store))).rejects.toThrow('killed before the step was recorded done');
+      scripted().setScript([final('sent')]);
+      const again = await attempt([...readOnly], runKey, store);
+      expect(again.finish_reason).toBe(readOnly.length === 0 ? 'interrupted_call' : 'final');
+    }
+    expect(calls).toEqual(['mcp-durable-write', 'mcp-durable-read', 'mcp-durable-read']);
   });
 });
 

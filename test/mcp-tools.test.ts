@@ -63,6 +63,14 @@ describe('server-everything over streamable HTTP', () => {
     expect(everything.seen.filter((entry) => entry.httpMethod === 'DELETE')).toHaveLength(1);
   });
 
+  it('compiles MCP tools into the protocol schema of json_schema mode like any tool', async () => {
+    scripted().setScript([action('everything.get-sum', { a: 1, b: 2 }), final('3')]);
+    const result = await runAgent({ model: model(), config: { model: 'gpt-4o-mini', json_mode: 'json_schema', allowed_tools: ['everything.get-sum'], mcp_servers: [server()] }, prompt: 'Add.' });
+    expect(result.finish_reason).toBe('final');
+    expect(JSON.stringify(scripted().requests[0].body.response_format)).toContain('everything.get-sum');
+    expect(lastUserMessage(1)).toContain('The sum of 1 and 2 is 3');
+  });
+
   it('gives structured content to the model as JSON text', async () => {
     scripted().setScript([action('everything.get-structured-content', { location: 'Chicago' }), final('done')]);
     await runAgent({ model: model(), config: { model: 'gpt-4o-mini', allowed_tools: ['everything.get-structured-content'], mcp_servers: [server()] }, prompt: 'Weather?' });
