@@ -13,6 +13,7 @@ import {
   InputError,
   MemoryBudgetLedger,
   RunStateError,
+  McpServerError,
   SETTINGS,
   SchemaError,
   ToolRegistry,
@@ -49,6 +50,7 @@ const members: Array<[string, AgentCoreError]> = [
   ['SchemaError', new SchemaError('output_schema', 'has $ref "#" at /$ref that leads back to itself', 'Recurse only through a part of the value')],
   ['AuditWriteError', new AuditWriteError('the audit row of run r1 was not stored (ECONNREFUSED)', true)],
   ['ConversationError', new ConversationError({ code: 'turn_out_of_range', session: 's', turn: 1e9, last: 12, least: 1 })],
+  ['McpServerError', new McpServerError('docs', 'MCP server "docs" (http://10.0.0.7:3001/mcp) refused the connection (ECONNREFUSED)', 'Check mcp_servers "docs" url and that the server is running.')],
 ];
 
 /** A node of `typeVersion`, as toNodeError sees it. */

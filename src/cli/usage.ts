@@ -65,8 +65,9 @@ ${CONFIG_FLAG_HELP}
                          over; the earlier run stores nothing), off (no lock)
   --window all|turns     with --session: every live turn, which the run fits to the model by tokens (default),
                          or the newest 20 turns
-  --redis-url URL        the Redis of --session, --run-key and the config's shared_budget (else REDIS_URL,
-                         else redis://127.0.0.1:6379); a shared budget is counted there, across processes
+  --redis-url URL        the Redis of --session, --run-key, the config's shared_budget and the pins of
+                         mcp_servers tools (else REDIS_URL, else redis://127.0.0.1:6379); a shared budget is
+                         counted there, across processes
   --run-key KEY          a durable run: each completed step is checkpointed in Redis under KEY (kept a day,
                          sealed and signed with AGENT_CORE_STATE_SECRET, required then); the same command
                          again with KEY goes on after the last completed step without asking the model or
