@@ -28,7 +28,7 @@ interface ExecutionState {
 /** read → run → shape: the item's settings are read once, and the run's config is not changed after. */
 async function runItem(context: IExecuteFunctions, itemIndex: number, { started, redis }: ExecutionState): Promise<INodeExecutionData> {
   const resuming = isResuming(context, itemIndex);
-  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, secrets, subExecutions } = await readItemRun(context, itemIndex, redis);
+  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions } = await readItemRun(context, itemIndex, redis);
   const stream = openItemStream(context, itemIndex, options);
   const common = {
     model,
@@ -39,6 +39,7 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
     config,
     stateSecret,
     ...durable,
+    ...mcp,
     sessionId: sessionId || undefined,
     signal: context.getExecutionCancelSignal?.(),
     onEvent: stream?.onEvent,

@@ -1,6 +1,6 @@
 // The one owner of an execution's Redis: the node's Agent Core: Redis API credential and everything opened from it.
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { RedisBudgetLedger, RedisCheckpoints, RedisUsedStates, type BudgetLedger, type CheckpointStore, type UsedStates } from '../../src';
+import { RedisBudgetLedger, RedisCheckpoints, RedisMcpPins, RedisUsedStates, type BudgetLedger, type CheckpointStore, type McpPinStore, type UsedStates } from '../../src';
 import type { RedisConnectionOptions } from '../../src/context';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
@@ -11,14 +11,15 @@ const REDIS_CREDENTIAL = 'agentCoreRedisApi';
 /**
  * The execution's Redis: the credential is read once, for the first item that needs it, and what uses it —
  * the shared-budget ledger, the used-state registry that lets a paused run resume only once, a durable
- * run's checkpoints, the Redis Context tool's connection — comes from here; `close` ends what was opened when the execution's items
- * are done. The ledger, the registry and the checkpoints share this process's client for the connection (src/redis/shared-clients.ts).
+ * run's checkpoints, the MCP tool pins, the Redis Context tool's connection — comes from here; `close` ends what was opened when the execution's items
+ * are done. The ledger, the registry, the checkpoints and the pins share this process's client for the connection (src/redis/shared-clients.ts).
  */
 export class ExecutionRedis {
   private connection?: Promise<RedisConnectionOptions>;
   private ledger?: RedisBudgetLedger;
   private usedStates?: RedisUsedStates;
   private checkpointStore?: RedisCheckpoints;
+  private pins?: RedisMcpPins;
 
   constructor(private readonly context: IExecuteFunctions) {}
 
@@ -60,7 +61,14 @@ export class ExecutionRedis {
     return this.checkpointStore;
   }
 
+  /** Where MCP tool definitions are pinned (Options → MCP Servers (JSON)), shared by the execution's items and every worker. */
+  async mcpPins(itemIndex: number): Promise<McpPinStore> {
+    const connection = await this.connectionFor(itemIndex, 'Pinning MCP tool definitions');
+    this.pins ??= new RedisMcpPins({ shared: connection });
+    return this.pins;
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.ledger?.close(), this.usedStates?.close(), this.checkpointStore?.close()]);
+    await Promise.all([this.ledger?.close(), this.usedStates?.close(), this.checkpointStore?.close(), this.pins?.close()]);
   }
 }

@@ -90,3 +90,22 @@ export const streamAnswerCheckedOption: INodeProperties = {
   description:
     "Whether streaming sends the answer's text only once the model's reply has closed and been checked as the answer, in one piece, instead of as the model writes it. A chat cannot take text back: with this on, no text of a reply that turns out not to be the answer (a broken or hostile reply) ever reaches it.",
 };
+
+/** Version 2's MCP servers (the config's `mcp_servers`, read by mcp-servers.ts); version 1's panel stays as published. */
+export const mcpServersOption: INodeProperties = {
+  displayName: 'MCP Servers (JSON)',
+  name: 'mcpServersJson',
+  type: 'json',
+  default: '',
+  placeholder: '[{"name": "docs", "url": "https://mcp.example.com/mcp", "tools": ["search"]}]',
+  description:
+    "MCP servers (streamable HTTP) whose tools the agent may use: an array as the config's mcp_servers, each with name and URL, and optionally headers, tools, read_only, pins, allow_private_network and timeout. A server's tools are offered as &lt;name&gt;.&lt;tool&gt;: those named in its tools list, or every tool it offers. Their definitions are pinned: in Redis on first use with the Agent Core: Redis API credential (under Governance), else only by pins; a changed definition is blocked until its new fingerprint is put in pins. Headers are saved with the workflow as they are (the run redacts them from its output).",
+};
+
+/** Version 2's Read-Only Tools: the same field, which also takes MCP tools as <server>.<tool>. */
+export const readOnlyToolsWithMcpOption: INodeProperties = {
+  ...nodeOptions.find((property) => property.name === 'readOnlyTools')!,
+  placeholder: 'e.g. lookup_customer, docs.search',
+  description:
+    'Names of workflow tools, connected tool sub-nodes and MCP tools (&lt;server&gt;.&lt;tool&gt;, added to that server\'s read_only) that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other such tool is taken to have side effects, and a repeated identical call to it never runs twice.',
+};

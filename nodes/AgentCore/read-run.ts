@@ -11,6 +11,7 @@ import { fieldFallback, fieldPath, readCollections, withToolFields } from './pan
 import { modelFromCredential } from './provider-credential';
 import { configFromCollections } from './settings-panel';
 import type { ExecutionRedis } from './execution-redis';
+import { readMcpServers } from './mcp-servers';
 import { withToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 
@@ -27,6 +28,8 @@ export interface ItemRun {
   stateSecret?: string;
   /** Governance → Durable Runs: the run key and the checkpoints' store, or none. */
   durable: Pick<RunAgentOptions, 'runKey' | 'checkpoints'>;
+  /** Where MCP tool definitions are pinned: Redis with the node's Redis credential, else only the servers' `pins`. */
+  mcp: Pick<RunAgentOptions, 'mcpPins'>;
   secrets: string[];
   /** The sub-executions its workflow tools start, filled while it runs. */
   subExecutions: RelatedExecution[];
@@ -51,21 +54,25 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number,
   const subExecutions: RelatedExecution[] = [];
   const readOnly = new Set(String(options.readOnlyTools ?? '').split(',').map((name) => name.trim()).filter(Boolean));
   const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions, readOnly), ...(await readConnectedTools(context, itemIndex, readOnly))];
+  // Declaring an MCP server in Options allows its tools, as defining a workflow tool does (mcp-servers.ts).
+  const mcpServers = readMcpServers(context, options.mcpServersJson, itemIndex, readOnly);
   const approval = await readApproval(context, itemIndex);
   const durable = await readDurableRun(context, itemIndex, redis);
   // Approval and durable runs sign and seal with the same credential's secret.
   const stateSecret = approval.stateSecret ?? (durable.runKey !== undefined ? await readStateSecret(context, itemIndex, 'Durable Runs') : undefined);
   const config = {
     model: modelName,
-    allowed_tools: [...builtIns, ...extraTools.map((tool) => tool.name)],
+    allowed_tools: [...builtIns, ...extraTools.map((tool) => tool.name), ...mcpServers.allowedTools],
     tool_settings,
+    ...(mcpServers.servers ? { mcp_servers: mcpServers.servers } : {}),
     ...configFromCollections({ limits, options }),
     ...sharedBudget(limits),
     ...(outputSchema as Partial<AgentConfig>),
     approval_required: approval.tools,
     ...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
   };
-  return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, secrets: stateSecret ? [stateSecret] : [], subExecutions };
+  const mcp = mcpServers.servers && redis.chosen ? { mcpPins: await redis.mcpPins(itemIndex) } : {};
+  return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets: stateSecret ? [stateSecret] : [], subExecutions };
 }
 
 /** Shared Token Budget, Shared Cost Budget (version 2), Scope and Period: one config key, set when either budget is above 0. */
