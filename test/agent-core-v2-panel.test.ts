@@ -133,6 +133,16 @@ describe('Agent Core version 2 panel', () => {
     expect(names).not.toContain('Stream Response');
   });
 
+  it('takes MCP servers in Options → MCP Servers (JSON), in version 2 only, and says Read-Only Tools takes <server>.<tool> there', () => {
+    const options = versionTwo.properties.find((property) => property.name === 'options')!.options as INodeProperties[];
+    const mcp = options.find((property) => property.name === 'mcpServersJson');
+    expect(mcp).toMatchObject({ displayName: 'MCP Servers (JSON)', type: 'json', default: '' });
+    expect(mcp!.description).toContain('saved with the workflow');
+    expect(options.find((property) => property.name === 'readOnlyTools')!.description).toContain('&lt;server&gt;.&lt;tool&gt;');
+    expect(firstView(versionTwo)).not.toContain('MCP Servers (JSON)');
+    expect(allNames(versionOne.properties)).not.toContain('mcpServersJson');
+  });
+
   it('reaches every setting version 1 reaches, under the same parameter name (Output Format became a toggle, Operation runOrResume)', () => {
     const renamed: Record<string, string> = { outputFormat: 'requireOutputFormat', operation: 'runOrResume' };
     const inVersionTwo = new Set(allNames(versionTwo.properties));

@@ -61,8 +61,13 @@ export class ExecutionRedis {
     return this.checkpointStore;
   }
 
-  /** Where MCP tool definitions are pinned (Options → MCP Servers (JSON)), shared by the execution's items and every worker. */
-  async mcpPins(itemIndex: number): Promise<McpPinStore> {
+  /**
+   * Where MCP tool definitions are pinned (Options → MCP Servers (JSON)), shared by the execution's items, or none:
+   * without the credential, or in version 2 with Governance off, where its picker is hidden and n8n does not hand it out.
+   */
+  async mcpPins(itemIndex: number): Promise<McpPinStore | undefined> {
+    if (!this.chosen) return undefined;
+    if (panelVersion(this.context) >= 2 && this.context.getNodeParameter('governance', itemIndex, false) !== true) return undefined;
     const connection = await this.connectionFor(itemIndex, 'Pinning MCP tool definitions');
     this.pins ??= new RedisMcpPins({ shared: connection });
     return this.pins;

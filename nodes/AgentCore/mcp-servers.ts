@@ -44,7 +44,8 @@ function parseField(context: IExecuteFunctions, value: unknown, itemIndex: numbe
   try {
     return JSON.parse(value);
   } catch (error) {
-    const reason = (error as Error).message.replace(/, ".*" is not valid JSON$/s, '');
+    // V8 writes `Unexpected token 'k', ..."ization": k9Qx2Lm7}}"... is not valid JSON`: from the first quote of the text on, it goes.
+    const reason = (error as Error).message.replace(/,?\s*(\.\.\.)?".*$/s, '');
     throw nodeError(context, `${LABEL} is not valid JSON: ${reason}`, itemIndex, `Fix the JSON in Options → ${LABEL}: an array of servers, e.g. [{"name": "docs", "url": "https://mcp.example.com/mcp"}].`);
   }
 }

@@ -28,7 +28,7 @@ export interface ItemRun {
   stateSecret?: string;
   /** Governance → Durable Runs: the run key and the checkpoints' store, or none. */
   durable: Pick<RunAgentOptions, 'runKey' | 'checkpoints'>;
-  /** Where MCP tool definitions are pinned: Redis with the node's Redis credential, else only the servers' `pins`. */
+  /** Where MCP tool definitions are pinned: Redis with the node's Redis credential (under Governance), else only the servers' `pins`. */
   mcp: Pick<RunAgentOptions, 'mcpPins'>;
   secrets: string[];
   /** The sub-executions its workflow tools start, filled while it runs. */
@@ -71,7 +71,8 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number,
     approval_required: approval.tools,
     ...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
   };
-  const mcp = mcpServers.servers && redis.chosen ? { mcpPins: await redis.mcpPins(itemIndex) } : {};
+  const mcpPins = mcpServers.servers ? await redis.mcpPins(itemIndex) : undefined;
+  const mcp = mcpPins ? { mcpPins } : {};
   return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets: stateSecret ? [stateSecret] : [], subExecutions };
 }
 
