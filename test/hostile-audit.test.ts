@@ -155,11 +155,13 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
       const finished = await runCli(['run', '--config', config, '--prompt', 'hi', '--base-url', server().openaiBaseUrl, '--api-key', 'k', '--audit-postgres', proxy().postgresUrl(database().name)], postgresEnvironment());
       expect(finished.code).toBe(0);
       expect(JSON.parse(finished.stdout)).toMatchObject({ final_answer: 'fine', audit: { stored: false, notice: 'the audit row was not written within 10000 ms; it is written when the database answers' } });
-      expect(performance.now() - started).toBeLessThan(14_000);
+      // What this guards against is a process held open by the silent connection for good; a loaded machine
+      // only slows the start-up and the run, so the bound is far from the 10 s wait and far below a hang.
+      expect(performance.now() - started).toBeLessThan(30_000);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
-  }, 20_000);
+  }, 45_000);
 
   it('CLI: run --audit-postgres through a connection cut mid-INSERT prints its output and exits 0', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'agent-core-hostile-audit-'));

@@ -44,7 +44,8 @@ describe('hostile schemas in the Agent Core node, inside n8n’s engine', () => 
     expect(json.finish_reason).toBe('tool_error');
     expect((json.trace as Array<Record<string, any>>)[0].error).toMatchObject({ type: 'invalid_args', message: expect.stringContaining(`args.code: must match pattern "${EVIL}"`) });
     expect(result.executeWorkflowCalls).toHaveLength(0);
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // A backtracking engine takes minutes on this pattern and text; the linear one, milliseconds (a loaded machine adds seconds, not minutes).
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   it('a workflow tool schema with a $ref cycle is refused naming the panel row, before any model call', async () => {
@@ -98,7 +99,8 @@ describe('hostile schemas in the Agent Core node, inside n8n’s engine', () => 
     const json = result.outputOf('Agent Core')[0].json;
     expect(json.finish_reason).toBe('tool_error');
     expect((json.trace as Array<Record<string, any>>)[0].error).toMatchObject({ type: 'invalid_args' });
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // As above: minutes when backtracking, milliseconds when linear; load adds seconds.
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   it('a tool sub-node whose zod schema has a back-reference is refused naming the tool, before any model call', async () => {

@@ -41,9 +41,11 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
   it('an output_schema pattern that backtracks exponentially in JavaScript ends the run promptly as output_invalid', async () => {
     server().setScript([typedFinal(EVIL_TEXT), typedFinal(`${'a'.repeat(150_000)}!`)]);
     const started = performance.now();
-    const result = await runAgent({ model: modelFor(server()), config: { model: 'm', timeout: 2, output_schema: { type: 'string', pattern: EVIL } }, prompt: 'q' });
+    const result = await runAgent({ model: modelFor(server()), config: { model: 'm', timeout: 20, output_schema: { type: 'string', pattern: EVIL } }, prompt: 'q' });
     expect(result.finish_reason).toBe('output_invalid');
-    expect(performance.now() - started).toBeLessThan(1_500);
+    // Backtracking, this text holds the event loop for far longer than any bound here (the run timeout could not
+    // even fire); checked linearly it takes milliseconds. Load adds seconds at most, so the bound is generous.
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(lastUserMessage(server(), 1)).toContain(`answer: must match pattern "${EVIL}"`);
   });
 
@@ -51,13 +53,13 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     const { tool, calls } = toolWith({ type: 'object', properties: { code: { type: 'string', pattern: EVIL } }, required: ['code'] });
     server().setScript([action('lookup', { code: EVIL_TEXT }), action('lookup', { code: `${'a'.repeat(100_000)}!` })]);
     const started = performance.now();
-    const result = await runAgent({ model: modelFor(server()), extraTools: [tool], config: { model: 'm', timeout: 2, allowed_tools: ['lookup'] }, prompt: 'q' });
+    const result = await runAgent({ model: modelFor(server()), extraTools: [tool], config: { model: 'm', timeout: 20, allowed_tools: ['lookup'] }, prompt: 'q' });
     expect(calls).toHaveLength(0);
     // Two invalid calls in a row end the run as tool errors do.
     expect(result.finish_reason).toBe('tool_error');
     expect(result.trace.map((step) => step.error?.type)).toEqual(['invalid_args', 'invalid_args']);
     expect(result.trace[0].error?.message).toContain('args.code: must match pattern "^(a+)+$"');
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('catastrophic patterns nested in items, patternProperties, propertyNames, if/then and $defs all match in linear time', async () => {
@@ -125,14 +127,27 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     expect(validateAgainst(schema, [1, '1', [1], { x: 1 }]).ok).toBe(true);
   });
 
-  it('an enum of 999 objects against a 150,000-item array is checked by lookup (ajv compared each entry: 214 ms for 10,000, so about 3 s here)', async () => {
-    const entries = Array.from({ length: 999 }, (_, index) => ({ code: index, unit: 'kg' }));
-    const schema = { type: 'array', items: { enum: entries } };
-    validateAgainst(schema, []);
-    const { value: result, ms } = timed(() => validateAgainst(schema, Array.from({ length: 150_000 }, () => ({ unit: 'kg', code: 998 })), 'answer'));
+  it('an enum of 999 objects against a 150,000-item array is checked by lookup: no slower than an enum of 10 (ajv compared each entry: 214 ms for 10,000, so about 3 s here)', async () => {
+    const array = Array.from({ length: 150_000 }, () => ({ unit: 'kg', code: 9 }));
+    /** The fastest of three checks of the array against an enum of `size` objects (load only ever adds time). */
+    const checkWith = (size: number) => {
+      const schema = { type: 'array', items: { enum: Array.from({ length: size }, (_, index) => ({ code: index, unit: 'kg' })) } };
+      validateAgainst(schema, []);
+      let fastest = Infinity;
+      let result: ReturnType<typeof validateAgainst> | undefined;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const run = timed(() => validateAgainst(schema, array, 'answer'));
+        [fastest, result] = [Math.min(fastest, run.ms), run.value];
+      }
+      return { fastest, result: result! };
+    };
+    const ten = checkWith(10);
+    const many = checkWith(999);
     await settle();
-    expect(result.ok).toBe(true);
-    expect(ms).toBeLessThan(1_500);
+    expect(many.result.ok).toBe(true);
+    // Compared entry by entry, 999 entries take about 100 times as long as 10; looked up, about as long. Both are
+    // measured in the same moment, so the ratio holds on a loaded machine where a bound in milliseconds does not.
+    expect(many.fastest / ten.fastest).toBeLessThan(5);
     expect(validateAgainst({ enum: ['EUR', 'USD', { a: [1] }] }, { a: [2] }, 'answer')).toEqual({ ok: false, issues: ['answer: must be one of "EUR", "USD", {"a":[1]}'] });
   });
 
@@ -247,8 +262,9 @@ describe('schema size, nesting and $ref cycles are refused at config time, befor
     const schema = { type: 'object', properties, required: Object.keys(properties).slice(0, 50) };
     const { ms } = timed(() => assertValidSchema(schema, 'output_schema'));
     await settle();
-    // Plain node on this machine: 34–72 ms; under jest's module sandbox about 300 ms. 20,000 properties took 1.3 s plain.
-    expect(ms).toBeLessThan(1_000);
+    // Plain node on this machine: 34–72 ms; under jest's module sandbox about 300 ms, 1 s on a machine at load 10.
+    // 20,000 properties took 1.3 s plain (about 6 s in the sandbox): the bound is what the limits keep it under.
+    expect(ms).toBeLessThan(3_000);
   });
 });
 
