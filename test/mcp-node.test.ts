@@ -6,7 +6,7 @@ import { action, final, useScriptedServer } from './support/agent';
 import { useLoopbackGuard } from './support/http-servers';
 import { startEverything, startTestMcpServer, text, type RunningMcpServer, type TestTool } from './support/mcp-servers';
 import { runWorkflow } from './support/n8n-engine';
-import { redisCredentialData, useTestRedis } from './support/redis';
+import { freeLoopbackPort, redisCredentialData, useTestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
 useLoopbackGuard();
@@ -185,6 +185,17 @@ describe('Agent Core’s MCP Servers (JSON) option in n8n’s engine', () => {
       expect(error.description).toContain('Options → MCP Servers (JSON)');
       expect(scripted().requests).toHaveLength(0);
       expect(everything.seen).toHaveLength(0);
+    });
+
+    it('fails the node naming the server when it is down, before any model call', async () => {
+      const port = await freeLoopbackPort();
+
+      const result = await run(mcpServers({ name: 'docs', url: `http://127.0.0.1:${port}/mcp`, allow_private_network: true }));
+
+      const error = result.errorOf('Agent Core') as Error & { description?: string };
+      expect(error.message).toContain(`MCP server "docs" (http://127.0.0.1:${port}/mcp) refused the connection`);
+      expect(error.description).toContain('mcp_servers "docs"');
+      expect(scripted().requests).toHaveLength(0);
     });
 
     it('leaves a run without MCP servers alone: an empty field opens no connection', async () => {
