@@ -17,7 +17,6 @@ useLoopbackGuard();
 const scripted = useScriptedServer();
 const redis = useTestRedis();
 const model = () => createChatModel({ provider: 'openai', apiKey: 'sk-governance-test-key-0123456789', baseUrl: scripted().openaiBaseUrl, maxRetries: 0 });
-const lastUserMessage = (index: number) => [...scripted().requests[index].messages].reverse().find((message) => message.role === 'user')?.content ?? '';
 const systemText = (index: number) => scripted().requests[index].messages.filter((message) => message.role === 'system').map((message) => message.content).join('\n');
 
 let server: RunningMcpServer | undefined;

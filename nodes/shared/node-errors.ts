@@ -20,7 +20,7 @@ export function toNodeError(context: IExecuteFunctions, error: unknown, itemInde
 }
 
 /** The panel's names of the fields that are not config keys. */
-const FIELD_NAMES: Record<string, string> = { run_state: 'Run State', redis: 'the Redis credential', runKey: 'Governance → Run Key', stateSecret: 'the Run State credential' };
+const FIELD_NAMES: Record<string, string> = { run_state: 'Run State', redis: 'the Redis credential', runKey: 'Governance → Run Key', stateSecret: 'the Run State credential', mcp_servers: 'Options → MCP Servers (JSON)' };
 
 /** Version 1's collections, as the panel names them. */
 const COLLECTION_NAMES: Record<PanelFacts['collection'], string> = { limits: 'Limits', options: 'Options', top: '' };
