@@ -3,7 +3,7 @@ import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/durable-runs';
 import { action, final, useScriptedServer } from './support/agent';
 import { PRIVATE_ALLOWED, sendJson, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
-import { runWorkflow } from './support/n8n-engine';
+import { engineInstanceId, runWorkflow } from './support/n8n-engine';
 import { deleteKeysByPrefix, redisCredentialData, useTestRedis } from './support/redis';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
@@ -12,6 +12,8 @@ useLoopbackGuard();
 /** The harness's workflow id (test/support/n8n-engine.ts): every run of it is execution "1", as a job n8n 1.x re-processes keeps its id. */
 const WORKFLOW_ID = 'test-workflow';
 const CHECKPOINTS = `agent_core:checkpoint:{${WORKFLOW_ID}:`;
+/** The key of a run key given in the panel: kept per workflow, node and n8n setup (the first 16 hex digits of its instance id). */
+const keyOf = (node: string, runKey: string) => `${CHECKPOINTS}${node}:${runKey}@${engineInstanceId().slice(0, 16)}}`;
 const SIGNING_SECRET = 'node-durable-secret-0123456789';
 const API_KEY = 'sk-durable-node-key-5Rq8Tz1Wn6Vb';
 
@@ -107,7 +109,7 @@ describe('Agent Core durable runs in n8n’s engine', () => {
 
     expect(retried.outputOf('Agent Core')[0].json).toMatchObject({ finish_reason: 'final', final_answer: 'Ordered: 4711.' });
     expect(orders.requests).toHaveLength(1);
-    expect(await redis.admin.exists(`${CHECKPOINTS}Agent Core:order-req-81f3}`)).toBe(1);
+    expect(await redis.admin.exists(keyOf('Agent Core', 'order-req-81f3'))).toBe(1);
   });
 
   it('keeps one run per item and per node: two items are two runs, and a second node with the same Run Key is another run', async () => {
@@ -118,7 +120,7 @@ describe('Agent Core durable runs in n8n’s engine', () => {
 
     expect(other.outputOf('Agent Core Copy')[0].json.finish_reason).toBe('final');
     expect(orders.requests).toHaveLength(3);
-    expect((await redis.admin.keys(`${CHECKPOINTS}*`)).sort()).toEqual([`${CHECKPOINTS}Agent Core Copy:fixed-key-0}`, `${CHECKPOINTS}Agent Core:fixed-key-0}`, `${CHECKPOINTS}Agent Core:fixed-key-1}`]);
+    expect((await redis.admin.keys(`${CHECKPOINTS}*`)).sort()).toEqual([keyOf('Agent Core Copy', 'fixed-key-0'), keyOf('Agent Core', 'fixed-key-0'), keyOf('Agent Core', 'fixed-key-1')]);
   });
 
   it('holds no secret in clear in Redis: not the API key, the signing secret, nor the token in the prompt', async () => {
@@ -143,7 +145,7 @@ describe('Agent Core durable runs in n8n’s engine', () => {
 
     const other = await run([{ prompt: 'Order Emma instead.' }]);
 
-    expect(other.errorOf('Agent Core')?.message).toMatch(/run key ".*Agent Core:1:0:0"/);
+    expect(other.errorOf('Agent Core')?.message).toMatch(/run key ".*Agent Core:1:0:0@[0-9a-f]{16}"/);
     expect(server().requests.length).toBe(before);
     expect(orders.requests).toHaveLength(1);
   });

@@ -22,7 +22,7 @@ import { redisContextTool, sessionNamespace, type RedisContextArgs } from '../sr
 import { validateAgainst } from '../src/validation/validate';
 import { action, final, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
-import { runWorkflow } from './support/n8n-engine';
+import { engineInstanceId, runWorkflow } from './support/n8n-engine';
 import { startRedisCluster, type TestRedisCluster } from './support/redis-cluster';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
 
@@ -212,7 +212,7 @@ describe('conversations on a cluster', () => {
     });
 
     it("Durable Runs: a run whose model failed after step 1, run again through another node, goes on after step 1 (run keys on every master)", async () => {
-      const runKeys = await onEveryMaster('durable', (runKey) => `agent_core:checkpoint:{test-workflow:Agent Core:${runKey}}`, 1);
+      const runKeys = await onEveryMaster('durable', (runKey) => `agent_core:checkpoint:{test-workflow:Agent Core:${runKey}@${engineInstanceId().slice(0, 16)}}`, 1);
       const execute = (runKey: string, url: string) =>
         runWorkflow({
           nodes: [

@@ -36,8 +36,11 @@ export const durableRunProperties: INodeProperties[] = [
 
 /**
  * The item's durable-run options, none unless Governance → Durable Runs is on. The run key is kept per
- * workflow and node (`<workflow id>:<node name>:<Run Key>`), so two Agent Core nodes given the same key
- * from one request are two runs, and a key from a request never meets another workflow's runs.
+ * workflow, node and n8n setup (`<workflow id>:<node name>:<Run Key>@<instance>`): two Agent Core nodes given
+ * the same key from one request are two runs, a key from a request never meets another workflow's runs, and
+ * two setups sharing a Redis (staging and production, or one whose database was reset, where execution ids
+ * start at 1 again) never meet each other's. The instance is n8n's instance id, derived from its encryption
+ * key: the same on the main and every worker of a setup. Its first 16 hex digits tell setups apart.
  */
 export async function readDurableRun(context: IExecuteFunctions, itemIndex: number, redis: ExecutionRedis): Promise<{ runKey?: string; checkpoints?: CheckpointStore }> {
   if (!governanceSwitch(context, itemIndex, 'durableRuns')) return {};
@@ -51,5 +54,6 @@ export async function readDurableRun(context: IExecuteFunctions, itemIndex: numb
       "Set Run Key to what names this run across its attempts: the default {{ $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}, or a key from the request such as {{ $('Webhook').item.json.headers['idempotency-key'] }}.",
     );
   }
-  return { runKey: `${context.getWorkflow().id ?? ''}:${context.getNode().name}:${key}`, checkpoints: await redis.checkpoints(itemIndex) };
+  const instance = context.getInstanceId().slice(0, 16);
+  return { runKey: `${context.getWorkflow().id ?? ''}:${context.getNode().name}:${key}@${instance}`, checkpoints: await redis.checkpoints(itemIndex) };
 }

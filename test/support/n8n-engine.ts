@@ -98,6 +98,12 @@ function prepareEngineOnce(): void {
   Container.get(SSHClientsManager).onShutdown();
 }
 
+/** n8n's instance id in this test process (from the harness's encryption key), as a node's getInstanceId() returns it. */
+export function engineInstanceId(): string {
+  prepareEngineOnce();
+  return Container.get(InstanceSettings).instanceId;
+}
+
 if (typeof afterAll === 'function') {
   afterAll(() => {
     if (temporaryUserFolder !== undefined) rmSync(temporaryUserFolder, { recursive: true, force: true });

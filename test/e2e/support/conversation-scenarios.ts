@@ -37,9 +37,10 @@ export async function twoTurnConversation(n8n: AgentCoreInN8n): Promise<WebhookR
     assistant(JSON.stringify({ type: 'final', answer: `Noted: ${fact}.` })),
     user(RECALL_QUESTION),
   ]);
+  // Each stored turn is numbered in its session (issue #31).
   expect(await n8n.readTurns(sessionId)).toEqual([
-    { messages: [user(request), assistant(`Noted: ${fact}.`)], at: expect.any(String) },
-    { messages: [user(RECALL_QUESTION), assistant(`You asked me to remember that ${fact}.`)], at: expect.any(String) },
+    { seq: 1, messages: [user(request), assistant(`Noted: ${fact}.`)], at: expect.any(String) },
+    { seq: 2, messages: [user(RECALL_QUESTION), assistant(`You asked me to remember that ${fact}.`)], at: expect.any(String) },
   ]);
   return [first, second];
 }
