@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import pLimit, { type Limit } from 'p-limit';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
 import { GeminiChatModel } from './gemini';
 import { OpenAiChatModel } from './openai';
-import { CallQueue } from './call-queue';
 
 export type ProviderName = 'openai' | 'gemini';
 
@@ -27,13 +27,13 @@ export interface ProviderOptions {
  * One limiter per credential and process: runs of many workflow items or executions share it, so a burst
  * queues here instead of drawing 429s. Process-local on purpose: each n8n worker caps its own calls.
  */
-const limiters = new Map<string, CallQueue>();
+const limiters = new Map<string, { limit: Limit; size: number }>();
 
-function limiterFor(key: string, size: number): CallQueue {
+function limiterFor(key: string, size: number): Limit {
   const existing = limiters.get(key);
-  if (existing && existing.size === size) return existing;
-  const limit = new CallQueue(size);
-  limiters.set(key, limit);
+  if (existing && existing.size === size) return existing.limit;
+  const limit = pLimit(size);
+  limiters.set(key, { limit, size });
   return limit;
 }
 
@@ -53,7 +53,7 @@ export function createChatModel(options: ProviderOptions): ChatModel {
     secrets: inner.secrets,
     // A call that waited in the queue past its deadline is not sent at all.
     generate: (request: ChatRequest): Promise<ChatResponse> =>
-      limit.run(() => (request.signal.aborted ? Promise.reject(request.signal.reason) : inner.generate(request))),
+      limit(() => (request.signal.aborted ? Promise.reject(request.signal.reason) : inner.generate(request))),
     listModels: inner.listModels?.bind(inner),
   };
 }
