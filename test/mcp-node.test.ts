@@ -194,7 +194,8 @@ describe('Agent Core’s MCP Servers (JSON) option in n8n’s engine', () => {
 
       const error = result.errorOf('Agent Core') as Error & { description?: string };
       expect(error.message).toContain(`MCP server "docs" (http://127.0.0.1:${port}/mcp) refused the connection`);
-      expect(error.description).toContain('mcp_servers "docs"');
+      // The fix names the panel's field for mcp_servers (nodes/shared/node-errors.ts).
+      expect(error.description).toContain('Check Options → MCP Servers (JSON) "docs" url');
       expect(scripted().requests).toHaveLength(0);
     });
 
