@@ -3,10 +3,11 @@ import { parseArgs } from 'node:util';
 import { runAgent } from './agent/run-agent';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
-import { SETTING_FLAGS, type StreamChoice, UsageError, durableOptions, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
+import { PROVIDER_FLAGS, SETTING_FLAGS, type StreamChoice, UsageError, durableOptions, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';
 import { auditCommand } from './cli/audit-command';
+import { evalCommand } from './cli/eval-command';
 import { errorReport } from './cli/error-lines';
 import { runExtras } from './cli/run-extras';
 import { sessionCommand } from './cli/session-command';
@@ -16,12 +17,13 @@ import type { AgentResult } from './trace/types';
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === 'help' || command === '--help' || command === '-h' || ((command === 'run' || command === 'resume' || command === 'session') && (rest.includes('--help') || rest.includes('-h')))) {
+  if (command === 'help' || command === '--help' || command === '-h' || ((command === 'run' || command === 'resume' || command === 'session' || command === 'eval') && (rest.includes('--help') || rest.includes('-h')))) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
   if (command === 'audit') return auditCommand(rest);
   if (command === 'session') return sessionCommand(rest);
+  if (command === 'eval') return evalCommand(rest);
   if (command !== 'run' && command !== 'resume') throw new UsageError(command ? `unknown command "${command}" (agent-core --help explains)\n${USAGE}` : USAGE);
   let values: Record<string, string | undefined>;
   let stream: StreamChoice;
@@ -32,13 +34,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string' },
         prompt: { type: 'string' },
         'messages-json': { type: 'string' },
-        provider: { type: 'string' },
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'fallback-provider': { type: 'string' },
-        'fallback-model': { type: 'string' },
-        'fallback-base-url': { type: 'string' },
-        'fallback-api-key': { type: 'string' },
+        ...PROVIDER_FLAGS,
         ...SETTING_FLAGS,
         session: { type: 'string' },
         context: { type: 'string' },

@@ -68,6 +68,17 @@ export function hasSharedBudget(config: unknown): boolean {
   return typeof config === 'object' && config !== null && (config as { shared_budget?: unknown }).shared_budget != null;
 }
 
+/** `--provider`, `--base-url`, `--api-key` and the `--fallback-*` flags, as parseArgs options: run, resume and eval take the same. */
+export const PROVIDER_FLAGS = {
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'fallback-provider': { type: 'string' },
+  'fallback-model': { type: 'string' },
+  'fallback-base-url': { type: 'string' },
+  'fallback-api-key': { type: 'string' },
+} as const;
+
 /** The flags of the settings that have one (the settings table's `cliFlag`), as parseArgs options. */
 export const SETTING_FLAGS: Record<string, { type: 'string' }> = Object.fromEntries(Object.values(RUN_OPTION_SETTINGS).map((setting) => [setting.cliFlag, { type: 'string' }]));
 

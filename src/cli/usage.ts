@@ -27,6 +27,12 @@ const SESSION_USAGE_LINES = `       agent-core session list --session ID [--redi
 /** The usage of \`agent-core session\`, shown with its command-line mistakes. */
 export const SESSION_USAGE = `usage:${SESSION_USAGE_LINES.slice('usage:'.length)}`;
 
+const EVAL_USAGE_LINES = `       agent-core eval --dataset FILE.jsonl --config FILE [--gates FILE] [--results FILE.jsonl]
+                      [--concurrency N] [the provider, fallback, --system and --redis-url flags of run]`;
+
+/** The usage of \`agent-core eval\`, shown with its command-line mistakes. */
+export const EVAL_USAGE = `usage:${EVAL_USAGE_LINES.slice('usage:'.length)}`;
+
 export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
                       [--provider openai|gemini] [--base-url URL] [--api-key KEY]
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
@@ -40,7 +46,8 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
        agent-core audit verify --postgres URL --run ID [--digest HEX]
        agent-core audit replay --postgres URL --run ID
-${SESSION_USAGE_LINES}`;
+${SESSION_USAGE_LINES}
+${EVAL_USAGE_LINES}`;
 
 export const HELP = `${USAGE}
 
@@ -109,6 +116,14 @@ tells the model it was refused and why, --edit runs it with these arguments (che
 session list prints a session's turns in order (number, time, sizes, live / summarised / rewound); session
 fork copies the turns up to --turn N into a new session --to-session (refused if it exists; the source is
 untouched); session rewind moves the turns after N to the session's archive (kept 30 days, not deleted).
+
+eval runs each case of --dataset (JSONL: {"id"?, "input": text or [{role, content}], "expected"?: gates}) with
+--config, up to --concurrency N at once (default 4, at most 32), and holds it to its gates: answer, contains,
+regex (RE2), schema, tools, not_tools, no_tool_errors, finish_reason (default "final"), max_steps, max_tokens,
+max_cost; --gates FILE adds {"every_case": {gates}, "thresholds": {pass_rate, max_failed, max_total_cost,
+max_total_tokens, max_tool_errors}}. It prints a summary table, writes one JSON line per case to --results,
+and exits 0 when every threshold holds (without pass_rate or max_failed: when every case passes), 3 when one
+does not, 2 for a bad command line, config, gate or dataset line (named by its number, before any model call).
 
 Exit status: 0 when the run ended (any finish_reason; read it), 2 for a bad command line, configuration
 or input, 1 for anything unexpected.`;
