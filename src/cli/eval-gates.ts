@@ -18,10 +18,11 @@ export type GateResults = Partial<Record<GateName | 'run', GateResult>>;
 /** The step errors that count as tool errors: the call was refused, its args were invalid, or the tool failed or timed out. */
 const TOOL_ERROR_TYPES: ReadonlySet<StepError['type']> = new Set(['tool_error', 'tool_timeout', 'invalid_args', 'tool_not_allowed']);
 
-/** A value shown in a reason: JSON, cut at 80 characters. */
+/** A value shown in a reason: a text in quotes, any other value as JSON; cut at 80 characters. */
 function quote(value: unknown): string {
   const text = typeof value === 'string' ? value : canonicalJson(value);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  const cut = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  return typeof value === 'string' ? JSON.stringify(cut) : cut;
 }
 
 /** Model turns (a compaction, step 0, is not one). */
