@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { SETTINGS, type Setting } from '../../src';
 import { agentCoreProperties } from './description';
 import { durableRunProperties } from './durable-runs';
-import { mcpServersOption, nodeOptions, readOnlyToolsWithMcpOption, streamAnswerCheckedOption } from './options';
+import { mcpServersOption, nodeOptions, readOnlyToolsWithMcpOption, returnIntermediateStepsOption, streamAnswerCheckedOption } from './options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
 import { collectionProperties } from './settings-panel';
 import { toolSettingsCollections } from './tool-fields';
@@ -89,6 +89,7 @@ const optionsV2: INodeProperties[] = (
     ...nodeOptions.filter((property) => !['batchSize', 'delayBetweenBatches', 'outputFormat', 'outputSchema', 'readOnlyTools'].includes(property.name)),
     readOnlyToolsWithMcpOption,
     mcpServersOption,
+    returnIntermediateStepsOption,
     streamAnswerCheckedOption,
   ] as INodeProperties[]
 )

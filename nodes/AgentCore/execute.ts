@@ -7,6 +7,7 @@ import { recordAiCalls } from './ai-events';
 import { readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
 import { ExecutionRedis } from './execution-redis';
+import { intermediateStepsOf } from './intermediate-steps';
 import { governanceSwitch, isResuming, readCollections } from './panel-versions';
 import { readInput, readItemRun } from './read-run';
 import { openItemStream } from './streaming';
@@ -64,7 +65,9 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
     return { json, pairedItem: { item: itemIndex }, ...linked };
   }
   // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply: without an answer, why in one sentence.
-  const json = { ...result, output: chatOutput(result), ...(sessionId ? { session_id: sessionId } : {}), ...tokens };
+  // Options → Return Intermediate Steps (version 2): the tool calls as n8n's AI Agent lists them, for the Evaluation node.
+  const steps = options.returnIntermediateSteps === true ? { intermediateSteps: intermediateStepsOf(result.trace) } : {};
+  const json = { ...result, output: chatOutput(result), ...(sessionId ? { session_id: sessionId } : {}), ...tokens, ...steps };
   return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
 }
 

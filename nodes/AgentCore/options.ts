@@ -109,3 +109,16 @@ export const readOnlyToolsWithMcpOption: INodeProperties = {
   description:
     'Names of workflow tools, connected tool sub-nodes and MCP tools (&lt;server&gt;.&lt;tool&gt;, added to that server\'s read_only) that only read, comma-separated: a repeated identical call to one is answered from the earlier result. Any other such tool is taken to have side effects, and a repeated identical call to it never runs twice.',
 };
+
+/**
+ * Version 2's Return Intermediate Steps (n8n's AI Agent's name): the output also carries `intermediateSteps` in
+ * the AI Agent's shape (intermediate-steps.ts), which n8n's Evaluation node reads; version 1's panel stays as published.
+ */
+export const returnIntermediateStepsOption: INodeProperties = {
+  displayName: 'Return Intermediate Steps',
+  name: 'returnIntermediateSteps',
+  type: 'boolean',
+  default: false,
+  description:
+    "Whether the output also carries intermediateSteps as n8n's AI Agent returns them (each tool call's tool, input and what it returned), e.g. for the Evaluation node's Tools Used metric",
+};

@@ -1,0 +1,44 @@
+// Options → Return Intermediate Steps: the run's tool calls in the shape n8n's AI Agent returns, for n8n's Evaluation node.
+import type { StepError, TraceStep } from '../../src';
+
+/** One tool call as n8n's AI Agent lists it in `intermediateSteps` (@n8n/n8n-nodes-langchain, utils/agent-execution buildSteps). */
+export interface IntermediateStep {
+  action: {
+    /** The tool's name as the model called it: what the Evaluation node's Tools Used metric compares. */
+    tool: string;
+    toolInput: Record<string, unknown>;
+    log: string;
+    /** The model's turn as n8n's AI Agent keeps it (a plain AI message with its one tool call). */
+    messageLog: Array<{ type: 'ai'; content: string; tool_calls: Array<{ id: string; name: string; args: Record<string, unknown>; type: 'tool_call' }> }>;
+    toolCallId: string;
+    type: 'tool_call';
+  };
+  /** What the model read back: the observation as fed back, or the tool's error. */
+  observation: string;
+}
+
+/** Errors of a call the model was told about: a refused, invalid, failed or timed-out call. A limit or the run's end stopped it unseen. */
+const SEEN_ERRORS = new Set<StepError['type']>(['tool_not_allowed', 'invalid_args', 'tool_error', 'tool_timeout']);
+
+/**
+ * The trace's tool calls, in order, as n8n's AI Agent returns `intermediateSteps`. The trace is the run's
+ * output, already redacted, so nothing here needs the redactor again. A call that never came back to the model
+ * (a limit stopped it, it waits for approval, the run ended) is left out, as n8n's agent has no step for it.
+ */
+export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateStep[] {
+  return trace.flatMap((entry) => {
+    if (!entry.action) return [];
+    const seenError = entry.observation === undefined && entry.error && SEEN_ERRORS.has(entry.error.type) ? entry.error : undefined;
+    if (entry.observation === undefined && !seenError) return [];
+    const { tool, args } = entry.action;
+    const toolCallId = `agent_core_step_${entry.step}`;
+    const log = `Calling ${tool} with input: ${JSON.stringify(args)}`;
+    return [
+      {
+        action: { tool, toolInput: args, log, messageLog: [{ type: 'ai', content: log, tool_calls: [{ id: toolCallId, name: tool, args, type: 'tool_call' }] }], toolCallId, type: 'tool_call' },
+        // The model's repair turn opens with these words (prompt.ts repairMessage).
+        observation: seenError ? `Error: ${seenError.message}` : entry.observation!,
+      },
+    ];
+  });
+}
