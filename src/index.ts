@@ -41,6 +41,10 @@ export { verifyRecord, type VerifyReport } from './audit/verify';
 export { CHAIN_VERSION, RECORD_FIELDS, recordDigest, recordHashes, sealRecord, type RecordHashes } from './audit/record-chain';
 export { escapeStoredText, unescapeStoredText } from './audit/stored-text';
 export { replayRecord, type ReplayReport } from './agent/replay';
+export {
+  counterfactualReplay, counterfactualTotals, firstDivergence, type Candidate, type CounterfactualRunReport, type CounterfactualTotals, type Divergence, type RunBehaviour, type RunFigures,
+} from './agent/counterfactual';
+export { recordedTools, type RecordedCallLedger, type RecordedToolsMode, type UnrecordedCall } from './agent/recorded-tools';
 export { ambientTracer, tracingFromEnvironment, type RunTracing } from './telemetry/otlp';
 export { recordRunSpans, type RunSpanFacts } from './telemetry/run-spans';
 export { DEFAULT_MCP_PIN_PREFIX, MemoryMcpPins, McpServerError, RedisMcpPins, mcpPinKey, mcpServersProblem, toolFingerprint, type McpPinStore, type McpServerConfig, type McpToolRecord, type PinStatus } from './tools/mcp';

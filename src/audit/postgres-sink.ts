@@ -5,6 +5,7 @@ import { destroyConnection, poolConfig, withClient, type PostgresTarget } from '
 import { PendingWrites, MAX_PENDING, MAX_PENDING_BYTES, MAX_SET_ASIDE, describeError, refusedForContent } from './pending-writes';
 import { MIGRATION, RUNS_TABLE, STEPS_TABLE, TABLES_READY, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
 import type { AuditRecord } from './record';
+import { escapeStoredText, unescapeStoredText } from './stored-text';
 
 export { pingAuditDatabase, type PostgresTarget } from './postgres-connection';
 
@@ -128,6 +129,23 @@ export class PostgresAuditSink {
     if (run.rowCount === 0) return undefined;
     const steps = await pool.query(`SELECT * FROM ${STEPS_TABLE} WHERE run_id = $1 ORDER BY position`, [runId]);
     return recordFromRows(run.rows[0], steps.rows);
+  }
+
+  /**
+   * The ids of runs created at or after `since`, oldest first, of one workflow when given, at most `limit`
+   * (what `audit replay --since` replays); none when nothing was ever audited here (reading creates nothing).
+   */
+  async runIds(filter: { since: Date; workflowId?: string; limit?: number }): Promise<string[]> {
+    const pool = await this.connected();
+    const values: unknown[] = [filter.since];
+    if (filter.workflowId !== undefined) values.push(escapeStoredText(filter.workflowId));
+    const workflow = filter.workflowId !== undefined ? ' AND workflow_id = $2' : '';
+    const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
+    const found = await pool.query<{ run_id: string }>(`SELECT run_id FROM ${RUNS_TABLE} WHERE created_at >= $1${workflow} ORDER BY created_at, run_id${limit}`, values).catch((error: { code?: string }) => {
+      if (error.code === '42P01') return { rows: [] as { run_id: string }[] };
+      throw error;
+    });
+    return found.rows.map((row) => unescapeStoredText(row.run_id));
   }
 
   /** Closes the connections for good: pending writes are not tried again (see the class comment). */

@@ -1,63 +1,86 @@
-// `agent-core audit verify|replay`: a stored run checked against its hash chains, or re-run offline from its record.
+// `agent-core audit verify|replay`: a stored run checked against its hash chains, or re-run from its record (offline, or against a candidate).
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../agent/config';
 import { replayRecord } from '../agent/replay';
 import { auditSinkFor } from '../audit/postgres-sink';
-import { malformedPart } from '../audit/record-shape';
 import { verifyRecord } from '../audit/verify';
-import { SchemaError } from '../validation/schema-error';
+import { CANDIDATE_FLAGS, candidateFromFlags, counterfactualReport, plainReplays, replayOrRefusal, selectedRuns } from './audit-replay-command';
 import { UsageError } from './flags';
 
 export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run ID [--digest HEX]
-       agent-core audit replay --postgres URL --run ID`;
-
-/**
- * A replay, or why the stored run cannot be replayed: a config or tool schema that today's checks refuse
- * (a schema over the limits, a pattern RE2 cannot run) is named as the part, exit 3, never a crash.
- */
-async function replayOrRefusal(record: Parameters<typeof replayRecord>[0]): Promise<Awaited<ReturnType<typeof replayRecord>> | { run_id: string; same: false; first_mismatch: { part: string; detail: string } }> {
-  try {
-    return await replayRecord(record);
-  } catch (error) {
-    if (!(error instanceof ConfigError || error instanceof SchemaError)) throw error;
-    const part = error instanceof ConfigError ? `config ${error.key}` : error.field;
-    return { run_id: record.run_id, same: false, first_mismatch: { part, detail: `the stored run cannot be replayed: ${error.message}` } };
-  }
-}
+       agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N])
+                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]`;
 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;
 
+const FLAGS = {
+  postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' },
+  since: { type: 'string' }, workflow: { type: 'string' }, limit: { type: 'string' }, 'run-read-only': { type: 'boolean' },
+  ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, { type: 'string' }])),
+} as const;
+
+/** The flags only some actions take, and the action they belong to. */
+const BELONGS_TO: Record<string, string> = {
+  digest: 'audit verify', since: 'audit replay', workflow: 'audit replay', limit: 'audit replay', 'run-read-only': 'audit replay',
+  ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, 'audit replay'])),
+};
+
 /**
- * `agent-core audit verify|replay`: a stored run's hash chain recomputed (the first changed part named),
- * or its loop re-run offline from the stored replies and observations. Prints a JSON report.
+ * `agent-core audit verify|replay`: a stored run's hash chain recomputed (the first changed part named), or
+ * its loop re-run from the stored replies and observations — offline, or, with a candidate model or config,
+ * against the candidate (issue #33). Prints a JSON report.
  */
 export async function auditCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (action !== 'verify' && action !== 'replay') throw new UsageError(`audit needs verify or replay${action ? `, not "${action}"` : ''}\n${AUDIT_USAGE}`);
-  let values: { postgres?: string; run?: string; digest?: string };
+  let values: Record<string, string | undefined>;
+  let runReadOnly: boolean;
   try {
-    values = parseArgs({ args: rest, options: { postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' } }, strict: true }).values;
+    const parsed: Record<string, string | boolean | undefined> = parseArgs({ args: rest, options: FLAGS, strict: true }).values;
+    runReadOnly = parsed['run-read-only'] === true;
+    delete parsed['run-read-only'];
+    values = parsed as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${AUDIT_USAGE}`);
   }
-  if (!values.postgres || !values.run) throw new UsageError(`audit ${action} needs --postgres URL and --run ID\n${AUDIT_USAGE}`);
-  if (values.digest !== undefined && action !== 'verify') throw new UsageError('--digest belongs to audit verify');
+  const misplaced = Object.keys(BELONGS_TO).find((flag) => (flag === 'run-read-only' ? runReadOnly : values[flag] !== undefined) && BELONGS_TO[flag] !== `audit ${action}`);
+  if (misplaced) throw new UsageError(`--${misplaced} belongs to ${BELONGS_TO[misplaced]}`);
+  const candidate = CANDIDATE_FLAGS.some((flag) => values[flag] !== undefined);
+  checkSelection(action, values, candidate, runReadOnly);
   if (values.digest !== undefined && !/^[0-9a-fA-F]{64}$/.test(values.digest)) {
     throw new UsageError(`--digest must be 64 hex digits (the output's audit.record_digest or trace_digest), not "${values.digest}"`);
   }
-  const sink = auditSinkFor(values.postgres);
+  // Flags and files are checked before the database is asked anything.
+  const chosen = candidate ? candidateFromFlags(values, runReadOnly) : undefined;
+  const sink = auditSinkFor(values.postgres!);
   try {
-    const record = await sink.read(values.run).catch((error: Error) => {
-      throw new UsageError(`--postgres: cannot read the audit database (${error.message || String((error as { code?: string }).code)})`);
-    });
-    if (!record) throw new UsageError(`--run: no run ${values.run} in the audit database`);
-    // A malformed row cannot be replayed: it is reported as verify reports it (exit 3, the part named).
-    const malformed = action === 'replay' ? malformedPart(record) : undefined;
-    const report = action === 'verify' ? verifyRecord(record, values.digest?.toLowerCase()) : malformed ? { run_id: record.run_id, same: false, first_mismatch: malformed } : await replayOrRefusal(record);
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    return ('ok' in report ? report.ok : report.same) ? 0 : DIFFERS;
+    const records = await selectedRuns(sink, values);
+    let outcome: { report: unknown; same: boolean };
+    if (action === 'verify') {
+      const report = verifyRecord(records[0], values.digest?.toLowerCase());
+      outcome = { report, same: report.ok };
+    } else if (chosen) {
+      outcome = await counterfactualReport(records, chosen);
+    } else if (values.run !== undefined) {
+      const report = await replayOrRefusal(records[0], replayRecord);
+      outcome = { report, same: report.same };
+    } else {
+      outcome = await plainReplays(records);
+    }
+    process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
+    return outcome.same ? 0 : DIFFERS;
   } finally {
     await sink.close();
   }
+}
+
+/** Which runs: verify takes one `--run`; replay `--run` or `--since` (with `--workflow`, `--limit`), and `--run-read-only` only with a candidate. */
+function checkSelection(action: string, values: Record<string, string | undefined>, candidate: boolean, runReadOnly: boolean): void {
+  if (!values.postgres) throw new UsageError(`audit ${action} needs --postgres URL\n${AUDIT_USAGE}`);
+  if (action === 'verify' && !values.run) throw new UsageError(`audit verify needs --postgres URL and --run ID\n${AUDIT_USAGE}`);
+  if (action !== 'replay') return;
+  if ((values.run === undefined) === (values.since === undefined)) throw new UsageError(`audit replay needs --postgres URL and either --run ID or --since DATE\n${AUDIT_USAGE}`);
+  const sinceOnly = ['workflow', 'limit'].find((flag) => values[flag] !== undefined);
+  if (sinceOnly && values.since === undefined) throw new UsageError(`--${sinceOnly} needs --since DATE: it narrows the runs --since selects`);
+  if (runReadOnly && !candidate) throw new UsageError('--run-read-only needs a candidate (--model, --with-config or a provider flag): a plain replay runs no tool');
 }

@@ -45,7 +45,8 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
        agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
        agent-core audit verify --postgres URL --run ID [--digest HEX]
-       agent-core audit replay --postgres URL --run ID
+       agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N])
+                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
 ${SESSION_USAGE_LINES}
 ${EVAL_USAGE_LINES}`;
 
@@ -104,7 +105,12 @@ audit verify recomputes a stored run's hash chains and names the first part that
 audit.record_digest the run's output carried, which proves every stored field, or its trace_digest, which
 proves config, tool schemas and steps); audit replay re-runs its loop from the stored
 replies and observations, without asking a model or running a tool, and says whether it reaches the same
-finish_reason and answer. Both exit 3 when the run does not check out.
+finish_reason and answer. Both exit 3 when the run does not check out. With --model, --with-config or a
+provider flag, audit replay is counterfactual: each selected run's question goes to that candidate (really
+called); a tool call the record has (same tool, same canonical args) is answered from the record, a new
+read-only call runs only with --run-read-only, a new call with side effects is refused and reported. The
+report gives per run and in total: same answer, same actions, the first divergence (step, what each did),
+tokens, cost, elapsed time and finish reason against the original; exit 3 when any run differs.
 
 A config with approval_required pauses before such a call: the run ends awaiting_approval with
 pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then: at least 16 characters, 8 of them different;
