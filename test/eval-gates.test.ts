@@ -67,6 +67,11 @@ describe('eval gates', () => {
     expect(gate({ regex: '(a+)+!$' }, long).regex?.passed).toBe(true);
   });
 
+  it('fails a regex gate, saying why, when the answer is too long to match within the pattern budget', () => {
+    const huge = output({ final_answer: 'a'.repeat(2_000_000) });
+    expect(gate({ regex: '(a+)+$' }, huge).regex).toMatchObject({ passed: false, reason: expect.stringMatching(/^a text of 2000000 characters is too long to check against pattern "\(a\+\)\+\$" within 50 ms: not checked$/) });
+  });
+
   it('refuses a pattern RE2 cannot run, naming where it is written and what to do', () => {
     expect(() => parseGateSpec({ regex: '(a)\\1' }, '--dataset d.jsonl line 3: expected')).toThrow(/^--dataset d\.jsonl line 3: expected\.regex uses a back-reference, which the linear-time pattern engine \(RE2\) cannot run\. Remove the back-reference/);
     expect(() => parseGateSpec({ regex: '(?=a)' }, 'expected')).toThrow(/expected\.regex uses a lookahead/);
