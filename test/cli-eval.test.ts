@@ -164,6 +164,21 @@ describe('agent-core eval', () => {
     expect(most).toBe(3);
   });
 
+  it('records a case whose run throws (the Redis of its shared budget is down) as failed with its error, never a crash', async () => {
+    server().setScript(reply);
+    const results = join(folder, 'thrown.jsonl');
+    const config = { model: 'scripted-model', shared_budget: { scope: 'eval', tokens: 1000, period_seconds: 60 } };
+    const run = await evaluate(jsonl('thrown-data.jsonl', [{ id: 't1', input: '#capital' }, { id: 't2', input: '#capital' }]), ['--results', results, '--redis-url', 'redis://127.0.0.1:1'], config);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(3);
+    const lines = readResults(results);
+    expect(lines.map((line) => line.id)).toEqual(['t1', 't2']);
+    for (const line of lines) {
+      expect(line).toMatchObject({ passed: false, finish_reason: null, error: expect.stringContaining('127.0.0.1:1 is unreachable'), gates: { run: { passed: false, reason: expect.stringMatching(/^the run failed: /) } } });
+    }
+    expect(run.stdout).toMatch(/\nrun +0 +2\n/);
+  });
+
   it('redacts the answers it writes, as every output is', async () => {
     server().setScript(final('the key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789 and test-key-eval-123'));
     const results = join(folder, 'secret.jsonl');
