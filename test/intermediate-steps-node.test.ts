@@ -51,8 +51,8 @@ describe('Agent Core version 2: Return Intermediate Steps', () => {
     expect(json.finish_reason).toBe('final');
     const call = (step: number, toolInput: IDataObject) => {
       const toolCallId = `agent_core_step_${step}`;
-      const log = `Calling json_transform with input: ${JSON.stringify(toolInput)}`;
-      return { tool: 'json_transform', toolInput, log, messageLog: [{ type: 'ai', content: log, tool_calls: [{ id: toolCallId, name: 'json_transform', args: toolInput, type: 'tool_call' }] }], toolCallId, type: 'tool_call' };
+      const message = { type: 'ai', content: [], additional_kwargs: {}, response_metadata: {}, tool_calls: [{ id: toolCallId, name: 'json_transform', args: toolInput, type: 'tool_call' }], invalid_tool_calls: [] };
+      return { tool: 'json_transform', toolInput, log: 'Calling json_transform', messageLog: [message], toolCallId, type: 'tool_call' };
     };
     const averageError = (json.trace as IDataObject[])[1].error as IDataObject;
     expect(averageError).toMatchObject({ type: 'tool_error' });

@@ -1,15 +1,28 @@
 // Options → Return Intermediate Steps: the run's tool calls in the shape n8n's AI Agent returns, for n8n's Evaluation node.
 import type { StepError, TraceStep } from '../../src';
 
-/** One tool call as n8n's AI Agent lists it in `intermediateSteps` (@n8n/n8n-nodes-langchain, utils/agent-execution buildSteps). */
+/** The AI message that asked for the call, as n8n's AI Agent keeps it: no text of its own, the one tool call. */
+interface AiMessage {
+  type: 'ai';
+  content: [];
+  additional_kwargs: Record<string, never>;
+  response_metadata: Record<string, never>;
+  tool_calls: Array<{ id: string; name: string; args: Record<string, unknown>; type: 'tool_call' }>;
+  invalid_tool_calls: [];
+}
+
+/**
+ * One tool call as n8n 2.41.1's AI Agent lists it in `intermediateSteps` (@n8n/n8n-nodes-langchain,
+ * utils/agent-execution/buildSteps.js and serializeIntermediateSteps.js).
+ */
 export interface IntermediateStep {
   action: {
     /** The tool's name as the model called it: what the Evaluation node's Tools Used metric compares. */
     tool: string;
     toolInput: Record<string, unknown>;
     log: string;
-    /** The model's turn as n8n's AI Agent keeps it (a plain AI message with its one tool call). */
-    messageLog: Array<{ type: 'ai'; content: string; tool_calls: Array<{ id: string; name: string; args: Record<string, unknown>; type: 'tool_call' }> }>;
+    /** The model's turn as n8n 2.41's AI Agent keeps it once serialised (its AIMessage without LangChain's `lc_*` bookkeeping). */
+    messageLog: AiMessage[];
     toolCallId: string;
     type: 'tool_call';
   };
@@ -32,10 +45,11 @@ export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateSt
     if (entry.observation === undefined && !seenError) return [];
     const { tool, args } = entry.action;
     const toolCallId = `agent_core_step_${entry.step}`;
-    const log = `Calling ${tool} with input: ${JSON.stringify(args)}`;
+    const message: AiMessage = { type: 'ai', content: [], additional_kwargs: {}, response_metadata: {}, tool_calls: [{ id: toolCallId, name: tool, args, type: 'tool_call' }], invalid_tool_calls: [] };
     return [
       {
-        action: { tool, toolInput: args, log, messageLog: [{ type: 'ai', content: log, tool_calls: [{ id: toolCallId, name: tool, args, type: 'tool_call' }] }], toolCallId, type: 'tool_call' },
+        // n8n writes "Calling <node name>"; a tool's name is what Agent Core has for it.
+        action: { tool, toolInput: args, log: `Calling ${tool}`, messageLog: [message], toolCallId, type: 'tool_call' },
         // The model's repair turn opens with these words (prompt.ts repairMessage).
         observation: seenError ? `Error: ${seenError.message}` : entry.observation!,
       },
