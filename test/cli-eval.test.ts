@@ -222,6 +222,15 @@ describe('agent-core eval', () => {
       expect(server().requests).toHaveLength(0);
     });
 
+    it('a config with MCP servers that its first run refuses: the set stops before any model call', async () => {
+      const config = { model: 'scripted-model', max_steps: 0, mcp_servers: [{ name: 'docs', url: 'http://127.0.0.1:9/mcp', allow_private_network: true }], allowed_tools: ['docs.search'] };
+      const run = await evaluate(jsonl('fine3.jsonl', [{ input: '#capital' }, { input: '#capital' }]), [], config);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^agent-core: max_steps must be an integer from 1 to 1000\n/);
+      expect(run.stdout).toBe('');
+      expect(server().requests).toHaveLength(0);
+    });
+
     it('a config the engine refuses, naming the key', async () => {
       const run = await evaluate(jsonl('fine2.jsonl', [{ input: '#capital' }]), [], { model: 'scripted-model', max_step: 3 });
       expect(run.code).toBe(2);

@@ -2,6 +2,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
+import { ConfigError } from '../agent/config';
 import { configureRun } from '../agent/configure-run';
 import { runAgent } from '../agent/run-agent';
 import { RedisBudgetLedger } from '../budget/redis-ledger';
@@ -12,7 +13,7 @@ import { readDataset } from './eval-dataset';
 import { gatesForCase, parseGatesFile } from './eval-spec';
 import { summarise, summaryTable } from './eval-summary';
 import { PROVIDER_FLAGS, SETTING_FLAGS, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags } from './flags';
-import { mcpPinOptions } from './mcp-options';
+import { hasMcpServers, mcpPinOptions } from './mcp-options';
 import { EVAL_USAGE } from './usage';
 
 /** Cases run at once by default, and at most: enough to finish a set quickly, few enough not to draw 429s. */
@@ -82,7 +83,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   // Everything is checked before the first model call: the config, the gates, every line of the dataset.
   const config = readJsonFile(values.config, '--config');
   const stateSecret = process.env.AGENT_CORE_STATE_SECRET;
-  configureRun({ config: config as never, stateSecret });
+  // With MCP servers, allowed_tools names tools only a server can confirm: the first run checks that config.
+  if (!hasMcpServers(config)) configureRun({ config: config as never, stateSecret });
   const gates = values.gates === undefined ? { every_case: {}, thresholds: {} } : parseGatesFile(readJsonFile(values.gates, '--gates'), values.gates);
   const cases = readDataset(values.dataset);
   const results = openResults(values.results);
@@ -97,6 +99,15 @@ export async function evalCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', cancel);
   const limit = pLimit(concurrency);
   const write = inOrder(cases.length, (record) => results.write(`${JSON.stringify(record)}\n`));
+  // A config the engine refuses is the command's mistake, not a case's: the set stops and exits 2 with it.
+  let refusal: ConfigError | undefined;
+  const refuseConfig = (error: unknown): never => {
+    if (error instanceof ConfigError && refusal === undefined) {
+      refusal = error;
+      controller.abort();
+    }
+    throw error;
+  };
   let records: CaseRecord[];
   try {
     records = await Promise.all(
@@ -113,7 +124,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
               ...mcp,
               stateSecret,
               signal: controller.signal,
-            });
+            }).catch(refuseConfig);
           const record = redactor.value(await runCase(evalCase, gatesForCase(gates.every_case, evalCase.expected), run));
           write(index, record);
           return record;
@@ -125,6 +136,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     results.close();
     await Promise.all([budgetLedger?.close(), mcp.mcpPins?.close()]);
   }
+  if (refusal) throw refusal;
   const summary = summarise(records, gates.thresholds);
   process.stdout.write(`${summaryTable(summary, records)}\n`);
   return summary.holds ? 0 : GATE_FAILED;
