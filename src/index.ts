@@ -47,4 +47,4 @@ export {
 export { recordedTools, type RecordedCallLedger, type RecordedToolsMode, type UnrecordedCall } from './agent/recorded-tools';
 export { ambientTracer, tracingFromEnvironment, type RunTracing } from './telemetry/otlp';
 export { recordRunSpans, type RunSpanFacts } from './telemetry/run-spans';
-export { DEFAULT_MCP_PIN_PREFIX, MemoryMcpPins, McpServerError, RedisMcpPins, mcpPinKey, mcpServersProblem, toolFingerprint, type McpPinStore, type McpServerConfig, type McpToolRecord, type PinStatus } from './tools/mcp';
+export { DEFAULT_MCP_PIN_PREFIX, MemoryMcpPins, McpServerError, RedisMcpPins, mcpPinKey, mcpServersProblem, renderCallResult, toolFingerprint, type McpPinStore, type McpServerConfig, type McpToolRecord, type PinStatus } from './tools/mcp';

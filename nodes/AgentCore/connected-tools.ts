@@ -1,11 +1,13 @@
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
 import { toJsonSchemaObject, type Tool } from '../../src';
+import { isMcpClientToolkit, readMcpClientToolResult } from './mcp-client-tool';
 
 /** The part of a LangChain tool (what n8n's tool sub-nodes supply) that Agent Core uses. */
 interface LangChainToolLike {
   name: string;
   description?: string;
   schema?: unknown;
+  metadata?: Record<string, unknown>;
   invoke(input: unknown, config?: { signal?: AbortSignal }): Promise<unknown>;
 }
 
@@ -32,12 +34,17 @@ export async function readConnectedTools(context: IExecuteFunctions, itemIndex: 
     if (/no (input|node).*connected|is not connected|does not have input of type/i.test(error.message)) return [];
     throw error;
   });
-  const list = (Array.isArray(connected) ? connected : connected ? [connected] : []).flatMap((entry) => (isToolkit(entry) ? entry.getTools() : [entry]));
+  const entries = Array.isArray(connected) ? connected : connected ? [connected] : [];
+  const tools = entries.flatMap((entry): Array<{ tool: unknown; mcp: boolean }> => {
+    if (!isToolkit(entry)) return [{ tool: entry, mcp: false }];
+    const mcp = isMcpClientToolkit(context, entry);
+    return entry.getTools().map((tool) => ({ tool, mcp }));
+  });
   // Options → Read-Only Tools: the rest are taken to have side effects (a repeat never runs twice).
-  return list.filter(isTool).map((tool) => adaptTool(tool, readOnly.has(tool.name)));
+  return tools.flatMap(({ tool, mcp }) => (isTool(tool) ? [adaptTool(tool, readOnly.has(tool.name), mcp)] : []));
 }
 
-function adaptTool(tool: LangChainToolLike, readOnly: boolean): Tool {
+function adaptTool(tool: LangChainToolLike, readOnly: boolean, mcp: boolean): Tool {
   return {
     name: tool.name,
     sideEffects: !readOnly,
@@ -45,6 +52,8 @@ function adaptTool(tool: LangChainToolLike, readOnly: boolean): Tool {
     parameters: toJsonSchemaObject(tool.schema),
     async execute(args, context) {
       const result = await tool.invoke(args, { signal: context.signal });
+      // n8n's MCP Client Tool answers a string, even for a failure: see readMcpClientToolResult.
+      if (mcp) return readMcpClientToolResult(result);
       const content = (result as { content?: unknown })?.content;
       return typeof result === 'object' && result !== null && content !== undefined ? content : result;
     },

@@ -6,4 +6,4 @@ export { toolFingerprint, type McpToolDefinition } from './fingerprint';
 export { mcpSetUp, mcpToolInfo, type McpToolInfo, type McpToolRecord } from './mcp-tool';
 export { openMcpTools, type McpToolSet, type OpenMcpToolsOptions } from './open-tools';
 export { DEFAULT_MCP_PIN_PREFIX, MemoryMcpPins, RedisMcpPins, mcpPinKey, type McpPinStore, type PinStatus } from './pins';
-export { MAX_MCP_RESULT_CHARACTERS } from './result';
+export { MAX_MCP_RESULT_CHARACTERS, renderCallResult } from './result';
