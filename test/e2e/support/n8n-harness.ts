@@ -201,6 +201,8 @@ export interface AgentCoreInN8nOptions {
   examples?: boolean;
   /** Extra environment for every n8n process: the main, the workers and the CLI (e.g. QUEUE_WORKER_* timings). */
   env?: Record<string, string>;
+  /** The API key of the imported model credential (default VALID_API_KEY), for a suite whose own script checks another key. */
+  modelApiKey?: string;
 }
 
 export interface AgentCoreInN8n {
@@ -300,7 +302,7 @@ export function useAgentCoreInN8n(line: 1 | 2, script: Script, options: AgentCor
       id: 'agentCoreE2eCred',
       name: 'Agent Core e2e: scripted model',
       type: MODEL_CREDENTIAL_TYPE,
-      data: { apiKey: VALID_API_KEY, url: model.openaiBaseUrl },
+      data: { apiKey: options.modelApiKey ?? VALID_API_KEY, url: model.openaiBaseUrl },
     };
     const redisCredential: CredentialImport = {
       id: 'agentCoreE2eRedis',

@@ -1,0 +1,3 @@
+import { describeMcpClientToolInN8n } from './support/mcp-client-tool-scenarios';
+
+describeMcpClientToolInN8n(2);
