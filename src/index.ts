@@ -36,7 +36,7 @@ export { DEFAULT_CHECKPOINT_TTL_SECONDS, MemoryCheckpoints, RedisCheckpoints, ty
 export { CheckpointError } from './agent/checkpoints';
 export { chainBase, traceChain, traceDigest, type ChainBase } from './trace/digest';
 export { auditSinkFor, closeAuditSinks, pingAuditDatabase, AuditWriteError, PostgresAuditSink, type AuditWriteReport, type PostgresTarget } from './audit/postgres-sink';
-export type { AuditRecord, AuditStep, AuditTool, AuditOrigin } from './audit/record';
+export type { AuditRecord, AuditStep, AuditTool, AuditOrigin, ForkedFrom } from './audit/record';
 export { verifyRecord, type VerifyReport } from './audit/verify';
 export { CHAIN_VERSION, RECORD_FIELDS, recordDigest, recordHashes, sealRecord, type RecordHashes } from './audit/record-chain';
 export { escapeStoredText, unescapeStoredText } from './audit/stored-text';
@@ -45,6 +45,7 @@ export {
   counterfactualReplay, counterfactualTotals, firstDivergence, type Candidate, type CounterfactualRunReport, type CounterfactualTotals, type Divergence, type RunBehaviour, type RunFigures,
 } from './agent/counterfactual';
 export { recordedTools, type RecordedCallLedger, type RecordedToolsMode, type UnrecordedCall } from './agent/recorded-tools';
+export { forkAuditedRun, ForkError, type ForkOptions, type ForkResult } from './agent/fork';
 export { ambientTracer, tracingFromEnvironment, type RunTracing } from './telemetry/otlp';
 export { recordRunSpans, type RunSpanFacts } from './telemetry/run-spans';
 export { DEFAULT_MCP_PIN_PREFIX, MemoryMcpPins, McpServerError, RedisMcpPins, mcpPinKey, mcpServersProblem, renderCallResult, toolFingerprint, type McpPinStore, type McpServerConfig, type McpToolRecord, type PinStatus } from './tools/mcp';

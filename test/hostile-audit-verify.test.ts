@@ -65,13 +65,17 @@ describe('audit verify against a hostile operator', () => {
     ['trace_digest', "trace_digest = repeat('a', 64)"],
     ['record_digest', "record_digest = repeat('b', 64)"],
     ['final_answer', `record_hashes = jsonb_set(record_hashes, '{final_answer}', '"00"')`],
-    ['chain_version', 'chain_version = 4'],
+    ['chain_version', 'chain_version = 5'],
     // Written down to version 2 (sealed before runs stored their cost), the row would leave `cost` uncovered.
     ['chain_version', 'chain_version = 2'],
+    // Written down to version 3 (sealed before forks), the row would leave `forked_from` uncovered.
+    ['chain_version', 'chain_version = 3'],
     ['cost', `cost = '{"total": 0.000001, "currency": "USD"}'::jsonb`],
+    // A run that was no fork made to look like one of another run.
+    ['forked_from', `forked_from = '{"run_id": "another-run", "step": 2}'::jsonb`],
   ])('a run row rewritten (%s: %s) fails verify naming that part', async (part, change) => {
     const result = await storedRun();
-    expect(await verified(result.audit.run_id, result.audit.record_digest)).toMatchObject({ ok: true, chain_version: 3, digest_covers: 'record' });
+    expect(await verified(result.audit.run_id, result.audit.record_digest)).toMatchObject({ ok: true, chain_version: 4, digest_covers: 'record' });
     await query(database().url, `UPDATE ${RUNS} SET ${change}`);
     const report = await verified(result.audit.run_id);
     expect(report.ok).toBe(false);
@@ -138,16 +142,16 @@ describe('audit verify against a hostile operator', () => {
 
   it('rows written before the record chain still verify as version 1, beside new version 2 rows', async () => {
     const old = await storedRun('old answer');
-    // The table as it was before the record chain: no chain_version, record_hashes, record_digest or cost.
-    await query(database().url, `ALTER TABLE ${RUNS} DROP COLUMN chain_version, DROP COLUMN record_hashes, DROP COLUMN record_digest, DROP COLUMN cost`);
+    // The table as it was before the record chain: no chain_version, record_hashes, record_digest, cost or forked_from.
+    await query(database().url, `ALTER TABLE ${RUNS} DROP COLUMN chain_version, DROP COLUMN record_hashes, DROP COLUMN record_digest, DROP COLUMN cost, DROP COLUMN forked_from`);
     await closeAuditSinks();
     expect(await verified(old.audit.run_id, old.trace_digest)).toMatchObject({ ok: true, chain_version: 1, digest_covers: 'trace' });
     const fresh = await storedRun('new answer'); // the migration adds the columns back, old rows as version 1
     expect(await verified(old.audit.run_id, old.trace_digest)).toMatchObject({ ok: true, chain_version: 1 });
-    expect(await verified(fresh.audit.run_id, fresh.audit.record_digest)).toMatchObject({ ok: true, chain_version: 3, digest_covers: 'record' });
+    expect(await verified(fresh.audit.run_id, fresh.audit.record_digest)).toMatchObject({ ok: true, chain_version: 4, digest_covers: 'record' });
     expect(await query(database().url, `SELECT final_answer, chain_version FROM ${RUNS} ORDER BY chain_version`)).toEqual([
       { final_answer: 'old answer', chain_version: 1 },
-      { final_answer: 'new answer', chain_version: 3 },
+      { final_answer: 'new answer', chain_version: 4 },
     ]);
   });
 
@@ -220,7 +224,7 @@ describe('audit verify against a hostile operator', () => {
       const result = await storedRun();
       const finished = await verify(result.audit.run_id, ['--digest', result.audit.record_digest]);
       expect(finished.code).toBe(0);
-      expect(JSON.parse(finished.stdout)).toMatchObject({ ok: true, chain_version: 3, digest_covers: 'record', recomputed_record_digest: result.audit.record_digest });
+      expect(JSON.parse(finished.stdout)).toMatchObject({ ok: true, chain_version: 4, digest_covers: 'record', recomputed_record_digest: result.audit.record_digest });
       expect(await verify(result.audit.run_id, ['--digest', 'not-a-digest'])).toMatchObject({
         code: 2,
         stderr: 'agent-core: --digest must be 64 hex digits (the output\'s audit.record_digest or trace_digest), not "not-a-digest"\n',

@@ -82,7 +82,7 @@ describe('an audit write whose connection is cut mid-INSERT', () => {
     expect(await sink.flushPending()).toBe(0);
     const stored = await sink.read(result.audit!.run_id);
     expect(stored!.steps).toHaveLength(2);
-    expect(verifyRecord(stored!, result.audit!.record_digest)).toMatchObject({ ok: true, chain_version: 3, digest_covers: 'record' });
+    expect(verifyRecord(stored!, result.audit!.record_digest)).toMatchObject({ ok: true, chain_version: 4, digest_covers: 'record' });
   });
 
   it('library: the database restarted under an idle pool and again mid-write: each write is a notice, never a crash', async () => {

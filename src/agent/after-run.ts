@@ -42,7 +42,7 @@ export async function afterRun(result: AgentResult, run: FinishedRun, options: R
     record = auditRecord({
       runId, result, config, origin: options.audit.origin, sessionId: options.sessionId, createdAt: new Date(startedAt),
       configHash: base.configHash, tools: [...run.tools.values()].map(auditTool), links: traceChain(base, result.trace),
-      replies: new Map([...run.replies].map(([step, reply]) => [step, redactor.text(reply)])),
+      replies: new Map([...run.replies].map(([step, reply]) => [step, redactor.text(reply)])), forkedFrom: options.audit.forkedFrom,
     });
   } catch (error) {
     // A run whose record cannot even be hashed (nothing the engine makes today) still answers.

@@ -36,7 +36,10 @@ export interface RecordedToolsOptions {
   extraNames?: readonly string[];
   /** The real tools a call may reach (read-only calls with `runReadOnly`; a fork's calls after its step): the built-ins and these. */
   realTools?: readonly Tool[];
-  /** Settings of the tools that really run (`tool_settings`), handed to them in place of the replay config's empty ones. */
+  /**
+   * Settings of the tools that really run (`tool_settings`), handed to them in place of the replay config's
+   * empty ones; absent: the config's own, checked against the real tools' settings schemas (a fork).
+   */
   settings?: Record<string, Record<string, unknown>>;
   /** The position (1-based) of the model turn being taken: the step a call belongs to. */
   currentTurn: () => number;
@@ -86,7 +89,8 @@ export function recordedTools(options: RecordedToolsOptions): { tools: Tool[]; l
   const remaining = recordedCalls(record);
   const lastAnswer = new Map<string, RecordedOutcome>();
 
-  const runReal = (tool: Tool, args: Record<string, unknown>, context: ToolContext) => tool.execute(args, { ...context, settings: options.settings?.[tool.name] ?? {} });
+  const runReal = (tool: Tool, args: Record<string, unknown>, context: ToolContext) =>
+    tool.execute(args, options.settings ? { ...context, settings: options.settings[tool.name] ?? {} } : context);
 
   function counterfactual(name: string, rule: Tool['sideEffects'], args: Record<string, unknown>, context: ToolContext): Promise<unknown> | string {
     const key = callKey(name, args);
@@ -142,6 +146,8 @@ export function recordedTools(options: RecordedToolsOptions): { tools: Tool[]; l
       parameters: recorded?.schema ?? realTool!.parameters,
       sideEffects: rule,
       ...(realTool?.canonicalCall ? { canonicalCall: realTool.canonicalCall } : {}),
+      // The real tool's settings rules, so a fork's config is checked (and its secrets found) as a run's would be.
+      ...(realTool ? { settingsSchema: realTool.settingsSchema, checkSettings: realTool.checkSettings?.bind(realTool), secretsIn: realTool.secretsIn?.bind(realTool) } : {}),
       async execute(args: Record<string, unknown>, context: ToolContext) {
         return mode.kind === 'fork' ? fork(mode.step, mode.observation, name, args, context) : counterfactual(name, rule, args, context);
       },

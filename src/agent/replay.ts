@@ -84,7 +84,7 @@ export async function replayRecord(record: AuditRecord): Promise<ReplayReport> {
 }
 
 /** The reply as the model sent it, or rebuilt from what the step recorded of it. */
-function replyOf({ reply, step }: AuditStep): string {
+export function replyOf({ reply, step }: AuditStep): string {
   if (reply !== undefined) return reply;
   if (step.action) return JSON.stringify({ type: 'action', tool: step.action.tool, args: step.action.args });
   if (step.final) return JSON.stringify({ type: 'final', answer: step.final.answer });

@@ -1,5 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { AuditOrigin } from '../audit/record';
+import type { AuditOrigin, ForkedFrom } from '../audit/record';
 import type { PostgresTarget } from '../audit/postgres-sink';
 import type { BudgetLedger } from '../budget/ledger';
 import type { CheckpointStore } from '../run-state/checkpoint-store';
@@ -79,9 +79,10 @@ export interface RunAgentOptions {
    * Keeps the run in a PostgreSQL audit database once its answer is ready (see README "Audit and tracing"):
    * the output's `audit` says whether the row was stored within `waitMs` (default 1000); a failed write is
    * tried again later and never fails the run. `retentionDays` deletes older runs; `origin` says where the
-   * run came from (n8n's workflow and execution).
+   * run came from (n8n's workflow and execution); `forkedFrom` names the audited run and step a fork started
+   * from (set by forkAuditedRun, covered by the record chain).
    */
-  audit?: { postgres: PostgresTarget; retentionDays?: number; waitMs?: number; origin?: AuditOrigin };
+  audit?: { postgres: PostgresTarget; retentionDays?: number; waitMs?: number; origin?: AuditOrigin; forkedFrom?: ForkedFrom };
   /** Gets a span for the run, each model call and each tool call (gen_ai.* attributes, redacted), after the run. */
   tracer?: Tracer;
 }

@@ -7,12 +7,15 @@ import { escapeStoredText, mapStrings, unescapeStoredText } from './stored-text'
 export const RUNS_TABLE = 'agent_core_audit_runs';
 export const STEPS_TABLE = 'agent_core_audit_steps';
 
+/** The columns added after the tables were first made: with all of them there, the table set is current. */
+const ADDED_COLUMNS = ['record_digest', 'cost', 'forked_from'];
+
 /**
- * True when both tables and the newest column are there: then no migration runs, so a database user with
+ * True when both tables and every added column are there: then no migration runs, so a database user with
  * only INSERT, SELECT and DELETE on the tables (no CREATE on the schema, not their owner) can write.
  */
 export const TABLES_READY = `SELECT to_regclass('${RUNS_TABLE}') IS NOT NULL AND to_regclass('${STEPS_TABLE}') IS NOT NULL
-  AND EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('${RUNS_TABLE}') AND attname = 'record_digest' AND NOT attisdropped) AS ready`;
+  AND (SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('${RUNS_TABLE}') AND attname IN (${ADDED_COLUMNS.map((column) => `'${column}'`).join(', ')}) AND NOT attisdropped) = ${ADDED_COLUMNS.length} AS ready`;
 
 /**
  * Creates the tables when they are missing. `CREATE TABLE IF NOT EXISTS` alone is not safe when several
@@ -59,6 +62,12 @@ export const MIGRATION = [
       ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS cost jsonb;
     END IF;
   END $$`,
+  // A fork's origin (chain version 4, issue #33): added the same way; rows from before it were no forks.
+  `DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${RUNS_TABLE}'::regclass AND attname = 'forked_from' AND NOT attisdropped) THEN
+      ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS forked_from jsonb;
+    END IF;
+  END $$`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_created_at ON ${RUNS_TABLE} (created_at)`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_execution ON ${RUNS_TABLE} (workflow_id, execution_id)`,
   `CREATE TABLE IF NOT EXISTS ${STEPS_TABLE} (
@@ -87,9 +96,9 @@ export const MIGRATION = [
 const RUN_COLUMNS = [
   'run_id', 'created_at', 'workflow_id', 'execution_id', 'node_name', 'session_id', 'model', 'provider', 'config', 'config_hash', 'tools',
   'chain_base', 'messages', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
-  'chain_version', 'record_hashes', 'record_digest', 'cost',
+  'chain_version', 'record_hashes', 'record_digest', 'cost', 'forked_from',
 ] as const;
-const JSON_RUN_COLUMNS = new Set(['config', 'tools', 'messages', 'final_output', 'usage', 'metrics', 'record_hashes', 'cost']);
+const JSON_RUN_COLUMNS = new Set(['config', 'tools', 'messages', 'final_output', 'usage', 'metrics', 'record_hashes', 'cost', 'forked_from']);
 
 const STEP_COLUMNS = [
   'run_id', 'position', 'step', 'provider', 'model', 'reply', 'action', 'final', 'observation', 'error', 'repair', 'elapsed_ms', 'model_ms', 'tool_ms', 'usage', 'extra', 'link',

@@ -1,11 +1,11 @@
-// The record chain (chain_version 2, 3): every stored part of a run beyond its trace hashed, bound into one digest.
+// The record chain (chain_version 2, 3, 4): every stored part of a run beyond its trace hashed, bound into one digest.
 import { createHash } from 'node:crypto';
 import { sha256 } from '../trace/digest';
 import { canonicalJson } from '../validation/canonical-json';
 import type { AuditRecord } from './record';
 
 /** The chain version new rows are written with; rows without one (written before it) are version 1. */
-export const CHAIN_VERSION = 3;
+export const CHAIN_VERSION = 4;
 
 /**
  * The run fields the record chain covers, in the order verify names them: who and where, what was asked
@@ -15,18 +15,22 @@ export const CHAIN_VERSION = 3;
 export const RECORD_FIELDS = [
   'run_id', 'created_at', 'session_id', 'workflow_id', 'execution_id', 'node_name', 'config', 'tools', 'messages', 'steps',
   'model', 'provider', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
-  'cost',
+  'cost', 'forked_from',
 ] as const;
 export type RecordField = (typeof RECORD_FIELDS)[number];
 
-/** The fields a record's chain covers: version 2 rows were sealed before `cost` (version 3) was stored. */
+/** The fields each version's chain covers: `cost` came with version 3, `forked_from` (issue #33) with version 4. */
+const ADDED_IN: Partial<Record<RecordField, 3 | 4>> = { cost: 3, forked_from: 4 };
+
+/** The fields a record's chain covers: rows sealed before a field was stored (an older version) do not cover it. */
 export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): readonly RecordField[] {
-  return chainVersionOf(record) === 2 ? RECORD_FIELDS.filter((field) => field !== 'cost') : RECORD_FIELDS;
+  const version = chainVersionOf(record);
+  return RECORD_FIELDS.filter((field) => (ADDED_IN[field] ?? 2) <= version);
 }
 
-/** A record's chain version, as verify reads it: 3 and 2 have a record chain, anything else is version 1. */
-export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): 1 | 2 | 3 {
-  return record.chain_version === 3 ? 3 : record.chain_version === 2 ? 2 : 1;
+/** A record's chain version, as verify reads it: 4, 3 and 2 have a record chain, anything else is version 1. */
+export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): 1 | 2 | 3 | 4 {
+  return record.chain_version === 4 ? 4 : record.chain_version === 3 ? 3 : record.chain_version === 2 ? 2 : 1;
 }
 
 /** Each covered field's hash, and each step's reply hash in step order (stored as `record_hashes`). */

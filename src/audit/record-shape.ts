@@ -11,8 +11,8 @@ const malformed = (part: string, what: string): Mismatch => ({ part, detail: `th
 /** The first part of a stored run that does not have the shape every written row has, or undefined. */
 export function malformedPart(record: AuditRecord): Mismatch {
   const row = record as unknown as Record<string, unknown>;
-  if (row.chain_version !== undefined && row.chain_version !== 1 && row.chain_version !== 2 && row.chain_version !== 3) {
-    return malformed('chain_version', `${JSON.stringify(row.chain_version)} is not 1, 2 or 3`);
+  if (row.chain_version !== undefined && ![1, 2, 3, 4].includes(row.chain_version as number)) {
+    return malformed('chain_version', `${JSON.stringify(row.chain_version)} is not 1, 2, 3 or 4`);
   }
   if (!isObject(row.config)) return malformed('config', `it is ${kind(row.config)}, not a JSON object`);
   if (typeof row.config_hash !== 'string') return malformed('config_hash', `it is ${kind(row.config_hash)}, not a hash`);
@@ -35,10 +35,14 @@ export function malformedPart(record: AuditRecord): Mismatch {
   }
   const version = chainVersionOf(record);
   // A version written down after the run would drop what the record chain covers: the row's own hashes say which it was sealed as.
-  const sealedWith = row.record_hashes === undefined || row.record_hashes === null ? 1 : isObject(row.record_hashes) && 'cost' in row.record_hashes ? 3 : 2;
-  if (version < sealedWith) return malformed('chain_version', `the row claims version ${version} but carries the record hashes of version ${sealedWith}: it was changed after the run`);
-  if (version === 1) return undefined;
   const hashes = row.record_hashes;
+  const sealedWith = hashes === undefined || hashes === null ? 1 : !isObject(hashes) ? 2 : 'forked_from' in hashes ? 4 : 'cost' in hashes ? 3 : 2;
+  if (version < sealedWith) return malformed('chain_version', `the row claims version ${version} but carries the record hashes of version ${sealedWith}: it was changed after the run`);
+  // Forks came with version 4: an older row that names an origin had it added after the run, where no hash covers it.
+  if (version < 4 && row.forked_from !== undefined && row.forked_from !== null) {
+    return malformed('forked_from', `a row of chain version ${version} cannot name the run it was forked from (forks are version 4): it was added after the run`);
+  }
+  if (version === 1) return undefined;
   if (!isObject(hashes)) return malformed('record_hashes', `it is ${kind(hashes)}, not the record chain's hashes`);
   const field = recordFieldsOf(record).find((name) => typeof hashes[name] !== 'string');
   if (field) return malformed('record_hashes', `it has no hash for ${field}`);

@@ -23,6 +23,12 @@ export interface AuditStep {
   link: string;
 }
 
+/** A forked run's origin (issue #33): the audited run it started from and the step of that run it took over at. */
+export interface ForkedFrom {
+  run_id: string;
+  step: number;
+}
+
 /** Where a run came from: n8n fills workflow, execution and node; the CLI and library leave them out. */
 export interface AuditOrigin {
   workflow_id?: string;
@@ -51,6 +57,8 @@ export interface AuditRecord extends AuditOrigin {
   final_answer: string;
   final_output?: unknown;
   usage: TokenUsage;
+  /** Version 4: the audited run this one was forked from, and the step it started from (see forkAuditedRun); absent for any other run. */
+  forked_from?: ForkedFrom;
   /** Version 3: the run's cost by part in USD and the catalogue it came from (the output's `cost_details`); null when unpriced. */
   cost?: RunCost | null;
   metrics: RunMetrics;
@@ -60,7 +68,7 @@ export interface AuditRecord extends AuditOrigin {
    * 2 for rows written since the record chain (every field above covered, see record-chain.ts); 1 (or
    * absent) for rows written before it, whose chain covers only the config, tool schemas and steps.
    */
-  chain_version?: 1 | 2 | 3;
+  chain_version?: 1 | 2 | 3 | 4;
   /** Version 2: each covered field's hash and each step's reply hash. */
   record_hashes?: RecordHashes;
   /** Version 2: the record chain's head, as the output's `audit.record_digest` carried it. */
@@ -79,6 +87,7 @@ export function auditRecord(parts: {
   tools: AuditTool[];
   links: string[];
   replies: ReadonlyMap<number, string>;
+  forkedFrom?: ForkedFrom;
 }): AuditRecord {
   const { result, links } = parts;
   return sealRecord({
@@ -100,6 +109,7 @@ export function auditRecord(parts: {
     ...('final_output' in result ? { final_output: result.final_output } : {}),
     usage: result.usage,
     cost: result.cost_details ?? null,
+    ...(parts.forkedFrom ? { forked_from: { run_id: parts.forkedFrom.run_id, step: parts.forkedFrom.step } } : {}),
     metrics: result.metrics,
     elapsed_ms: result.elapsed_ms,
     trace_digest: result.trace_digest,

@@ -11,7 +11,7 @@ export interface VerifyReport {
   run_id: string;
   ok: boolean;
   /** 2: every stored field is covered (see record-chain.ts); 1: a row from before, config, tool schemas and steps only. */
-  chain_version: 1 | 2 | 3;
+  chain_version: 1 | 2 | 3 | 4;
   steps: number;
   /** The trace chain's head recomputed from the stored config, tool schemas and steps. */
   recomputed_digest: string;

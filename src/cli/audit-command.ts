@@ -1,14 +1,17 @@
-// `agent-core audit verify|replay`: a stored run checked against its hash chains, or re-run from its record (offline, or against a candidate).
+// `agent-core audit verify|replay|fork`: a stored run checked against its hash chains, re-run from its record (offline, or against a candidate), or forked.
 import { parseArgs } from 'node:util';
 import { replayRecord } from '../agent/replay';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { verifyRecord } from '../audit/verify';
 import { CANDIDATE_FLAGS, candidateFromFlags, counterfactualReport, plainReplays, replayOrRefusal, selectedRuns } from './audit-replay-command';
+import { forkCommand, stepFromFlag } from './audit-fork-command';
 import { UsageError } from './flags';
 
 export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run ID [--digest HEX]
        agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N])
-                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]`;
+                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
+       agent-core audit fork --postgres URL --run ID --step N [--observation FILE]
+                      [--model ID] [--with-config FILE] [provider and fallback flags as for run]`;
 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;
@@ -16,23 +19,24 @@ const DIFFERS = 3;
 const FLAGS = {
   postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' },
   since: { type: 'string' }, workflow: { type: 'string' }, limit: { type: 'string' }, 'run-read-only': { type: 'boolean' },
+  step: { type: 'string' }, observation: { type: 'string' },
   ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, { type: 'string' }])),
 } as const;
 
-/** The flags only some actions take, and the action they belong to. */
-const BELONGS_TO: Record<string, string> = {
-  digest: 'audit verify', since: 'audit replay', workflow: 'audit replay', limit: 'audit replay', 'run-read-only': 'audit replay',
-  ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, 'audit replay'])),
+/** The flags only some actions take, and the actions they belong to. */
+const BELONGS_TO: Record<string, string[]> = {
+  digest: ['verify'], since: ['replay'], workflow: ['replay'], limit: ['replay'], 'run-read-only': ['replay'], step: ['fork'], observation: ['fork'],
+  ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, ['replay', 'fork']])),
 };
 
 /**
- * `agent-core audit verify|replay`: a stored run's hash chain recomputed (the first changed part named), or
+ * `agent-core audit verify|replay|fork`: a stored run's hash chain recomputed (the first changed part named),
  * its loop re-run from the stored replies and observations — offline, or, with a candidate model or config,
- * against the candidate (issue #33). Prints a JSON report.
+ * against the candidate (issue #33) — or a new run forked from one of its steps. Prints a JSON report (fork: the new run's output).
  */
 export async function auditCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
-  if (action !== 'verify' && action !== 'replay') throw new UsageError(`audit needs verify or replay${action ? `, not "${action}"` : ''}\n${AUDIT_USAGE}`);
+  if (action !== 'verify' && action !== 'replay' && action !== 'fork') throw new UsageError(`audit needs verify, replay or fork${action ? `, not "${action}"` : ''}\n${AUDIT_USAGE}`);
   let values: Record<string, string | undefined>;
   let runReadOnly: boolean;
   try {
@@ -43,18 +47,20 @@ export async function auditCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${AUDIT_USAGE}`);
   }
-  const misplaced = Object.keys(BELONGS_TO).find((flag) => (flag === 'run-read-only' ? runReadOnly : values[flag] !== undefined) && BELONGS_TO[flag] !== `audit ${action}`);
-  if (misplaced) throw new UsageError(`--${misplaced} belongs to ${BELONGS_TO[misplaced]}`);
+  const misplaced = Object.keys(BELONGS_TO).find((flag) => (flag === 'run-read-only' ? runReadOnly : values[flag] !== undefined) && !BELONGS_TO[flag].includes(action));
+  if (misplaced) throw new UsageError(`--${misplaced} belongs to ${BELONGS_TO[misplaced].map((name) => `audit ${name}`).join(' and ')}`);
   const candidate = CANDIDATE_FLAGS.some((flag) => values[flag] !== undefined);
   checkSelection(action, values, candidate, runReadOnly);
   if (values.digest !== undefined && !/^[0-9a-fA-F]{64}$/.test(values.digest)) {
     throw new UsageError(`--digest must be 64 hex digits (the output's audit.record_digest or trace_digest), not "${values.digest}"`);
   }
   // Flags and files are checked before the database is asked anything.
-  const chosen = candidate ? candidateFromFlags(values, runReadOnly) : undefined;
+  if (action === 'fork') stepFromFlag(values.step);
+  const chosen = candidate && action === 'replay' ? candidateFromFlags(values, runReadOnly) : undefined;
   const sink = auditSinkFor(values.postgres!);
   try {
     const records = await selectedRuns(sink, values);
+    if (action === 'fork') return await forkCommand(records[0], values);
     let outcome: { report: unknown; same: boolean };
     if (action === 'verify') {
       const report = verifyRecord(records[0], values.digest?.toLowerCase());
@@ -77,7 +83,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
 /** Which runs: verify takes one `--run`; replay `--run` or `--since` (with `--workflow`, `--limit`), and `--run-read-only` only with a candidate. */
 function checkSelection(action: string, values: Record<string, string | undefined>, candidate: boolean, runReadOnly: boolean): void {
   if (!values.postgres) throw new UsageError(`audit ${action} needs --postgres URL\n${AUDIT_USAGE}`);
-  if (action === 'verify' && !values.run) throw new UsageError(`audit verify needs --postgres URL and --run ID\n${AUDIT_USAGE}`);
+  if (action !== 'replay' && !values.run) throw new UsageError(`audit ${action} needs --postgres URL and --run ID\n${AUDIT_USAGE}`);
   if (action !== 'replay') return;
   if ((values.run === undefined) === (values.since === undefined)) throw new UsageError(`audit replay needs --postgres URL and either --run ID or --since DATE\n${AUDIT_USAGE}`);
   const sinceOnly = ['workflow', 'limit'].find((flag) => values[flag] !== undefined);

@@ -47,6 +47,8 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
        agent-core audit verify --postgres URL --run ID [--digest HEX]
        agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N])
                       [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
+       agent-core audit fork --postgres URL --run ID --step N [--observation FILE]
+                      [--model ID] [--with-config FILE] [provider and fallback flags as for run]
 ${SESSION_USAGE_LINES}
 ${EVAL_USAGE_LINES}`;
 
@@ -110,7 +112,9 @@ provider flag, audit replay is counterfactual: each selected run's question goes
 called); a tool call the record has (same tool, same canonical args) is answered from the record, a new
 read-only call runs only with --run-read-only, a new call with side effects is refused and reported. The
 report gives per run and in total: same answer, same actions, the first divergence (step, what each did),
-tokens, cost, elapsed time and finish reason against the original; exit 3 when any run differs.
+tokens, cost, elapsed time and finish reason against the original; exit 3 when any run differs. audit fork
+starts a new run from step N of a stored run (steps up to N from the record, --observation FILE replacing
+step N's observation), the model going on live; its audit row names the run and step it was forked from.
 
 A config with approval_required pauses before such a call: the run ends awaiting_approval with
 pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then: at least 16 characters, 8 of them different;

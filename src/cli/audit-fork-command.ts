@@ -1,0 +1,53 @@
+// `agent-core audit fork` (issue #33): a new run from step N of an audited run, its row naming the original run and step.
+import { readFileSync } from 'node:fs';
+import { ForkError, forkAuditedRun } from '../agent/fork';
+import type { AuditRecord } from '../audit/record';
+import { createChatModel } from '../providers/create-model';
+import { UsageError, fallbackFromFlags, providerFromFlags, readJsonFile } from './flags';
+
+/** The CLI waits this long for the fork's audit row, as `run` does for its own. */
+const CLI_AUDIT_WAIT_MS = 10_000;
+
+/** `--step N`: a whole step number, at least 1. */
+export function stepFromFlag(value: string | undefined): number {
+  const step = Number(value);
+  if (value === undefined || !(Number.isInteger(step) && step >= 1)) throw new UsageError(`--step must be the number of one of the run's steps (1 or more), not "${value ?? ''}"`);
+  return step;
+}
+
+/**
+ * Forks the stored run from `--step`, with `--observation FILE`'s text as that step's observation when
+ * given, the model of the provider flags (`--model`, else the config's) going on live, and `--with-config`
+ * as the config (else the recorded one). The new run is audited in the same database; its output is printed.
+ */
+export async function forkCommand(record: AuditRecord, values: Record<string, string | undefined>): Promise<number> {
+  const step = stepFromFlag(values.step);
+  let observation: string | undefined;
+  if (values.observation !== undefined) {
+    try {
+      observation = readFileSync(values.observation, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--observation: cannot read ${values.observation} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  const primary = providerFromFlags(values, '');
+  const fallback = fallbackFromFlags(values);
+  const given = values['with-config'] === undefined ? undefined : readJsonFile(values['with-config'], '--with-config');
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) throw new UsageError('--with-config: the file must hold one JSON object, a config as for agent-core run --config');
+  const base = (given as Record<string, unknown> | undefined) ?? record.config;
+  const config = values.model !== undefined ? { ...base, model: values.model } : given as Record<string, unknown> | undefined;
+  let output;
+  try {
+    output = await forkAuditedRun({
+      record, step, ...(observation !== undefined ? { observation } : {}), ...(config ? { config } : {}),
+      model: createChatModel(primary), ...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
+      audit: { postgres: values.postgres!, waitMs: CLI_AUDIT_WAIT_MS },
+    });
+  } catch (error) {
+    if (error instanceof ForkError) throw new UsageError(`--${error.field}: ${error.message}`);
+    throw error;
+  }
+  process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+  if (output.audit && !output.audit.stored) process.stderr.write(`agent-core: audit: ${output.audit.notice}; this process ends, so the row of run ${output.audit.run_id} is not stored\n`);
+  return 0;
+}
