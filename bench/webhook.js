@@ -14,7 +14,7 @@
  *   --warmup N             unmeasured requests per workflow first, 5 at a time (default 20)
  *   --rounds N             split each level's requests into up to N interleaved rounds, each workflow in
  *                          turn in rotating order (default 3; fewer when a round would hold < 2 × concurrency)
- *   --only LIST            a subset of trivial,setWait,agentCore,agentCoreSubNode,aiAgent
+ *   --only LIST            a subset of trivial,setWait,setWaitTool,agentCore,agentCoreSubNode,aiAgent
  *   --no-build             pack dist/ as it is instead of running `npm run build` first
  *   --max-concurrent-calls N   set Agent Core's "Max Concurrent Model Calls" option (default: the node's own)
  *   --cpu-prof DIR         run n8n with --cpu-prof, profiles written to DIR when n8n stops
@@ -75,6 +75,10 @@ function agentCoreAnswer(index, body) {
 const WORKFLOWS = [
   { key: 'trivial', name: 'trivial (Set)', file: 'trivial.json', path: 'bench-trivial', check: setNodeAnswer },
   { key: 'setWait', name: 'Set + Wait 400 ms', file: 'set-wait.json', path: 'bench-wait', check: setNodeAnswer },
+  // Issue #29's floor: Set + Wait with the same Calculator sub-node connected. A Set node takes no tool, so n8n's
+  // own Tool Executor (the node n8n uses to run a tool without an agent) takes the Calculator and runs the same
+  // sum once, as each agent does: what n8n spends supplying and running the tool is in the floor too.
+  { key: 'setWaitTool', name: 'Set + Wait 400 ms + Calculator', file: 'set-wait-calculator.json', path: 'bench-wait-calculator', check: setNodeAnswer },
   { key: 'agentCore', name: 'Agent Core', file: 'agent-core.json', path: 'bench-agent-core', model: 'protocol', check: agentCoreAnswer },
   {
     key: 'agentCoreSubNode',
