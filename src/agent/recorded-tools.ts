@@ -59,7 +59,8 @@ const callKey = (tool: string, args: unknown) => `${tool}\n${canonicalJson(args)
 function recordedCalls(record: AuditRecord): Map<string, RecordedOutcome[]> {
   const calls = new Map<string, RecordedOutcome[]>();
   for (const { step } of record.steps) {
-    if (!step.action) continue;
+    // A repeat the loop breaker answered ran nothing; the candidate's own loop breaker answers its repeats.
+    if (!step.action || step.repeat_of !== undefined) continue;
     // A call refused before it ran (unknown tool, invalid args) is refused again by the loop's own checks.
     const outcome = step.observation !== undefined ? { observation: step.observation } : step.tool_ms !== undefined && step.error ? { error: step.error.message } : undefined;
     if (!outcome) continue;
