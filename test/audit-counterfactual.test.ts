@@ -137,7 +137,7 @@ describe('counterfactual replay of audited runs', () => {
     expect(posts()).toBe(1);
   });
 
-  it('a candidate that breaks the protocol twice, or loops, shows as such', async () => {
+  it('a candidate that breaks the protocol twice, loops or refuses shows as such', async () => {
     const ids = await recordRuns();
     server().setScript('this is not the protocol');
     const broken = await counterfactualReplay(await read(ids['order tea']), { model: candidateModel(), modelName: 'cand' });
@@ -146,6 +146,10 @@ describe('counterfactual replay of audited runs', () => {
     server().setScript(() => stock());
     const looped = await counterfactualReplay(await read(ids['order tea']), { model: candidateModel(), modelName: 'cand' });
     expect(looped).toMatchObject({ same_answer: false, candidate: { finish_reason: 'loop', behaviour: 'looped' }, first_divergence: { step: 2 } });
+
+    server().setScript({ text: '', refusal: 'I cannot place orders' });
+    const refused = await counterfactualReplay(await read(ids['order tea']), { model: candidateModel(), modelName: 'cand' });
+    expect(refused).toMatchObject({ same_answer: false, candidate: { finish_reason: 'content_filter', behaviour: 'refused', steps: 1 }, first_divergence: { step: 1, candidate: expect.stringContaining('I cannot place orders') } });
     expect([posts(), gets()]).toEqual([1, 3]);
   });
 
