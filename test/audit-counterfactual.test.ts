@@ -183,6 +183,18 @@ describe('counterfactual replay of audited runs', () => {
       expect(JSON.parse(none.stdout).total).toMatchObject({ runs: 0 });
     });
 
+    it('without a candidate, --since replays each selected run offline, asking no model', async () => {
+      const ids = await recordRuns();
+      const requests = server().requests.length;
+      const replayed = await cli(['--since', '2000-01-01', '--limit', '2']);
+      expect(replayed).toMatchObject({ code: 0, stderr: '' });
+      const report = JSON.parse(replayed.stdout);
+      expect(report.runs.map((run: { run_id: string; same: boolean }) => [run.run_id, run.same])).toEqual([[ids['order tea'], true], [ids['is tea in stock'], true]]);
+      expect(report.total).toEqual({ runs: 2, same: 2, differing: [] });
+      expect(server().requests.length).toBe(requests);
+      expect([posts(), gets()]).toEqual([1, 3]);
+    });
+
     it('--with-config gives the candidate its config; --run-read-only lets the new read run', async () => {
       const ids = await recordRuns();
       server().setScript(candidate);
