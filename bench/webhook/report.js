@@ -163,7 +163,7 @@ function printFloorTargets(results, options, verdict) {
       const share = phase.throughput / floor.throughput;
       const extra = phase.mainThreadMsPerRequest - floor.mainThreadMsPerRequest;
       console.log(
-        `  concurrency ${concurrency}: ${name} ≥ 0.97× Set + Wait + Calculator: ${verdict(share >= 0.97)} (${ratio(share)}); ` +
+        `  concurrency ${concurrency}: ${name} ≥ 0.97× Set + Wait + Calculator: ${verdict(share >= 0.97)} (${Number.isFinite(share) ? share.toFixed(3) : 'n/a'}×); ` +
           `main thread ≤ its + 2 ms: ${verdict(extra <= 2)} (${fixed(phase.mainThreadMsPerRequest)} vs ${fixed(floor.mainThreadMsPerRequest)} ms, ${extra >= 0 ? '+' : ''}${fixed(extra)} ms)`,
       );
     }
