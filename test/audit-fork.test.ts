@@ -94,6 +94,20 @@ describe('forking an audited run', () => {
     expect(server().requests).toHaveLength(4);
   });
 
+  it('never drops the approval a config asks for: such a fork is refused before any call, and runs once given a config without it', async () => {
+    const original = await recorded();
+    const guarded = { ...original, config: { ...original.config, approval_required: ['http_request'] } };
+    const before = [count('GET'), count('POST')];
+    server().requests.length = 0;
+    server().setScript(live);
+    await expect(forkAuditedRun({ record: guarded, step: 2, model: modelFor(server()) })).rejects.toMatchObject({ name: 'ForkError', field: 'config', message: expect.stringContaining('approval before http_request') });
+    await expect(forkAuditedRun({ record: original, step: 2, model: modelFor(server()), config: { ...CONFIG, approval_required: ['http_request'] } })).rejects.toMatchObject({ field: 'config' });
+    expect(server().requests).toHaveLength(0);
+    expect([count('GET'), count('POST')]).toEqual(before);
+    const fork = await forkAuditedRun({ record: guarded, step: 2, model: modelFor(server()), config: CONFIG });
+    expect(fork).toMatchObject({ finish_reason: 'final', forked_from: { run_id: original.run_id, step: 2 } });
+  });
+
   it('a rewritten forked_from is named by verify; a downgrade to version 3, or an origin added to a version 3 row, is caught', async () => {
     const original = await recorded();
     server().setScript(live);
@@ -151,7 +165,7 @@ describe('forking an audited run', () => {
     });
 
     it.each([
-      [['--step', '9'], (id: string) => `--step: run ${id} has no step 9 (its steps: 1, 2, 3, 4)`],
+      [['--step', '9'], (id: string) => `--step: run ${id} has no step 9 (its steps: 1, 2, 3, 4). Give the number of one of the run's recorded steps.`],
       [['--step', '0'], () => '--step must be the number of one of the run\'s steps (1 or more), not "0"'],
       [['--step', '1', '--run-read-only'], () => '--run-read-only belongs to audit replay'],
     ])('a bad fork command line %j exits 2 naming the flag', async (args, message) => {
@@ -159,6 +173,20 @@ describe('forking an audited run', () => {
       const finished = await cli(['fork', '--run', original.run_id, ...args, '--api-key', 'k']);
       expect(finished.code).toBe(2);
       expect(finished.stderr.split('\n')[0]).toBe(`agent-core: ${message(original.run_id)}`);
+    });
+
+    it('exits 2 naming --with-config when the config asks for approval, before any model call or tool', async () => {
+      const original = await recorded();
+      const config = join(folder, 'approval.json');
+      writeFileSync(config, JSON.stringify({ ...CONFIG, approval_required: ['http_request'] }));
+      server().requests.length = 0;
+      const finished = await cli(['fork', '--run', original.run_id, '--step', '2', '--with-config', config, '--api-key', 'k']);
+      expect(finished.code).toBe(2);
+      expect(finished.stderr.split('\n')[0]).toBe(
+        'agent-core: --with-config: the config asks for approval before http_request, and a fork goes on live with no one to approve. Give the fork a config without approval_required (its audit row records the config it ran with).',
+      );
+      expect(server().requests).toHaveLength(0);
+      expect([count('GET'), count('POST')]).toEqual([1, 1]);
     });
   });
 });

@@ -15,7 +15,7 @@ import type { RunAgentOptions } from './run-options';
 /** A fork that cannot start: the step is not in the record, or has no observation to edit. `field` is the option at fault. */
 export class ForkError extends AgentCoreError {
   override readonly name = 'ForkError';
-  constructor(message: string, field: 'step' | 'observation', fix: string) {
+  constructor(message: string, field: 'step' | 'observation' | 'config', fix: string) {
     super(message, { field, fix });
   }
 }
@@ -80,6 +80,17 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
   }
   const forkedFrom = { run_id: record.run_id, step };
   const { shared_budget: _budget, ...base } = options.config ?? record.config;
+  // The steps up to N must not ask for approval again (nothing runs there), and after N a fork has no one to
+  // approve: so a config that asks for approval is refused, never quietly run without it. An operator who wants
+  // the fork anyway gives a config without approval_required, which the fork's own audit row then records.
+  const approval = Array.isArray(base.approval_required) ? (base.approval_required as unknown[]) : [];
+  if (approval.length > 0) {
+    throw new ForkError(
+      `the config asks for approval before ${approval.join(', ')}, and a fork goes on live with no one to approve`,
+      'config',
+      'Give the fork a config without approval_required (its audit row records the config it ran with).',
+    );
+  }
   const config = { ...base, approval_required: [] } as unknown as RunAgentOptions['config'];
   const model = forkModel(record, position, options.model) as ChatModel & { turn: number };
   const { tools } = recordedTools({

@@ -44,7 +44,7 @@ export async function forkCommand(record: AuditRecord, values: Record<string, st
       audit: { postgres: values.postgres!, waitMs: CLI_AUDIT_WAIT_MS },
     });
   } catch (error) {
-    if (error instanceof ForkError) throw new UsageError(`--${error.field}: ${error.message}`);
+    if (error instanceof ForkError) throw new UsageError(`--${error.field === 'config' ? 'with-config' : error.field}: ${error.message}. ${error.fix}`);
     throw error;
   }
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
