@@ -137,6 +137,18 @@ describe('counterfactual replay of audited runs', () => {
     expect(posts()).toBe(1);
   });
 
+  it('checks the tool settings a read-only call would run with, as a run checks them, before the candidate is asked', async () => {
+    const ids = await recordRuns();
+    server().setScript(candidate);
+    server().requests.length = 0;
+    const config = { ...CONFIG, tool_settings: { http_request: { ...CONFIG.tool_settings.http_request, allowed_methods: ['TRACE'] } } };
+    await expect(counterfactualReplay(await read(ids['is tea in stock']), { model: candidateModel(), modelName: 'cand', runReadOnly: true, config })).rejects.toMatchObject({
+      name: 'ConfigError',
+      key: expect.stringMatching(/^tool_settings\.http_request/),
+    });
+    expect(server().requests).toHaveLength(0);
+  });
+
   it('a candidate that breaks the protocol twice, loops or refuses shows as such', async () => {
     const ids = await recordRuns();
     server().setScript('this is not the protocol');

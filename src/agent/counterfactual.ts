@@ -123,6 +123,8 @@ export async function counterfactualReplay(record: AuditRecord, candidate: Candi
     record, mode: { kind: 'counterfactual', runReadOnly: candidate.runReadOnly === true }, extraNames: allowedNames, realTools: candidate.tools, settings, currentTurn: () => turn,
   });
   const registry = new ToolRegistry(tools);
+  // The settings handed to the tools that really run (read-only calls) are checked as a run checks them.
+  resolveConfig({ ...config, tool_settings: settings } as never, registry);
   const resolved = resolveConfig(config, registry);
   const allowed = new Map(resolved.allowed_tools.map((name) => [name, registry.get(name)!]));
   const secrets = [...(candidate.secrets ?? []), ...toolSecrets(new Map(tools.map((tool) => [tool.name, tool])), settings)];
