@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IExecuteFunctions, INode, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { panelName, toNodeError } from '../nodes/shared/node-errors';
+import { agentCoreFieldNames, panelName } from '../nodes/AgentCore/panel-names';
+import { toNodeError } from '../nodes/shared/node-errors';
 import {
   AgentCoreError,
   AuditWriteError,
@@ -58,7 +59,10 @@ const contextOf = (typeVersion: number) => {
   const node = { id: '1', name: 'Agent Core', type: 'agentCore', typeVersion, position: [0, 0], parameters: {} } as INode;
   return { getNode: () => node } as unknown as IExecuteFunctions;
 };
-const descriptionOf = (error: AgentCoreError, typeVersion = 2) => (toNodeError(contextOf(typeVersion), error, 0) as Error & { description?: string }).description;
+const descriptionOf = (error: AgentCoreError, typeVersion = 2) => {
+  const context = contextOf(typeVersion);
+  return (toNodeError(context, error, 0, agentCoreFieldNames(context)) as Error & { description?: string }).description;
+};
 
 describe('the error family', () => {
   it.each(members)('%s is an AgentCoreError with a field and a fix', (name, error) => {

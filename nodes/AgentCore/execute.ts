@@ -8,6 +8,7 @@ import { readResume, routeByApproval } from './approval';
 import { readAudit, runTracer } from './audit';
 import { ExecutionRedis } from './execution-redis';
 import { intermediateStepsOf } from './intermediate-steps';
+import { agentCoreFieldNames } from './panel-names';
 import { governanceSwitch, isResuming, readCollections } from './panel-versions';
 import { readInput, readItemRun } from './read-run';
 import { openItemStream } from './streaming';
@@ -79,7 +80,7 @@ export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeEx
   const state: ExecutionState = { started: [], redis: new ExecutionRedis(this) };
   const { options } = readCollections(this, 0);
   const batching = { size: Number(options.batchSize ?? 1), delayMs: Number(options.delayBetweenBatches ?? 0) };
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching).finally(() => state.redis.close());
+  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching, agentCoreFieldNames(this)).finally(() => state.redis.close());
   const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
   return routeByApproval(items, governanceSwitch(this, 0, 'needsApproval'));

@@ -1,5 +1,5 @@
 import { sleep, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
-import { toNodeError } from './node-errors';
+import { sharedFieldName, toNodeError, type FieldNamer } from './node-errors';
 
 /** Options → Batch Processing: how many items run at once, and a pause between batches. */
 export interface Batching {
@@ -16,12 +16,14 @@ export const ONE_AT_A_TIME: Batching = { size: 1, delayMs: 0 };
  * under continueOnFail() an item's error becomes `{ error }` for that item and the others go on. With a
  * batch size above 1, that many items run at once (as n8n's AI Agent does with Batch Processing); each
  * batch finishes before the next starts, and without continueOnFail() the batch's first failed item (in
- * input order) fails the node once its batch is done.
+ * input order) fails the node once its batch is done. An engine error's fix names its field as `nameOf` says
+ * (the node's panel).
  */
 export async function mapItems(
   context: IExecuteFunctions,
   run: (itemIndex: number) => Promise<INodeExecutionData>,
   batching: Batching = ONE_AT_A_TIME,
+  nameOf: FieldNamer = sharedFieldName,
 ): Promise<INodeExecutionData[]> {
   const output: INodeExecutionData[] = [];
   const count = context.getInputData().length;
@@ -36,7 +38,7 @@ export async function mapItems(
         output.push(outcome.value);
         return;
       }
-      const nodeError = toNodeError(context, outcome.reason, itemIndex);
+      const nodeError = toNodeError(context, outcome.reason, itemIndex, nameOf);
       if (!context.continueOnFail()) throw nodeError;
       output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
     });
