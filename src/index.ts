@@ -8,6 +8,7 @@ export { AgentCoreError, type ErrorFacts } from './core/agent-core-error';
 export { InputError } from './core/input-error';
 export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
 export type { AgentResult, AuditOutcome, FinishReason, RunMetrics, StepError, TraceStep, ToolUsage } from './trace/types';
+export { TOOL_CALL_ERRORS } from './trace/readable-step';
 export type { ChatMessage } from './core/messages';
 export type { TokenUsage } from './core/usage';
 export type { ChatModel, ChatRequest, ChatResponse, ModelFinishReason, ReasoningEffort, ResponseFormat } from './providers/chat-model';

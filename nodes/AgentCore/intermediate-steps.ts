@@ -1,5 +1,5 @@
 // Options → Return Intermediate Steps: the run's tool calls in the shape n8n's AI Agent returns, for n8n's Evaluation node.
-import type { StepError, TraceStep } from '../../src';
+import { TOOL_CALL_ERRORS, type TraceStep } from '../../src';
 
 /** The AI message that asked for the call, as n8n's AI Agent keeps it: no text of its own, the one tool call. */
 interface AiMessage {
@@ -30,9 +30,6 @@ export interface IntermediateStep {
   observation: string;
 }
 
-/** Errors of a call the model was told about: a refused, invalid, failed or timed-out call. A limit or the run's end stopped it unseen. */
-const SEEN_ERRORS = new Set<StepError['type']>(['tool_not_allowed', 'invalid_args', 'tool_error', 'tool_timeout']);
-
 /**
  * The trace's tool calls, in order, as n8n's AI Agent returns `intermediateSteps`. The trace is the run's
  * output, already redacted, so nothing here needs the redactor again. A call that never came back to the model
@@ -41,7 +38,7 @@ const SEEN_ERRORS = new Set<StepError['type']>(['tool_not_allowed', 'invalid_arg
 export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateStep[] {
   return trace.flatMap((entry) => {
     if (!entry.action) return [];
-    const seenError = entry.observation === undefined && entry.error && SEEN_ERRORS.has(entry.error.type) ? entry.error : undefined;
+    const seenError = entry.observation === undefined && entry.error && TOOL_CALL_ERRORS.has(entry.error.type) ? entry.error : undefined;
     if (entry.observation === undefined && !seenError) return [];
     const { tool, args } = entry.action;
     const toolCallId = `agent_core_step_${entry.step}`;

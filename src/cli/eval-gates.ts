@@ -1,5 +1,6 @@
 // `agent-core eval`'s gates judged on one run's output: each gate passes or fails with a sentence saying why.
-import type { AgentResult, StepError } from '../trace/types';
+import { TOOL_CALL_ERRORS } from '../trace/readable-step';
+import type { AgentResult } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
 import { linearRegExp, patternBudgetRefusal, quotePattern, startPatternBudget } from '../validation/linear-regexp';
 import { validateAgainst } from '../validation/validate';
@@ -15,9 +16,6 @@ export interface GateResult {
 /** The verdicts of the gates a case was held to, by gate name; `run` when the run itself failed (then alone). */
 export type GateResults = Partial<Record<GateName | 'run', GateResult>>;
 
-/** The step errors that count as tool errors: the call was refused, its args were invalid, or the tool failed or timed out. */
-const TOOL_ERROR_TYPES: ReadonlySet<StepError['type']> = new Set(['tool_error', 'tool_timeout', 'invalid_args', 'tool_not_allowed']);
-
 /** A value shown in a reason: a text in quotes, any other value as JSON; cut at 80 characters. */
 function quote(value: unknown): string {
   const text = typeof value === 'string' ? value : canonicalJson(value);
@@ -30,7 +28,7 @@ export const stepCount = (result: AgentResult): number => result.trace.filter((s
 
 /** Each tool error of the run, as `step N tool_error: message`. */
 export function toolErrors(result: AgentResult): string[] {
-  return result.trace.filter((step) => step.error && TOOL_ERROR_TYPES.has(step.error.type)).map((step) => `step ${step.step} ${step.error!.type}: ${step.error!.message}`);
+  return result.trace.filter((step) => step.error && TOOL_CALL_ERRORS.has(step.error.type)).map((step) => `step ${step.step} ${step.error!.type}: ${step.error!.message}`);
 }
 
 /** The answer as a JSON value: the typed answer, else the answer's text parsed as JSON, else the text. */

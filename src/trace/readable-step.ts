@@ -1,6 +1,6 @@
 import type { ModelFinishReason } from '../providers/chat-model';
 import { roundedCost } from '../budget/pricing';
-import type { TraceStep } from './types';
+import type { StepError, TraceStep } from './types';
 
 /** The same step with its fields in reading order: what was asked, what came of it, then timings. */
 export function readableStep(entry: TraceStep): TraceStep {
@@ -29,3 +29,9 @@ export function stepFinishReason(step: TraceStep): ModelFinishReason {
   if (step.error?.type === 'content_filter') return 'content_filter';
   return 'stop';
 }
+
+/**
+ * The step errors of a tool call whose outcome the model was told: the call was refused (not allowed, invalid
+ * args), or the tool failed or timed out. A call a limit or the run's end stopped never came back to the model.
+ */
+export const TOOL_CALL_ERRORS: ReadonlySet<StepError['type']> = new Set(['tool_not_allowed', 'invalid_args', 'tool_error', 'tool_timeout']);
