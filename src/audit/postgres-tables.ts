@@ -7,15 +7,37 @@ import { escapeStoredText, mapStrings, unescapeStoredText } from './stored-text'
 export const RUNS_TABLE = 'agent_core_audit_runs';
 export const STEPS_TABLE = 'agent_core_audit_steps';
 
-/** The columns added after the tables were first made: with all of them there, the table set is current. */
-const ADDED_COLUMNS = ['record_digest', 'cost', 'forked_from'];
+/**
+ * The columns added after the tables were first made, each by the column whose absence says the step is still
+ * to run. ALTER runs only when that column is missing, since it needs the table's owner and later writers may
+ * have only DML; with every one of them there, the table set is current.
+ */
+const ADDED_COLUMNS: ReadonlyArray<{ column: string; add: string }> = [
+  // The record chain (issue #26): rows from before it keep chain_version 1 and verify as they did.
+  {
+    column: 'record_digest',
+    add: `ADD COLUMN IF NOT EXISTS chain_version integer NOT NULL DEFAULT 1,
+        ADD COLUMN IF NOT EXISTS record_hashes jsonb, ADD COLUMN IF NOT EXISTS record_digest text`,
+  },
+  // The run's cost (chain version 3, issue #29): rows from before it have none and keep their version.
+  { column: 'cost', add: 'ADD COLUMN IF NOT EXISTS cost jsonb' },
+  // A fork's origin (chain version 4, issue #33): rows from before it were no forks.
+  { column: 'forked_from', add: 'ADD COLUMN IF NOT EXISTS forked_from jsonb' },
+];
+
+/** One added column's step of the migration. */
+const addColumn = ({ column, add }: (typeof ADDED_COLUMNS)[number]) => `DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${RUNS_TABLE}'::regclass AND attname = '${column}' AND NOT attisdropped) THEN
+      ALTER TABLE ${RUNS_TABLE} ${add};
+    END IF;
+  END $$`;
 
 /**
  * True when both tables and every added column are there: then no migration runs, so a database user with
  * only INSERT, SELECT and DELETE on the tables (no CREATE on the schema, not their owner) can write.
  */
 export const TABLES_READY = `SELECT to_regclass('${RUNS_TABLE}') IS NOT NULL AND to_regclass('${STEPS_TABLE}') IS NOT NULL
-  AND (SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('${RUNS_TABLE}') AND attname IN (${ADDED_COLUMNS.map((column) => `'${column}'`).join(', ')}) AND NOT attisdropped) = ${ADDED_COLUMNS.length} AS ready`;
+  AND (SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('${RUNS_TABLE}') AND attname IN (${ADDED_COLUMNS.map(({ column }) => `'${column}'`).join(', ')}) AND NOT attisdropped) = ${ADDED_COLUMNS.length} AS ready`;
 
 /**
  * Creates the tables when they are missing. `CREATE TABLE IF NOT EXISTS` alone is not safe when several
@@ -48,26 +70,7 @@ export const MIGRATION = [
     elapsed_ms integer NOT NULL,
     trace_digest text NOT NULL
   )`,
-  // The record chain (issue #26): rows from before it keep chain_version 1 and verify as they did. ALTER
-  // runs only when a column is missing, since it needs the table's owner and later writers may have only DML.
-  `DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${RUNS_TABLE}'::regclass AND attname = 'record_digest' AND NOT attisdropped) THEN
-      ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS chain_version integer NOT NULL DEFAULT 1,
-        ADD COLUMN IF NOT EXISTS record_hashes jsonb, ADD COLUMN IF NOT EXISTS record_digest text;
-    END IF;
-  END $$`,
-  // The run's cost (chain version 3, issue #29): added the same way; rows from before it have none and keep their version.
-  `DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${RUNS_TABLE}'::regclass AND attname = 'cost' AND NOT attisdropped) THEN
-      ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS cost jsonb;
-    END IF;
-  END $$`,
-  // A fork's origin (chain version 4, issue #33): added the same way; rows from before it were no forks.
-  `DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${RUNS_TABLE}'::regclass AND attname = 'forked_from' AND NOT attisdropped) THEN
-      ALTER TABLE ${RUNS_TABLE} ADD COLUMN IF NOT EXISTS forked_from jsonb;
-    END IF;
-  END $$`,
+  ...ADDED_COLUMNS.map(addColumn),
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_created_at ON ${RUNS_TABLE} (created_at)`,
   `CREATE INDEX IF NOT EXISTS ${RUNS_TABLE}_execution ON ${RUNS_TABLE} (workflow_id, execution_id)`,
   `CREATE TABLE IF NOT EXISTS ${STEPS_TABLE} (
