@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Prints README's *Configuration keys* table from the settings table (src/agent/settings.ts, via dist/): key, panel, CLI, default, meaning.
+// Prints docs/node-panel.md's *Configuration keys* table from src/agent/settings.ts (via dist/): key, panel, CLI, default, meaning.
 // @ts-check
 'use strict';
 
@@ -7,7 +7,7 @@
 const COLLECTIONS = { limits: 'Limits', options: 'Options', top: '' };
 
 /**
- * Where a setting sits in the node's panel, as README names it.
+ * Where a setting sits in the node's panel, as docs/node-panel.md names it.
  * @param {any} setting
  */
 function panelCell(setting) {

@@ -1,4 +1,4 @@
-// The settings table is the one declaration: engine defaults, checks, panel entries, node mapping and README agree with it.
+// The settings table is the one declaration: engine defaults, checks, panel entries, node mapping and the docs' key table agree with it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeProperties } from 'n8n-workflow';
@@ -23,8 +23,9 @@ function problemOf(config: Record<string, unknown>): string {
   throw new Error('the config was accepted');
 }
 
-/** A README table as rows of cells keyed by the header's names. */
+/** A Markdown table under a heading, as rows of cells keyed by the header's names. */
 function tableUnder(markdown: string, heading: string): Array<Record<string, string>> {
+  if (!markdown.includes(`\n${heading}\n`)) throw new Error(`no "${heading}" heading: point this test at the table's page`);
   const start = markdown.indexOf(`\n${heading}\n`) + heading.length + 2;
   const section = markdown.slice(start).split(/\n#{2,3} /)[0];
   const lines = section.split('\n').filter((line) => line.startsWith('|'));
@@ -136,15 +137,15 @@ describe('the settings table', () => {
     });
   });
 
-  it("matches README's configuration table in every column README has", () => {
-    const readme = tableUnder(readFileSync(join(__dirname, '..', 'README.md'), 'utf8'), '## Configuration keys');
-    const generated = tableUnder(`## Configuration keys\n${settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS).join('\n')}\n`, '## Configuration keys');
-    const columns = Object.keys(readme[0]);
+  it('matches the configuration table in docs/node-panel.md in every column the page has', () => {
+    const page = tableUnder(readFileSync(join(__dirname, '..', 'docs', 'node-panel.md'), 'utf8'), '## Configuration keys');
+    const generated = tableUnder(`\n## Configuration keys\n${settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS).join('\n')}\n`, '## Configuration keys');
+    const columns = Object.keys(page[0]);
     expect(columns).toEqual(expect.arrayContaining(['key', 'default', 'meaning']));
     const pick = (row: Record<string, string>) => Object.fromEntries(columns.map((column) => [column, row[column]]));
     const configRows = generated.filter((row) => !row.key.includes('(library option)'));
-    expect(configRows.map(pick).sort((a, b) => a.key.localeCompare(b.key))).toEqual(readme.filter((row) => !row.key.includes('(library option)')).map(pick).sort((a, b) => a.key.localeCompare(b.key)));
-    // Once README has the CLI column, the run options (Instructions / developerText / --system) are in it too.
-    if (columns.includes('CLI')) expect(readme.map(pick)).toEqual(generated.map(pick));
+    expect(configRows.map(pick).sort((a, b) => a.key.localeCompare(b.key))).toEqual(page.filter((row) => !row.key.includes('(library option)')).map(pick).sort((a, b) => a.key.localeCompare(b.key)));
+    // Once the page has the CLI column, the run options (Instructions / developerText / --system) are in it too.
+    if (columns.includes('CLI')) expect(page.map(pick)).toEqual(generated.map(pick));
   });
 });
