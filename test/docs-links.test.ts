@@ -5,10 +5,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 const ROOT = join(__dirname, '..');
 const README_MAX_LINES = 350;
 
-/** The checked pages, relative to the repository: README, CONTRIBUTING, CHANGELOG and every docs/*.md. */
+/** The checked pages: README, CONTRIBUTING, CHANGELOG, every docs/*.md and bench's README (repository-relative). */
 function documentationFiles(): string[] {
   const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort();
-  return ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs.map((name) => `docs/${name}`)];
+  return ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs.map((name) => `docs/${name}`), 'bench/README.md'];
 }
 
 /**
@@ -145,7 +145,7 @@ function readRepositoryFile(path: string): string | undefined {
 describe('the documentation', () => {
   const files = documentationFiles();
 
-  it('has every relative link and anchor in README, CONTRIBUTING, CHANGELOG and docs/ resolve', () => {
+  it('has every relative link and anchor in README, CONTRIBUTING, CHANGELOG, docs/ and bench/README resolve', () => {
     expect(files.length).toBeGreaterThan(10);
     expect(files.flatMap((file) => brokenLinks(file, readRepositoryFile))).toEqual([]);
   });
