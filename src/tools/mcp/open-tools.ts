@@ -43,7 +43,7 @@ interface Candidate {
  */
 export async function openMcpTools(options: OpenMcpToolsOptions): Promise<McpToolSet> {
   const wanted = options.servers.filter((server) => options.allowedTools.some((name) => name.startsWith(`${server.name}.`)));
-  const opened = await Promise.allSettled(wanted.map((server) => McpConnection.open(server, { readOnly: new Set(server.read_only ?? []), policy: options.policy, signal: options.signal })));
+  const opened = await Promise.allSettled(wanted.map((server) => McpConnection.open(server, { at: `mcp_servers[${options.servers.indexOf(server)}]`, readOnly: new Set(server.read_only ?? []), policy: options.policy, signal: options.signal })));
   const connections = opened.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.connection] : []));
   const close = async () => {
     await Promise.all(connections.map((connection) => connection.close()));
