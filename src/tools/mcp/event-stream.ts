@@ -1,5 +1,5 @@
 // The server's reconnection hint in an event stream (`retry:`), held to a bound the run can wait.
-import { Transform } from 'node:stream';
+import { Transform } from "node:stream";
 
 /**
  * The longest wait before the event stream is opened again, whatever the server's `retry:` asks. The SDK's transport
@@ -22,10 +22,16 @@ export function cappedRetryHints(maxMs: number = MAX_RECONNECTION_DELAY_MS): Tra
   let pending: Buffer[] = [];
   const rewrite = (bytes: Buffer) => {
     // latin1 maps each byte to one character and back, so the bytes of any other text pass unchanged.
-    const text = bytes.toString('latin1');
-    if (!text.includes('retry:')) return bytes;
-    const lines = text.split(/(\r\n|\r|\n)/).map((part) => part.replace(RETRY_LINE, (line, field: string, digits: string) => (Number(digits) > maxMs ? `${field}${maxMs}` : line)));
-    return Buffer.from(lines.join(''), 'latin1');
+    const text = bytes.toString("latin1");
+    if (!text.includes("retry:")) return bytes;
+    const lines = text
+      .split(/(\r\n|\r|\n)/)
+      .map((part) =>
+        part.replace(RETRY_LINE, (line, field: string, digits: string) =>
+          Number(digits) > maxMs ? `${field}${maxMs}` : line,
+        ),
+      );
+    return Buffer.from(lines.join(""), "latin1");
   };
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
