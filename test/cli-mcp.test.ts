@@ -66,6 +66,24 @@ describe('agent-core run: MCP problems exit 2 before any model call', () => {
     expect(scripted().requests).toHaveLength(0);
   });
 
+  it('says a server that answers 401 wants a token, naming the header to set, and exits 2 before any model call', async () => {
+    const locked = await startTestMcpServer(() => [], (_request, response) => {
+      response.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="https://auth.example.com/.well-known/oauth-protected-resource"' });
+      response.end();
+      return true;
+    });
+    try {
+      const result = await run({ allowed_tools: ['locked.x'], mcp_servers: [{ name: 'locked', url: locked.url, allow_private_network: true }] });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('MCP server "locked"');
+      expect(result.stderr).toContain('answered HTTP 401 Unauthorized: it wants a token, and none is configured; its WWW-Authenticate says it uses OAuth');
+      expect(result.stderr).toContain('fix: Set mcp_servers[0].headers.Authorization to "Bearer <token>"');
+      expect(scripted().requests).toHaveLength(0);
+    } finally {
+      await locked.close();
+    }
+  });
+
   it('refuses a loopback server without allow_private_network, and the canary is never reached', async () => {
     const canary = await startCanary();
     const result = await run({ allowed_tools: ['local.x'], mcp_servers: [{ name: 'local', url: `${canary.url}/mcp` }] });

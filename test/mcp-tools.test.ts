@@ -182,6 +182,19 @@ describe('refusals before any model call', () => {
     await expect(run).rejects.toThrow(message);
   });
 
+  it('leaves out a tool with an empty name (it would be offered as "<server>."), with a notice, and offers the others', async () => {
+    const nameless = await startTestMcpServer(() => [{ name: '', call: () => text('nameless') }, { name: 'named', call: () => text('named') }]);
+    try {
+      scripted().setScript([final('ok')]);
+      const result = await runAgent({ model: model(), config: { model: 'gpt-4o-mini', allowed_tools: ['odd.*'], mcp_servers: [{ name: 'odd', url: nameless.url, allow_private_network: true }] }, prompt: 'Hi.' });
+      expect(result.trace[0].mcp_tools!.map((record) => record.tool)).toEqual(['odd.named']);
+      expect(result.trace[0].notices).toContain('odd. is left out: its name is empty, so it would be offered as "odd.", not a tool name the engine takes');
+      expect(JSON.stringify(scripted().requests[0].messages)).not.toMatch(/odd\.(?![a-z])/);
+    } finally {
+      await nameless.close();
+    }
+  });
+
   it("keeps server names short enough for the registry's tool-name limit, which is 64 characters", () => {
     const tool = (name: string) => ({ name, description: 'x', parameters: { type: 'object' }, execute: async () => 'x' });
     expect(() => new ToolRegistry([tool(`a${'b'.repeat(63)}`)])).not.toThrow();

@@ -7,8 +7,9 @@ import { classifyAddress } from '../http-request/address-policy';
 import { resolveWithSystem, type ConnectionPolicy } from '../http-request/connection-policy';
 import { DEFAULT_MCP_TIMEOUT_SECONDS, shownUrl, type McpServerConfig } from './config';
 import { McpServerError, transportErrorIn, type TransportProblem } from './errors';
+import { MAX_RECONNECTION_DELAY_MS } from './event-stream';
 import type { McpToolDefinition } from './fingerprint';
-import { guardedFetch, type McpFetch } from './guarded-fetch';
+import { guardedFetch, type GuardedFetch } from './guarded-fetch';
 
 /** The SDK on first use: requiring it costs about half a second, which a run without MCP servers never pays. */
 const sdk = loadOnce(() => {
@@ -25,6 +26,13 @@ export const MAX_MCP_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** Tools listed per server at most, over at most this many pages. */
 const MAX_LISTED_TOOLS = 1_000;
 const MAX_LIST_PAGES = 50;
+/**
+ * Times an operation's answer is asked for again after its event stream ended first (MCP 2025-11-25 transports,
+ * "Resumability and Redelivery": the client resumes with a GET carrying `Last-Event-ID`, after the server's `retry`).
+ */
+export const MAX_RECONNECTIONS = 3;
+/** The wait before a reconnection when the server gave no `retry:` hint (doubled after a failed one, to the cap). */
+const FIRST_RECONNECTION_DELAY_MS = 250;
 /** How long closing waits for the server to end the session (DELETE) before it drops the connection anyway. */
 const CLOSE_WAIT_MS = 1_000;
 
@@ -48,7 +56,7 @@ export class McpConnection {
     readonly server: McpServerConfig,
     private readonly client: SdkClient,
     private readonly transport: StreamableHTTPClientTransport,
-    private readonly fetch: { fetch: McpFetch; close(): void },
+    private readonly fetch: GuardedFetch,
   ) {}
 
   /** Milliseconds for connecting and listing, and for each call. */
@@ -60,19 +68,26 @@ export class McpConnection {
    * Connects (initialize) and lists the server's tools, within its timeout. Any failure closes what was opened and
    * throws McpServerError naming the server, what happened and the fix.
    */
-  static async open(server: McpServerConfig, options: { readOnly: ReadonlySet<string>; policy?: ConnectionPolicy; signal?: AbortSignal }): Promise<{ connection: McpConnection; definitions: McpToolDefinition[] }> {
+  static async open(
+    server: McpServerConfig,
+    options: { at: string; readOnly: ReadonlySet<string>; policy?: ConnectionPolicy; signal?: AbortSignal },
+  ): Promise<{ connection: McpConnection; definitions: McpToolDefinition[] }> {
     const { Client, Transport } = sdk();
     let connection: McpConnection | undefined;
     const fetch = guardedFetch({
       server,
+      at: options.at,
       policy: options.policy ?? DEFAULT_MCP_POLICY,
       maxResponseBytes: MAX_MCP_RESPONSE_BYTES,
       deadline: () => connection?.deadlineAt ?? Date.now() + (server.timeout ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000,
       mayRepeat: (body) => mayRepeat(body, options.readOnly),
+      maxReconnections: MAX_RECONNECTIONS,
       onCut: (error) => connection?.failCurrent?.(error),
     });
-    // No reconnection of the event stream in the background: a run's connection lives for its calls only.
-    const transport = new Transport(new URL(server.url), { fetch: fetch.fetch, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 } });
+    // Every reconnection goes through the guarded fetch, which counts them per operation and caps the server's hint;
+    // the SDK may try once more than the count allows, so that the refusal of the last one fails the call at once.
+    const reconnectionOptions = { maxRetries: MAX_RECONNECTIONS + 1, initialReconnectionDelay: FIRST_RECONNECTION_DELAY_MS, maxReconnectionDelay: MAX_RECONNECTION_DELAY_MS, reconnectionDelayGrowFactor: 2 };
+    const transport = new Transport(new URL(server.url), { fetch: fetch.fetch, reconnectionOptions });
     const client = new Client({ name: 'n8n-agent-core', version: '1' }, { capabilities: {}, jsonSchemaValidator: UNCHECKED_OUTPUT });
     connection = new McpConnection(server, client, transport, fetch);
     connection.deadlineAt = Date.now() + connection.timeoutMs;
@@ -102,6 +117,7 @@ export class McpConnection {
   /** Calls the tool (the server's own name) within the server's timeout and `signal`; the SDK's errors are thrown as they are. */
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
     this.deadlineAt = Date.now() + this.timeoutMs;
+    this.fetch.startOperation();
     try {
       return (await this.failing((own) => this.client.callTool({ name, arguments: args }, undefined, { signal: anySignal(own, signal), timeout: this.timeoutMs }))) as CallToolResult;
     } catch (error) {
@@ -158,6 +174,8 @@ const FIXES: Record<TransportProblem | 'protocol', (name: string) => string> = {
   too_large: (name) => `Narrow what mcp_servers "${name}" offers with "tools", or ask the server's operator.`,
   timeout: (name) => `Raise mcp_servers "${name}" timeout (seconds), or check that the server answers.`,
   origin: (name) => `Put the URL the server redirects to in mcp_servers "${name}" url, if you trust it.`,
+  unauthorized: (name) => `Set the token mcp_servers "${name}" wants in its headers.`,
+  forbidden: (name) => `Set a token with the rights mcp_servers "${name}" asks for in its headers.`,
   protocol: (name) => `Check that mcp_servers "${name}" url is the server's streamable HTTP endpoint (often ending in /mcp).`,
 };
 
@@ -166,7 +184,7 @@ function openingError(server: McpServerConfig, error: unknown): McpServerError {
   const transport = transportErrorIn(error);
   const problem: TransportProblem | 'protocol' = transport?.problem ?? (isTimeout(error) ? 'timeout' : 'protocol');
   const what = transport ? transport.message : `MCP server "${server.name}" (${shownUrl(server)}) could not be used: ${describe(error)}`;
-  return new McpServerError(server.name, what, FIXES[problem](server.name), error);
+  return new McpServerError(server.name, what, transport?.fix ?? FIXES[problem](server.name), error);
 }
 
 /** A failed call, as the model reads it (the engine prefixes the tool's name and redacts it). */

@@ -19,7 +19,7 @@ export class McpServerError extends AgentCoreError {
 }
 
 /** What went wrong on the way to a server, for the fix the operator is given (and whether a retry may help). */
-export type TransportProblem = 'refused' | 'tls' | 'unreachable' | 'reset' | 'too_large' | 'timeout' | 'origin';
+export type TransportProblem = 'refused' | 'tls' | 'unreachable' | 'reset' | 'too_large' | 'timeout' | 'origin' | 'unauthorized' | 'forbidden';
 
 /** A request to an MCP server that failed in our own transport (the address policy, the network, a cap); the message is written for people. */
 export class McpTransportError extends Error {
@@ -27,6 +27,8 @@ export class McpTransportError extends Error {
   constructor(
     readonly problem: TransportProblem,
     message: string,
+    /** The operator's fix, when only the transport knows it (which header a 401 wants); else the problem's usual one. */
+    readonly fix?: string,
   ) {
     super(message);
   }

@@ -1,4 +1,4 @@
-// The fetch the MCP transport sends through: http_request's address policy, headers for the server's origin only, no redirect, a byte cap, retries.
+// The fetch the MCP transport sends through: http_request's address policy, headers for the server's origin only, no redirect, caps, retries.
 import http from 'node:http';
 import https from 'node:https';
 import { Transform, type Readable } from 'node:stream';
@@ -6,7 +6,9 @@ import { normalizeHost } from '../http-request/address-policy';
 import { checkHop, guardedLookup, type ConnectionPolicy } from '../http-request/connection-policy';
 import { HttpRequestError } from '../http-request/error';
 import { HTTP_METHODS, type HttpMethod, type HttpRequestSettings } from '../http-request/settings';
+import { authorizationError } from './authorization';
 import { McpTransportError } from './errors';
+import { cappedRetryHints } from './event-stream';
 import { shownUrl, type McpServerConfig } from './config';
 
 /** The fetch the SDK's transport takes (`FetchLike`). */
@@ -14,6 +16,8 @@ export type McpFetch = (url: string | URL, init?: RequestInit) => Promise<Respon
 
 export interface GuardedFetchOptions {
   server: McpServerConfig;
+  /** The server's entry as the config names it (`mcp_servers[0]`), for the fix of a 401 or 403. */
+  at: string;
   policy: ConnectionPolicy;
   /** Bytes of one response the transport may read; past it the response fails (the SDK would hold it all). */
   maxResponseBytes: number;
@@ -21,8 +25,23 @@ export interface GuardedFetchOptions {
   deadline(): number;
   /** Whether a POST of this JSON-RPC text may be sent again after it may have reached the server (a read, not a tool with side effects). */
   mayRepeat(body: string): boolean;
-  /** Told when an answer is cut in the middle (over the byte cap): the SDK only logs that, and its request would wait for its timeout. */
+  /**
+   * How often the event stream may be opened again within one operation (see `startOperation`): a resumption with
+   * `Last-Event-ID`, or the server's own stream opened once more. Past it the GET is refused and `onCut` told.
+   */
+  maxReconnections: number;
+  /**
+   * Told when the operation under way cannot get its answer: one cut in the middle (over the byte cap), or an event
+   * stream closed once too often. The SDK only logs those, and its request would wait for its timeout.
+   */
   onCut(error: McpTransportError): void;
+}
+
+/** The fetch, what drops its connections, and what starts the count of reconnections afresh (at each operation). */
+export interface GuardedFetch {
+  fetch: McpFetch;
+  close(): void;
+  startOperation(): void;
 }
 
 /** Answers that say "try again": 429 always (the server did nothing), 5xx only for requests that may be repeated. */
@@ -42,13 +61,15 @@ const LOOSE_POST_MS = 5_000;
  * that met a passing failure is sent again while the deadline allows, a POST after it may have reached the
  * server only when `mayRepeat` says so. `close()` drops its connections.
  */
-export function guardedFetch(options: GuardedFetchOptions): { fetch: McpFetch; close(): void } {
+export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const { server, policy } = options;
   const origin = new URL(server.url).origin;
   const allowPrivate = server.allow_private_network === true;
   const agent = new (origin.startsWith('https:') ? https : http).Agent({ keepAlive: true, maxSockets: 4 });
   const settings: HttpRequestSettings = { allowedDomains: [], allowedMethods: [...HTTP_METHODS], maxResponseBytes: options.maxResponseBytes, allowPrivateNetwork: allowPrivate, headers: {}, allowInsecureHeaders: true, maxRedirects: 0 };
   const where = `MCP server "${server.name}" (${shownUrl(server)})`;
+  let eventStreamOpened = false;
+  let reconnections = 0;
 
   const sendOnce = (url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, endAt: number | undefined) => {
     try {
@@ -79,7 +100,8 @@ export function guardedFetch(options: GuardedFetchOptions): { fetch: McpFetch; c
       request.once('response', (incoming) => {
         incoming.once('close', cleanup);
         const status = incoming.statusCode ?? 502;
-        const bodyStream = NULL_BODY_STATUSES.has(status) ? null : webStream(incoming.pipe(byteCap(options.maxResponseBytes, where, incoming, options.onCut)));
+        const capped = incoming.pipe(byteCap(options.maxResponseBytes, where, incoming, options.onCut));
+        const bodyStream = NULL_BODY_STATUSES.has(status) ? null : webStream(isEventStream(incoming) ? withCappedHints(capped) : capped);
         resolve(new Response(bodyStream, { status, statusText: incoming.statusMessage ?? '', headers: headersOf(incoming.headers) }));
       });
       request.once('error', (error) => {
@@ -97,6 +119,27 @@ export function guardedFetch(options: GuardedFetchOptions): { fetch: McpFetch; c
     const body = typeof init.body === 'string' ? init.body : undefined;
     // The SDK's headers (session id, protocol version, accept), then the operator's: this is the server's origin.
     const headers: Record<string, string> = { 'user-agent': 'n8n-agent-core-mcp', ...Object.fromEntries(new Headers(init.headers as ConstructorParameters<typeof Headers>[0])), ...(server.headers ?? {}) };
+    if (method === 'GET') {
+      // The SDK opens the stream again whenever one ends before its answer, each time as if for the first (MCP
+      // 2025-11-25 transports, "Resumability and Redelivery"): the count of this operation bounds it.
+      if ((eventStreamOpened || 'last-event-id' in headers) && ++reconnections > options.maxReconnections) {
+        const error = new McpTransportError('reset', `${where} ended its event stream ${reconnections} times without the answer; it was not opened again (at most ${options.maxReconnections} reconnections)`);
+        options.onCut(error);
+        throw error;
+      }
+      eventStreamOpened = true;
+    }
+    const resuming = method === 'GET' && 'last-event-id' in headers;
+    try {
+      return await send(url, method, headers, body, init.signal, resuming);
+    } catch (error) {
+      // A resumption refused (a 401, an address, a redirect elsewhere) would be refused again: its call fails at once.
+      if (resuming && error instanceof McpTransportError) options.onCut(error);
+      throw error;
+    }
+  };
+
+  const send = async (url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | null | undefined, resuming: boolean) => {
     const repeatable = method !== 'POST' || (body !== undefined && options.mayRepeat(body));
     // GET opens the server's event stream, which lives as long as the connection: only the transport's own signal ends it.
     const deadline = options.deadline();
@@ -104,17 +147,38 @@ export function guardedFetch(options: GuardedFetchOptions): { fetch: McpFetch; c
     for (let attempt = 1; ; attempt++) {
       let response: Response;
       try {
-        response = await sendOnce(url, method, headers, body, init.signal ?? undefined, endAt);
+        response = await sendOnce(url, method, headers, body, signal ?? undefined, endAt);
       } catch (error) {
         const passing = error instanceof McpTransportError && (error.problem === 'unreachable' || (error.problem === 'reset' && repeatable));
-        if (!passing || !(await pausedForRetry(attempt, undefined, endAt, init.signal))) throw error;
+        if (!passing || !(await pausedForRetry(attempt, undefined, endAt, signal))) throw error;
         continue;
       }
-      if (RETRY_STATUSES.has(response.status) && (response.status === 429 || repeatable) && (await pausedForRetry(attempt, response, endAt, init.signal))) continue;
+      if (RETRY_STATUSES.has(response.status) && (response.status === 429 || repeatable) && (await pausedForRetry(attempt, response, endAt, signal))) continue;
+      if (response.status === 401 || response.status === 403) {
+        await response.body?.cancel().catch(() => undefined);
+        throw authorizationError(response, server, options.at, where);
+      }
+      const location = resuming && response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+      const target = location === null ? origin : URL.canParse(location, url.href) ? new URL(location, url).origin : 'an unreadable address';
+      if (target !== origin) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new McpTransportError('origin', `${where} sent the resumption of its event stream to ${target}, another origin; it was not followed`);
+      }
       return response;
     }
   };
-  return { fetch, close: () => agent.destroy() };
+  return { fetch, close: () => agent.destroy(), startOperation: () => (reconnections = 0) };
+}
+
+function isEventStream(incoming: http.IncomingMessage): boolean {
+  return /^\s*text\/event-stream\s*(;|$)/i.test(incoming.headers['content-type'] ?? '');
+}
+
+/** The stream with its reconnection hints capped; a failure of the stream (the byte cap) fails what is read. */
+function withCappedHints(source: Readable): Readable {
+  const hints = cappedRetryHints();
+  source.once('error', (error) => hints.destroy(error));
+  return source.pipe(hints);
 }
 
 /** Waits before the next attempt, when there is one and it can start before `endAt`; false: give up. */

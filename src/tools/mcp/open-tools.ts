@@ -43,7 +43,7 @@ interface Candidate {
  */
 export async function openMcpTools(options: OpenMcpToolsOptions): Promise<McpToolSet> {
   const wanted = options.servers.filter((server) => options.allowedTools.some((name) => name.startsWith(`${server.name}.`)));
-  const opened = await Promise.allSettled(wanted.map((server) => McpConnection.open(server, { readOnly: new Set(server.read_only ?? []), policy: options.policy, signal: options.signal })));
+  const opened = await Promise.allSettled(wanted.map((server) => McpConnection.open(server, { at: `mcp_servers[${options.servers.indexOf(server)}]`, readOnly: new Set(server.read_only ?? []), policy: options.policy, signal: options.signal })));
   const connections = opened.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.connection] : []));
   const close = async () => {
     await Promise.all(connections.map((connection) => connection.close()));
@@ -144,6 +144,10 @@ function changedNotice(server: string, tool: string, pinned: string, offered: st
 function candidate(server: McpServerConfig, definition: McpToolDefinition): Candidate {
   const fullName = `${server.name}.${definition.name}`;
   const { $schema: _dialect, ...parameters } = definition.inputSchema ?? {};
+  // An empty name would be offered as `<server>.`, which the registry's pattern lets through.
+  if (definition.name === '') {
+    return { definition, parameters, refusal: `its name is empty, so it would be offered as ${JSON.stringify(fullName)}, not a tool name the engine takes` };
+  }
   if (!fitsToolRegistry(fullName)) {
     return { definition, parameters, refusal: `its name ${JSON.stringify(fullName)} is not a tool name the engine takes (at most ${MAX_TOOL_NAME_LENGTH} characters of letters, digits, "_", "." and "-"); a shorter server name may help` };
   }
