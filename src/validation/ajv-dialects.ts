@@ -20,11 +20,12 @@ const CLASSES: Readonly<Record<Dialect, () => typeof Ajv>> = {
  * One instance that stops at the first problem and one that lists them all (for the `path: problem` lines of
  * a small value), per dialect. Their patterns run on RE2 (linear-regexp.ts), `uniqueItems` and `enum` in linear
  * time (linear-keywords.ts); none has `loadSchema`, so a `$ref` to a URL is never fetched. (ajv's registry by
- * `$id` stays on: ajv resolves a schema's `"$ref": "#"` through it.)
+ * `$id` stays on: ajv resolves a schema's `"$ref": "#"` through it.) `ownProperties`: a required "constructor" or
+ * "toString" is not met by the value's prototype (JSON-Schema-Test-Suite required.json).
  */
 function makeAjv(dialect: Dialect, allErrors: boolean): Ajv {
   const AjvClass = CLASSES[dialect]();
-  const ajv = new AjvClass({ allErrors, strict: false, useDefaults: false, validateFormats: false, code: { regExp: linearRegExp } });
+  const ajv = new AjvClass({ allErrors, strict: false, useDefaults: false, validateFormats: false, ownProperties: true, code: { regExp: linearRegExp } });
   useLinearUniqueItems(ajv);
   useSetEnum(ajv);
   return ajv;

@@ -28,6 +28,13 @@ const UNKNOWN_IN: Readonly<Record<Dialect, readonly string[]>> = {
   '2020-12': ['additionalItems', '$recursiveRef', '$recursiveAnchor'],
 };
 
+/**
+ * Keywords refused in every dialect: ajv's `$dynamicRef` recursed without end on JSON-Schema-Test-Suite cases
+ * (dynamicRef.json, "$dynamicRef avoids the root of each schema…": a stack overflow) and misreads others, and
+ * the recursion it can take is not one checkSchemaLimits can bound. `$ref` and `$defs` write the same recursion.
+ */
+const NEVER_CHECKED = ['$dynamicRef', '$dynamicAnchor'];
+
 /** A schema's dialect; `inferredFrom` is set when it has no `$schema` and a 2020-12 keyword chose 2020-12. */
 export interface SchemaDialect {
   dialect: Dialect;
@@ -59,6 +66,8 @@ export function dialectOf(schema: SchemaNode, owner: string): SchemaDialect {
   const only2020 = UNKNOWN_IN['draft-07'].filter((keyword) => !UNKNOWN_IN['2020-12'].includes(keyword));
   const inferredFrom = declared ? undefined : uses(only2020);
   const dialect = declared ?? (inferredFrom ? '2020-12' : 'draft-07');
+  const unchecked = uses(NEVER_CHECKED);
+  if (unchecked) throw new SchemaError(owner, `uses "${unchecked.keyword}" (at ${unchecked.path}), which the engine does not check`, 'Write the recursion with "$ref" to a definition in "$defs" (e.g. "items": {"$ref": "#/$defs/Node"}).');
   const unknown = uses(UNKNOWN_IN[dialect]);
   if (unknown) throw new SchemaError(owner, `uses "${unknown.keyword}" (at ${unknown.path}), which JSON Schema ${dialect} does not define, so it would be ignored`, fixFor(unknown.keyword, dialect, declared !== undefined));
   if (dialect === '2020-12') {
