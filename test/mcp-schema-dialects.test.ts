@@ -16,18 +16,27 @@ describe('an MCP server whose tool schemas use 2020-12 keywords without $schema'
       {
         name: 'pay',
         description: 'Charges a card.',
-        inputSchema: { type: 'object', properties: { amount: { type: 'number' }, card: { type: 'string' } }, dependentRequired: { card: ['amount'] }, unevaluatedProperties: false },
+        inputSchema: {
+          type: 'object',
+          properties: { amount: { type: 'number' }, card: { type: 'string' } },
+          dependentRequired: { card: ['amount'] },
+          unevaluatedProperties: false,
+        },
         call: () => text('charged'),
       },
       {
         name: 'move',
         description: 'Moves a piece to a square.',
-        inputSchema: { type: 'object', properties: { to: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } }, required: ['to'] },
+        inputSchema: {
+          type: 'object',
+          properties: { to: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } },
+          required: ['to'],
+        },
         call: () => text('moved'),
       },
       {
         name: 'legacy',
-        description: "A draft-07 tuple, without $schema: MCP reads it as 2020-12, where additionalItems is not a keyword.",
+        description: 'A draft-07 tuple, without $schema: MCP reads it as 2020-12, where additionalItems is not a keyword.',
         inputSchema: { type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }], additionalItems: false } } },
         call: () => text('legacy'),
       },
@@ -36,15 +45,18 @@ describe('an MCP server whose tool schemas use 2020-12 keywords without $schema'
   afterAll(() => shop.close());
 
   it('never sends the call its schema forbids (the model reads why), sends a valid prefixItems call, and reads a schema without $schema as 2020-12', async () => {
-    scripted().setScript([
-      action('shop.pay', { amount: 5, card: '4111', admin: true }),
-      action('shop.move', { to: ['e', 4] }),
-      final('done'),
-    ]);
-    const result = await runAgent({ model: model(), config: { model: 'gpt-4o-mini', allowed_tools: ['shop.*'], mcp_servers: [{ name: 'shop', url: shop.url, allow_private_network: true }] }, prompt: 'Pay and move.' });
+    scripted().setScript([action('shop.pay', { amount: 5, card: '4111', admin: true }), action('shop.move', { to: ['e', 4] }), final('done')]);
+    const result = await runAgent({
+      model: model(),
+      config: { model: 'gpt-4o-mini', allowed_tools: ['shop.*'], mcp_servers: [{ name: 'shop', url: shop.url, allow_private_network: true }] },
+      prompt: 'Pay and move.',
+    });
     expect(shop.calls('pay')).toEqual([]);
     expect(shop.calls('move').map((call) => call.arguments)).toEqual([{ to: ['e', 4] }]);
-    expect(result.trace[0].error).toEqual({ type: 'invalid_args', message: 'shop.pay args are invalid: args: unknown property "admin" is not allowed' });
+    expect(result.trace[0].error).toEqual({
+      type: 'invalid_args',
+      message: 'shop.pay args are invalid: args: unknown property "admin" is not allowed',
+    });
     expect(result.trace[1].error).toBeUndefined();
     expect(result.finish_reason).toBe('final');
     expect(result.trace[0].notices).toContain(

@@ -19,7 +19,9 @@ const refusal = (run: () => unknown): string => {
 describe('a refused schema leaves nothing behind', () => {
   it('a schema refused for "minimum": "0" and corrected under the same $id compiles at once', () => {
     const wrong = { $id: 'https://example.com/amount.json', type: 'object', properties: { amount: { type: 'number', minimum: '0' } } };
-    expect(refusal(() => assertValidSchema(wrong, 'output_schema'))).toMatch(/^output_schema is not a valid JSON Schema draft-07: .*minimum must be number/);
+    expect(refusal(() => assertValidSchema(wrong, 'output_schema'))).toMatch(
+      /^output_schema is not a valid JSON Schema draft-07: .*minimum must be number/,
+    );
     const corrected = { $id: 'https://example.com/amount.json', type: 'object', properties: { amount: { type: 'number', minimum: 0 } } };
     expect(refusal(() => assertValidSchema(corrected, 'output_schema'))).toBe('accepted');
     expect(validateAgainst(corrected, { amount: -1 }).ok).toBe(false);
@@ -39,7 +41,9 @@ describe('a refused schema leaves nothing behind', () => {
     const before = { counts: compiledSchemaCounts(), ids: idsHeldByAjv().sort() };
     for (let index = 0; index < 2_000; index++) {
       const draft = index % 2 === 0 ? {} : { $schema: DRAFT_2020 };
-      expect(refusal(() => assertValidSchema({ ...draft, $id: `https://example.com/refused-${index}.json`, minimum: String(index) }, 'output_schema'))).toMatch(/is not a valid JSON Schema/);
+      expect(
+        refusal(() => assertValidSchema({ ...draft, $id: `https://example.com/refused-${index}.json`, minimum: String(index) }, 'output_schema')),
+      ).toMatch(/is not a valid JSON Schema/);
     }
     expect({ counts: compiledSchemaCounts(), ids: idsHeldByAjv().sort() }).toEqual(before);
   });
@@ -47,9 +51,21 @@ describe('a refused schema leaves nothing behind', () => {
 
 describe('each schema is checked by its own dialect', () => {
   it('a 2020-12 schema applies dependentRequired and unevaluatedProperties: the forbidden call is refused naming the extra property', () => {
-    const pay = { $schema: DRAFT_2020, type: 'object', properties: { amount: { type: 'number' }, card: { type: 'string' } }, dependentRequired: { card: ['amount'] }, unevaluatedProperties: false };
-    expect(validateAgainst(pay, { amount: 5, card: '4111', admin: true })).toEqual({ ok: false, issues: ['args: unknown property "admin" is not allowed'] });
-    expect(validateAgainst(pay, { card: '4111' })).toMatchObject({ ok: false, issues: ['args: must have property amount when property card is present'] });
+    const pay = {
+      $schema: DRAFT_2020,
+      type: 'object',
+      properties: { amount: { type: 'number' }, card: { type: 'string' } },
+      dependentRequired: { card: ['amount'] },
+      unevaluatedProperties: false,
+    };
+    expect(validateAgainst(pay, { amount: 5, card: '4111', admin: true })).toEqual({
+      ok: false,
+      issues: ['args: unknown property "admin" is not allowed'],
+    });
+    expect(validateAgainst(pay, { card: '4111' })).toMatchObject({
+      ok: false,
+      issues: ['args: must have property amount when property card is present'],
+    });
     expect(validateAgainst(pay, { amount: 5, card: '4111' }).ok).toBe(true);
   });
 
@@ -72,15 +88,29 @@ describe('each schema is checked by its own dialect', () => {
   });
 
   it('draft-07 keywords 2020-12 dropped are refused by name under 2020-12, never skipped', () => {
-    expect(refusal(() => assertValidSchema({ $schema: DRAFT_2020, items: [{ type: 'string' }], additionalItems: false }, 'output_schema'))).toMatch(/^output_schema uses "additionalItems" \(at \/\), which JSON Schema 2020-12 does not define/);
-    expect(refusal(() => assertValidSchema({ $schema: DRAFT_2020, items: [{ type: 'string' }] }, 'output_schema'))).toMatch(/^output_schema has "items" as an array \(at \/\), draft-07's tuple form, which JSON Schema 2020-12 writes as "prefixItems"/);
-    expect(refusal(() => assertValidSchema({ type: 'object', properties: { list: { $recursiveRef: '#' } } }, 'output_schema'))).toMatch(/"\$recursiveRef" \(at \/properties\/list\)/);
+    expect(refusal(() => assertValidSchema({ $schema: DRAFT_2020, items: [{ type: 'string' }], additionalItems: false }, 'output_schema'))).toMatch(
+      /^output_schema uses "additionalItems" \(at \/\), which JSON Schema 2020-12 does not define/,
+    );
+    expect(refusal(() => assertValidSchema({ $schema: DRAFT_2020, items: [{ type: 'string' }] }, 'output_schema'))).toMatch(
+      /^output_schema has "items" as an array \(at \/\), draft-07's tuple form, which JSON Schema 2020-12 writes as "prefixItems"/,
+    );
+    expect(refusal(() => assertValidSchema({ type: 'object', properties: { list: { $recursiveRef: '#' } } }, 'output_schema'))).toMatch(
+      /"\$recursiveRef" \(at \/properties\/list\)/,
+    );
   });
 
   it('a $schema the engine does not check, one inside the schema, and $dynamicRef are refused by name', () => {
-    expect(refusal(() => assertValidSchema({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'string' }, 'output_schema'))).toMatch(/^output_schema declares "\$schema": "http:\/\/json-schema.org\/draft-04\/schema#", a dialect the engine does not check/);
-    expect(refusal(() => assertValidSchema({ type: 'object', properties: { a: { $schema: DRAFT_2020, prefixItems: [] } } }, 'output_schema'))).toMatch(/^output_schema has "\$schema" at \/properties\/a, inside the schema/);
-    expect(refusal(() => assertValidSchema({ $schema: DRAFT_2020, $dynamicAnchor: 'node', type: 'array', items: { $dynamicRef: '#node' } }, 'output_schema'))).toMatch(/uses "\$dynamicAnchor" \(at \/\), which the engine does not check/);
+    expect(refusal(() => assertValidSchema({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'string' }, 'output_schema'))).toMatch(
+      /^output_schema declares "\$schema": "http:\/\/json-schema.org\/draft-04\/schema#", a dialect the engine does not check/,
+    );
+    expect(
+      refusal(() => assertValidSchema({ type: 'object', properties: { a: { $schema: DRAFT_2020, prefixItems: [] } } }, 'output_schema')),
+    ).toMatch(/^output_schema has "\$schema" at \/properties\/a, inside the schema/);
+    expect(
+      refusal(() =>
+        assertValidSchema({ $schema: DRAFT_2020, $dynamicAnchor: 'node', type: 'array', items: { $dynamicRef: '#node' } }, 'output_schema'),
+      ),
+    ).toMatch(/uses "\$dynamicAnchor" \(at \/\), which the engine does not check/);
   });
 });
 
@@ -92,14 +122,23 @@ describe('a run says when a schema without $schema is read as 2020-12', () => {
     const point: Tool = {
       name: 'plot_point',
       description: 'Plots a labelled point.',
-      parameters: { type: 'object', properties: { point: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } }, required: ['point'] },
+      parameters: {
+        type: 'object',
+        properties: { point: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } },
+        required: ['point'],
+      },
       async execute(args) {
         calls.push(args);
         return 'plotted';
       },
     };
     server().setScript([action('plot_point', { point: ['a', 1, 2] }), action('plot_point', { point: ['a', 1] }), final('done')]);
-    const result = await runAgent({ model: modelFor(server()), config: { model: 'm', allowed_tools: ['plot_point'] }, extraTools: [point], prompt: 'q' });
+    const result = await runAgent({
+      model: modelFor(server()),
+      config: { model: 'm', allowed_tools: ['plot_point'] },
+      extraTools: [point],
+      prompt: 'q',
+    });
     expect(result).toMatchObject({ finish_reason: 'final', final_answer: 'done' });
     expect(calls).toEqual([{ point: ['a', 1] }]);
     expect(result.trace[0].notices).toContain(

@@ -25,7 +25,14 @@ const CLASSES: Readonly<Record<Dialect, () => typeof Ajv>> = {
  */
 function makeAjv(dialect: Dialect, allErrors: boolean): Ajv {
   const AjvClass = CLASSES[dialect]();
-  const ajv = new AjvClass({ allErrors, strict: false, useDefaults: false, validateFormats: false, ownProperties: true, code: { regExp: linearRegExp } });
+  const ajv = new AjvClass({
+    allErrors,
+    strict: false,
+    useDefaults: false,
+    validateFormats: false,
+    ownProperties: true,
+    code: { regExp: linearRegExp },
+  });
   useLinearUniqueItems(ajv);
   useSetEnum(ajv);
   return ajv;
