@@ -4,6 +4,7 @@ import { mcpSetUp } from '../tools/mcp';
 import { stateSecretProblem } from '../run-state/signed-state';
 import type { TraceStep } from '../trace/types';
 import { SchemaError } from '../validation/schema-error';
+import { schemaDialectNotice } from '../validation/validate';
 import { type AgentConfig, ConfigError, resolveConfig } from './config';
 import type { RunAgentOptions } from './run-options';
 
@@ -39,13 +40,19 @@ export const OPEN_HTTP_REQUEST_NOTICE =
  * The set-up notices of the first step: the protocol format's, an http_request open to any host (egress_hosts
  * "from_prompt" already limits it to the hosts the user or the workflow named), and the MCP servers' (pins made,
  * blocked or missing); with MCP tools, their fingerprints and pins as `mcp_tools`, so the trace's hash chain covers
- * them. No notices, no `notices` field.
+ * them; and each schema without `$schema` that is checked as JSON Schema 2020-12 for its keywords. No notices,
+ * no `notices` field.
  */
-export function noteSetUp(entry: TraceStep, formatNotice: string | undefined, config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings'>, tools: Iterable<Tool> = []): void {
+export function noteSetUp(entry: TraceStep, formatNotice: string | undefined, config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings' | 'output_schema'>, tools: Iterable<Tool> = []): void {
   const http = config.tool_settings.http_request as { allowed_domains?: unknown[]; egress_hosts?: string } | undefined;
   const open = config.allowed_tools.includes('http_request') && !(http?.allowed_domains?.length ?? 0) && http?.egress_hosts !== 'from_prompt';
-  const mcp = mcpSetUp(tools);
-  const notices = [...(formatNotice ? [formatNotice] : []), ...(open ? [OPEN_HTTP_REQUEST_NOTICE] : []), ...mcp.notices];
+  const allowed = [...tools];
+  const mcp = mcpSetUp(allowed);
+  const dialects = [
+    ...allowed.map((tool) => schemaDialectNotice(tool.parameters, `the args schema of tool "${tool.name}"`)),
+    config.output_schema && schemaDialectNotice(config.output_schema, 'output_schema'),
+  ].filter((notice): notice is string => typeof notice === 'string');
+  const notices = [...(formatNotice ? [formatNotice] : []), ...(open ? [OPEN_HTTP_REQUEST_NOTICE] : []), ...mcp.notices, ...dialects];
   if (notices.length > 0) entry.notices = notices;
   if (mcp.records.length > 0) entry.mcp_tools = mcp.records;
 }

@@ -10,10 +10,11 @@ const SIGNATURE_KEYS = new Set(['type', 'properties', 'required', 'additionalPro
  * `{"id": string, "limit"?: integer}` (`?` marks an optional property), in a third of the tokens of its JSON
  * Schema; any other schema is sent as JSON Schema. Either way a top-level `additionalProperties: false` is
  * left out: the model is told the properties it may use, and validation, which always applies the whole
- * schema, answers an extra one with a precise error.
+ * schema, answers an extra one with a precise error. So is `$schema`: which dialect checks the args is validation's concern.
  */
 export function argsText(parameters: JsonSchema): string {
-  return signatureOf(parameters) ?? JSON.stringify(withoutClosedFlag(parameters));
+  const { $schema: _dialect, ...shown } = parameters;
+  return signatureOf(shown) ?? JSON.stringify(withoutClosedFlag(shown));
 }
 
 function signatureOf(schema: JsonSchema): string | undefined {

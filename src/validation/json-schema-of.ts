@@ -1,11 +1,13 @@
 import type { ZodType } from 'zod';
 import type { zodToJsonSchema } from 'zod-to-json-schema';
+import { DIALECT_URIS } from './dialect';
 import { patternProblem } from './linear-regexp';
 import type { JsonSchema } from './validate';
 
 /**
  * A tool's argument schema as a JSON Schema object: from zod 4 (`_zod`), zod 3 (`_def`) or a JSON Schema
- * already; always an object schema without `$schema`. The zod converters load on the first conversion:
+ * already; always an object schema, without `$schema` unless it declares 2020-12 (the zod converters write
+ * draft-07's, the engine's default; see dialect.ts). The zod converters load on the first conversion:
  * only runs with a connected tool sub-node (LangChain tools carry zod schemas) need them (issue #20).
  */
 export function toJsonSchemaObject(schema: unknown): JsonSchema {
@@ -20,12 +22,14 @@ export function toJsonSchemaObject(schema: unknown): JsonSchema {
   } else {
     converted = { type: 'object', properties: { input: { type: 'string' } } };
   }
+  const declared = typeof converted.$schema === 'string' && converted.$schema.replace(/#$/, '') === DIALECT_URIS['2020-12'];
+  const dialect = declared ? { $schema: DIALECT_URIS['2020-12'] } : {};
   delete converted.$schema;
   if (converted.type !== 'object') {
     // A tool taking a bare string (classic LangChain Tool) is offered as {input: string}.
-    return { type: 'object', properties: { input: converted }, required: ['input'] };
+    return { ...dialect, type: 'object', properties: { input: converted }, required: ['input'] };
   }
-  return converted;
+  return { ...dialect, ...converted };
 }
 
 /**

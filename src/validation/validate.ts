@@ -1,39 +1,23 @@
 /** Values checked against JSON Schemas: the one place every schema the engine evaluates is checked, compiled and run. */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { loadOnce } from '../core/load-once';
-import { linearRegExp, patternBudgetRefusal, startPatternBudget } from './linear-regexp';
+import { ajvFor, compileLeavingNoTrace, heldByAjv } from './ajv-dialects';
+import { dialectOf, inferredDialectNotice, type SchemaDialect } from './dialect';
+import { patternBudgetRefusal, startPatternBudget } from './linear-regexp';
 import { SchemaError } from './schema-error';
 import { checkSchemaLimits } from './schema-limits';
-import { useLinearUniqueItems, useSetEnum } from './linear-keywords';
 
-/** A JSON Schema object as ajv understands it (draft-07 / 2019-09 keywords). */
+/** A JSON Schema object: draft-07, or 2020-12 (by its `$schema`, or its keywords: see dialect.ts). */
 export type JsonSchema = Record<string, unknown>;
 
 /** Result of checking a value against a JSON Schema; issues are short `path: problem` sentences. */
 export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false; issues: string[] };
-
-/**
- * The engine's ajv instances, made on first use (see loadOnce): one that stops at the first problem, and one
- * that lists them all, for the `path: problem` lines of a small value (with allErrors, a 40,000-item array
- * of wrong items collected 440,000 errors in 150 ms). Every schema reaches them through validatorsFor,
- * after checkSchemaLimits; their patterns run on RE2 (linear-regexp.ts), `uniqueItems` and `enum` in linear
- * time (linear-keywords.ts); neither has `loadSchema`, so a
- * `$ref` to a URL is never fetched.
- */
-const makeAjv = (allErrors: boolean) => {
-  const ajv = new (require('ajv') as typeof import('ajv')).default({ allErrors, strict: false, useDefaults: false, validateFormats: false, code: { regExp: linearRegExp } });
-  useLinearUniqueItems(ajv);
-  useSetEnum(ajv);
-  return ajv;
-};
-const firstProblemAjv = loadOnce(() => makeAjv(false));
-const allProblemsAjv = loadOnce(() => makeAjv(true));
 
 /** A value with at most this many objects, arrays and scalars gets every problem listed; a larger one its first. */
 const MAX_VALUE_NODES_FOR_ALL_PROBLEMS = 2_000;
 
 interface Validators {
   schema: JsonSchema;
+  dialect: SchemaDialect;
   firstProblem: ValidateFunction;
   /** Compiled on the first mismatch of a small value. */
   allProblems?: ValidateFunction;
@@ -59,7 +43,8 @@ function validatorsFor(schema: JsonSchema, owner: string): Validators {
   if (entry) {
     byText.delete(text);
   } else {
-    entry = { schema, firstProblem: compile(firstProblemAjv(), schema, owner) };
+    const dialect = dialectOf(schema, owner);
+    entry = { schema, dialect, firstProblem: compile(dialect, false, schema, owner) };
     evictOldest();
   }
   byText.set(text, entry);
@@ -71,28 +56,36 @@ function evictOldest(): void {
   while (byText.size >= MAX_COMPILED_SCHEMAS) {
     const [text, oldest] = byText.entries().next().value as [string, Validators];
     byText.delete(text);
-    firstProblemAjv().removeSchema(oldest.schema);
-    if (oldest.allProblems) allProblemsAjv().removeSchema(oldest.schema);
+    ajvFor(oldest.dialect.dialect, false).removeSchema(oldest.schema);
+    if (oldest.allProblems) ajvFor(oldest.dialect.dialect, true).removeSchema(oldest.schema);
   }
 }
 
 /** For tests: schemas compiled and kept here, and schema objects ajv itself holds (its meta-schemas included). */
 export function compiledSchemaCounts(): { cached: number; heldByAjv: number } {
-  const held = (ajv: unknown) => (ajv as { _cache: Map<unknown, unknown> })._cache.size;
-  return { cached: byText.size, heldByAjv: Math.max(held(firstProblemAjv()), held(allProblemsAjv())) };
+  return { cached: byText.size, heldByAjv: heldByAjv() };
 }
 
-function compile(ajv: import('ajv').default, schema: JsonSchema, owner: string): ValidateFunction {
+/** A refused schema leaves the instance as it was (see compileLeavingNoTrace), so the refusal is final. */
+function compile({ dialect }: SchemaDialect, allErrors: boolean, schema: JsonSchema, owner: string): ValidateFunction {
   try {
-    return ajv.compile(schema);
+    return compileLeavingNoTrace(ajvFor(dialect, allErrors), schema);
   } catch (error) {
-    throw new SchemaError(owner, `is not a valid JSON Schema: ${(error as Error).message}`, 'Correct the schema (JSON Schema draft-07 keywords).');
+    throw new SchemaError(owner, `is not a valid JSON Schema ${dialect}: ${(error as Error).message}`, `Correct the schema (JSON Schema ${dialect} keywords).`);
   }
 }
 
 /** Throws SchemaError naming `owner` (e.g. `output_schema`) when the schema is invalid or past a limit (see schema-limits.ts). */
 export function assertValidSchema(schema: JsonSchema, owner: string): void {
   validatorsFor(schema, owner);
+}
+
+/**
+ * The notice a run gives when `schema` has no `$schema` and is checked as 2020-12 because it uses a keyword
+ * only 2020-12 defines; undefined otherwise. Throws SchemaError as assertValidSchema does.
+ */
+export function schemaDialectNotice(schema: JsonSchema, owner: string): string | undefined {
+  return inferredDialectNotice(validatorsFor(schema, owner).dialect, owner);
 }
 
 /** Values nested deeper than this are refused unchecked: as deep as a reply may nest (protocol MAX_NESTING_DEPTH), so ajv's recursion stays shallow. */
@@ -106,7 +99,7 @@ export function validateAgainst<T = unknown>(schema: JsonSchema, value: unknown,
   let validator = validators.firstProblem;
   let valid = validator(value);
   if (!valid && !shape.large && !patternBudgetRefusal()) {
-    validator = validators.allProblems ??= compile(allProblemsAjv(), schema, 'the schema');
+    validator = validators.allProblems ??= compile(validators.dialect, true, schema, 'the schema');
     valid = validator(value);
   }
   const refusal = patternBudgetRefusal();
@@ -158,6 +151,8 @@ function describeError(error: ErrorObject): string {
       return `missing required property "${params.missingProperty}"`;
     case 'additionalProperties':
       return `unknown property "${params.additionalProperty}" is not allowed`;
+    case 'unevaluatedProperties':
+      return `unknown property "${params.unevaluatedProperty}" is not allowed`;
     case 'type':
       return `must be ${params.type}`;
     case 'enum':

@@ -1,6 +1,7 @@
 // Before a run: the MCP servers whose tools `allowed_tools` names are connected, their tools listed, fingerprinted, pinned and built.
 import type { ConnectionPolicy } from '../http-request/connection-policy';
 import type { Tool } from '../tool';
+import { DIALECT_URIS } from '../../validation/dialect';
 import { assertValidSchema, type JsonSchema } from '../../validation/validate';
 import { fitsToolRegistry, MAX_TOOL_NAME_LENGTH, type McpServerConfig } from './config';
 import { McpConnection } from './connection';
@@ -140,10 +141,14 @@ function changedNotice(server: string, tool: string, pinned: string, offered: st
   );
 }
 
-/** The tool as the registry will take it (its schema without `$schema`: the engine checks draft-07 keywords), or why it cannot be. */
+/**
+ * The tool as the registry will take it, or why it cannot be. Its schema keeps the `$schema` it declares, and
+ * without one is given 2020-12's: MCP's specification (2025-11-25, "JSON Schema Usage") makes 2020-12 the
+ * dialect of a schema without `$schema`, so the engine checks it by 2020-12's keywords.
+ */
 function candidate(server: McpServerConfig, definition: McpToolDefinition): Candidate {
   const fullName = `${server.name}.${definition.name}`;
-  const { $schema: _dialect, ...parameters } = definition.inputSchema ?? {};
+  const parameters: JsonSchema = { $schema: DIALECT_URIS['2020-12'], ...definition.inputSchema };
   // An empty name would be offered as `<server>.`, which the registry's pattern lets through.
   if (definition.name === '') {
     return { definition, parameters, refusal: `its name is empty, so it would be offered as ${JSON.stringify(fullName)}, not a tool name the engine takes` };
