@@ -1,4 +1,4 @@
-/** JSON Schema patterns (ECMAScript syntax with the `u` flag) checked as JavaScript checks them, then written in RE2's syntax. */
+/** JSON Schema patterns (ECMAScript, `u` flag) checked as JavaScript checks them, then written in RE2's syntax. */
 import type { PatternProblem } from './linear-regexp';
 import { propertyNameFix, re2PropertyName } from './unicode-properties';
 
@@ -33,12 +33,17 @@ const NOT_WHITESPACE_TEXT = rangesText(complement(WHITESPACE));
 /** ECMAScript's `.` without the `s` flag: anything but a line terminator (§22.2.2.7); RE2's `.` excludes only LF. */
 const ANY_BUT_LINE_TERMINATOR = '[^\\n\\r\\x{2028}\\x{2029}]';
 
-/** The pattern rewritten for RE2 (before re2js's translateRegExp, which handles `\c`, `\u`, `[^]` and named groups), or why it cannot run. */
+/**
+ * The pattern rewritten for RE2, or why it cannot run. re2js's translateRegExp runs after this: it writes `\c`, `\u`,
+ * `[^]` and named groups in RE2's syntax.
+ */
 export function toRe2Syntax(pattern: string, runsProperty: (name: string) => boolean): string | PatternProblem {
   const invalid = ecmaScriptSyntaxProblem(pattern, runsProperty);
   if (invalid) return invalid;
   let written = '';
   let inClass = false;
+  /** \s and \S already written out in the current class: a repeat adds nothing but text for RE2 to parse. */
+  const writtenInClass = new Set<string>();
   for (let index = 0; index < pattern.length; ) {
     const character = pattern[index];
     if (character === '\\') {
@@ -51,7 +56,9 @@ export function toRe2Syntax(pattern: string, runsProperty: (name: string) => boo
         index = close + 1;
       } else if (escaped === 's' || escaped === 'S') {
         const ranges = escaped === 's' ? WHITESPACE_TEXT : NOT_WHITESPACE_TEXT;
-        written += inClass ? ranges : `[${ranges}]`;
+        if (!inClass) written += `[${ranges}]`;
+        else if (!writtenInClass.has(escaped)) written += ranges;
+        writtenInClass.add(escaped);
         index += 2;
       } else if (escaped === 'b' && inClass) {
         written += hex(0x08); // [\b] is backspace in ECMAScript (§22.2.2.9 ClassEscape); RE2 refuses it
@@ -64,7 +71,7 @@ export function toRe2Syntax(pattern: string, runsProperty: (name: string) => boo
       continue;
     }
     if (inClass) inClass = character !== ']';
-    else if (character === '[') inClass = true;
+    else if (character === '[') (inClass = true), writtenInClass.clear();
     written += !inClass && character === '.' ? ANY_BUT_LINE_TERMINATOR : character;
     index++;
   }
@@ -98,9 +105,9 @@ function ecmaScriptSyntaxProblem(pattern: string, runsProperty: (name: string) =
 function fixFor(pattern: string, reason: string, runsProperty: (name: string) => boolean): string {
   if (/property name/i.test(reason)) return propertyNameFix(pattern, runsProperty);
   if (/escape/i.test(reason)) {
-    return 'With the u flag (as JSON Schema reads patterns) only ^ $ \\ . * + ? ( ) [ ] { } | / and, in a class, - may be ' +
-      'escaped: write other characters without the backslash (e.g. _ rather than \\_).';
+    return 'With the u flag (as JSON Schema reads patterns) only ^ $ \\ . * + ? ( ) [ ] { } | / and, in a class, - ' +
+      'may be escaped: write other characters without the backslash (e.g. _ rather than \\_).';
   }
-  return 'Correct the pattern: the syntax is JavaScript\'s with the u flag (RE2 runs it), without lookahead, lookbehind ' +
-    'or back-references.';
+  return 'Correct the pattern: the syntax is JavaScript\'s with the u flag (RE2 runs it), without lookahead, ' +
+    'lookbehind or back-references.';
 }

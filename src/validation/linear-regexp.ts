@@ -10,6 +10,11 @@ import { toRe2Syntax } from './ecmascript-pattern';
 /** At most this many RE2 instructions per pattern (`.{0,400}` is about 800); compiling stays in single milliseconds. */
 export const MAX_PATTERN_SIZE = 1_000;
 /**
+ * At most this many characters per pattern: ten per instruction allowed, room for `\p{Letter}` and long classes,
+ * while a 100,000-character pattern took RE2 over half a second to parse before its size could be refused.
+ */
+export const MAX_PATTERN_LENGTH = 10_000;
+/**
  * RE2 steps (instructions × characters: the work its slowest path, the NFA, does) the patterns of one validation
  * may take. A count, not a clock, so a value passes or fails alike on an idle machine and a busy one. Derived
  * from the former 50 ms budget at the ~30 ns per step measured here on that path (`(a|b)*a(a|b){20}c$` on 200,000
@@ -26,6 +31,9 @@ export interface PatternProblem {
 const re2 = loadOnce(() => require('re2js') as typeof import('re2js'));
 const MAX_CACHED_PATTERNS = 2_000;
 const compiled = new Map<string, RE2JS | PatternProblem>();
+
+/** Counts in messages, the same on every machine (1,666,000), whatever its locale. */
+const formatted = (count: number) => count.toLocaleString('en-US');
 
 /** Shown in messages: a pattern may be long. */
 export function quotePattern(pattern: string): string {
@@ -44,6 +52,12 @@ function runsProperty(name: string): boolean {
 }
 
 function compileOrExplain(pattern: string): RE2JS | PatternProblem {
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    return {
+      problem: `is ${formatted(pattern.length)} characters long, more than ${formatted(MAX_PATTERN_LENGTH)}`,
+      fix: 'Simplify it: list allowed values in "enum", and limit lengths with "maxLength" rather than repeats.',
+    };
+  }
   const { RE2JS: Engine } = re2();
   const written = toRe2Syntax(pattern, runsProperty);
   if (typeof written !== 'string') return written;
@@ -119,12 +133,11 @@ export function startPatternBudget(): void {
   budget.refused = undefined;
 }
 
-/** Set when a text was not matched because the validation's steps would pass PATTERN_STEP_BUDGET: the value then fails. */
+/** Set when a text was not matched as the validation's steps would pass PATTERN_STEP_BUDGET: the value then fails. */
 export function patternBudgetRefusal(): string | undefined {
   return budget.refused;
 }
 
-const formatted = (count: number) => count.toLocaleString('en-US');
 
 /** Counted before matching, at the most the match can cost: an empty text still costs a step per instruction. */
 function testWithinBudget(program: RE2JS, pattern: string, text: string): boolean {
@@ -134,7 +147,8 @@ function testWithinBudget(program: RE2JS, pattern: string, text: string): boolea
   if (steps > PATTERN_STEP_BUDGET) {
     const what = budget.texts === 1
       ? `a text of ${formatted(text.length)} characters against pattern ${quotePattern(pattern)}`
-      : `${formatted(budget.texts)} texts against the schema's patterns (the last, of ${formatted(text.length)} characters, against ${quotePattern(pattern)})`;
+      : `${formatted(budget.texts)} texts against the schema's patterns ` +
+        `(the last, of ${formatted(text.length)} characters, against ${quotePattern(pattern)})`;
     budget.refused = `checking ${what} would take ${formatted(steps)} RE2 steps ` +
       `(instructions × characters), more than the ${formatted(PATTERN_STEP_BUDGET)} one validation may take: ` +
       'shorten the text (the schema can say so with "maxLength") or simplify the pattern';

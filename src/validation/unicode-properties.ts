@@ -46,8 +46,10 @@ const BINARY_PROPERTIES: ReadonlyArray<{ name: string; aliases: readonly string[
 ];
 
 const RE2_NAME_OF = new Map<string, string>([
-  ...Object.entries(GENERAL_CATEGORIES).flatMap(([short, longNames]) => [short, ...longNames].map((name) => [name, short] as const)),
-  ...BINARY_PROPERTIES.flatMap(({ name, aliases, re2 }) => [name, ...aliases].map((alias) => [alias, re2 ?? name] as const)),
+  ...Object.entries(GENERAL_CATEGORIES).flatMap(([short, longNames]) =>
+    [short, ...longNames].map((name) => [name, short] as const)),
+  ...BINARY_PROPERTIES.flatMap(({ name, aliases, re2 }) =>
+    [name, ...aliases].map((alias) => [alias, re2 ?? name] as const)),
 ]);
 const CATEGORY_NAMES = new Set(Object.entries(GENERAL_CATEGORIES).flat(2));
 
@@ -57,7 +59,8 @@ export const ACCEPTED_PROPERTY_NAMES =
   'General_Category=…), Script=<the full script name> or sc=<…> (e.g. Script=Greek, Script=Latin), or one of the ' +
   `binary properties ${BINARY_PROPERTIES.map(({ name, aliases }) => [name, ...aliases].join('/')).join(', ')}`;
 
-const refusal = (problem: string, fix: string): PatternProblem => ({ problem, fix: `${fix} The engine takes ${ACCEPTED_PROPERTY_NAMES}.` });
+const refusal = (problem: string, fix: string): PatternProblem =>
+  ({ problem, fix: `${fix} The engine takes ${ACCEPTED_PROPERTY_NAMES}.` });
 
 /**
  * The name RE2 knows for the property inside `\p{…}` (ECMAScript's spelling, already known to be valid there),
@@ -67,15 +70,18 @@ const refusal = (problem: string, fix: string): PatternProblem => ({ problem, fi
 export function re2PropertyName(property: string, runsName: (name: string) => boolean): string | PatternProblem {
   const [key, value] = property.includes('=') ? property.split('=') : [undefined, property];
   if (key === 'Script_Extensions' || key === 'scx') {
-    return refusal(`uses \\p{${property}}: the pattern engine (RE2) has no Script_Extensions tables`, `Write \\p{Script=${value}} (the characters of that script only).`);
+    const problem = `uses \\p{${property}}: the pattern engine (RE2) has no Script_Extensions tables`;
+    return refusal(problem, `Write \\p{Script=${value}} (the characters of that script only).`);
   }
   if (key === 'Script' || key === 'sc') {
     if (runsName(value) && !RE2_NAME_OF.has(value)) return value;
-    return refusal(`uses \\p{${property}}, a script name the pattern engine (RE2) does not know`, 'Write the script\'s full name as Unicode spells it (Script=Greek, not Script=Grek).');
+    const problem = `uses \\p{${property}}, a script name the pattern engine (RE2) does not know`;
+    return refusal(problem, 'Write the script\'s full name as Unicode spells it (Script=Greek, not Script=Grek).');
   }
   const re2 = RE2_NAME_OF.get(value);
   if (re2 === undefined || (key !== undefined && !CATEGORY_NAMES.has(value)) || !runsName(re2)) {
-    return refusal(`uses \\p{${property}}, a property the pattern engine (RE2) has no table for`, 'Use a property it has, or list the characters in a class such as [a-z0-9].');
+    const problem = `uses \\p{${property}}, a property the pattern engine (RE2) has no table for`;
+    return refusal(problem, 'Use a property it has, or list the characters in a class such as [a-z0-9].');
   }
   return re2;
 }
@@ -86,9 +92,13 @@ export function re2PropertyName(property: string, runsName: (name: string) => bo
  */
 export function propertyNameFix(pattern: string, runsName: (name: string) => boolean): string {
   for (const [, property] of pattern.matchAll(/\\[pP]\{([^}=]*)\}/g)) {
-    if (isScriptName(property) && runsName(property)) return `Write \\p{Script=${property}}: with the u flag a lone name is a General_Category or a binary property, and a script is named as Script=….`;
+    if (isScriptName(property) && runsName(property)) {
+      return `Write \\p{Script=${property}}: with the u flag a lone name is a General_Category or a binary property, ` +
+        'and a script is named as Script=….';
+    }
   }
-  return `Name the property as JavaScript does (e.g. \\p{Letter}, \\p{Script=Greek}). The engine takes ${ACCEPTED_PROPERTY_NAMES}.`;
+  return 'Name the property as JavaScript does (e.g. \\p{Letter}, \\p{Script=Greek}). ' +
+    `The engine takes ${ACCEPTED_PROPERTY_NAMES}.`;
 }
 
 function isScriptName(name: string): boolean {
