@@ -24,7 +24,6 @@ interface Deviation {
 
 const NEVER_FETCHED =
   'a $ref to a schema outside this one (a remote one, or a meta-schema): schemas are never fetched, so it is refused (schema-limits.ts)';
-const RE2 = 'patterns run on RE2 (linear-regexp.ts), not ECMA 262: ';
 const DYNAMIC = '$dynamicRef / $dynamicAnchor are refused by name (dialect.ts): ajv recursed without end on one of these cases';
 const AJV_UNEVALUATED = "ajv 8's unevaluatedItems / unevaluatedProperties do not see every annotation JSON Schema 2020-12 asks for";
 const DEVIATIONS: readonly Deviation[] = [
@@ -93,35 +92,8 @@ const DEVIATIONS: readonly Deviation[] = [
       reason: AJV_UNEVALUATED,
     }),
   ),
-  // Regular expressions: narrow, one entry per group, so a group RE2 learns to run (linear-regexp.ts changes) shows up as stale.
-  {
-    directory: 'draft2020-12',
-    file: 'pattern.json',
-    group: 'pattern with Unicode property escape requires unicode mode',
-    reason: `${RE2}\\p{Letter} is refused`,
-  },
-  {
-    directory: 'draft2020-12',
-    file: 'patternProperties.json',
-    group: 'patternProperties with Unicode property escape',
-    reason: `${RE2}\\p{Letter} is refused`,
-  },
-  { file: 'optional/ecmascript-regex.json', group: 'ECMA 262 \\s matches whitespace', reason: `${RE2}\\s is ASCII whitespace only` },
-  {
-    file: 'optional/ecmascript-regex.json',
-    group: 'ECMA 262 \\S matches everything but whitespace',
-    reason: `${RE2}\\S is everything but ASCII whitespace`,
-  },
-  ...[
-    'patterns always use unicode semantics with pattern',
-    'patterns always use unicode semantics with patternProperties',
-    'pattern with non-ASCII digits',
-    'patternProperties with non-ASCII digits',
-  ].map((group) => ({
-    file: 'optional/ecmascript-regex.json',
-    group,
-    reason: `${RE2}\\p{...} Unicode property escapes are refused`,
-  })),
+  // Regular expressions: none. Patterns are read as ECMA 262 with the u flag and rewritten for RE2 (ecmascript-pattern.ts),
+  // so every ecmascript-regex case agrees; a regex deviation found later belongs here, one entry per group.
 ];
 
 interface Case {
