@@ -13,15 +13,17 @@ import { useEventLoopWatchdog } from './support/watchdog';
  */
 const event = (type: string, fields: object = {}) => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
 const usage = { input_tokens: 12, output_tokens: 1 };
-const start = event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, stop_sequence: null, usage } });
+const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, stop_sequence: null, usage };
+const start = event('message_start', { message });
 const textStart = event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
 const textDelta = (text: string) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
 const anthropicEnd = event('content_block_stop', { index: 0 }) +
   event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }) + event('message_stop');
 
-const chunk = (delta: object, extra: object = {}) =>
-  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
-const openAiEnd = (text: string) => chunk({ content: text }) + chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + 'data: [DONE]\n\n';
+const frame = (body: object) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', ...body })}\n\n`;
+const chunk = (delta: object, extra: object = {}) => frame({ choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+const finish = frame({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+const openAiEnd = (text: string) => chunk({ content: text }) + finish + 'data: [DONE]\n\n';
 const FINAL = '{"type":"final","answer":"ok"}';
 
 /** The real classes, counting the chunks they make from what they read. */
@@ -78,7 +80,8 @@ describe('hostile stream bound: what a model stream may send without content', (
   });
 
   it('ends an endless run of empty text deltas after the text began, counted as events without content', async () => {
-    const server = await flood(start + textStart + textDelta('{"type":"final",'), textDelta(''), 1_000_000, textDelta('"answer":"ok"}') + anthropicEnd);
+    const head = start + textStart + textDelta('{"type":"final",');
+    const server = await flood(head, textDelta(''), 1_000_000, textDelta('"answer":"ok"}') + anthropicEnd);
     const model = anthropic(server);
     const result = await streamedRun(model);
     expect(result.finish_reason).toBe('llm_error');
@@ -135,9 +138,7 @@ describe('hostile stream bound: what a model stream may send without content', (
   it('reads a long real OpenAI stream through ChatOpenAI: 20,000 content chunks and a usage-only chunk', async () => {
     const answer = 'b'.repeat(20_000);
     const body = ['{"type":"final","answer":"', ...answer.split(''), '"}'].map((piece) => chunk({ content: piece })).join('');
-    const tail = chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
-      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [], usage: { prompt_tokens: 5, completion_tokens: 20_004, total_tokens: 20_009 } })}\n\n` +
-      'data: [DONE]\n\n';
+    const tail = finish + frame({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 20_004, total_tokens: 20_009 } }) + 'data: [DONE]\n\n';
     const server = await flood(chunk({ role: 'assistant', content: '' }), body, 1, tail);
     const result = await streamedRun(openai(server));
     expect(result.finish_reason).toBe('final');

@@ -10,8 +10,11 @@ import { giveEventLoopATurn, StreamBound } from './stream-bound';
  * event stream from `createStreamWithRetry(payload, options)` — the Anthropic SDK's Stream, an async
  * iterable of the parsed events with a `controller` to abort.
  */
+/** The SDK's Stream as read here: its events, and the controller that aborts its request. */
+type AnthropicEventStream = AsyncIterable<unknown> & { controller?: { abort?(): void } };
+
 interface AnthropicStreamingModel {
-  createStreamWithRetry(request: unknown, options?: unknown): Promise<AsyncIterable<unknown> & { controller?: { abort?(): void } }>;
+  createStreamWithRetry(request: unknown, options?: unknown): Promise<AnthropicEventStream>;
 }
 
 /** ChatAnthropic or a subclass, recognised by the method it streams through (typed structurally: n8n's copy is not ours). */

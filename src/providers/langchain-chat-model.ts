@@ -119,9 +119,8 @@ export class LangChainChatModel implements ChatModel {
     const stop = new AbortController();
     const signal = options.signal instanceof AbortSignal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     const anthropic = isAnthropicStreamingModel(this.model) ? new AnthropicStreamReader() : undefined;
-    const model = anthropic
-      ? withEventTap(this.model as LangChainModelLike & Parameters<typeof withEventTap>[0], anthropic, new StreamBound(this.provider, 'events'))
-      : this.model;
+    const tapped = this.model as LangChainModelLike & Parameters<typeof withEventTap>[0];
+    const model = anthropic ? withEventTap(tapped, anthropic, new StreamBound(this.provider, 'events')) : this.model;
     const bound = new StreamBound(this.provider, 'chunks');
     let merged: MessageLike | undefined;
     try {
