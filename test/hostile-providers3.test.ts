@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { runAgent } from '../src';
 import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { MAX_MESSAGE_STARTS } from '../src/providers/stream-bound';
 import { useEventLoopWatchdog } from './support/watchdog';
 
 /**
@@ -37,6 +38,17 @@ async function streamedRun(url: string) {
   return runAgent({ model: new LangChainChatModel(model), config: { model: 'claude-x' }, prompt: 'q', onEvent: () => undefined });
 }
 
+/** The real ChatAnthropic, counting the chunks it makes from the events it reads. */
+class CountingAnthropic extends ChatAnthropic {
+  chunksRead = 0;
+  override async *_streamResponseChunks(...args: Parameters<ChatAnthropic['_streamResponseChunks']>) {
+    for await (const chunk of super._streamResponseChunks(...args)) {
+      this.chunksRead++;
+      yield chunk;
+    }
+  }
+}
+
 const text = (value: string) => [
   event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: value } }),
@@ -46,9 +58,28 @@ const text = (value: string) => [
 describe('hostile providers3: an Anthropic event stream through ChatAnthropic', () => {
   useEventLoopWatchdog('providers3');
 
-  it('counts 5,000 repeated message_start events once, and reads string and negative counts as 0', async () => {
+  it('ends 5,000 repeated message_start events with the named anthropic stream error after at most 10 starts, after one call', async () => {
     const starts = event('message_start', { message: message({ input_tokens: 40, output_tokens: 1 }) }).repeat(5_000);
     const body = starts + text('{"type":"final","answer":"ok"}').join('') +
+      event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 7 } }) +
+      event('message_stop', {});
+    const server = await streamServer(body);
+    try {
+      const model = new CountingAnthropic({ anthropicApiKey: 'sk-ant-hostile-0001', model: 'claude-x', anthropicApiUrl: server.url, maxRetries: 0 });
+      const result = await runAgent({ model: new LangChainChatModel(model), config: { model: 'claude-x' }, prompt: 'q', onEvent: () => undefined });
+      expect(result.finish_reason).toBe('llm_error');
+      expect(result.stop_detail).toContain(`The anthropic stream sent ${MAX_MESSAGE_STARTS + 1} message starts, so the call stopped reading it`);
+      // The tap counts events before ChatAnthropic makes them chunks: the 11th start never became one.
+      expect(model.chunksRead).toBeLessThanOrEqual(MAX_MESSAGE_STARTS);
+      expect(server.requests()).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('still counts a repeated message_start once, and reads string and negative counts as 0', async () => {
+    const start = event('message_start', { message: message({ input_tokens: 40, output_tokens: 1 }) });
+    const body = start + start + text('{"type":"final","answer":"ok"}').join('') +
       event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 7, cache_read_input_tokens: -500, cache_creation_input_tokens: '9999' } }) +
       event('message_stop', {});
     const server = await streamServer(body);

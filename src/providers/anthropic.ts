@@ -2,6 +2,7 @@
 import type { ModelFinishReason } from './chat-model';
 import type { TokenUsage } from '../core/usage';
 import { shortMessage } from './provider-errors';
+import type { StreamPiece } from './stream-bound';
 
 type Fields = Record<string, unknown>;
 
@@ -98,4 +99,29 @@ export class AnthropicStreamReader {
   get finishMessage(): string | undefined {
     return anthropicFinishMessage(this.stopReason, this.stopDetails);
   }
+}
+
+/** Block types that hold nothing until their deltas come: an empty text or thinking block starts without content. */
+const EMPTY_STARTING_BLOCKS = new Set(['text', 'thinking']);
+
+/**
+ * One streamed event as the stream bound counts it ([AN-stream]): content is a `content_block_delta` with text,
+ * thinking or tool input (`text_delta`, `thinking_delta`, `input_json_delta`), or a `content_block_start` of a
+ * block that holds something itself (tool use, server tool results, text given at the start). `message_start`
+ * starts a message; `content_block_stop`, `message_delta`, `message_stop` and `signature_delta` carry no content.
+ * (`ping` and unknown events never get here: the Anthropic SDK's Stream skips them, core/streaming.ts 0.115.0.)
+ */
+export function anthropicEventPiece(event: unknown): StreamPiece {
+  if (!isObject(event)) return { content: false };
+  if (event.type === 'message_start') return { content: false, start: true };
+  if (event.type === 'content_block_delta' && isObject(event.delta)) {
+    const { text, thinking, partial_json: input } = event.delta;
+    return { content: [text, thinking, input].some((value) => typeof value === 'string' && value !== '') };
+  }
+  if (event.type === 'content_block_start' && isObject(event.content_block)) {
+    const block = event.content_block;
+    if (!EMPTY_STARTING_BLOCKS.has(String(block.type))) return { content: true };
+    return { content: [block.text, block.thinking].some((value) => typeof value === 'string' && value !== '') };
+  }
+  return { content: false };
 }

@@ -1,11 +1,12 @@
 /** Any LangChain chat model (what an n8n chat model sub-node supplies) as the engine's ChatModel, with the same call skeleton as the engine's own adapters. */
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
 import { AnthropicStreamReader, isAnthropicStreamingModel, withEventTap } from './langchain-anthropic-stream';
-import { asMessage, readReply, reasoningField, splitContent, type MessageLike } from './langchain-reply';
+import { asMessage, hasContent, readReply, reasoningField, splitContent, type MessageLike } from './langchain-reply';
 import { openAiResponseFormat } from './openai';
 import { readSdkHttpError } from './provider-errors';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, withRetries } from './retry';
+import { giveEventLoopATurn, StreamBound } from './stream-bound';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
 /**
@@ -106,22 +107,40 @@ export class LangChainChatModel implements ChatModel {
    * joined; usage, finish reason and tool calls come from the chunks merged by LangChain's own `concat`
    * (which sums usage and joins tool-call pieces), or from the last chunk when the object has no `concat`.
    * ChatAnthropic's chunks lose the provider's usage and stop reason, so its events are read beside them.
+   *
+   * Whatever the class, the chunks are counted against a StreamBound (ChatAnthropic's events are counted
+   * before they become chunks): LangChain's `_streamIterator` merges every chunk it hands on, so a stream of
+   * endless empty chunks would hold n8n's main thread. Past the bound the attempt's own signal aborts the
+   * class's request, which releases the connection, and the bound's error ends the call.
    */
   private async streamReply(messages: unknown, options: Fields, streamed: StreamedText): Promise<ChatResponse> {
     const texts: string[] = [];
     const reasonings: string[] = [];
+    const stop = new AbortController();
+    const signal = options.signal instanceof AbortSignal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     const anthropic = isAnthropicStreamingModel(this.model) ? new AnthropicStreamReader() : undefined;
-    const model = anthropic ? withEventTap(this.model as LangChainModelLike & Parameters<typeof withEventTap>[0], anthropic) : this.model;
+    const tapped = this.model as LangChainModelLike & Parameters<typeof withEventTap>[0];
+    const model = anthropic ? withEventTap(tapped, anthropic, new StreamBound(this.provider, 'events')) : this.model;
+    const bound = new StreamBound(this.provider, 'chunks');
     let merged: MessageLike | undefined;
-    for await (const raw of await model.stream!(messages, options)) {
-      const chunk = asMessage(raw);
-      const { text, reasoning } = splitContent(chunk);
-      if (text !== '') {
-        texts.push(text);
-        streamed.passOn(text);
+    try {
+      for await (const raw of await model.stream!(messages, { ...options, signal })) {
+        const chunk = asMessage(raw);
+        const exceeded = bound.count({ content: hasContent(chunk) });
+        if (exceeded) throw exceeded;
+        const { text, reasoning } = splitContent(chunk);
+        if (text !== '') {
+          texts.push(text);
+          streamed.passOn(text);
+        }
+        if (reasoning !== '') reasonings.push(reasoning);
+        merged = merged && typeof merged.concat === 'function' ? merged.concat(chunk) : chunk;
+        if (bound.turnDue) await giveEventLoopATurn();
       }
-      if (reasoning !== '') reasonings.push(reasoning);
-      merged = merged && typeof merged.concat === 'function' ? merged.concat(chunk) : chunk;
+    } catch (error) {
+      // A failed or bounded stream must not keep its connection open (the class may not have closed it).
+      stop.abort(error);
+      throw error;
     }
     const reply: ChatResponse = { ...readReply(merged ?? {}), text: texts.join(''), ...reasoningField(reasonings.join('')) };
     const usage = anthropic?.tokenUsage;

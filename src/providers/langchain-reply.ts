@@ -15,6 +15,7 @@ export interface MessageLike {
   response_metadata?: Record<string, unknown>;
   usage_metadata?: Record<string, unknown>;
   tool_calls?: Array<{ name?: unknown }>;
+  tool_call_chunks?: Array<{ name?: unknown; args?: unknown; id?: unknown }>;
   concat?(other: unknown): MessageLike;
 }
 
@@ -70,6 +71,26 @@ export function splitContent(message: MessageLike): { text: string; reasoning: s
   return { text: texts.join(''), reasoning: reasonings.join('') };
 }
 
+const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null;
+const filled = (value: unknown): boolean => typeof value === 'string' && value !== '';
+
+/**
+ * Whether a streamed chunk carries anything of the reply: text or reasoning, a tool call or a piece of one
+ * (`tool_call_chunks`, OpenAI's `additional_kwargs.tool_calls`), a refusal, or a content block that is not an
+ * empty text (a tool-use or image block). Usage, finish and role-only chunks carry none.
+ */
+export function hasContent(message: MessageLike): boolean {
+  const { text, reasoning } = splitContent(message);
+  if (text !== '' || reasoning !== '') return true;
+  if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) return true;
+  const pieces = Array.isArray(message.tool_call_chunks) ? message.tool_call_chunks : [];
+  if (pieces.some((piece) => isObject(piece) && [piece.name, piece.args, piece.id].some(filled))) return true;
+  const extra = message.additional_kwargs ?? {};
+  if ((Array.isArray(extra.tool_calls) && extra.tool_calls.length > 0) || filled(extra.refusal)) return true;
+  const blocks = Array.isArray(message.content) ? message.content : [];
+  return blocks.some((block) => isObject(block) && !['text', 'thinking', 'reasoning'].includes(String(block.type)));
+}
+
 /** A non-negative count, or 0 for anything else. */
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
@@ -98,8 +119,6 @@ function usage(prompt: unknown, completion: unknown, total: unknown, parts: Part
     ...(cache_write_tokens ? { cache_write_tokens } : {}),
   };
 }
-
-const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null;
 
 /**
  * Token usage from wherever the class put it: LangChain's standard `usage_metadata` first (its
