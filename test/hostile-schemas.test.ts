@@ -98,7 +98,7 @@ describe('schema patterns run in linear time (RE2), wherever the schema comes fr
     const text = `${'ab'.repeat(100_000)}c`;
     const { value: result, ms } = timed(() => validateAgainst(heavy, text, 'answer'));
     await settle();
-    expect(result).toEqual({ ok: false, issues: [expect.stringMatching(/^answer: checking a text of 200,001 characters against pattern .* would take [\d,]+ RE2 steps .*; send shorter text$/)] });
+    expect(result).toEqual({ ok: false, issues: [expect.stringMatching(/^answer: checking a text of 200,001 characters against pattern .* would take [\d,]+ RE2 steps .*$/)] });
     // The budget counts RE2 steps; a test fails only on a stall of seconds (this machine is shared): the watchdog reports the rest.
     expect(ms).toBeLessThan(2_000);
   });

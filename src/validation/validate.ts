@@ -103,7 +103,7 @@ export function validateAgainst<T = unknown>(schema: JsonSchema, value: unknown,
     valid = validator(value);
   }
   const refusal = patternBudgetRefusal();
-  if (refusal) return { ok: false, issues: [`${rootName}: ${refusal}; send shorter text`] };
+  if (refusal) return { ok: false, issues: [`${rootName}: ${refusal}`] };
   if (valid) return { ok: true, value: value as T };
   return { ok: false, issues: renderIssues(validator.errors ?? [], rootName) };
 }
