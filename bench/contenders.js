@@ -55,7 +55,7 @@ const agentCoreBuiltIn = (distFolder) => ({ protocolBaseUrl }) => {
 function bareLoop({ protocolBaseUrl }) {
   const OpenAI = require('openai');
   const Ajv = require('ajv');
-  const { buildSystemPrompt, observationMessage } = dist('agent', 'prompt.js');
+  const { buildSystemPrompt, observationMessage } = dist('agent', 'protocol', 'prompt.js');
   const client = new OpenAI({ apiKey: scenario.BENCH_API_KEY, baseURL: protocolBaseUrl, maxRetries: 0 });
   const validateArgs = new Ajv({ allErrors: true, strict: false }).compile(scenario.ADD_PARAMETERS);
   const systemPrompt = buildSystemPrompt([{ name: 'add', description: scenario.ADD_DESCRIPTION, parameters: scenario.ADD_PARAMETERS }]);

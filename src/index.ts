@@ -6,7 +6,7 @@ export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type Age
 export { SETTINGS, RUN_OPTION_SETTINGS, settingEntries, type Setting, type PanelFacts, type PanelChoice } from './agent/settings';
 export { AgentCoreError, type ErrorFacts } from './core/agent-core-error';
 export { InputError } from './core/input-error';
-export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol';
+export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol/protocol';
 export type { AgentResult, AuditOutcome, FinishReason, RunMetrics, StepError, TraceStep, ToolUsage } from './trace/types';
 export { TOOL_CALL_ERRORS } from './trace/readable-step';
 export type { ChatMessage } from './core/messages';
@@ -30,11 +30,11 @@ export { BudgetInputError, MemoryBudgetLedger, type BudgetLedger, type Charge, t
 export { budgetKey, RedisBudgetLedger, DEFAULT_BUDGET_KEY_PREFIX } from './budget/redis-ledger';
 export type { PriceTable, SharedBudgetConfig } from './agent/shared-budget';
 export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
-export type { ApprovalDecision } from './agent/paused-run';
+export type { ApprovalDecision } from './agent/pause/paused-run';
 export { RunStateError, stateSecretProblem } from './run-state/signed-state';
 export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';
 export { DEFAULT_CHECKPOINT_TTL_SECONDS, MemoryCheckpoints, RedisCheckpoints, type CheckpointStore, type CheckpointStoreOptions } from './run-state/checkpoint-store';
-export { CheckpointError } from './agent/checkpoints';
+export { CheckpointError } from './agent/pause/checkpoints';
 export { chainBase, traceChain, traceDigest, type ChainBase } from './trace/digest';
 export { auditSinkFor, closeAuditSinks, pingAuditDatabase, AuditWriteError, PostgresAuditSink, type AuditWriteReport, type PostgresTarget } from './audit/postgres-sink';
 export type { AuditRecord, AuditStep, AuditTool, AuditOrigin, ForkedFrom } from './audit/record';

@@ -1,4 +1,4 @@
-import { observationMessage } from '../src/agent/prompt';
+import { observationMessage } from '../src/agent/protocol/prompt';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { NodeConnectionTypes, NodeHelpers, Workflow, type INodeParameters, type INodeTypes } from 'n8n-workflow';

@@ -1,7 +1,7 @@
 import { ConfigError } from '../src/agent/config';
 import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { InputError } from '../src/core/input-error';
-import { observationMessage } from '../src/agent/prompt';
+import { observationMessage } from '../src/agent/protocol/prompt';
 import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
 import { RunStateError } from '../src/run-state/signed-state';

@@ -8,7 +8,7 @@ import type { AuditRecord } from '../src/audit/record';
 import { recordDigest, recordHashes, sealRecord } from '../src/audit/record-chain';
 import { verifyRecord } from '../src/audit/verify';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
-import { readObservation } from '../src/agent/prompt';
+import { readObservation } from '../src/agent/protocol/prompt';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
 import { PRIVATE_ALLOWED, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';

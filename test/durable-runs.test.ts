@@ -1,5 +1,5 @@
-import { CheckpointError } from '../src/agent/checkpoints';
-import { openProgress } from '../src/agent/paused-run';
+import { CheckpointError } from '../src/agent/pause/checkpoints';
+import { openProgress } from '../src/agent/pause/paused-run';
 import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
 import type { RunAgentOptions } from '../src/agent/run-options';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OBSERVATIONS_ARE_DATA, observationMessage, readObservation } from '../src/agent/prompt';
+import { OBSERVATIONS_ARE_DATA, observationMessage, readObservation } from '../src/agent/protocol/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { destinationNamedIn } from '../src/tools/http-request/egress';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';

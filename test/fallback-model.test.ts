@@ -1,4 +1,4 @@
-import { observationMessage } from '../src/agent/prompt';
+import { observationMessage } from '../src/agent/protocol/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { createChatModel } from '../src/providers/create-model';

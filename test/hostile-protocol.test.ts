@@ -1,4 +1,4 @@
-import { MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, parseTurn, type ParsedTurn } from '../src/agent/protocol';
+import { MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, parseTurn, type ParsedTurn } from '../src/agent/protocol/protocol';
 import { runAgent } from '../src/agent/run-agent';
 import { final, modelFor, useScriptedServer } from './support/agent';
 import { useEventLoopWatchdog } from './support/watchdog';

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../src/agent/events';
-import { parseTurn } from '../src/agent/protocol';
+import { parseTurn } from '../src/agent/protocol/protocol';
 import { runAgent } from '../src/agent/run-agent';
 import { REDACTED } from '../src/trace/redact';
 import { final, probeTool } from './support/agent';

@@ -2,8 +2,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { messagesTokens } from '../src/agent/memory';
-import { readObservation } from '../src/agent/prompt';
+import { messagesTokens } from '../src/agent/memory/memory';
+import { readObservation } from '../src/agent/protocol/prompt';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

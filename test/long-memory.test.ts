@@ -1,5 +1,5 @@
-import { messagesTokens } from '../src/agent/memory';
-import { readObservation } from '../src/agent/prompt';
+import { messagesTokens } from '../src/agent/memory/memory';
+import { readObservation } from '../src/agent/protocol/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';

@@ -1,5 +1,5 @@
-import { memoryTokens, messagesTokens, planMemory, splitHistory, turnTokens, type MemoryMessage } from '../src/agent/memory';
-import { readObservation } from '../src/agent/prompt';
+import { memoryTokens, messagesTokens, planMemory, splitHistory, turnTokens, type MemoryMessage } from '../src/agent/memory/memory';
+import { readObservation } from '../src/agent/protocol/prompt';
 
 /** A numbered turn as Agent Context's prepare hands it over: the question with its seq, the answer (with tool results, if any). */
 const turn = (seq: number, question: string, answer: string, tool_results?: MemoryMessage['tool_results']): MemoryMessage[] => [

@@ -1,5 +1,5 @@
 // The prompt caches: its stable part comes first, byte-identical across steps and runs, with a cache key from its hash.
-import { buildSystemPrompt } from '../src/agent/prompt';
+import { buildSystemPrompt } from '../src/agent/protocol/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { createChatModel } from '../src/providers/create-model';
 import { promptCacheKey } from '../src/providers/openai';

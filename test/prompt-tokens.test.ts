@@ -1,6 +1,6 @@
 // The prompt's size on the webhook benchmark's job, counted as `npm run bench:webhook` counts it, without n8n.
 import { Tool as LangChainTool } from '@langchain/core/tools';
-import { OBSERVATIONS_ARE_DATA, observationMessage } from '../src/agent/prompt';
+import { OBSERVATIONS_ARE_DATA, observationMessage } from '../src/agent/protocol/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
 import type { Tool } from '../src/tools/tool';

@@ -1,4 +1,4 @@
-import { parseTurn, MAX_REPLY_CHARACTERS } from '../src/agent/protocol';
+import { parseTurn, MAX_REPLY_CHARACTERS } from '../src/agent/protocol/protocol';
 
 describe('parseTurn: the Action/Final protocol', () => {
   it('reads an action with its args', () => {

@@ -1,5 +1,5 @@
 import { closeSharedRedisClients } from '../src/redis/shared-clients';
-import { observationMessage } from '../src/agent/prompt';
+import { observationMessage } from '../src/agent/protocol/prompt';
 import { runAgent } from '../src/agent/run-agent';
 import { redisContextTool, sessionNamespace, type RedisContextArgs } from '../src/tools/redis-context';
 import { builtInTools } from '../src/tools/registry';

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { protocolSchema } from '../src/agent/protocol-schema';
+import { protocolSchema } from '../src/agent/protocol/protocol-schema';
 import { runAgent } from '../src/agent/run-agent';
 import { validateAgainst } from '../src/validation/validate';
 import type { Tool } from '../src/tools/tool';

@@ -1,5 +1,5 @@
-import { FinalAnswerExtractor } from '../src/agent/answer-stream';
-import { parseTurn } from '../src/agent/protocol';
+import { FinalAnswerExtractor } from '../src/agent/answer/answer-stream';
+import { parseTurn } from '../src/agent/protocol/protocol';
 
 /** Feeds the reply one character at a time (every possible split point) and returns the text and the final state. */
 function extract(reply: string, pieceLength = 1) {

@@ -22,7 +22,7 @@ const { encode } = require('gpt-tokenizer/encoding/o200k_base');
 const scenario = require('./scenario');
 
 const { startScriptedServer } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'demo', 'scripted-server.js'));
-const { readObservation } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'agent', 'prompt.js'));
+const { readObservation } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'agent', 'protocol', 'prompt.js'));
 
 function emptyStats() {
   return {

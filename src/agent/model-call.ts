@@ -3,7 +3,7 @@ import type { ChatModel, ChatResponse, ResponseFormat } from '../providers/chat-
 import { type TokenUsage, sanitiseUsage } from '../core/usage';
 import type { StepError, TraceStep } from '../trace/types';
 import type { ModelChoice } from './model-choice';
-import type { AnswerRelease } from './answer-release';
+import type { AnswerRelease } from './answer/answer-release';
 import type { AgentConfig } from './config';
 import { callLimit } from './call-limits';
 import { describeAbort } from './limits';

@@ -4,9 +4,9 @@ import type { UsedStates } from '../run-state/used-states';
 import { configureRun } from './configure-run';
 import { checkToolCall } from './execute-tool';
 import { InputError } from '../core/input-error';
-import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './paused-run';
+import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
 import { AgentRun } from './run-agent';
-import { DurableRun } from './checkpoints';
+import { DurableRun } from './pause/checkpoints';
 import type { RunAgentOptions } from './run-options';
 import { withMcpTools } from './mcp-run';
 

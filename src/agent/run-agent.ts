@@ -3,7 +3,7 @@ import { type TokenUsage, addUsage, estimateWhenUnreported } from '../core/usage
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
-import { AnswerRelease, holdBackFor } from './answer-release';
+import { AnswerRelease, holdBackFor } from './answer/answer-release';
 import type { AgentConfig } from './config';
 import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
 import { checkToolCall, countToolUse, runTool, toolSecrets } from './execute-tool';
@@ -11,21 +11,21 @@ import { normaliseInput, trustedTextOf } from './input';
 import { abortedReason, runLimit } from './limits';
 import { callWithFailover, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
-import { buildConversation, observationMessage, repairMessage } from './prompt';
-import { readReply } from './protocol';
-import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol-schema';
+import { buildConversation, observationMessage, repairMessage } from './protocol/prompt';
+import { readReply } from './protocol/protocol';
+import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol/protocol-schema';
 import { RepeatedCalls } from './repeated-calls';
 import { type RunAnswer, runResult } from './run-result';
 import { Spending, runCost } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
-import { checkAnswer } from './typed-answer';
+import { checkAnswer } from './protocol/typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
-import { pausedOutput, refusalObservation, type Resumed, type RunProgress } from './paused-run';
-import { DurableRun, interruptedDetail } from './checkpoints';
+import { pausedOutput, refusalObservation, type Resumed, type RunProgress } from './pause/paused-run';
+import { DurableRun, interruptedDetail } from './pause/checkpoints';
 import { configureRun, noteSetUp, withMcpTools } from './configure-run';
 import { afterRun } from './after-run';
-import { replayHistory, splitHistory } from './memory';
-import { fitRunHistory, type RunMemory } from './run-memory';
+import { replayHistory, splitHistory } from './memory/memory';
+import { fitRunHistory, type RunMemory } from './memory/run-memory';
 import { failedStep, limitReached, type StepOutcome } from './step-outcome';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace

@@ -9,7 +9,7 @@ import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
 import { configHash } from '../run-state/signed-state';
 import type { Tool } from '../tools/tool';
 import type { AgentConfig } from './config';
-import { runToolResults, type RunMemory } from './run-memory';
+import { runToolResults, type RunMemory } from './memory/run-memory';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
 export interface RunAnswer {

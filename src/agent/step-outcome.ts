@@ -1,6 +1,6 @@
 // What one step of the loop came to: the three-way outcome AgentRun acts on, and the two that record an error on the step.
 import type { FinishReason, StepError, TraceStep } from '../trace/types';
-import type { AnswerRelease } from './answer-release';
+import type { AnswerRelease } from './answer/answer-release';
 import type { RepairReason } from './failure-streak';
 import type { RunAnswer } from './run-result';
 

@@ -1,4 +1,4 @@
-import type { ApprovalDecision } from '../agent/paused-run';
+import type { ApprovalDecision } from '../agent/pause/paused-run';
 import { resumeAgent } from '../agent/resume';
 import { RedisBudgetLedger } from '../budget/redis-ledger';
 import { createChatModel } from '../providers/create-model';

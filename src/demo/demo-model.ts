@@ -1,4 +1,4 @@
-import { readObservation } from '../agent/prompt';
+import { readObservation } from '../agent/protocol/prompt';
 import type { ScriptedReply, ScriptedRequest } from './scripted-server';
 
 /** The sample task `npm run demo` runs: a question over a small catalogue embedded in the prompt. */

@@ -1,4 +1,4 @@
-import { observationMessage } from '../../../src/agent/prompt';
+import { observationMessage } from '../../../src/agent/protocol/prompt';
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import { LINES } from '../../../scripts/n8n-cache';
 import { chatHubConversation } from './chat-hub-scenarios';

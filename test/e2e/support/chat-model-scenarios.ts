@@ -1,4 +1,4 @@
-import { observationMessage } from '../../../src/agent/prompt';
+import { observationMessage } from '../../../src/agent/protocol/prompt';
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import type { ScriptedRequest } from '../../../src/demo/scripted-server';
 import { PRIMARY_MODELS, type SubNodeProvider } from './derived-workflows';

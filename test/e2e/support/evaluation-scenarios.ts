@@ -1,6 +1,6 @@
 // Issue #33's n8n Evaluations e2e: a Data Table dataset run through Agent Core by n8n's own test runner, scored by its Tools Used metric.
 import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-server';
-import { readObservation } from '../../../src/agent/prompt';
+import { readObservation } from '../../../src/agent/protocol/prompt';
 import { e2eModel, promptOf } from './model-script';
 import type { AgentCoreInN8n } from './n8n-harness';
 import { createDataTable, createWorkflow, credentialNamed, finishedTestRun, OwnerSession, personalProjectId, startTestRun, testCasesOf, type TestCaseRecord } from './n8n-rest';

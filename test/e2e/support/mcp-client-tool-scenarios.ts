@@ -1,6 +1,6 @@
 // Issue #32 in real n8n: n8n's own MCP Client Tool sub-node on Agent Core's Tool input, against server-everything.
 import { randomBytes } from 'node:crypto';
-import { readObservation } from '../../../src/agent/prompt';
+import { readObservation } from '../../../src/agent/protocol/prompt';
 import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-server';
 import { LINES } from '../../../scripts/n8n-cache';
 import type { WorkflowJson } from '../../../scripts/n8n-local';

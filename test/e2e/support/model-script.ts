@@ -1,4 +1,4 @@
-import { readObservation } from '../../../src/agent/prompt';
+import { readObservation } from '../../../src/agent/protocol/prompt';
 import { demoModel } from '../../../src/demo/demo-model';
 import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-server';
 

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readObservation } from '../../../src/agent/prompt';
+import { readObservation } from '../../../src/agent/protocol/prompt';
 import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-server';
 import type { WorkflowJson } from '../../../scripts/n8n-local';
 import { promptOf } from './model-script';

@@ -1,4 +1,4 @@
-import type { ChatResponse } from '../providers/chat-model';
+import type { ChatResponse } from '../../providers/chat-model';
 import { readObject } from './json-problems';
 import { unfence } from './reply-fence';
 

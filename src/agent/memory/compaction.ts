@@ -1,18 +1,18 @@
 // Compaction (issue #31): the oldest turns of a conversation, with the summary so far, folded into one summary by a model call of the run.
-import type { ChatMessage } from '../core/messages';
-import { truncateObservation } from '../core/text-cut';
-import { addUsage, estimateWhenUnreported, type TokenUsage } from '../core/usage';
-import { contextWindowOf } from '../budget/pricing';
-import type { TraceStep } from '../trace/types';
-import type { AgentConfig } from './config';
-import { DEFAULT_CONTEXT_WINDOW_TOKENS } from './memory-settings';
+import type { ChatMessage } from '../../core/messages';
+import { truncateObservation } from '../../core/text-cut';
+import { addUsage, estimateWhenUnreported, type TokenUsage } from '../../core/usage';
+import { contextWindowOf } from '../../budget/pricing';
+import type { TraceStep } from '../../trace/types';
+import type { AgentConfig } from '../config';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../memory-settings';
 import { memoryTokens, messagesTokens, planMemory, type HistoryTurn, type MemoryMessage, type MemoryPlan } from './memory';
-import { callWithFailover } from './model-call';
-import type { ModelChoice } from './model-choice';
-import { observationMessage } from './prompt';
-import { readReply } from './protocol';
-import { protocolFormat } from './protocol-schema';
-import type { Spending } from './shared-budget';
+import { callWithFailover } from '../model-call';
+import type { ModelChoice } from '../model-choice';
+import { observationMessage } from '../protocol/prompt';
+import { readReply } from '../protocol/protocol';
+import { protocolFormat } from '../protocol/protocol-schema';
+import type { Spending } from '../shared-budget';
 
 /** Share of the context window the history may take; the rest is for the system message, the question, the run's own steps and the answer. */
 export const HISTORY_SHARE = 0.5;

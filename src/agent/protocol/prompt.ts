@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../core/messages';
-import type { Tool } from '../tools/tool';
-import type { JsonSchema } from '../validation/validate';
+import type { ChatMessage } from '../../core/messages';
+import type { Tool } from '../../tools/tool';
+import type { JsonSchema } from '../../validation/validate';
 import { argsText } from './prompt-args';
 
 /** When the few-shot examples are sent: in every call's system message, or with the repair turn only. */

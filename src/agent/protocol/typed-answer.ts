@@ -1,4 +1,4 @@
-import { validateAgainst, type JsonSchema } from '../validation/validate';
+import { validateAgainst, type JsonSchema } from '../../validation/validate';
 import { nestsTooDeep } from './protocol';
 
 /** A final answer as the run reports it, or why it does not match `output_schema`, written for the model. */

@@ -1,9 +1,9 @@
 // A run's history before its first step (issue #31): fitted to its token budget, compacted when it must be, and what the output says about it.
-import type { ChatMessage } from '../core/messages';
+import type { ChatMessage } from '../../core/messages';
 import { fitHistory, historyBudget, type CompactionRun } from './compaction';
 import { rememberedToolResults, type MemoryMessage } from './memory';
-import { protocolAssistantMessage } from './prompt';
-import type { RunMemoryReport, TraceStep } from '../trace/types';
+import { protocolAssistantMessage } from '../protocol/prompt';
+import type { RunMemoryReport, TraceStep } from '../../trace/types';
 
 /** What the run keeps of its history's fitting: the output's `memory` report, with the summary message written (also the first of `messages`, for the store). */
 export type RunMemory = Omit<RunMemoryReport, 'summary'> & { summary?: MemoryMessage };

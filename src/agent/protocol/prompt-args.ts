@@ -1,5 +1,5 @@
 // How a tool's args schema reads in the system prompt: a short type signature where one says it all, else JSON Schema.
-import type { JsonSchema } from '../validation/validate';
+import type { JsonSchema } from '../../validation/validate';
 
 /** Property types a signature can name as they are; anything else (enum, pattern, nesting, a description) needs the schema. */
 const PLAIN_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);

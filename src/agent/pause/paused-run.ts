@@ -1,12 +1,12 @@
-import type { ChatMessage } from '../core/messages';
-import type { TokenUsage } from '../core/usage';
-import { openSealedValue, sealValue } from '../run-state/sealed-value';
-import { configHash, newRunStateId, openRunState, RunStateError, signRunState, USED_STATE_MEMORY_DAYS, type SignedRunState, type StateAge } from '../run-state/signed-state';
-import { readableStep } from '../trace/readable-step';
-import type { Redactor } from '../trace/redact';
-import type { ToolUsage, TraceStep } from '../trace/types';
-import type { AgentConfig } from './config';
-import type { RepeatSnapshot } from './repeated-calls';
+import type { ChatMessage } from '../../core/messages';
+import type { TokenUsage } from '../../core/usage';
+import { openSealedValue, sealValue } from '../../run-state/sealed-value';
+import { configHash, newRunStateId, openRunState, RunStateError, signRunState, USED_STATE_MEMORY_DAYS, type SignedRunState, type StateAge } from '../../run-state/signed-state';
+import { readableStep } from '../../trace/readable-step';
+import type { Redactor } from '../../trace/redact';
+import type { ToolUsage, TraceStep } from '../../trace/types';
+import type { AgentConfig } from '../config';
+import type { RepeatSnapshot } from '../repeated-calls';
 
 /**
  * Everything a run needs to go on from a step, as the run had it (secrets included): what a paused run's

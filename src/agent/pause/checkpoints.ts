@@ -1,17 +1,17 @@
 // Durable runs (issue #30): a run with a run key checkpoints every completed step, and a run started again with the key goes on after the last one.
 import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
-import type { ChatMessage } from '../core/messages';
-import { AgentCoreError } from '../core/agent-core-error';
-import type { CheckpointStore } from '../run-state/checkpoint-store';
-import { openRunState, RunStateError, signRunState, stateSecretProblem, USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
-import type { Tool } from '../tools/tool';
-import type { Redactor } from '../trace/redact';
-import type { AgentResult, FinishReason } from '../trace/types';
-import { canonicalJson } from '../validation/canonical-json';
-import type { AgentConfig } from './config';
+import type { ChatMessage } from '../../core/messages';
+import { AgentCoreError } from '../../core/agent-core-error';
+import type { CheckpointStore } from '../../run-state/checkpoint-store';
+import { openRunState, RunStateError, signRunState, stateSecretProblem, USED_STATE_MEMORY_DAYS } from '../../run-state/signed-state';
+import type { Tool } from '../../tools/tool';
+import type { Redactor } from '../../trace/redact';
+import type { AgentResult, FinishReason } from '../../trace/types';
+import { canonicalJson } from '../../validation/canonical-json';
+import type { AgentConfig } from '../config';
 import { openProgress, signProgress, stateConfigHash, type Resumed, type RunProgress } from './paused-run';
-import { hasSideEffects } from './repeated-calls';
-import type { RunAgentOptions } from './run-options';
+import { hasSideEffects } from '../repeated-calls';
+import type { RunAgentOptions } from '../run-options';
 
 /** A run key cannot be used as it is given, or its checkpoint cannot be used; `field` is `runKey` (or `stateSecret`). */
 export class CheckpointError extends AgentCoreError {
