@@ -160,6 +160,11 @@ describe('replay and fork of a tampered audit row', () => {
     expect(parts).toEqual(['trace_digest', 'trace_digest']);
   });
 
+  it('--unverified belongs to replay and fork: audit verify refuses it (exit 2)', async () => {
+    const finished = await cli(['verify', '--run', 'x', '--unverified']);
+    expect(finished).toMatchObject({ code: 2, stderr: 'agent-core: --unverified belongs to audit replay and audit fork\n' });
+  });
+
   describe('audit fork of a row whose step observation was rewritten', () => {
     const fork = (runId: string, extra: string[] = []) =>
       cli(['fork', '--run', runId, '--step', '1', ...extra, '--base-url', server().openaiBaseUrl, '--api-key', 'k']);
@@ -202,7 +207,9 @@ describe('replay and fork of a tampered audit row', () => {
       const runId = await recorded();
       server().setScript(final('forked'));
       const audit = { postgres: database().url };
-      const forked = await forkAuditedRun({ record: await read(runId), step: 1, model: modelFor(server()), config: CONFIG, audit });
+      const forked = await forkAuditedRun({ record: await read(runId), step: 1, model: modelFor(server()), config: CONFIG, audit, unverified: true });
+      // The origin verified, so the fork carries no mark even with unverified.
+      expect((await read(forked.audit!.run_id)).forked_from).toEqual({ run_id: runId, step: 1 });
       await query(database().url, `UPDATE ${RUNS} SET forked_from = '{"run_id": "no-such-run", "step": 1}' WHERE run_id = $1`, [forked.audit!.run_id]);
       server().requests.length = 0;
       expect(JSON.parse((await cli(['replay', '--run', forked.audit!.run_id])).stdout).runs).toMatchObject([{ first_mismatch: { part: 'forked_from' } }]);
