@@ -1,10 +1,12 @@
 import { counterfactualReplay } from '../src/agent/counterfactual';
 import { forkAuditedRun } from '../src/agent/fork';
+import { sideEffectsRule } from '../src/agent/recorded-tools';
 import { replayRecord } from '../src/agent/replay';
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { sealRecord } from '../src/audit/record-chain';
 import { readObservation } from '../src/agent/prompt';
+import { httpRequestTool } from '../src/tools/http-request';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
@@ -158,6 +160,26 @@ describe('replay and fork of a tampered audit row', () => {
     expect(finished.code).toBe(3);
     const parts = JSON.parse(finished.stdout).runs.map((run: { first_mismatch: { part: string } }) => run.first_mismatch.part);
     expect(parts).toEqual(['trace_digest', 'trace_digest']);
+  });
+
+  it('judges side effects by the real tool: a recorded "none" is ignored, a recorded "has" stays, no real tool runs nothing', () => {
+    const judge = (rule: ReturnType<typeof sideEffectsRule>, method: string) => (typeof rule === 'function' ? rule({ method, url: 'http://x' }) : rule);
+    expect(judge(sideEffectsRule(false, httpRequestTool), 'POST')).toBe(true);
+    expect(judge(sideEffectsRule(false, httpRequestTool), 'GET')).toBe(false);
+    expect(judge(sideEffectsRule('by_args', httpRequestTool), 'DELETE')).toBe(true);
+    expect(judge(sideEffectsRule(true, httpRequestTool), 'GET')).toBe(true);
+    expect([sideEffectsRule(undefined, undefined), sideEffectsRule('by_args', undefined), sideEffectsRule(false, undefined)]).toEqual([true, true, false]);
+  });
+
+  it('a malformed row is refused even with --unverified: fork exits 3 naming the part, nothing asked or written', async () => {
+    const runId = await recorded();
+    await query(database().url, `UPDATE ${RUNS} SET tools = '{}'::jsonb`);
+    const finished = await cli(['fork', '--run', runId, '--step', '1', '--unverified', '--base-url', server().openaiBaseUrl, '--api-key', 'k']);
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain('not even with --unverified');
+    expect(JSON.parse(finished.stdout).runs).toMatchObject([{ run_id: runId, first_mismatch: { part: 'tools' } }]);
+    expect(server().requests).toHaveLength(0);
+    expect(await rows()).toBe(1);
   });
 
   it('--unverified belongs to replay and fork: audit verify refuses it (exit 2)', async () => {
