@@ -7,12 +7,7 @@ import { CANDIDATE_FLAGS, candidateFromFlags, counterfactualReport, plainReplays
 import { forkCommand, stepFromFlag } from './audit-fork-command';
 import { NOT_VERIFIED, refusedUnverified } from './audit-refusal';
 import { UsageError } from './flags';
-
-export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run ID [--digest HEX]
-       agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N]) [--unverified]
-                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
-       agent-core audit fork --postgres URL --run ID --step N [--observation FILE] [--unverified]
-                      [--model ID] [--with-config FILE] [provider and fallback flags as for run]`;
+import { AUDIT_USAGE } from './usage';
 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;
