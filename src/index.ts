@@ -42,6 +42,7 @@ export { verifyRecord, type VerifyReport } from './audit/verify';
 export { CHAIN_VERSION, RECORD_FIELDS, recordDigest, recordHashes, sealRecord, type RecordHashes } from './audit/record-chain';
 export { escapeStoredText, unescapeStoredText } from './audit/stored-text';
 export { replayRecord, type ReplayReport } from './agent/replay';
+export { UnverifiedRecordError, type RecordMismatch, type RecordTrustOptions } from './agent/record-trust';
 export {
   counterfactualReplay, counterfactualTotals, firstDivergence, type Candidate, type CounterfactualRunReport, type CounterfactualTotals, type Divergence, type RunBehaviour, type RunFigures,
 } from './agent/counterfactual';

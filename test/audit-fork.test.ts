@@ -96,16 +96,18 @@ describe('forking an audited run', () => {
 
   it('never drops the approval a config asks for: such a fork is refused before any call, and runs once given a config without it', async () => {
     const original = await recorded();
+    // Edited here, so its chain no longer verifies: `unverified` lets the fork reach its config check.
     const guarded = { ...original, config: { ...original.config, approval_required: ['http_request'] } };
     const before = [count('GET'), count('POST')];
     server().requests.length = 0;
     server().setScript(live);
-    await expect(forkAuditedRun({ record: guarded, step: 2, model: modelFor(server()) })).rejects.toMatchObject({ name: 'ForkError', field: 'config', message: expect.stringContaining('approval before http_request') });
+    await expect(forkAuditedRun({ record: guarded, step: 2, model: modelFor(server()), unverified: true }))
+      .rejects.toMatchObject({ name: 'ForkError', field: 'config', message: expect.stringContaining('approval before http_request') });
     await expect(forkAuditedRun({ record: original, step: 2, model: modelFor(server()), config: { ...CONFIG, approval_required: ['http_request'] } })).rejects.toMatchObject({ field: 'config' });
     expect(server().requests).toHaveLength(0);
     expect([count('GET'), count('POST')]).toEqual(before);
-    const fork = await forkAuditedRun({ record: guarded, step: 2, model: modelFor(server()), config: CONFIG });
-    expect(fork).toMatchObject({ finish_reason: 'final', forked_from: { run_id: original.run_id, step: 2 } });
+    const fork = await forkAuditedRun({ record: guarded, step: 2, model: modelFor(server()), config: CONFIG, unverified: true });
+    expect(fork).toMatchObject({ finish_reason: 'final', forked_from: { run_id: original.run_id, step: 2, verified: false, mismatch: 'config' } });
   });
 
   it('a rewritten forked_from is named by verify; a downgrade to version 3, or an origin added to a version 3 row, is caught', async () => {

@@ -94,11 +94,13 @@ describe('the PostgreSQL audit', () => {
     expect(canary.requests.length).toBe(canaryHits);
   });
 
-  it('replay shows where a changed reply leads the run elsewhere', async () => {
+  it('replay refuses a changed reply; with unverified it shows where the change leads the run elsewhere, marked', async () => {
     const result = await auditedRun(database().url);
     await query(database().url, `UPDATE agent_core_audit_steps SET reply = $1 WHERE position = 1`, [final('something else')]);
-    const report = await replayRecord((await auditSinkFor(database().url).read(result.audit!.run_id))!);
-    expect(report.same).toBe(false);
+    const record = (await auditSinkFor(database().url).read(result.audit!.run_id))!;
+    await expect(replayRecord(record)).rejects.toMatchObject({ name: 'UnverifiedRecordError', mismatch: { part: 'step 2 reply' } });
+    const report = await replayRecord(record, { unverified: true });
+    expect(report).toMatchObject({ same: false, unverified: { part: 'step 2 reply' } });
     expect(report.differences).toContain('final_answer differs');
   });
 

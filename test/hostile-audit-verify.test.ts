@@ -201,18 +201,22 @@ describe('audit verify against a hostile operator', () => {
       expect(JSON.parse(finished.stdout).first_mismatch.part).toBe(part);
     });
 
-    it('replay of a malformed row exits 3 naming the part', async () => {
+    it('replay of a malformed row exits 3 naming the part, with --unverified too', async () => {
       const result = await storedRun();
       await query(database().url, `UPDATE ${RUNS} SET tools = '{}'::jsonb`);
       const finished = await cli(['audit', 'replay', '--postgres', database().url, '--run', result.audit.run_id]);
-      expect(finished).toMatchObject({ code: 3, stderr: '' });
-      expect(JSON.parse(finished.stdout)).toMatchObject({ same: false, first_mismatch: { part: 'tools' } });
+      expect(finished.code).toBe(3);
+      expect(JSON.parse(finished.stdout).runs).toMatchObject([{ run_id: result.audit.run_id, verified: false, first_mismatch: { part: 'tools' } }]);
+      const anyway = await cli(['audit', 'replay', '--postgres', database().url, '--run', result.audit.run_id, '--unverified']);
+      expect(anyway).toMatchObject({ code: 3, stderr: '' });
+      expect(JSON.parse(anyway.stdout)).toMatchObject({ same: false, first_mismatch: { part: 'tools' } });
     });
 
     it('replay of a row whose stored output_schema today’s checks refuse exits 3 naming output_schema, not a crash', async () => {
       const result = await storedRun();
       await query(database().url, `UPDATE ${RUNS} SET config = jsonb_set(config, '{output_schema}', $1::jsonb)`, [JSON.stringify({ type: 'string', pattern: '^(?=a)a+$' })]);
-      const finished = await cli(['audit', 'replay', '--postgres', database().url, '--run', result.audit.run_id]);
+      // The edit itself makes the row fail verify; --unverified lets the replay reach today's schema checks.
+      const finished = await cli(['audit', 'replay', '--postgres', database().url, '--run', result.audit.run_id, '--unverified']);
       expect(finished).toMatchObject({ code: 3, stderr: '' });
       const report = JSON.parse(finished.stdout);
       expect(report).toMatchObject({ same: false });

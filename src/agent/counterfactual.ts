@@ -7,13 +7,14 @@ import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
 import { resolveConfig } from './config';
 import { toolSecrets } from './execute-tool';
+import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
 import { recordedTools, type UnrecordedCall } from './recorded-tools';
 import { AgentRun } from './run-agent';
 import type { RunAgentOptions } from './run-options';
 import { runCost } from './shared-budget';
 
-/** What the candidate is: its model (and fallback), and the config it runs with instead of the recorded one. */
-export interface Candidate {
+/** What the candidate is: its model (and fallback), the config it runs with instead of the recorded one, and `unverified` (see replayRecord). */
+export interface Candidate extends RecordTrustOptions {
   model: ChatModel;
   fallbackModel?: ChatModel;
   /** The candidate's config (e.g. `--with-config`); absent: the recorded config. Its `tool_settings` reach only tools that really run. */
@@ -67,6 +68,8 @@ export interface CounterfactualRunReport {
   ran_read_only: UnrecordedCall[];
   /** Calls the record did not have and that were not run (side effects, or read-only without `--run-read-only`). */
   refused_calls: UnrecordedCall[];
+  /** With `unverified`, a stored run that did not verify: the first part that did not (see verifyRecord). */
+  unverified?: RecordMismatch;
 }
 
 const BEHAVIOUR: Partial<Record<FinishReason, RunBehaviour>> = {
@@ -110,10 +113,12 @@ function replayConfig(record: AuditRecord, candidate: Candidate): { config: Reco
  * Asks a recorded run's question (its stored user message) again of a candidate model or config, through the
  * same loop: every tool call whose tool and canonical args the record has is answered with the recorded
  * observation or error, a read-only call it lacks runs only with `runReadOnly`, and every other call is
- * refused (the model is told) and reported — nothing with side effects ever runs. Throws ConfigError or
- * SchemaError for a config today's checks refuse.
+ * refused (the model is told) and reported — nothing with side effects ever runs, as the real tool's rule
+ * judges it (see sideEffectsRule). Throws UnverifiedRecordError for a run whose record chain does not verify
+ * (unless `candidate.unverified`), ConfigError or SchemaError for a config today's checks refuse.
  */
 export async function counterfactualReplay(record: AuditRecord, candidate: Candidate): Promise<CounterfactualRunReport> {
+  const mismatch = trustRecord(record, candidate.unverified);
   const { config, settings } = replayConfig(record, candidate);
   let turn = 0;
   // Counts model calls, so a call not in the record is placed near its step (placeCalls makes it exact after the run).
@@ -149,6 +154,7 @@ export async function counterfactualReplay(record: AuditRecord, candidate: Candi
     answered_from_record: ledger.answeredFromRecord,
     ran_read_only: ledger.ranReadOnly,
     refused_calls: ledger.refused,
+    ...(mismatch ? { unverified: mismatch } : {}),
   };
 }
 

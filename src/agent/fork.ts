@@ -7,6 +7,7 @@ import type { Tool } from '../tools/tool';
 import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult } from '../trace/types';
 import { resolveConfig } from './config';
+import { trustRecord, type RecordTrustOptions } from './record-trust';
 import { recordedTools } from './recorded-tools';
 import { replyOf } from './replay';
 import { AgentRun } from './run-agent';
@@ -21,7 +22,7 @@ export class ForkError extends AgentCoreError {
 }
 
 /** What a fork needs: the audited run, the step to start from, and the model (and config) that goes on from there. */
-export interface ForkOptions extends Pick<RunAgentOptions, 'fallbackModel' | 'audit' | 'secrets' | 'signal' | 'onEvent' | 'tracer'> {
+export interface ForkOptions extends Pick<RunAgentOptions, 'fallbackModel' | 'audit' | 'secrets' | 'signal' | 'onEvent' | 'tracer'>, RecordTrustOptions {
   record: AuditRecord;
   /** The recorded step number N: steps up to N are taken from the record, the model is asked from step N + 1 on. */
   step: number;
@@ -64,11 +65,15 @@ function forkModel(record: AuditRecord, upTo: number, live: ChatModel): ChatMode
  * Starts a new run from step N of an audited run: the record's question, its steps up to N answered from the
  * record (replies and observations, so nothing runs twice), step N's observation replaced when `observation`
  * is given, then the model goes on live with real tools. With `audit`, the new row names the original run and
- * step (`forked_from`), covered by the record chain (chain version 4). Throws ForkError for a step the record
- * does not have, or an observation for a step that made no tool call; ConfigError for a config today's checks refuse.
+ * step (`forked_from`), covered by the record chain (chain version 4). The record chain is verified first:
+ * a run that does not verify throws UnverifiedRecordError, before any model is asked or tool runs, unless
+ * `unverified` is given, and then `forked_from` says `verified: false` and the part (issue #38). Throws ForkError
+ * for a step the record does not have, or an observation for a step that made no tool call; ConfigError for a
+ * config today's checks refuse.
  */
 export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> {
   const { record, step } = options;
+  const mismatch = trustRecord(record, options.unverified);
   const position = record.steps.findIndex((entry) => entry.step.step === step) + 1;
   const numbers = record.steps.map((entry) => entry.step.step);
   if (!Number.isInteger(step) || position === 0) {
@@ -78,7 +83,7 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
   if (options.observation !== undefined && (!forkedStep.action || (forkedStep.observation === undefined && !forkedStep.error))) {
     throw new ForkError(`step ${step} of run ${record.run_id} made no tool call, so it has no observation to replace`, 'observation', 'Fork from a step that called a tool, or leave out the observation.');
   }
-  const forkedFrom = { run_id: record.run_id, step };
+  const forkedFrom: ForkedFrom = { run_id: record.run_id, step, ...(mismatch ? { verified: false as const, mismatch: mismatch.part } : {}) };
   const { shared_budget: _budget, ...base } = options.config ?? record.config;
   // The steps up to N must not ask for approval again (nothing runs there), and after N a fork has no one to
   // approve: so a config that asks for approval is refused, never quietly run without it. An operator who wants
@@ -100,7 +105,7 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
   const registry = new ToolRegistry(tools);
   const resolved = resolveConfig(config, registry);
   const allowed = new Map(resolved.allowed_tools.map((name) => [name, registry.get(name)!]));
-  const { record: _record, step: _step, observation: _observation, tools: _tools, config: _config, ...rest } = options;
+  const { record: _record, step: _step, observation: _observation, tools: _tools, config: _config, unverified: _unverified, ...rest } = options;
   const runOptions: RunAgentOptions = { ...rest, model, config, ...(options.audit ? { audit: { ...options.audit, forkedFrom } } : {}) };
   const user = record.messages[0] ?? { role: 'user' as const, content: '' };
   const result = await new AgentRun(runOptions, resolved, allowed, [user], user).run();

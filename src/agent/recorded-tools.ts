@@ -47,10 +47,16 @@ export interface RecordedToolsOptions {
 
 type RecordedOutcome = { observation: string } | { error: string };
 
-/** Whether a call changes anything, from the recorded `side_effects` (and, for `by_args`, the real tool's rule); unknown means yes. */
-function sideEffectsRule(recorded: AuditTool['side_effects'] | undefined, real: Tool | undefined): Tool['sideEffects'] {
-  if (recorded === false || recorded === true) return recorded;
-  return real?.sideEffects ?? true;
+/**
+ * Whether a call changes anything: the real tool's own rule (http_request by its method, an MCP tool by its
+ * read_only), which the recorded `side_effects` can only narrow — a recorded "has side effects" stays, a
+ * recorded "none" is ignored where the real rule says otherwise, as a row may have been changed (issue #38).
+ * A tool with no real definition here never runs, so its recorded flag only decides how repeats are answered.
+ */
+export function sideEffectsRule(recorded: AuditTool['side_effects'] | undefined, real: Tool | undefined): Tool['sideEffects'] {
+  if (recorded === true) return true;
+  if (real) return real.sideEffects ?? true;
+  return recorded !== false;
 }
 
 const callKey = (tool: string, args: unknown) => `${tool}\n${canonicalJson(args)}`;

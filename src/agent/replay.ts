@@ -1,3 +1,4 @@
+// Offline replay (issue #19): a stored run's loop again, every model turn and tool call answered from the verified record.
 import type { AuditRecord, AuditStep } from '../audit/record';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model';
 import { stepFinishReason } from '../trace/readable-step';
@@ -6,6 +7,8 @@ import type { Tool } from '../tools/tool';
 import type { TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
 import { resolveConfig } from './config';
+import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
+import { sideEffectsRule } from './recorded-tools';
 import { AgentRun } from './run-agent';
 import type { RunAgentOptions } from './run-options';
 
@@ -20,6 +23,8 @@ export interface ReplayReport {
   differences: string[];
   /** Model turns and tool calls answered from the record; no model and no tool was asked. */
   answered_from_record: { model_turns: number; tool_calls: number };
+  /** With `unverified`, a stored run that did not verify: the first part that did not (see verifyRecord). */
+  unverified?: RecordMismatch;
 }
 
 const MAX_DIFFERENCES = 20;
@@ -31,8 +36,11 @@ const MAX_DIFFERENCES = 20;
  * with its recorded observation or error instead of running. A step the record has no reply for (one before
  * a resume) is rebuilt from its recorded action or answer. Shared budgets, approvals and tool settings are
  * left out: their outcome is in the record already (an approved, denied or edited call's observation).
+ * The record chain is verified first: a run that does not verify throws UnverifiedRecordError unless
+ * `unverified` is given, and then the report names the part that did not.
  */
-export async function replayRecord(record: AuditRecord): Promise<ReplayReport> {
+export async function replayRecord(record: AuditRecord, options: RecordTrustOptions = {}): Promise<ReplayReport> {
+  const mismatch = trustRecord(record, options.unverified);
   let turn = 0;
   let toolCalls = 0;
   const differences: string[] = [];
@@ -46,12 +54,12 @@ export async function replayRecord(record: AuditRecord): Promise<ReplayReport> {
       return { text: replyOf(recorded), usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, finishReason: stepFinishReason(recorded.step) };
     },
   };
-  const realSideEffects = new Map(builtInTools.map((tool) => [tool.name, tool.sideEffects]));
+  const realTools = new Map(builtInTools.map((tool) => [tool.name, tool]));
   const standIns: Tool[] = record.tools.map((tool) => ({
     name: tool.name,
     description: `${tool.name} (answered from the audit record)`,
     parameters: tool.schema,
-    sideEffects: tool.side_effects === 'by_args' ? realSideEffects.get(tool.name) : tool.side_effects,
+    sideEffects: sideEffectsRule(tool.side_effects, realTools.get(tool.name)),
     async execute(args: Record<string, unknown>) {
       toolCalls++;
       const recorded = current()?.step;
@@ -80,6 +88,7 @@ export async function replayRecord(record: AuditRecord): Promise<ReplayReport> {
     replayed: { finish_reason: result.finish_reason, final_answer: result.final_answer, steps: result.trace.length },
     differences: differences.slice(0, MAX_DIFFERENCES),
     answered_from_record: { model_turns: turn, tool_calls: toolCalls },
+    ...(mismatch ? { unverified: mismatch } : {}),
   };
 }
 

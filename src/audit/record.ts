@@ -27,6 +27,13 @@ export interface AuditStep {
 export interface ForkedFrom {
   run_id: string;
   step: number;
+  /**
+   * Issue #38: present (false) only when the origin did not verify and the fork was asked to go on anyway
+   * (`unverified`); `mismatch` is the part verify named. Covered by the record chain with the rest of
+   * `forked_from`, so the mark cannot be removed unseen; forks of runs that verified store neither.
+   */
+  verified?: false;
+  mismatch?: string;
 }
 
 /** Where a run came from: n8n fills workflow, execution and node; the CLI and library leave them out. */
@@ -109,9 +116,15 @@ export function auditRecord(parts: {
     ...('final_output' in result ? { final_output: result.final_output } : {}),
     usage: result.usage,
     cost: result.cost_details ?? null,
-    ...(parts.forkedFrom ? { forked_from: { run_id: parts.forkedFrom.run_id, step: parts.forkedFrom.step } } : {}),
+    ...(parts.forkedFrom ? { forked_from: forkedFromOf(parts.forkedFrom) } : {}),
     metrics: result.metrics,
     elapsed_ms: result.elapsed_ms,
     trace_digest: result.trace_digest,
   });
+}
+
+/** The origin as stored: run and step, and the unverified mark when the fork was of a run that did not verify. */
+function forkedFromOf(origin: ForkedFrom): ForkedFrom {
+  const { run_id, step } = origin;
+  return origin.verified === false ? { run_id, step, verified: false, mismatch: String(origin.mismatch) } : { run_id, step };
 }

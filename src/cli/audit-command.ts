@@ -5,27 +5,27 @@ import { auditSinkFor } from '../audit/postgres-sink';
 import { verifyRecord } from '../audit/verify';
 import { CANDIDATE_FLAGS, candidateFromFlags, counterfactualReport, plainReplays, replayOrRefusal, selectedRuns } from './audit-replay-command';
 import { forkCommand, stepFromFlag } from './audit-fork-command';
+import { NOT_VERIFIED, refusedUnverified } from './audit-refusal';
 import { UsageError } from './flags';
-
-export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run ID [--digest HEX]
-       agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N])
-                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
-       agent-core audit fork --postgres URL --run ID --step N [--observation FILE]
-                      [--model ID] [--with-config FILE] [provider and fallback flags as for run]`;
+import { AUDIT_USAGE } from './usage';
 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;
 
 const FLAGS = {
   postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' },
-  since: { type: 'string' }, workflow: { type: 'string' }, limit: { type: 'string' }, 'run-read-only': { type: 'boolean' },
+  since: { type: 'string' }, workflow: { type: 'string' }, limit: { type: 'string' }, 'run-read-only': { type: 'boolean' }, unverified: { type: 'boolean' },
   step: { type: 'string' }, observation: { type: 'string' },
   ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, { type: 'string' }])),
 } as const;
 
+/** The flags that take no value. */
+const SWITCHES = ['run-read-only', 'unverified'] as const;
+
 /** The flags only some actions take, and the actions they belong to. */
 const BELONGS_TO: Record<string, string[]> = {
   digest: ['verify'], since: ['replay'], workflow: ['replay'], limit: ['replay'], 'run-read-only': ['replay'], step: ['fork'], observation: ['fork'],
+  unverified: ['replay', 'fork'],
   ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, ['replay', 'fork']])),
 };
 
@@ -38,16 +38,18 @@ export async function auditCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (action !== 'verify' && action !== 'replay' && action !== 'fork') throw new UsageError(`audit needs verify, replay or fork${action ? `, not "${action}"` : ''}\n${AUDIT_USAGE}`);
   let values: Record<string, string | undefined>;
-  let runReadOnly: boolean;
+  let switches: Record<(typeof SWITCHES)[number], boolean>;
   try {
     const parsed: Record<string, string | boolean | undefined> = parseArgs({ args: rest, options: FLAGS, strict: true }).values;
-    runReadOnly = parsed['run-read-only'] === true;
-    delete parsed['run-read-only'];
+    switches = { 'run-read-only': parsed['run-read-only'] === true, unverified: parsed.unverified === true };
+    for (const name of SWITCHES) delete parsed[name];
     values = parsed as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${AUDIT_USAGE}`);
   }
-  const misplaced = Object.keys(BELONGS_TO).find((flag) => (flag === 'run-read-only' ? runReadOnly : values[flag] !== undefined) && !BELONGS_TO[flag].includes(action));
+  const runReadOnly = switches['run-read-only'];
+  const given = (flag: string) => (flag in switches ? switches[flag as (typeof SWITCHES)[number]] : values[flag] !== undefined);
+  const misplaced = Object.keys(BELONGS_TO).find((flag) => given(flag) && !BELONGS_TO[flag].includes(action));
   if (misplaced) throw new UsageError(`--${misplaced} belongs to ${BELONGS_TO[misplaced].map((name) => `audit ${name}`).join(' and ')}`);
   const candidate = CANDIDATE_FLAGS.some((flag) => values[flag] !== undefined);
   checkSelection(action, values, candidate, runReadOnly);
@@ -56,11 +58,14 @@ export async function auditCommand(argv: string[]): Promise<number> {
   }
   // Flags and files are checked before the database is asked anything.
   if (action === 'fork') stepFromFlag(values.step);
-  const chosen = candidate && action === 'replay' ? candidateFromFlags(values, runReadOnly) : undefined;
+  const unverified = switches.unverified;
+  const chosen = candidate && action === 'replay' ? { ...candidateFromFlags(values, runReadOnly), unverified } : undefined;
   const sink = auditSinkFor(values.postgres!);
   try {
     const records = await selectedRuns(sink, values);
-    if (action === 'fork') return await forkCommand(records[0], values);
+    // Every selected row is verified before any of them is used: one that does not stops them all, nothing asked or run.
+    if (action !== 'verify' && !unverified && refusedUnverified(action, records)) return NOT_VERIFIED;
+    if (action === 'fork') return await forkCommand(records[0], values, unverified);
     let outcome: { report: unknown; same: boolean };
     if (action === 'verify') {
       const report = verifyRecord(records[0], values.digest?.toLowerCase());
@@ -68,10 +73,10 @@ export async function auditCommand(argv: string[]): Promise<number> {
     } else if (chosen) {
       outcome = await counterfactualReport(records, chosen);
     } else if (values.run !== undefined) {
-      const report = await replayOrRefusal(records[0], replayRecord);
+      const report = await replayOrRefusal(records[0], (record) => replayRecord(record, { unverified }));
       outcome = { report, same: report.same };
     } else {
-      outcome = await plainReplays(records);
+      outcome = await plainReplays(records, unverified);
     }
     process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
     return outcome.same ? 0 : DIFFERS;
@@ -90,3 +95,4 @@ function checkSelection(action: string, values: Record<string, string | undefine
   if (sinceOnly && values.since === undefined) throw new UsageError(`--${sinceOnly} needs --since DATE: it narrows the runs --since selects`);
   if (runReadOnly && !candidate) throw new UsageError('--run-read-only needs a candidate (--model, --with-config or a provider flag): a plain replay runs no tool');
 }
+

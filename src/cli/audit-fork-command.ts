@@ -1,6 +1,8 @@
 // `agent-core audit fork` (issue #33): a new run from step N of an audited run, its row naming the original run and step.
 import { readFileSync } from 'node:fs';
 import { ForkError, forkAuditedRun } from '../agent/fork';
+import { UnverifiedRecordError } from '../agent/record-trust';
+import { NOT_VERIFIED, printRefusal } from './audit-refusal';
 import type { AuditRecord } from '../audit/record';
 import { createChatModel } from '../providers/create-model';
 import { UsageError, fallbackFromFlags, providerFromFlags, readJsonFile } from './flags';
@@ -19,8 +21,9 @@ export function stepFromFlag(value: string | undefined): number {
  * Forks the stored run from `--step`, with `--observation FILE`'s text as that step's observation when
  * given, the model of the provider flags (`--model`, else the config's) going on live, and `--with-config`
  * as the config (else the recorded one). The new run is audited in the same database; its output is printed.
+ * With `unverified` (`--unverified`), a run that does not verify is forked, its new row saying so.
  */
-export async function forkCommand(record: AuditRecord, values: Record<string, string | undefined>): Promise<number> {
+export async function forkCommand(record: AuditRecord, values: Record<string, string | undefined>, unverified: boolean): Promise<number> {
   const step = stepFromFlag(values.step);
   let observation: string | undefined;
   if (values.observation !== undefined) {
@@ -39,12 +42,17 @@ export async function forkCommand(record: AuditRecord, values: Record<string, st
   let output;
   try {
     output = await forkAuditedRun({
-      record, step, ...(observation !== undefined ? { observation } : {}), ...(config ? { config } : {}),
+      record, step, unverified, ...(observation !== undefined ? { observation } : {}), ...(config ? { config } : {}),
       model: createChatModel(primary), ...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
       audit: { postgres: values.postgres!, waitMs: CLI_AUDIT_WAIT_MS },
     });
   } catch (error) {
     if (error instanceof ForkError) throw new UsageError(`--${error.field === 'config' ? 'with-config' : error.field}: ${error.message}. ${error.fix}`);
+    // A malformed row, which --unverified does not let through: named as verify names it, nothing forked.
+    if (error instanceof UnverifiedRecordError) {
+      printRefusal('fork', [{ run_id: error.runId, verified: false, first_mismatch: error.mismatch }], 1, error.fixNaming('--unverified'));
+      return NOT_VERIFIED;
+    }
     throw error;
   }
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);

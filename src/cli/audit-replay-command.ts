@@ -1,6 +1,7 @@
 // `agent-core audit replay` with a candidate (issue #33): recorded runs asked again of another model or config, judged against the record.
 import { ConfigError } from '../agent/config';
 import { counterfactualReplay, counterfactualTotals, type Candidate, type CounterfactualRunReport } from '../agent/counterfactual';
+import { UnverifiedRecordError } from '../agent/record-trust';
 import { replayRecord } from '../agent/replay';
 import type { PostgresAuditSink } from '../audit/postgres-sink';
 import type { AuditRecord } from '../audit/record';
@@ -29,6 +30,8 @@ export async function replayOrRefusal<T>(record: AuditRecord, replay: (record: A
   try {
     return await replay(record);
   } catch (error) {
+    // A row --unverified let through that is malformed (trustRecord refuses it still): named like any other.
+    if (error instanceof UnverifiedRecordError) return { run_id: record.run_id, same: false, first_mismatch: error.mismatch };
     if (!(error instanceof ConfigError || error instanceof SchemaError)) throw error;
     const part = error instanceof ConfigError ? `config ${error.key}` : error.field;
     return { run_id: record.run_id, same: false, first_mismatch: { part, detail: `the stored run cannot be replayed: ${error.message}` } };
@@ -87,10 +90,10 @@ export async function counterfactualReport(records: AuditRecord[], candidate: Ca
   return { report: { candidate: { model: candidate.modelName ?? candidate.config?.model ?? 'as recorded', provider: candidate.model.provider }, runs, total }, same };
 }
 
-/** Without a candidate, `--since` replays each selected run offline as `--run` does one. */
-export async function plainReplays(records: AuditRecord[]): Promise<{ report: unknown; same: boolean }> {
+/** Without a candidate, `--since` replays each selected run offline as `--run` does one (`unverified`: see replayRecord). */
+export async function plainReplays(records: AuditRecord[], unverified: boolean): Promise<{ report: unknown; same: boolean }> {
   const runs = [];
-  for (const record of records) runs.push(await replayOrRefusal(record, replayRecord));
+  for (const record of records) runs.push(await replayOrRefusal(record, (stored) => replayRecord(stored, { unverified })));
   const differing = runs.filter((run) => !run.same).map((run) => run.run_id);
   return { report: { runs, total: { runs: runs.length, same: runs.length - differing.length, differing } }, same: differing.length === 0 };
 }

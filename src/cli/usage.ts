@@ -27,6 +27,15 @@ const SESSION_USAGE_LINES = `       agent-core session list --session ID [--redi
 /** The usage of \`agent-core session\`, shown with its command-line mistakes. */
 export const SESSION_USAGE = `usage:${SESSION_USAGE_LINES.slice('usage:'.length)}`;
 
+const AUDIT_USAGE_LINES = `       agent-core audit verify --postgres URL --run ID [--digest HEX]
+       agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N]) [--unverified]
+                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
+       agent-core audit fork --postgres URL --run ID --step N [--observation FILE] [--unverified]
+                      [--model ID] [--with-config FILE] [provider and fallback flags as for run]`;
+
+/** The usage of \`agent-core audit\`, shown with its command-line mistakes. */
+export const AUDIT_USAGE = `usage:${AUDIT_USAGE_LINES.slice('usage:'.length)}`;
+
 const EVAL_USAGE_LINES = `       agent-core eval --dataset FILE.jsonl --config FILE [--gates FILE] [--results FILE.jsonl]
                       [--concurrency N] [the provider, fallback, --system and --redis-url flags of run]`;
 
@@ -44,11 +53,7 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
                       [--audit-postgres URL [--audit-retention-days N]]
        agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
-       agent-core audit verify --postgres URL --run ID [--digest HEX]
-       agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N])
-                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
-       agent-core audit fork --postgres URL --run ID --step N [--observation FILE]
-                      [--model ID] [--with-config FILE] [provider and fallback flags as for run]
+${AUDIT_USAGE_LINES}
 ${SESSION_USAGE_LINES}
 ${EVAL_USAGE_LINES}`;
 
@@ -115,6 +120,10 @@ report gives per run and in total: same answer, same actions, the first divergen
 tokens, cost, elapsed time and finish reason against the original; exit 3 when any run differs. audit fork
 starts a new run from step N of a stored run (steps up to N from the record, --observation FILE replacing
 step N's observation), the model going on live; its audit row names the run and step it was forked from.
+replay and fork first verify each row they use as audit verify does: a row that does not verify is refused
+(exit 3, run and part named; with --since, one such row refuses them all) before any model is asked or tool
+runs. --unverified uses it anyway, each report saying unverified and why, a fork's row recording
+forked_from.verified false. Whether a call has side effects is the real tool's rule, never the row's.
 
 A config with approval_required pauses before such a call: the run ends awaiting_approval with
 pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then: at least 16 characters, 8 of them different;
