@@ -5,7 +5,7 @@ import { replayRecord } from '../src/agent/replay';
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { sealRecord } from '../src/audit/record-chain';
-import { readObservation } from '../src/agent/prompt';
+import { readObservation } from '../src/agent/protocol/prompt';
 import { httpRequestTool } from '../src/tools/http-request';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
