@@ -16,6 +16,7 @@ import {
   RunStateError,
   McpServerError,
   SETTINGS,
+  UnverifiedRecordError,
   SchemaError,
   ToolRegistry,
   builtInTools,
@@ -52,6 +53,7 @@ const members: Array<[string, AgentCoreError]> = [
   ['AuditWriteError', new AuditWriteError('the audit row of run r1 was not stored (ECONNREFUSED)', true)],
   ['ConversationError', new ConversationError({ code: 'turn_out_of_range', session: 's', turn: 1e9, last: 12, least: 1 })],
   ['McpServerError', new McpServerError('docs', 'MCP server "docs" (http://10.0.0.7:3001/mcp) refused the connection (ECONNREFUSED)', 'Check mcp_servers "docs" url and that the server is running.')],
+  ['UnverifiedRecordError', new UnverifiedRecordError('r1', { part: 'step 1', detail: 'step 1 does not match its recorded link: it was changed after the run' })],
 ];
 
 /** A node of `typeVersion`, as toNodeError sees it. */
