@@ -41,13 +41,11 @@ export type { AuditRecord, AuditStep, AuditTool, AuditOrigin, ForkedFrom } from 
 export { verifyRecord, type VerifyReport } from './audit/verify';
 export { CHAIN_VERSION, RECORD_FIELDS, recordDigest, recordHashes, sealRecord, type RecordHashes } from './audit/record-chain';
 export { escapeStoredText, unescapeStoredText } from './audit/stored-text';
-export { replayRecord, type ReplayReport } from './agent/replay';
-export { UnverifiedRecordError, type RecordMismatch, type RecordTrustOptions } from './agent/record-trust';
 export {
-  counterfactualReplay, counterfactualTotals, firstDivergence, type Candidate, type CounterfactualRunReport, type CounterfactualTotals, type Divergence, type RunBehaviour, type RunFigures,
-} from './agent/counterfactual';
-export { recordedTools, type RecordedCallLedger, type RecordedToolsMode, type UnrecordedCall } from './agent/recorded-tools';
-export { forkAuditedRun, ForkError, type ForkOptions, type ForkResult } from './agent/fork';
+  replayRecord, counterfactualReplay, counterfactualTotals, firstDivergence, recordedTools, forkAuditedRun, ForkError, UnverifiedRecordError,
+  type ReplayReport, type Candidate, type CounterfactualRunReport, type CounterfactualTotals, type Divergence, type RunBehaviour, type RunFigures,
+  type RecordedCallLedger, type RecordedToolsMode, type UnrecordedCall, type ForkOptions, type ForkResult, type RecordMismatch, type RecordTrustOptions,
+} from './replay';
 export { ambientTracer, tracingFromEnvironment, type RunTracing } from './telemetry/otlp';
 export { recordRunSpans, type RunSpanFacts } from './telemetry/run-spans';
 export { DEFAULT_MCP_PIN_PREFIX, MemoryMcpPins, McpServerError, RedisMcpPins, mcpPinKey, mcpServersProblem, renderCallResult, toolFingerprint, type McpPinStore, type McpServerConfig, type McpToolRecord, type PinStatus } from './tools/mcp';

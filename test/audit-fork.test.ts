@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { forkAuditedRun, ForkError } from '../src/agent/fork';
+import { forkAuditedRun, ForkError } from '../src/replay/fork';
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import type { AuditRecord } from '../src/audit/record';

@@ -1,6 +1,6 @@
 import * as net from 'node:net';
 import { runAgent } from '../src/agent/run-agent';
-import { replayRecord } from '../src/agent/replay';
+import { replayRecord } from '../src/replay/replay';
 import { PostgresAuditSink, auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';
 import { configHash } from '../src/run-state/signed-state';

@@ -1,7 +1,7 @@
-import { counterfactualReplay } from '../src/agent/counterfactual';
-import { forkAuditedRun } from '../src/agent/fork';
-import { sideEffectsRule } from '../src/agent/recorded-tools';
-import { replayRecord } from '../src/agent/replay';
+import { counterfactualReplay } from '../src/replay/counterfactual';
+import { forkAuditedRun } from '../src/replay/fork';
+import { sideEffectsRule } from '../src/replay/recorded-tools';
+import { replayRecord } from '../src/replay/replay';
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { sealRecord } from '../src/audit/record-chain';

@@ -16,6 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['trace'], // steps, digests (names tools and model finish reasons)
   ['context', 'audit', 'telemetry'], // the conversation store; the audit record; spans — each reads the trace
   ['agent'], // the run loop, which uses everything below
+  ['replay'], // replay, counterfactual replay and fork of audited runs: the loop run again from the audit record
   ['cli', 'demo'], // the CLI's commands; the demo and scripted model servers
 ];
 const TOP = LAYERS.length; // src/cli.ts, src/index.ts

@@ -1,6 +1,6 @@
 // `agent-core audit verify|replay|fork`: a stored run checked against its hash chains, re-run from its record (offline, or against a candidate), or forked.
 import { parseArgs } from 'node:util';
-import { replayRecord } from '../agent/replay';
+import { replayRecord } from '../replay';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { verifyRecord } from '../audit/verify';
 import { CANDIDATE_FLAGS, candidateFromFlags, counterfactualReport, plainReplays, replayOrRefusal, selectedRuns } from './audit-replay-command';

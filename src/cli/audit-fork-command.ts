@@ -1,7 +1,7 @@
 // `agent-core audit fork` (issue #33): a new run from step N of an audited run, its row naming the original run and step.
 import { readFileSync } from 'node:fs';
-import { ForkError, forkAuditedRun } from '../agent/fork';
-import { UnverifiedRecordError } from '../agent/record-trust';
+import { ForkError, forkAuditedRun } from '../replay';
+import { UnverifiedRecordError } from '../replay';
 import { NOT_VERIFIED, printRefusal } from './audit-refusal';
 import type { AuditRecord } from '../audit/record';
 import { createChatModel } from '../providers/create-model';

@@ -1,8 +1,8 @@
 // `agent-core audit replay` with a candidate (issue #33): recorded runs asked again of another model or config, judged against the record.
 import { ConfigError } from '../agent/config';
-import { counterfactualReplay, counterfactualTotals, type Candidate, type CounterfactualRunReport } from '../agent/counterfactual';
-import { UnverifiedRecordError } from '../agent/record-trust';
-import { replayRecord } from '../agent/replay';
+import { counterfactualReplay, counterfactualTotals, type Candidate, type CounterfactualRunReport } from '../replay';
+import { UnverifiedRecordError } from '../replay';
+import { replayRecord } from '../replay';
 import type { PostgresAuditSink } from '../audit/postgres-sink';
 import type { AuditRecord } from '../audit/record';
 import { malformedPart } from '../audit/record-shape';

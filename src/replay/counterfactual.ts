@@ -5,13 +5,13 @@ import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
-import { resolveConfig } from './config';
-import { toolSecrets } from './execute-tool';
+import { resolveConfig } from '../agent/config';
+import { toolSecrets } from '../agent/execute-tool';
 import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
 import { recordedTools, type UnrecordedCall } from './recorded-tools';
-import { AgentRun } from './run-agent';
-import type { RunAgentOptions } from './run-options';
-import { runCost } from './shared-budget';
+import { AgentRun } from '../agent/run-agent';
+import type { RunAgentOptions } from '../agent/run-options';
+import { runCost } from '../agent/shared-budget';
 
 /** What the candidate is: its model (and fallback), the config it runs with instead of the recorded one, and `unverified` (see replayRecord). */
 export interface Candidate extends RecordTrustOptions {

@@ -6,12 +6,12 @@ import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult } from '../trace/types';
-import { resolveConfig } from './config';
+import { resolveConfig } from '../agent/config';
 import { trustRecord, type RecordTrustOptions } from './record-trust';
 import { recordedTools } from './recorded-tools';
 import { replyOf } from './replay';
-import { AgentRun } from './run-agent';
-import type { RunAgentOptions } from './run-options';
+import { AgentRun } from '../agent/run-agent';
+import type { RunAgentOptions } from '../agent/run-options';
 
 /** A fork that cannot start: the step is not in the record, or has no observation to edit. `field` is the option at fault. */
 export class ForkError extends AgentCoreError {

@@ -6,11 +6,11 @@ import { builtInTools, ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
-import { resolveConfig } from './config';
+import { resolveConfig } from '../agent/config';
 import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
 import { sideEffectsRule } from './recorded-tools';
-import { AgentRun } from './run-agent';
-import type { RunAgentOptions } from './run-options';
+import { AgentRun } from '../agent/run-agent';
+import type { RunAgentOptions } from '../agent/run-options';
 
 /** What `audit replay` found: the run again, offline, beside what the record says it did. */
 export interface ReplayReport {
