@@ -15,8 +15,9 @@ export type { ChatModel, ChatRequest, ChatResponse, ModelFinishReason, Reasoning
 export { ProviderResponseError } from './providers/chat-model';
 export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './core/usage';
 export { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
-export { OpenAiChatModel, mapOpenAiFinishReason, type OpenAiModelOptions } from './providers/openai';
-export { GeminiChatModel, mapGeminiFinishReason, type GeminiModelOptions } from './providers/gemini';
+export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
+export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
+export { mapGeminiFinishReason, mapOpenAiFinishReason } from './providers/finish-reasons';
 export { LangChainChatModel, type LangChainChatModelOptions } from './providers/langchain-chat-model';
 export { TruncatedText, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';

@@ -1,6 +1,7 @@
 /** Anthropic Messages facts in one place: stop reasons, usage (plain and streamed) and the error body, read from what the API sends. */
 import type { ModelFinishReason } from './chat-model';
 import type { TokenUsage } from '../core/usage';
+import { mapAnthropicStopReason } from './finish-reasons';
 import { shortMessage } from './provider-errors';
 import type { StreamPiece } from './stream-bound';
 
@@ -8,15 +9,6 @@ type Fields = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
-
-/** Anthropic's stop_reason values (provider-behaviours.md §3 [AN-msg]) in the engine's terms; `pause_turn` (a long server-tool turn paused) is no end. */
-export function mapAnthropicStopReason(reason: unknown): ModelFinishReason | undefined {
-  if (reason === null || reason === undefined) return undefined;
-  if (reason === 'end_turn' || reason === 'stop_sequence' || reason === 'tool_use') return 'stop';
-  if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length';
-  if (reason === 'refusal') return 'content_filter';
-  return 'other';
-}
 
 /**
  * The refusal's words for the step's error: `stop_details` carries its `category` and an `explanation`

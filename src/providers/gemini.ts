@@ -1,4 +1,5 @@
 import type { Content, GenerateContentParameters, GoogleGenAI } from '@google/genai';
+import { mapGeminiFinishReason } from './finish-reasons';
 import { loadOnce } from '../core/load-once';
 
 /** The @google/genai SDK, loaded when the first client is made (see loadOnce). */
@@ -9,7 +10,6 @@ import {
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
-  type ModelFinishReason,
   type ReasoningEffort,
 } from './chat-model';
 import type { ChatMessage } from '../core/messages';
@@ -227,20 +227,6 @@ function counted<T>(stream: AsyncIterable<T>): AsyncIterable<T> & { count: numbe
  * Every finish or block reason Gemini and Vertex use for a reply withheld by a filter ([GG-types];
  * MODEL_ARMOR from Vertex Model Armor, realworld case `pyd:test_google/test_google_model_armor_response_template_real_block#0`).
  */
-const GEMINI_FILTERED = new Set([
-  'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'MODEL_ARMOR', 'JAILBREAK',
-  'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION',
-]);
-
-/** Gemini's finishReason values (provider-behaviours.md §2, [GG-types]) in the engine's terms. */
-export function mapGeminiFinishReason(reason: unknown): ModelFinishReason | undefined {
-  if (reason === undefined || reason === null || reason === 'FINISH_REASON_UNSPECIFIED') return undefined;
-  if (reason === 'STOP') return 'stop';
-  if (reason === 'MAX_TOKENS') return 'length';
-  if (typeof reason === 'string' && GEMINI_FILTERED.has(reason)) return 'content_filter';
-  return 'other';
-}
-
 /** Gemini takes one system instruction and alternating user/model contents; consecutive same-role turns are merged. */
 export function toGeminiContents(messages: readonly ChatMessage[]): { systemInstruction?: string; contents: Content[] } {
   const system = messages.filter((message) => message.role === 'system').map((message) => message.content);

@@ -1,10 +1,9 @@
 /** A LangChain chat model's reply (an AIMessage, or merged AIMessageChunks) read as the engine's ChatResponse, whichever provider package built it. */
 import type { ChatResponse, ModelFinishReason } from './chat-model';
 import type { TokenUsage } from '../core/usage';
-import { anthropicFinishMessage, mapAnthropicStopReason, readAnthropicUsage } from './anthropic';
-import { mapOllamaDoneReason, mapResponsesStatus } from './finish-reasons';
-import { mapGeminiFinishReason } from './gemini';
-import { mapOpenAiFinishReason, readOpenAiUsage } from './openai';
+import { anthropicFinishMessage, readAnthropicUsage } from './anthropic';
+import { mapAnthropicStopReason, mapGeminiFinishReason, mapOllamaDoneReason, mapOpenAiFinishReason, mapResponsesStatus } from './finish-reasons';
+import { readOpenAiUsage } from './openai';
 
 type Fields = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { openAiSdk } from './openai';
+import { openAiSdk } from './openai-sdk';
 import { ProviderResponseError } from './chat-model';
 import type { StreamedText } from './streamed-text';
 import { reasoningPiece } from './openai-reasoning';

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
-import { loadOnce } from '../core/load-once';
 import {
   describeUnexpectedBody,
   ProviderResponseError,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
-  type ModelFinishReason,
   type ResponseFormat,
 } from './chat-model';
 import type { TokenUsage } from '../core/usage';
@@ -17,10 +15,9 @@ import { callDroppingRefusedFields, type DroppableField } from './refused-fields
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 import { withUpstreamReason } from './provider-errors';
+import { openAiSdk } from './openai-sdk';
+import { mapOpenAiFinishReason } from './finish-reasons';
 
-
-/** The openai SDK, loaded when the first client is made (see loadOnce). */
-export const openAiSdk = loadOnce(() => (require('openai') as typeof import('openai')).default);
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {
   apiKey: string;
@@ -200,15 +197,6 @@ function withReadableMessage(error: unknown): unknown {
   const readable = withUpstreamReason(error.message, error.error);
   if (readable) error.message = readable;
   return error;
-}
-
-/** OpenAI's finish_reason values (provider-behaviours.md §1.5) in the engine's terms. */
-export function mapOpenAiFinishReason(reason: unknown): ModelFinishReason | undefined {
-  if (reason === null || reason === undefined) return undefined;
-  if (reason === 'stop' || reason === 'tool_calls' || reason === 'function_call') return 'stop';
-  if (reason === 'length') return 'length';
-  if (reason === 'content_filter') return 'content_filter';
-  return 'other';
 }
 
 function classifyOpenAiError(error: unknown, streaming: boolean): RetryDecision {
