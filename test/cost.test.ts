@@ -35,7 +35,7 @@ describe('the model catalogue', () => {
   ])('prices %s %s by part, the parts adding up to what genai-prices charges for the whole call', (provider, modelName, callUsage) => {
     const price = priceOf(modelName, provider, undefined)!;
     expect(price.from).toBe('catalogue');
-    const cost = costOf(callUsage, price);
+    const cost = costOf(callUsage, price)!;
     const reference = calcPrice(
       {
         input_tokens: callUsage.prompt_tokens,

@@ -39,7 +39,7 @@ describe('settings under hostile input', () => {
 
   it.each([
     ['max_steps', 1e308, 'max_steps must be an integer from 1 to 1000'],
-    ['max_steps', Number.NaN, 'max_steps must be an integer from 1 to 1000'],
+    ['max_steps', Number.NaN, 'max_steps: NaN is not a finite number; give an integer from 1 to 1000'],
     ['timeout', '120', 'timeout must be a number from 0.001 to 86400'],
     ['temperature', { valueOf: () => 1 }, 'temperature must be a number from 0 to 2'],
     ['json_mode', ['json_object'], 'json_mode must be "json_object", "json_schema" or "off"'],
