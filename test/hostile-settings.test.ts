@@ -50,6 +50,13 @@ describe('settings under hostile input', () => {
     expect([error.key, error.message]).toEqual([key, message]);
   });
 
+  it.each([Infinity, Number.NaN])('refuses a panel number an expression made %p (Max Cost, Context Window) naming its key', (value) => {
+    const costly = configFromCollections({ limits: { maxCost: value }, options: {} });
+    expect(refusal({ model: 'm', ...costly }).message).toMatch(/^max_cost: (Infinity|NaN) is not a finite number/);
+    const windowed = configFromCollections({ limits: {}, options: { contextWindowTokens: value } });
+    expect(refusal({ model: 'm', ...windowed }).key).toBe('context_window_tokens');
+  });
+
   it('passes a panel value an expression made hostile on to the engine checks, which refuse it naming the key', () => {
     const config = configFromCollections({ limits: { maxSteps: '5; DROP' }, options: { jsonMode: 'json_object\n', reasoningEffort: 'extreme' } });
     expect(refusal({ model: 'm', ...config }).key).toBe('reasoning_effort');
