@@ -66,3 +66,25 @@ describe('agent-core run with a shared_budget', () => {
     expect(refused).toMatchObject({ code: 2, stderr: 'agent-core: --redis-url needs --session ID, --run-key KEY, a shared_budget or mcp_servers in the config\n' });
   });
 });
+
+/** Issue #38 through the CLI: a price JSON reads as Infinity is refused before anything is asked. */
+describe('agent-core run with a price of 1e999', () => {
+  const server = useScriptedServer();
+  let folder: string;
+  beforeAll(() => (folder = mkdtempSync(join(tmpdir(), 'agent-core-price-'))));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('exits 2 naming prices["gpt-x"].input_per_million and what to give, with no model request', async () => {
+    const path = join(folder, 'huge-price.json');
+    // Written as text: JSON.stringify cannot write 1e999, and JSON.parse reads it as Infinity.
+    writeFileSync(path, '{"model":"gpt-x","max_cost":1,"prices":{"gpt-x":{"input_per_million":1e999,"output_per_million":1}}}');
+    server().setScript([{ text: final('never asked'), usage: { prompt_tokens: 1, completion_tokens: 1 } }]);
+    const refused = await runCli(['run', '--config', path, '--prompt', 'go', '--base-url', server().openaiBaseUrl, '--api-key', 'k']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'prices["gpt-x"].input_per_million: Infinity is not a finite number (JSON reads a number too large for it, such as 1e999, as Infinity); give a price in USD per million tokens from 0 to 1000000, e.g. 2.5',
+    );
+    expect(refused.stdout).toBe('');
+    expect(server().requests).toHaveLength(0);
+  });
+});

@@ -1,7 +1,10 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import { MemoryBudgetLedger } from '../src/budget/ledger';
-import { CATALOGUE, costOf, priceOf } from '../src/budget/pricing';
-import type { TokenUsage } from '../src/core/usage';
+import { CATALOGUE, MAX_PRICE_PER_MILLION, costOf, priceOf } from '../src/budget/pricing';
+import { MAX_TOKENS_PER_CALL, type TokenUsage } from '../src/core/usage';
+import { Spending } from '../src/agent/shared-budget';
+import type { TraceStep } from '../src/trace/types';
+import { rejectionOf } from './support/rejection';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/providers/chat-model';
 import { runAgent } from '../src/agent/run-agent';
 import { action, final, modelFor, probeTool, useScriptedServer } from './support/agent';
@@ -35,7 +38,7 @@ describe('the model catalogue', () => {
   ])('prices %s %s by part, the parts adding up to what genai-prices charges for the whole call', (provider, modelName, callUsage) => {
     const price = priceOf(modelName, provider, undefined)!;
     expect(price.from).toBe('catalogue');
-    const cost = costOf(callUsage, price);
+    const cost = costOf(callUsage, price)!;
     const reference = calcPrice(
       {
         input_tokens: callUsage.prompt_tokens,
@@ -146,5 +149,59 @@ describe('cost from the usage real providers report, through their SDKs', () => 
     expect(server().requests[0]).toMatchObject({ provider: 'gemini', streamed });
     // gemini-2.5-flash: 0.3 input, 0.03 cache read, 2.5 output USD per million; thoughts are output the reply did not show.
     expect(result.trace[0].cost).toEqual({ input: 0.000001, cached_input: 0, cache_write: 0, output: 0.000595, reasoning: 0.000103, total: 0.000698 });
+  });
+});
+
+/** Issue #38: a limit cannot be switched off by a value; an unknown cost under a cost limit stops the run. */
+describe('cost limits against numbers that are not prices', () => {
+  const at = (step: number, modelName: string, callUsage: TokenUsage): TraceStep => ({ step, repair: false, elapsed_ms: 0, model_ms: 0, provider: 'openai', model: modelName, usage: callUsage });
+
+  it('refuses a price of 1e999 from a library config before any model call, naming its path', async () => {
+    const chat = model('openai', 'gpt-x', [{ text: final('never asked'), usage: usage(1, 1) }]);
+    const prices = JSON.parse('{"gpt-x":{"input_per_million":1e999,"output_per_million":1}}');
+    const error = await rejectionOf(runAgent({ model: chat, config: { model: 'gpt-x', max_cost: 1, prices }, prompt: 'q' }));
+    expect(error).toMatchObject({ name: 'ConfigError', key: 'prices', message: expect.stringContaining('prices["gpt-x"].input_per_million: Infinity is not a finite number') });
+    expect(chat.requests).toHaveLength(0);
+  });
+
+  it('under max_cost, a call whose cost is not a finite number leaves cost null and stops before the next call, naming the model and the fix', async () => {
+    // Past resolveConfig's ceiling on purpose: 1e308 × 10⁸ tokens / 10⁶ is Infinity, and 0 cached tokens × Infinity was NaN.
+    const spending = new Spending({ max_cost: 1, prices: { huge: { input_per_million: 1e308, output_per_million: 1 } } }, undefined, [{ name: 'huge', provider: 'openai' }]);
+    const entry = at(1, 'huge', usage(1e8, 1));
+    await spending.record(entry, entry.usage!, { name: 'huge', provider: 'openai' });
+    expect(entry.cost).toBeNull();
+    expect(entry.notices).toEqual([expect.stringContaining('the cost of this call could not be computed: openai model "huge" at its price in prices["huge"]')]);
+    const stop = await spending.stopBeforeCall([entry], true);
+    expect(stop).toMatchObject({ reason: 'cost_limit', detail: expect.stringMatching(/^max_cost cannot be kept: .*give it a price in USD per million tokens in prices, e\.g\. \{"huge"/) });
+  });
+
+  it('under max_cost, a step without a cost (a resumed run priced under another config) is never read as 0: the run stops', async () => {
+    const spending = new Spending({ max_cost: 1 }, undefined, [{ name: 'gpt-4o-mini', provider: 'openai' }]);
+    const stop = await spending.stopBeforeCall([{ ...at(1, 'my-finetune', usage(10, 10)), cost: null }], true);
+    expect(stop).toMatchObject({ reason: 'cost_limit', detail: expect.stringContaining('max_cost cannot be kept: openai model "my-finetune" has no price in the catalogue') });
+  });
+
+  it('keeps the dearest price at the most tokens a call may report finite, so max_cost still ends the run', async () => {
+    const chat = model('openai', 'dear', [
+      { text: action('probe', { value: 1 }), usage: usage(1e12, 1e12) },
+      { text: final('never asked'), usage: usage(1, 1) },
+    ]);
+    const prices = { dear: { input_per_million: MAX_PRICE_PER_MILLION, output_per_million: MAX_PRICE_PER_MILLION } };
+    const probe = probeTool();
+    const result = await runAgent({ model: chat, config: { model: 'dear', allowed_tools: ['probe'], prices, max_cost: 1 }, prompt: 'q', extraTools: [probe.tool] });
+    expect(result).toMatchObject({ finish_reason: 'cost_limit', cost: 2 * MAX_TOKENS_PER_CALL });
+    expect(chat.requests).toHaveLength(1);
+  });
+
+  it('takes 0 and -0 as a price (a free or local model), costing 0 and keeping max_cost', async () => {
+    const chat = model('openai', 'local', [{ text: final('Hi.'), usage: usage(100, 10) }]);
+    const result = await runAgent({ model: chat, config: { model: 'local', prices: { local: { input_per_million: -0, output_per_million: 0 } }, max_cost: 0.01 }, prompt: 'q' });
+    expect(result).toMatchObject({ finish_reason: 'final', cost: 0 });
+    expect(JSON.stringify(result.cost)).toBe('0');
+  });
+
+  it('refuses a price written as the string "1e999", naming its path', async () => {
+    const error = await rejectionOf(runAgent({ model: model('openai', 'm', []), config: { model: 'm', prices: { m: { input_per_million: '1e999', output_per_million: 1 } } } as never, prompt: 'q' }));
+    expect(error).toMatchObject({ key: 'prices', message: expect.stringContaining('prices.m.input_per_million: must be number') });
   });
 });

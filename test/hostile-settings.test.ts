@@ -39,7 +39,7 @@ describe('settings under hostile input', () => {
 
   it.each([
     ['max_steps', 1e308, 'max_steps must be an integer from 1 to 1000'],
-    ['max_steps', Number.NaN, 'max_steps must be an integer from 1 to 1000'],
+    ['max_steps', Number.NaN, 'max_steps: NaN is not a finite number; give an integer from 1 to 1000'],
     ['timeout', '120', 'timeout must be a number from 0.001 to 86400'],
     ['temperature', { valueOf: () => 1 }, 'temperature must be a number from 0 to 2'],
     ['json_mode', ['json_object'], 'json_mode must be "json_object", "json_schema" or "off"'],
@@ -48,6 +48,13 @@ describe('settings under hostile input', () => {
   ])('refuses %s = %p with the check\'s own sentence', (key, value, message) => {
     const error = refusal({ model: 'm', [key]: value });
     expect([error.key, error.message]).toEqual([key, message]);
+  });
+
+  it.each([Infinity, Number.NaN])('refuses a panel number an expression made %p (Max Cost, Context Window) naming its key', (value) => {
+    const costly = configFromCollections({ limits: { maxCost: value }, options: {} });
+    expect(refusal({ model: 'm', ...costly }).message).toMatch(/^max_cost: (Infinity|NaN) is not a finite number/);
+    const windowed = configFromCollections({ limits: {}, options: { contextWindowTokens: value } });
+    expect(refusal({ model: 'm', ...windowed }).key).toBe('context_window_tokens');
   });
 
   it('passes a panel value an expression made hostile on to the engine checks, which refuse it naming the key', () => {

@@ -149,3 +149,86 @@ describe('the settings table', () => {
     if (columns.includes('CLI')) expect(page.map(pick)).toEqual(generated.map(pick));
   });
 });
+
+/** A number-typed place in a setting's schema: the path to it (a map's key as "model-x", an array's first item) and its declaration. */
+type NumberPlace = { segments: Array<string | number>; declared: Record<string, unknown> };
+
+function numberPlaces(schema: unknown, segments: Array<string | number> = []): NumberPlace[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  if (node.type === 'number' || node.type === 'integer') return [{ segments, declared: node }];
+  const properties = Object.entries((node.properties ?? {}) as Record<string, unknown>).flatMap(([name, child]) => numberPlaces(child, [...segments, name]));
+  return [...properties, ...numberPlaces(node.additionalProperties, [...segments, 'model-x']), ...numberPlaces(node.items, [...segments, 0])];
+}
+
+/** The value with `leaf` placed at the path, and the path as a refusal names it. */
+function placed(key: string, segments: Array<string | number>, leaf: unknown): { value: unknown; path: string } {
+  const value = segments.reduceRight<unknown>((inner, segment) => (typeof segment === 'number' ? [inner] : { [segment]: inner }), leaf);
+  const path = key + segments.map((segment) => (typeof segment === 'number' ? `[${segment}]` : /^[A-Za-z_]\w*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`)).join('');
+  return { value, path };
+}
+
+describe('every number in the settings table', () => {
+  const refusalOf = (config: Record<string, unknown>): ConfigError => {
+    try {
+      resolveConfig({ model: 'm', ...config }, registry);
+    } catch (error) {
+      if (error instanceof ConfigError) return error;
+      throw error;
+    }
+    throw new Error(`accepted ${JSON.stringify(config)}`);
+  };
+  const nonFinite = [Infinity, -Infinity, Number.NaN];
+
+  // Read from the table itself: a numeric row added later is swept without a line here.
+  const numericRows = settingEntries().filter(([, setting]) => setting.check.range);
+  const nestedPlaces = settingEntries().flatMap(([key, setting]) => numberPlaces(setting.check.schema).map((place) => ({ key, ...place })));
+  const toolPlaces = builtInTools.flatMap((tool) => numberPlaces(tool.settingsSchema, [tool.name]).map((place) => ({ key: 'tool_settings', ...place })));
+
+  it('finds the numbers to sweep: the rows with a range, and those nested in prices, shared_budget, mcp_servers and tool_settings', () => {
+    expect(numericRows.map(([key]) => key)).toEqual(expect.arrayContaining(['max_steps', 'max_cost', 'timeout', 'temperature', 'context_window_tokens']));
+    expect(nestedPlaces.map((place) => placed(place.key, place.segments, 0).path)).toEqual(
+      expect.arrayContaining(['prices["model-x"].input_per_million', 'shared_budget.cost', 'shared_budget.tokens', 'mcp_servers[0].timeout']),
+    );
+    expect(toolPlaces.map((place) => placed(place.key, place.segments, 0).path)).toEqual(expect.arrayContaining(['tool_settings.http_request.max_response_bytes']));
+  });
+
+  it.each(numericRows.map(([key]) => [key]))('refuses %s = Infinity, -Infinity, NaN and a value out of its range, naming it', (key) => {
+    const { minimum, maximum, integer: whole } = SETTINGS[key].check.range!;
+    for (const value of nonFinite) {
+      const error = refusalOf({ [key]: value });
+      expect([error.key, error.message]).toEqual([key, expect.stringMatching(new RegExp(`^${key}: ${value} is not a finite number.*; give .*${minimum}`))]);
+    }
+    const outside = [minimum - 1, ...(maximum < Number.MAX_SAFE_INTEGER ? [maximum + 1] : [Number.MAX_SAFE_INTEGER + 2]), ...(whole ? [minimum + 0.5] : [])];
+    for (const value of outside) expect([value, refusalOf({ [key]: value }).key]).toEqual([value, key]);
+  });
+
+  it.each([...nestedPlaces, ...toolPlaces].map((place) => [placed(place.key, place.segments, 0).path, place]))(
+    'refuses %s = Infinity, -Infinity, NaN and a value out of its range, naming the path',
+    (path, place) => {
+      for (const value of nonFinite) {
+        const error = refusalOf({ [place.key]: placed(place.key, place.segments, value).value });
+        expect([error.key, error.message]).toEqual([place.key, expect.stringContaining(`${path}: ${value} is not a finite number`)]);
+      }
+      const { minimum, exclusiveMinimum, maximum } = place.declared as { minimum?: number; exclusiveMinimum?: number; maximum?: number };
+      const outside = [
+        ...(typeof minimum === 'number' ? [minimum - 1] : []),
+        ...(typeof exclusiveMinimum === 'number' ? [exclusiveMinimum] : []),
+        ...(typeof maximum === 'number' ? [maximum * 2 + 1] : []),
+      ];
+      for (const value of outside) {
+        const error = refusalOf({ [place.key]: placed(place.key, place.segments, value).value });
+        // A tool's own settings are named down to the tool (tool_settings.http_request), as its schema check names them.
+        expect([error.key, error.message]).toEqual([expect.stringMatching(new RegExp(`^${place.key}`)), expect.stringContaining(path.replace(/\["(.*?)"\]/g, '.$1'))]);
+      }
+    },
+  );
+
+  it('tells a price of 1e999 in a config file what to give instead', () => {
+    const error = refusalOf(JSON.parse('{"prices":{"gpt-4.1":{"input_per_million":1e999,"output_per_million":10}}}'));
+    expect([error.key, error.message]).toEqual([
+      'prices',
+      'prices["gpt-4.1"].input_per_million: Infinity is not a finite number (JSON reads a number too large for it, such as 1e999, as Infinity); give a price in USD per million tokens from 0 to 1000000, e.g. 2.5',
+    ]);
+  });
+});

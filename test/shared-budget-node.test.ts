@@ -68,4 +68,13 @@ describe('Agent Core shared budget in n8n’s engine', () => {
     expect(server().requests).toHaveLength(2);
     expect(Number(await redis.admin.hget(budgetKey('agent_core:budget:', `${scope}-cost`, 3600, Date.now()), 'cost'))).toBeCloseTo(0.0162, 6);
   });
+
+  it('version 2: a Shared Cost Budget an expression made Infinity is refused naming shared_budget.cost, with no model call (issue #38)', async () => {
+    server().setScript(() => ({ text: final('never asked'), usage: { prompt_tokens: 1, completion_tokens: 1 } }));
+    const model = { __rl: true, mode: 'list', value: 'gpt-4o-mini' };
+    const budgets = { sharedBudgetCost: '={{ 1 / 0 }}', sharedBudgetScope: `${scope}-infinite`, sharedBudgetPeriod: 3600 };
+    const result = await run([{ prompt: 'a' }], { provider: 'openai', model, governance: true, budgets }, true, 2);
+    expect(result.errorOf('Agent Core')?.message).toMatch(/^shared_budget\.cost: Infinity is not a finite number/);
+    expect(server().requests).toHaveLength(0);
+  });
 });

@@ -5,7 +5,9 @@ import { RedisBudgetLedger } from '../src/budget/redis-ledger';
 import { ContextStoreError } from '../src/redis/errors';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { rejectionOf } from './support/rejection';
-import { freeLoopbackPort } from './support/redis';
+import { freeLoopbackPort, useTestRedis } from './support/redis';
+import { Spending } from '../src/agent/shared-budget';
+import type { TraceStep } from '../src/trace/types';
 
 /** Issue #17 §2: a token or cost budget that runs share, checked before every model call. */
 describe('shared_budget in a run', () => {
@@ -84,5 +86,37 @@ describe('shared_budget in a run', () => {
     expect(noLedger).toMatchObject({ key: 'shared_budget', message: expect.stringContaining('--redis-url') });
     const noPrice = await rejectionOf(runAgent({ model: modelFor(server()), config: { model: 'm', shared_budget: { scope: 's', cost: 1, period_seconds: 60 } }, budgetLedger: new MemoryBudgetLedger(), prompt: 'q' }));
     expect(noPrice).toMatchObject({ key: 'shared_budget', message: expect.stringContaining('shared_budget.cost needs every model\'s price, and openai model "m" has none in the catalogue') });
+  });
+});
+
+/** Issue #38: under shared_budget.cost a cost that cannot be computed stops the run; it never charges "cost NaN USD". */
+describe('shared_budget.cost with a cost that cannot be computed (real Redis)', () => {
+  const redis = useTestRedis();
+  const server = useScriptedServer();
+  const model = { name: 'huge', provider: 'openai' };
+
+  it('charges the tokens only and stops before the next call with cost_limit, naming the model and the fix', async () => {
+    const ledger = new RedisBudgetLedger({ connection: { url: redis.url }, keyPrefix: redis.keyPrefix('nan-cost') });
+    // Past resolveConfig's ceiling on purpose (a library caller that built Spending's config itself): 1e308 × 10⁸ tokens is Infinity.
+    const config = { prices: { huge: { input_per_million: 1e308, output_per_million: 1 } }, shared_budget: { scope: 'nan', cost: 5, period_seconds: 60 } };
+    const spending = new Spending(config, ledger, [model]);
+    const entry: TraceStep = { step: 1, repair: false, elapsed_ms: 0, model_ms: 0, provider: 'openai', model: 'huge', usage: { prompt_tokens: 1e8, completion_tokens: 1, total_tokens: 1e8 + 1 } };
+    const charged = await spending.record(entry, entry.usage!, model);
+    const stop = await spending.stopBeforeCall([entry], true);
+    const totals = await ledger.totals('nan', 60);
+    await ledger.close();
+    expect(charged).toBeUndefined();
+    expect(entry.cost).toBeNull();
+    expect(totals).toEqual({ tokens: 1e8 + 1, cost: 0 });
+    expect(stop).toMatchObject({ reason: 'cost_limit', detail: expect.stringMatching(/^shared_budget\.cost cannot be kept: the cost of this call could not be computed: openai model "huge" .*give it a price in USD per million tokens in prices/) });
+    expect(stop!.detail).not.toMatch(/NaN|Infinity USD/);
+  });
+
+  it('refuses an unpriced model before the first model call, naming it', async () => {
+    const ledger = new RedisBudgetLedger({ connection: { url: redis.url }, keyPrefix: redis.keyPrefix('unpriced') });
+    const error = await rejectionOf(runAgent({ model: modelFor(server()), config: { model: 'my-local', shared_budget: { scope: 'u', cost: 1, period_seconds: 60 } }, budgetLedger: ledger, prompt: 'q' }));
+    await ledger.close();
+    expect(error).toMatchObject({ name: 'ConfigError', key: 'shared_budget', message: expect.stringContaining('openai model "my-local" has none in the catalogue') });
+    expect(server().requests).toHaveLength(0);
   });
 });

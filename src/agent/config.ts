@@ -2,6 +2,7 @@
 import { AgentCoreError, correctValueFix } from '../core/agent-core-error';
 import type { ToolRegistry } from '../tools/registry';
 import { validateAgainst } from '../validation/validate';
+import { nonFiniteNumberProblem } from './finite-numbers';
 import { type Check, isPlainObject } from './setting-checks';
 import { type ConfigOfSettings, type KeyWithValue, settingEntries } from './settings';
 
@@ -69,7 +70,8 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
       delete config[key as keyof AgentConfig];
       continue;
     }
-    const problem = check(value, key);
+    // Every number first, nested ones included: a NaN or Infinity must not reach a check that compares it.
+    const problem = nonFiniteNumberProblem(value, key, check) ?? check(value, key);
     if (problem) throw new ConfigError(key, problem);
   }
 

@@ -1,9 +1,10 @@
 // The settings of MCP servers as governed tools (issue #32): a row of the settings table (settings.ts spreads it in), declared once here.
-import { mcpServersProblem, type McpServerConfig } from '../tools/mcp';
+import { MCP_SERVERS_SCHEMA, mcpServersProblem, type McpServerConfig } from '../tools/mcp';
 import type { Check } from './setting-checks';
 import type { Setting } from './setting-types';
 
-const mcpServers: Check<McpServerConfig[]> = (value, key) => mcpServersProblem(value, key);
+// The schema goes with the check, so that a refused number (a timeout of 1e999) is told the schema's bounds.
+const mcpServers: Check<McpServerConfig[]> = Object.assign((value: unknown, key: string) => mcpServersProblem(value, key), { schema: MCP_SERVERS_SCHEMA });
 
 export const MCP_SETTINGS = {
   /** MCP servers (streamable HTTP) whose tools are offered as `<name>.<tool>` when `allowed_tools` names them; see src/tools/mcp. */

@@ -1,4 +1,6 @@
 // The checks a setting row names: each returns the problem as one sentence naming the key, or undefined.
+import { MAX_PERIOD_SECONDS } from '../budget/ledger';
+import { MAX_COST_USD, MAX_PRICE_PER_MILLION } from '../budget/pricing';
 import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
 
 declare const valueType: unique symbol;
@@ -7,7 +9,12 @@ declare const valueType: unique symbol;
  * A check of one config value; `range` is set for numbers, so the panel can show the same bounds. `Value` is the
  * type a value that passes has: the config's type is read from the checks (AgentConfig in ./config).
  */
-export type Check<Value = unknown> = ((value: unknown, key: string) => string | undefined) & { readonly range?: NumberRange; readonly [valueType]?: Value };
+export type Check<Value = unknown> = ((value: unknown, key: string) => string | undefined) & {
+  readonly range?: NumberRange;
+  /** The JSON Schema a `bySchema` check applies: where its numbers' bounds are read (finite-numbers.ts). */
+  readonly schema?: JsonSchema;
+  readonly [valueType]?: Value;
+};
 
 /** The bounds a number check enforces. */
 export interface NumberRange {
@@ -61,12 +68,13 @@ export const settingsPerTool: Check<Record<string, Record<string, unknown>>> = (
   isPlainObject(value) && Object.values(value).every(isPlainObject) ? undefined : `${key} must be an object mapping tool names to settings objects`;
 
 /** A check by JSON Schema, its problems as `key.path: problem` lines. */
-export const bySchema =
-  <Value>(schema: JsonSchema, example: string): Check<Value> =>
-  (value, key) => {
+export function bySchema<Value>(schema: JsonSchema, example: string): Check<Value> {
+  const check = (value: unknown, key: string) => {
     const result = validateAgainst(schema, value, key);
     return result.ok ? undefined : `${result.issues.join('; ')} (e.g. ${example})`;
   };
+  return Object.assign(check, { schema });
+}
 
 /** A JSON Schema the engine can compile. */
 export const jsonSchema: Check<JsonSchema> = (value, key) => {
@@ -83,24 +91,27 @@ export const SHARED_BUDGET_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     scope: { type: 'string', minLength: 1, maxLength: 200 },
-    tokens: { type: 'integer', minimum: 1 },
-    cost: { type: 'number', exclusiveMinimum: 0 },
-    period_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
+    tokens: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    cost: { type: 'number', exclusiveMinimum: 0, maximum: MAX_COST_USD },
+    period_seconds: { type: 'integer', minimum: 1, maximum: MAX_PERIOD_SECONDS },
   },
   required: ['scope', 'period_seconds'],
   anyOf: [{ required: ['tokens'] }, { required: ['cost'] }],
   additionalProperties: false,
 };
 
+/** One price in `prices`: 0 is a price (a free or self-hosted model), a negative one is not. */
+const PRICE: JsonSchema = { type: 'number', minimum: 0, maximum: MAX_PRICE_PER_MILLION, description: 'a price in USD per million tokens', examples: [2.5] };
+
 export const PRICES_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: {
     type: 'object',
     properties: {
-      input_per_million: { type: 'number', minimum: 0 },
-      output_per_million: { type: 'number', minimum: 0 },
-      cached_input_per_million: { type: 'number', minimum: 0 },
-      cache_write_per_million: { type: 'number', minimum: 0 },
+      input_per_million: PRICE,
+      output_per_million: PRICE,
+      cached_input_per_million: PRICE,
+      cache_write_per_million: PRICE,
     },
     required: ['input_per_million', 'output_per_million'],
     additionalProperties: false,

@@ -1,5 +1,6 @@
 // Every run setting once: key, default, check, meaning, panel facts and CLI flag; config, panel, node and README derive from it.
 import type { ReasoningEffort } from '../providers/chat-model';
+import { MAX_COST_USD } from '../budget/pricing';
 import { USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
 import type { PriceTable, SharedBudgetConfig } from './shared-budget';
 import * as check from './setting-checks';
@@ -158,7 +159,7 @@ export const SETTINGS = {
   /** Stop before the next model call once the run's calls cost this many USD (catalogue or `prices`); 0 = no limit. */
   max_cost: {
     default: 0,
-    check: check.decimal(0, 1_000_000),
+    check: check.decimal(0, MAX_COST_USD),
     meaning:
       "stop before the next model call once the run's calls cost this many USD (the bundled catalogue's prices, or `prices`); 0 = none → `cost_limit`. A model or fallback without a price is refused before the first call",
     panel: {

@@ -51,12 +51,12 @@ export class Spending {
     if (config.shared_budget && !ledger) {
       throw new ConfigError('shared_budget', 'shared_budget needs a ledger to count in: pass budgetLedger (a RedisBudgetLedger shares it across processes); on the CLI, --redis-url URL');
     }
-    const limit = config.max_cost ? 'max_cost' : config.shared_budget?.cost !== undefined ? 'shared_budget' : undefined;
+    const limit = costLimitOf(config);
     const unpriced = limit ? models.find((model) => !this.priceOf(model)) : undefined;
     if (limit && unpriced) {
       throw new ConfigError(
-        limit,
-        `${limit === 'max_cost' ? 'max_cost' : 'shared_budget.cost'} needs every model's price, and ${unpriced.provider} model "${unpriced.name}" has none in the catalogue (${CATALOGUE_NAME}): add it to prices, e.g. {"${unpriced.name}": {"input_per_million": 0.15, "output_per_million": 0.6}}`,
+        limit === 'max_cost' ? 'max_cost' : 'shared_budget',
+        `${limit} needs every model's price, and ${unpriced.provider} model "${unpriced.name}" has none in the catalogue (${CATALOGUE_NAME}): add it to prices, e.g. {"${unpriced.name}": {"input_per_million": 0.15, "output_per_million": 0.6}}`,
       );
     }
   }
@@ -67,9 +67,12 @@ export class Spending {
    */
   async stopBeforeCall(trace: readonly TraceStep[], started: boolean): Promise<BudgetStop | undefined> {
     const maxCost = this.config.max_cost;
-    if (maxCost) {
-      const spent = runCost(trace)?.total ?? 0;
-      if (spent >= maxCost) return { next: 'finish', reason: 'cost_limit', detail: `the run's cost ${roundCost(spent)} USD reached max_cost ${maxCost} USD` };
+    const limit = costLimitOf(this.config);
+    // Under a cost limit an unknown cost is never read as 0: that would switch the limit off for the rest of the run.
+    const spent = limit ? runCost(trace) : undefined;
+    if (limit && spent === null) return { next: 'finish', reason: 'cost_limit', detail: `${limit} cannot be kept: ${unpricedNotice(trace)}` };
+    if (maxCost && spent && spent.total >= maxCost) {
+      return { next: 'finish', reason: 'cost_limit', detail: `the run's cost ${roundCost(spent.total)} USD reached max_cost ${maxCost} USD` };
     }
     if (!this.config.shared_budget) return undefined;
     const { scope, tokens, cost, period_seconds: period } = this.config.shared_budget;
@@ -94,6 +97,7 @@ export class Spending {
     const price = this.priceOf(model);
     const cost = price ? costOf(usage, price) : undefined;
     entry.cost = cost ?? null;
+    if (price && !cost) entry.notices = [...(entry.notices ?? []), uncomputedCostNotice(model, price)];
     const budget = this.config.shared_budget;
     if (!budget) return undefined;
     try {
@@ -122,10 +126,34 @@ export function runCost(trace: readonly TraceStep[]): CallCost | null {
   return total;
 }
 
-/** Why a run's cost is null: the first model that answered without a price, named. */
+/**
+ * Why a run's cost is null: the first model that answered without a price, or whose price gave no finite
+ * cost (the step's notice says which), named.
+ */
 export function unpricedNotice(trace: readonly TraceStep[]): string | undefined {
   const step = trace.find((entry) => entry.usage !== undefined && !entry.cost);
-  return step && `${step.provider ?? 'the'} model "${step.model ?? '?'}" has no price in the catalogue (${CATALOGUE_NAME}), so the run's cost is null: add it to prices`;
+  if (!step) return undefined;
+  const uncomputed = step.notices?.find((notice) => notice.startsWith(UNCOMPUTED_COST));
+  if (uncomputed) return uncomputed;
+  const named = `${step.provider ?? 'the'} model "${step.model ?? '?'}"`;
+  return `${named} has no price in the catalogue (${CATALOGUE_NAME}), so the run's cost is null: add it to prices`;
+}
+
+/** The cost limit the config sets, as messages name it. */
+function costLimitOf(config: SpendingConfig): 'max_cost' | 'shared_budget.cost' | undefined {
+  return config.max_cost ? 'max_cost' : config.shared_budget?.cost !== undefined ? 'shared_budget.cost' : undefined;
+}
+
+const UNCOMPUTED_COST = 'the cost of this call could not be computed';
+
+/** A priced call whose cost is not a finite number (a price × tokens beyond a double): named, with the fix. */
+function uncomputedCostNotice(model: PricedModel, price: ModelPrice): string {
+  const source = price.from === 'prices' ? `its price in prices["${price.listed_as}"]` : `the catalogue's price (${CATALOGUE_NAME})`;
+  const example = `{"${model.name}": {"input_per_million": 2.5, "output_per_million": 10}}`;
+  return (
+    `${UNCOMPUTED_COST}: ${model.provider} model "${model.name}" at ${source} gives no finite number, so the run's ` +
+    `cost is null: give it a price in USD per million tokens in prices, e.g. ${example}`
+  );
 }
 
 

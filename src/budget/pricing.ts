@@ -17,6 +17,18 @@ export const CATALOGUE = { source: '@pydantic/genai-prices', version: '0.1.8', d
 /** The catalogue as outputs and notices name it. */
 export const CATALOGUE_NAME = `${CATALOGUE.source} ${CATALOGUE.version}, ${CATALOGUE.date}`;
 
+/**
+ * The most a cost limit (`max_cost`, `shared_budget.cost`) may be, in USD: a bound, so that every limit is a
+ * finite number a spent cost can reach.
+ */
+export const MAX_COST_USD = 1_000_000;
+
+/**
+ * The highest price `prices` takes, in USD per million tokens (today's dearest catalogue entry is a few hundred).
+ * With at most MAX_TOKENS_PER_CALL tokens per call (core/usage.ts) a call then costs at most 10⁸ USD: never Infinity.
+ */
+export const MAX_PRICE_PER_MILLION = 1_000_000;
+
 /** `prices`: per model id, USD per million tokens; cached and cache-write input default to the input price. */
 export type PriceTable = Record<string, { input_per_million: number; output_per_million: number; cached_input_per_million?: number; cache_write_per_million?: number }>;
 
@@ -121,8 +133,12 @@ function rate(price: unknown, promptTokens: number): number | undefined {
   return chosen;
 }
 
-/** What one call cost: prompt tokens split into uncached, cached and cache-write; completion into shown output and reasoning. */
-export function costOf(usage: TokenUsage, price: ModelPrice): CallCost {
+/**
+ * What one call cost: prompt tokens split into uncached, cached and cache-write; completion into shown output and
+ * reasoning. Undefined when a part is not a finite number (0 × Infinity is NaN, a huge price × tokens Infinity):
+ * such a cost cannot be computed, and is null like an unknown price's, never NaN or Infinity.
+ */
+export function costOf(usage: TokenUsage, price: ModelPrice): CallCost | undefined {
   const rates = price.rates(usage.prompt_tokens);
   const cached = usage.cached_tokens ?? 0;
   const written = usage.cache_write_tokens ?? 0;
@@ -134,7 +150,8 @@ export function costOf(usage: TokenUsage, price: ModelPrice): CallCost {
     output: ((usage.completion_tokens - reasoning) * rates.output) / 1e6,
     reasoning: (reasoning * rates.output) / 1e6,
   };
-  return { ...parts, total: parts.input + parts.cached_input + parts.cache_write + parts.output + parts.reasoning };
+  const cost = { ...parts, total: parts.input + parts.cached_input + parts.cache_write + parts.output + parts.reasoning };
+  return Object.values(cost).every(Number.isFinite) ? cost : undefined;
 }
 
 /** A zero cost, to add calls into. */
