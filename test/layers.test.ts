@@ -88,7 +88,76 @@ function readTree(): { files: Map<string, string>; folders: string[] } {
   return { files, folders };
 }
 
+/** Every import cycle among the files of src/ (type-only imports count too: they tie files as much), each as its files in order. */
+function importCycles(files: ReadonlyMap<string, string>): string[][] {
+  const exists = (file: string) => files.has(file);
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    if (!file.startsWith('src/')) continue;
+    edges.set(file, importsOf(source).map((specifier) => resolveImport(file, specifier, exists)).filter(exists));
+  }
+  // Tarjan's strongly connected components, iterative over the stack of files being visited.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (root: string) => {
+    const work: Array<{ file: string; next: number }> = [{ file: root, next: 0 }];
+    index.set(root, index.size);
+    low.set(root, index.get(root)!);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const targets = edges.get(frame.file) ?? [];
+      if (frame.next < targets.length) {
+        const target = targets[frame.next++];
+        if (!index.has(target)) {
+          index.set(target, index.size);
+          low.set(target, index.get(target)!);
+          stack.push(target);
+          onStack.add(target);
+          work.push({ file: target, next: 0 });
+        } else if (onStack.has(target)) low.set(frame.file, Math.min(low.get(frame.file)!, index.get(target)!));
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) low.set(work[work.length - 1].file, Math.min(low.get(work[work.length - 1].file)!, low.get(frame.file)!));
+      if (low.get(frame.file) === index.get(frame.file)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.file);
+        if (component.length > 1 || (edges.get(frame.file) ?? []).includes(frame.file)) cycles.push(component.sort());
+      }
+    }
+  };
+  for (const file of edges.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 describe('layers of src/', () => {
+  it('no file of src/ imports, through any chain of imports, one that imports it back', () => {
+    const { files } = readTree();
+    expect(importCycles(files)).toEqual([]);
+  });
+
+  it('finds an import cycle of two files and one of three', () => {
+    const files = new Map([
+      ['src/a/one.ts', "import { two } from './two';\n"],
+      ['src/a/two.ts', "import type { one } from './one';\n"],
+      ['src/b/x.ts', "export { y } from '../b/y';\n"],
+      ['src/b/y.ts', "import { z } from './z';\n"],
+      ['src/b/z.ts', "const x = require('./x');\n"],
+      ['src/b/free.ts', "import { x } from './x';\n"],
+    ]);
+    expect(importCycles(files)).toEqual([['src/a/one.ts', 'src/a/two.ts'], ['src/b/x.ts', 'src/b/y.ts', 'src/b/z.ts']]);
+  });
+
   it('every folder of src/ has a layer and every import points down (nodes/ use the entry points)', () => {
     const { files, folders } = readTree();
     expect(layeringFindings(files, folders)).toEqual([]);
