@@ -1,5 +1,5 @@
 // The run configuration: its type, defaults and checks derived from the settings table, and resolveConfig.
-import { AgentCoreError, correctValueFix } from '../core/agent-core-error';
+import { ConfigError } from '../core/config-error';
 import type { ToolRegistry } from '../tools/registry';
 import { validateAgainst } from '../validation/validate';
 import { nonFiniteNumberProblem } from './finite-numbers';
@@ -7,6 +7,7 @@ import { type Check, isPlainObject } from './setting-checks';
 import { type ConfigOfSettings, type KeyWithValue, settingEntries } from './settings';
 
 export { REASONING_EFFORTS } from './settings';
+export { ConfigError };
 
 /**
  * The run configuration: model, tools, limits and prompt settings, plus `tool_settings`, `json_mode` and
@@ -22,20 +23,6 @@ export const DEFAULT_CONFIG = Object.fromEntries(
   settingEntries().flatMap(([key, setting]) => ('default' in setting ? [[key, setting.default]] : [])),
 ) as Omit<Pick<AgentConfig, KeyWithValue>, 'model'>;
 
-/**
- * A configuration problem; `key` (also `field`) names the offending key and the message says what is expected,
- * which is the fix unless a `fix` of its own says more.
- */
-export class ConfigError extends AgentCoreError {
-  override readonly name = 'ConfigError';
-  constructor(
-    readonly key: string,
-    message: string,
-    fix?: string,
-  ) {
-    super(message, fix === undefined ? { field: key, fix: correctValueFix(key), fixInMessage: true } : { field: key, fix });
-  }
-}
 
 /** Keys that may be absent (the provider's own default then applies): neither a default nor required. */
 const OPTIONAL_KEYS = new Set<string>(settingEntries().flatMap(([key, setting]) => ('default' in setting || setting.required ? [] : [key])));

@@ -2,7 +2,8 @@
 import type { ReasoningEffort } from '../providers/chat-model';
 import { MAX_COST_USD } from '../budget/pricing';
 import { USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
-import type { PriceTable, SharedBudgetConfig } from './shared-budget';
+import type { PriceTable } from '../budget/pricing';
+import type { SharedBudgetConfig } from '../budget/ledger';
 import * as check from './setting-checks';
 import type { Check } from './setting-checks';
 import type { PanelFacts, Setting } from './setting-types';

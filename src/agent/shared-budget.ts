@@ -1,22 +1,13 @@
-import { ConfigError } from './config';
 import type { BudgetLedger, LedgerTotals } from '../budget/ledger';
 import { CATALOGUE_NAME, type CallCost, type ModelPrice, type PriceTable, addCost, costOf, noCost, priceOf, roundCost } from '../budget/pricing';
 import type { FinishReason, TraceStep } from '../trace/types';
 import type { TokenUsage } from '../core/usage';
+import { ConfigError } from '../core/config-error';
+import type { SharedBudgetConfig } from '../budget/ledger';
 
 export type { PriceTable } from '../budget/pricing';
+export type { SharedBudgetConfig } from '../budget/ledger';
 export { roundCost } from '../budget/pricing';
-
-/** `shared_budget`: a token (or cost) budget that every run naming the same scope draws on, per period. */
-export interface SharedBudgetConfig {
-  /** Who shares it: e.g. a session id, a workflow id, a customer. */
-  scope: string;
-  /** Tokens the scope may use per period (usage as providers report it). */
-  tokens?: number;
-  /** Cost the scope may use per period, in USD (the catalogue's prices, or `prices`). */
-  cost?: number;
-  period_seconds: number;
-}
 
 /** How a run ends for its budgets: a limit is spent, or the shared ledger (Redis) failed mid-run. */
 export interface BudgetStop {

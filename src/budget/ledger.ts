@@ -84,3 +84,14 @@ export class MemoryBudgetLedger implements BudgetLedger {
     return `${scope}\n${periodSeconds}\n${periodStart(periodSeconds, this.now())}`;
   }
 }
+
+/** `shared_budget`: a token (or cost) budget that every run naming the same scope draws on, per period. */
+export interface SharedBudgetConfig {
+  /** Who shares it: e.g. a session id, a workflow id, a customer. */
+  scope: string;
+  /** Tokens the scope may use per period (usage as providers report it). */
+  tokens?: number;
+  /** Cost the scope may use per period, in USD (the catalogue's prices, or `prices`). */
+  cost?: number;
+  period_seconds: number;
+}
