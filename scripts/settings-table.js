@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Prints docs/node-panel.md's *Configuration keys* table from src/agent/settings.ts (via dist/): key, panel, CLI, default, meaning.
+// Prints docs/node-panel.md's *Configuration keys* table from src/settings/settings.ts (via dist/): key, panel, CLI, default, meaning.
 // @ts-check
 'use strict';
 

@@ -2,8 +2,8 @@
 export { runAgent } from './agent/run-agent';
 export type { RunAgentOptions } from './agent/run-options';
 export type { AgentEvent, AgentEventListener } from './agent/events';
-export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type AgentConfig, type JsonMode } from './agent/config';
-export { SETTINGS, RUN_OPTION_SETTINGS, settingEntries, type Setting, type PanelFacts, type PanelChoice } from './agent/settings';
+export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type AgentConfig, type JsonMode } from './settings/config';
+export { SETTINGS, RUN_OPTION_SETTINGS, settingEntries, type Setting, type PanelFacts, type PanelChoice } from './settings/settings';
 export { AgentCoreError, type ErrorFacts } from './core/agent-core-error';
 export { InputError } from './core/input-error';
 export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol/protocol';

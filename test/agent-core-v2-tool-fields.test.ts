@@ -3,7 +3,7 @@ import { NodeHelpers, type IExecuteFunctions, type INode, type INodeParameters, 
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { withToolFields } from '../nodes/AgentCore/panel-versions';
 import { LEFT_OUT_OF_TOOL_FIELDS, TOP_LEVEL_TOOL_FIELDS, collectionNameOf, toolFieldsOf } from '../nodes/AgentCore/tool-fields';
-import { resolveConfig } from '../src/agent/config';
+import { resolveConfig } from '../src/settings/config';
 import { readFeishuBotSettings } from '../src/tools/feishu-bot';
 import { readHttpRequestSettings } from '../src/tools/http-request';
 import { readRedisContextSettings } from '../src/tools/redis-context';

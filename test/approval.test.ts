@@ -1,4 +1,4 @@
-import { ConfigError } from '../src/agent/config';
+import { ConfigError } from '../src/settings/config';
 import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { InputError } from '../src/core/input-error';
 import { observationMessage } from '../src/agent/protocol/prompt';

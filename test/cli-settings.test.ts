@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SETTINGS } from '../src/agent/settings';
+import { SETTINGS } from '../src/settings/settings';
 import type { ScriptedRequest } from '../src/demo/scripted-server';
 import { final, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';

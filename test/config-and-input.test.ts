@@ -1,4 +1,4 @@
-import { ConfigError, resolveConfig, DEFAULT_CONFIG } from '../src/agent/config';
+import { ConfigError, resolveConfig, DEFAULT_CONFIG } from '../src/settings/config';
 import { InputError } from '../src/core/input-error';
 import { normaliseInput } from '../src/agent/input';
 import { ToolRegistry } from '../src/tools/registry';

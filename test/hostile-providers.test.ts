@@ -1,5 +1,5 @@
 import { runAgent } from '../src/agent/run-agent';
-import { ConfigError } from '../src/agent/config';
+import { ConfigError } from '../src/settings/config';
 import { MAX_NESTING_DEPTH } from '../src/agent/protocol/protocol';
 import { createChatModel } from '../src/providers/create-model';
 import { MAX_TOKENS_PER_CALL } from '../src/core/usage';

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../src/agent/config';
+import { ConfigError } from '../src/settings/config';
 import { runAgent } from '../src/agent/run-agent';
 import { builtInTools } from '../src/tools/registry';
 import type { Tool } from '../src/tools/tool';

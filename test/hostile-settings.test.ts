@@ -1,6 +1,6 @@
 // Hostile inputs against the derived settings: prototype keys, values of the wrong kind, and panel values from expressions.
-import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/agent/config';
-import { SETTINGS } from '../src/agent/settings';
+import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/settings/config';
+import { SETTINGS } from '../src/settings/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
 import { configFromCollections } from '../nodes/AgentCore/settings-panel';
 import { useEventLoopWatchdog } from './support/watchdog';

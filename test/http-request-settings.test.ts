@@ -1,4 +1,4 @@
-import { ConfigError, resolveConfig } from '../src/agent/config';
+import { ConfigError, resolveConfig } from '../src/settings/config';
 import { domainEntryProblem } from '../src/tools/http-request/address-policy';
 import { checkHttpRequestSettings } from '../src/tools/http-request/settings';
 import { ToolRegistry } from '../src/tools/registry';

@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['validation', 'providers'], // schemas and checks; the ChatModel contract and its adapters
   ['redis'], // connections, scripts, shared clients (uses canonical JSON from validation)
   ['tools', 'budget', 'run-state'], // the Tool type and built-ins; the token ledger; signed run state
-  ['trace'], // steps, digests (names tools and model finish reasons)
+  ['trace', 'settings'], // steps, digests (names tools and model finish reasons); the settings table and the config checked against it
   ['context', 'audit', 'telemetry'], // the conversation store; the audit record; spans — each reads the trace
   ['agent'], // the run loop, which uses everything below
   ['replay'], // replay, counterfactual replay and fork of audited runs: the loop run again from the audit record

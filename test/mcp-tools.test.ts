@@ -1,6 +1,6 @@
 // MCP servers as governed tools (issue #32), in the library: server-everything (the reference server nobody here wrote) and small servers of our own, a scripted model.
 import { runAgent } from '../src/agent/run-agent';
-import { ConfigError } from '../src/agent/config';
+import { ConfigError } from '../src/settings/config';
 import { McpServerError } from '../src/tools/mcp';
 import { ToolRegistry } from '../src/tools/registry';
 import { createChatModel } from '../src/providers/create-model';

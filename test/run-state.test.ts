@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/agent/config';
+import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/settings/config';
 import { openSealedValue, sealValue, type SealedValue } from '../src/run-state/sealed-value';
 import { configHash, openRunState as openWithAge, RunStateError, signRunState, stateSecretProblem } from '../src/run-state/signed-state';
 import { MAX_STATE_CHARACTERS, MAX_STATE_DEPTH } from '../src/run-state/state-size';

@@ -2,12 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeProperties } from 'n8n-workflow';
-import { type AgentConfig, ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/agent/config';
-import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/agent/settings';
+import { type AgentConfig, ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/settings/config';
+import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/settings/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
 import { agentCoreProperties } from '../nodes/AgentCore/description';
 import { collectionProperties, configFromCollections } from '../nodes/AgentCore/settings-panel';
-import { integer } from '../src/agent/setting-checks';
+import { integer } from '../src/settings/setting-checks';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { settingsTableLines } = require('../scripts/settings-table.js') as { settingsTableLines: (settings: unknown, runOptions: unknown) => string[] };
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../src/agent/config';
+import { ConfigError } from '../src/settings/config';
 import { runAgent } from '../src/agent/run-agent';
 import { MemoryBudgetLedger } from '../src/budget/ledger';
 import { RedisBudgetLedger } from '../src/budget/redis-ledger';

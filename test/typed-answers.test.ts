@@ -1,4 +1,4 @@
-import { ConfigError } from '../src/agent/config';
+import { ConfigError } from '../src/settings/config';
 import { runAgent } from '../src/agent/run-agent';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 import { rejectionOf } from './support/rejection';

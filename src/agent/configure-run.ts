@@ -5,7 +5,7 @@ import { stateSecretProblem } from '../run-state/signed-state';
 import type { TraceStep } from '../trace/types';
 import { SchemaError } from '../validation/schema-error';
 import { schemaDialectNotice } from '../validation/validate';
-import { type AgentConfig, ConfigError, resolveConfig } from './config';
+import { type AgentConfig, ConfigError, resolveConfig } from '../settings/config';
 import type { RunAgentOptions } from './run-options';
 
 export { withMcpTools } from './mcp-run';

@@ -4,7 +4,7 @@ import { Redactor } from '../trace/redact';
 import type { AgentResult } from '../trace/types';
 import { ToolRegistry, builtInTools } from '../tools/registry';
 import { SchemaError } from '../validation/schema-error';
-import { ConfigError, resolveConfig } from './config';
+import { ConfigError, resolveConfig } from '../settings/config';
 import type { RunAgentOptions } from './run-options';
 
 type RunOptions = Pick<RunAgentOptions, 'config' | 'extraTools' | 'secrets' | 'mcpPins' | 'signal'>;

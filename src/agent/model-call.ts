@@ -4,7 +4,7 @@ import { type TokenUsage, sanitiseUsage } from '../core/usage';
 import type { StepError, TraceStep } from '../trace/types';
 import type { ModelChoice } from './model-choice';
 import type { AnswerRelease } from './answer/answer-release';
-import type { AgentConfig } from './config';
+import type { AgentConfig } from '../settings/config';
 import { callLimit } from './call-limits';
 import { describeAbort } from './limits';
 

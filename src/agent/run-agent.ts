@@ -4,7 +4,7 @@ import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './answer/answer-release';
-import type { AgentConfig } from './config';
+import type { AgentConfig } from '../settings/config';
 import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
 import { checkToolCall, countToolUse, runTool, toolSecrets } from './execute-tool';
 import { normaliseInput, trustedTextOf } from './input';

@@ -6,7 +6,7 @@ import type { CheckpointStore } from '../run-state/checkpoint-store';
 import type { ChatModel } from '../providers/chat-model';
 import type { Tool } from '../tools/tool';
 import type { McpPinStore } from '../tools/mcp';
-import type { AgentConfig } from './config';
+import type { AgentConfig } from '../settings/config';
 import type { AgentEventListener } from './events';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */

@@ -8,7 +8,7 @@ import { runCost, unpricedNotice } from './shared-budget';
 import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
 import { configHash } from '../run-state/signed-state';
 import type { Tool } from '../tools/tool';
-import type { AgentConfig } from './config';
+import type { AgentConfig } from '../settings/config';
 import { runToolResults, type RunMemory } from './memory/run-memory';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */

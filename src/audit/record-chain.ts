@@ -2,22 +2,12 @@
 import { createHash } from 'node:crypto';
 import { sha256 } from '../trace/digest';
 import { canonicalJson } from '../validation/canonical-json';
-import type { AuditRecord } from './record';
+import { RECORD_FIELDS, type AuditRecord, type RecordField, type RecordHashes } from './record';
+
+export { RECORD_FIELDS, type RecordField, type RecordHashes } from './record';
 
 /** The chain version new rows are written with; rows without one (written before it) are version 1. */
 export const CHAIN_VERSION = 4;
-
-/**
- * The run fields the record chain covers, in the order verify names them: who and where, what was asked
- * and allowed, the steps' order, who answered, how it ended, its figures, and the trace chain's head.
- * `steps` is the list of stored step numbers in order (a step row removed, added or moved shows here).
- */
-export const RECORD_FIELDS = [
-  'run_id', 'created_at', 'session_id', 'workflow_id', 'execution_id', 'node_name', 'config', 'tools', 'messages', 'steps',
-  'model', 'provider', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
-  'cost', 'forked_from',
-] as const;
-export type RecordField = (typeof RECORD_FIELDS)[number];
 
 /** The fields each version's chain covers: `cost` came with version 3, `forked_from` (issue #33) with version 4. */
 const ADDED_IN: Partial<Record<RecordField, 3 | 4>> = { cost: 3, forked_from: 4 };
@@ -32,9 +22,6 @@ export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): read
 export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): 1 | 2 | 3 | 4 {
   return record.chain_version === 4 ? 4 : record.chain_version === 3 ? 3 : record.chain_version === 2 ? 2 : 1;
 }
-
-/** Each covered field's hash, and each step's reply hash in step order (stored as `record_hashes`). */
-export type RecordHashes = Record<RecordField, string> & { replies: string[] };
 
 /** A field's value as it is hashed: absent is null, a time is its ISO text, `steps` is the step numbers. */
 function fieldValue(record: AuditRecord, field: RecordField): unknown {

@@ -1,9 +1,8 @@
 // The shape of an audited run as stored: the output, the replies, the chain links and the record chain.
 import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
-import type { AgentResult, FinishReason, RunCost, RunMetrics, TraceStep } from '../trace/types';
+import type { FinishReason, RunCost, RunMetrics, TraceStep } from '../trace/types';
 import type { JsonSchema } from '../validation/validate';
-import { sealRecord, type RecordHashes } from './record-chain';
 
 /** One allowed tool of an audited run: its argument schema and that schema's hash, as the chain took it. */
 export interface AuditTool {
@@ -82,49 +81,17 @@ export interface AuditRecord extends AuditOrigin {
   record_digest?: string;
 }
 
-/** The stored shape of a run's output, with its chain's links and replies beside the steps, sealed by the record chain. */
-export function auditRecord(parts: {
-  runId: string;
-  createdAt: Date;
-  origin?: AuditOrigin;
-  sessionId?: string;
-  result: AgentResult;
-  config: Record<string, unknown>;
-  configHash: string;
-  tools: AuditTool[];
-  links: string[];
-  replies: ReadonlyMap<number, string>;
-  forkedFrom?: ForkedFrom;
-}): AuditRecord {
-  const { result, links } = parts;
-  return sealRecord({
-    run_id: parts.runId,
-    created_at: parts.createdAt,
-    ...(parts.origin ?? {}),
-    ...(parts.sessionId !== undefined ? { session_id: parts.sessionId } : {}),
-    model: result.model,
-    provider: result.provider,
-    config: parts.config,
-    config_hash: parts.configHash,
-    tools: parts.tools,
-    chain_base: links[0],
-    steps: result.trace.map((step, index) => ({ step, link: links[index + 1], ...(parts.replies.has(step.step) ? { reply: parts.replies.get(step.step) } : {}) })),
-    messages: result.messages,
-    finish_reason: result.finish_reason,
-    ...(result.stop_detail !== undefined ? { stop_detail: result.stop_detail } : {}),
-    final_answer: result.final_answer,
-    ...('final_output' in result ? { final_output: result.final_output } : {}),
-    usage: result.usage,
-    cost: result.cost_details ?? null,
-    ...(parts.forkedFrom ? { forked_from: forkedFromOf(parts.forkedFrom) } : {}),
-    metrics: result.metrics,
-    elapsed_ms: result.elapsed_ms,
-    trace_digest: result.trace_digest,
-  });
-}
+/**
+ * The run fields the record chain covers, in the order verify names them: who and where, what was asked
+ * and allowed, the steps' order, who answered, how it ended, its figures, and the trace chain's head.
+ * `steps` is the list of stored step numbers in order (a step row removed, added or moved shows here).
+ */
+export const RECORD_FIELDS = [
+  'run_id', 'created_at', 'session_id', 'workflow_id', 'execution_id', 'node_name', 'config', 'tools', 'messages', 'steps',
+  'model', 'provider', 'finish_reason', 'stop_detail', 'final_answer', 'final_output', 'usage', 'metrics', 'elapsed_ms', 'trace_digest',
+  'cost', 'forked_from',
+] as const;
+export type RecordField = (typeof RECORD_FIELDS)[number];
 
-/** The origin as stored: run and step, and the unverified mark when the fork was of a run that did not verify. */
-function forkedFromOf(origin: ForkedFrom): ForkedFrom {
-  const { run_id, step } = origin;
-  return origin.verified === false ? { run_id, step, verified: false, mismatch: String(origin.mismatch) } : { run_id, step };
-}
+/** Each covered field's hash, and each step's reply hash in step order (stored as `record_hashes`). */
+export type RecordHashes = Record<RecordField, string> & { replies: string[] };

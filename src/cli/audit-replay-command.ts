@@ -1,5 +1,5 @@
 // `agent-core audit replay` with a candidate (issue #33): recorded runs asked again of another model or config, judged against the record.
-import { ConfigError } from '../agent/config';
+import { ConfigError } from '../settings/config';
 import { counterfactualReplay, counterfactualTotals, type Candidate, type CounterfactualRunReport } from '../replay';
 import { UnverifiedRecordError } from '../replay';
 import { replayRecord } from '../replay';

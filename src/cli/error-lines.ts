@@ -1,5 +1,5 @@
 // How the CLI prints an error: the engine's family as its message and, where it adds to it, its fix; anything else as unexpected.
-import { RUN_OPTION_SETTINGS } from '../agent/settings';
+import { RUN_OPTION_SETTINGS } from '../settings/settings';
 import { AgentCoreError } from '../core/agent-core-error';
 
 /** The CLI's names of fields that are not config keys (config keys keep their names: they are written in --config). */

@@ -2,7 +2,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
-import { ConfigError } from '../agent/config';
+import { ConfigError } from '../settings/config';
 import { configureRun } from '../agent/configure-run';
 import { runAgent } from '../agent/run-agent';
 import { RedisBudgetLedger } from '../budget/redis-ledger';

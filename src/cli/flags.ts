@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { AgentCoreError } from '../core/agent-core-error';
 import type { AgentEvent } from '../agent/events';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
-import { RUN_OPTION_SETTINGS } from '../agent/settings';
+import { RUN_OPTION_SETTINGS } from '../settings/settings';
 import { RedisCheckpoints, type CheckpointStore } from '../run-state/checkpoint-store';
 import { environmentKeyRefusal } from './fallback-key';
 

@@ -1,5 +1,5 @@
 // The CLI's usage line and --help text; the --config key list comes from the settings table.
-import { settingEntries } from '../agent/settings';
+import { settingEntries } from '../settings/settings';
 
 /** Words joined by ", " into lines of at most `width` characters, each after `indent`. */
 function wrap(words: string[], first: string, indent: string, width = 104): string {

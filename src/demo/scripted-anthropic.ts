@@ -4,10 +4,8 @@
  * (../shared/reference/provider-behaviours.md §3; keys in brackets name its sources).
  */
 import type { ChatMessage } from '../core/messages';
-import type { ScriptedRequest } from './scripted-server';
-import type { ParsedCall } from './scripted-request';
-import type { StreamEvent } from './scripted-stream';
-import type { WireReply, WireUsage } from './scripted-wire';
+import type { AnthropicUsageShape, ParsedCall, ScriptedRequest, StreamEvent, WireReply, WireUsage } from './scripted-types';
+export type { AnthropicUsageShape } from './scripted-types';
 
 /** [AN-shared]: the error type the API names for each HTTP status. */
 const ERROR_TYPES: Record<number, string> = {
@@ -70,28 +68,6 @@ function toolUseId(request: ScriptedRequest, index: number): string {
 function stopReason(reply: WireReply): string {
   const scripted = reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop');
   return STOP_REASONS[scripted] ?? scripted;
-}
-
-/**
- * How a scripted Anthropic reply reports usage beyond input and output, as recorded replies do (the scripted
- * `prompt_tokens` is the whole input, split here into its three counts).
- */
-export interface AnthropicUsageShape {
-  /** `cache_creation_input_tokens` and `cache_read_input_tokens` ([AN-msg]: the whole input is the three counts together). */
-  cacheCreationTokens?: number;
-  cacheReadTokens?: number;
-  /**
-   * The `input_tokens` of `message_start` when server tools (web fetch, code execution) add input later:
-   * `message_delta` then restates every count as the call's total (realworld cases
-   * `vercel:anthropic:anthropic-message-delta-input-tokens.chunks.txt`, `…anthropic-web-fetch-tool.1.chunks.txt`).
-   */
-  startInputTokens?: number;
-  /** `message_start`'s own `output_tokens` (recordings show 1 to 8; `message_delta` restates the total). Default 1. */
-  startOutputTokens?: number;
-  /** `message_start` sent twice, as a replayed stream did (realworld case `vercel:anthropic:duplicate-message-start.chunks.txt`). */
-  repeatMessageStart?: boolean;
-  /** `stop_details` beside a refusal (realworld case `vercel:anthropic:anthropic-refusal.chunks.txt`). */
-  stopDetails?: { category: string; explanation: string };
 }
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);

@@ -4,10 +4,7 @@
  * (../shared/reference/provider-behaviours.md §4 and the emulation table [N-oll], [LC-oll], [OL-api]).
  */
 import type { ChatMessage } from '../core/messages';
-import type { ScriptedRequest } from './scripted-server';
-import type { ParsedCall } from './scripted-request';
-import type { StreamEvent } from './scripted-stream';
-import type { WireReply, WireUsage } from './scripted-wire';
+import type { ParsedCall, ScriptedRequest, StreamEvent, WireReply, WireUsage } from './scripted-types';
 
 /** The Ollama release the server claims to be on `GET /api/version`. */
 const OLLAMA_VERSION = '0.12.4';

@@ -7,7 +7,8 @@ import type { ChatMessage } from '../core/messages';
 import { parseAnthropicCall } from './scripted-anthropic';
 import { parseOllamaCall } from './scripted-ollama';
 import { parseResponsesCall } from './scripted-responses';
-import type { Provider } from './scripted-wire';
+import type { ParsedCall, Provider } from './scripted-types';
+export type { ParsedCall } from './scripted-types';
 
 const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
   system: 'system',
@@ -15,9 +16,6 @@ const OPENAI_ROLES: Record<string, ChatMessage['role']> = {
   user: 'user',
   assistant: 'assistant',
 };
-
-/** A model call as the server understood it; `body` is the JSON exactly as sent. */
-export type ParsedCall = { model: string; messages: ChatMessage[]; body: any };
 
 /** The request body as a model call, or the problem the real API would answer HTTP 400 for. */
 export function parseModelCall(provider: Provider, rawBody: string, geminiModel?: string): ParsedCall | { problem: string } {

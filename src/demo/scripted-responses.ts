@@ -5,10 +5,7 @@
  * the chat-completions ones [ON-err].
  */
 import type { ChatMessage } from '../core/messages';
-import type { ScriptedRequest } from './scripted-server';
-import type { ParsedCall } from './scripted-request';
-import type { StreamEvent } from './scripted-stream';
-import type { WireReply, WireUsage } from './scripted-wire';
+import type { ParsedCall, ScriptedRequest, StreamEvent, WireReply, WireUsage } from './scripted-types';
 
 const ROLES: Record<string, ChatMessage['role']> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
 

@@ -6,7 +6,7 @@ import type * as http from 'node:http';
 import { anthropicMessage } from './scripted-anthropic';
 import { ollamaChat, ollamaTags, ollamaVersion } from './scripted-ollama';
 import { responsesObject } from './scripted-responses';
-import type { ScriptedRequest } from './scripted-server';
+import type { ScriptedRequest } from './scripted-types';
 import { geminiCompletion, openAiCompletion, type Provider, type WireReply, type WireUsage } from './scripted-wire';
 
 /** A model call's route: its format, Gemini's model from the path, and how the call asks for a stream. */

@@ -14,25 +14,8 @@ import { anthropicCompatRefusal, anthropicCompatView } from './scripted-anthropi
 import { jsonSchemaRefusal, strictRefusal } from './scripted-strict';
 import { COMPLETIONS, errorFormatOf, modelListing, modelRoute } from './scripted-routes';
 import { errorBody, reasoningModelRefusal, type WireReply, type WireUsage } from './scripted-wire';
-
-/** One model call as the server received it, in the neutral message form. */
-export interface ScriptedRequest {
-  provider: 'openai' | 'gemini' | 'anthropic' | 'openai-responses' | 'ollama';
-  /** The model id without any `models/` prefix. */
-  model: string;
-  messages: ChatMessage[];
-  /** The parsed JSON body exactly as the SDK sent it. */
-  body: any;
-  headers: http.IncomingHttpHeaders;
-  /** 0-based index of the scripted reply this call consumed (or would have, when rejected before the script). */
-  callIndex: number;
-  /** The call asked for a stream (OpenAI, Responses and Anthropic `stream: true`, Gemini `:streamGenerateContent`, Ollama unless `stream: false`). */
-  streamed: boolean;
-  /** Becomes true when the client closed the connection before the whole answer was sent (e.g. an abort mid-stream). */
-  clientLeftEarly: boolean;
-  /** With `anthropicOpenAiCompat`: the temperature the endpoint applied (capped at 1), when one was sent. */
-  effectiveTemperature?: number;
-}
+import type { ScriptedRequest } from './scripted-types';
+export type { ScriptedRequest } from './scripted-types';
 
 /**
  * What the server answers to one call. A string is the assistant text. In the object form, a `status`

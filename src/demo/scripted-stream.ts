@@ -4,11 +4,12 @@
  * (../shared/reference/provider-behaviours.md §1.6 and §2; keys in brackets name its sources).
  */
 import type * as http from 'node:http';
-import type { ScriptedRequest } from './scripted-server';
+import type { ScriptedRequest, StreamEvent } from './scripted-types';
 import { anthropicStreamError, anthropicStreamEvents } from './scripted-anthropic';
 import { ollamaStreamError, ollamaStreamLines } from './scripted-ollama';
 import { responsesStreamError, responsesStreamEvents } from './scripted-responses';
 import { errorBody, geminiUsage, openAiUsage, type Provider, type WireReply, type WireUsage } from './scripted-wire';
+export type { StreamEvent } from './scripted-types';
 
 /** How a reply is streamed when the call asks for a stream; calls that do not stream ignore these. */
 export interface StreamShape {
@@ -44,13 +45,6 @@ export function streamFor(request: ScriptedRequest, reply: WireReply & StreamSha
   }
   if (reply.streamCutAfter !== undefined) return { events: upToPiece(events, reply.streamCutAfter), breakConnection: true };
   return { events, breakConnection: false };
-}
-
-/** One event; `piece` marks events that carry a piece of the reply's text or refusal; `event` names it in an `event:` line. */
-export interface StreamEvent {
-  data: string;
-  piece: boolean;
-  event?: string;
 }
 
 type EventsWriter = (request: ScriptedRequest, reply: WireReply & StreamShape, usage: WireUsage, pieces: string[]) => StreamEvent[];

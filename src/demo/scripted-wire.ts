@@ -2,43 +2,10 @@
  * The bytes the scripted server answers with, shaped as the real APIs send them
  * (../shared/reference/provider-behaviours.md; keys in brackets name its sources).
  */
-import { anthropicError, type AnthropicUsageShape } from './scripted-anthropic';
+import { anthropicError } from './scripted-anthropic';
 import { ollamaError } from './scripted-ollama';
-import type { ScriptedRequest } from './scripted-server';
-
-export type Provider = ScriptedRequest['provider'];
-
-/**
- * Token counts as scripted; deliberately loose so tests can send what a broken endpoint sends. `cached_tokens`
- * (cache reads) and `cache_write_tokens` (cache writes) are parts of `prompt_tokens`, sent in each format's
- * own fields: OpenAI `prompt_tokens_details`, Responses `input_tokens_details.cached_tokens`, Gemini
- * `cachedContentTokenCount`, Anthropic `cache_read_input_tokens` / `cache_creation_input_tokens`; a format
- * without such a field (Gemini's and Responses' cache writes, Ollama's both) leaves it out.
- */
-export type WireUsage = Record<string, unknown> & { prompt_tokens?: unknown; completion_tokens?: unknown; cached_tokens?: unknown; cache_write_tokens?: unknown };
-
-/** Everything a successful reply can carry. */
-export interface WireReply {
-  text: string;
-  /** The provider's own finish reason (OpenAI `length`, Gemini `MAX_TOKENS`, …); default `stop` / `STOP`. */
-  finishReason?: string;
-  /** Native tool calls: OpenAI `tool_calls` with `content: null`, Gemini `functionCall` parts. */
-  toolCalls?: Array<{ name: string; arguments?: Record<string, unknown> }>;
-  /** OpenAI `message.refusal` ([ON-cc]). */
-  refusal?: string;
-  /** Gemini `promptFeedback.blockReason`, with no candidates ([GG-types]). */
-  promptBlocked?: string;
-  /** Reasoning tokens: OpenAI `completion_tokens_details.reasoning_tokens`, Gemini `thoughtsTokenCount`. */
-  reasoningTokens?: number;
-  /**
-   * Reasoning text beside the reply, OpenAI-compatible form: `message.reasoning_content` (DeepSeek, Z.ai, xAI)
-   * or `message.reasoning` (Groq, OpenRouter), streamed as `delta.<field>` pieces before the text
-   * (provider-behaviours.md §4; realworld cases `vercel:xai:xai-text.chunks.txt`, `pyd:test_groq/test_tool_use_failed_error_streaming#2`).
-   */
-  reasoning?: { field: 'reasoning_content' | 'reasoning'; text: string };
-  /** Anthropic only: cache counts, server-tool input restated at the end, a repeated message_start, refusal details. */
-  anthropic?: AnthropicUsageShape;
-}
+import type { Provider, ScriptedRequest, WireReply, WireUsage } from './scripted-types';
+export type { Provider, WireReply, WireUsage } from './scripted-types';
 
 const GEMINI_STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',

@@ -5,7 +5,7 @@ import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
-import { resolveConfig } from '../agent/config';
+import { resolveConfig } from '../settings/config';
 import { toolSecrets } from '../agent/execute-tool';
 import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
 import { recordedTools, type UnrecordedCall } from './recorded-tools';

@@ -6,7 +6,7 @@ import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult } from '../trace/types';
-import { resolveConfig } from '../agent/config';
+import { resolveConfig } from '../settings/config';
 import { trustRecord, type RecordTrustOptions } from './record-trust';
 import { recordedTools } from './recorded-tools';
 import { replyOf } from './replay';

@@ -6,7 +6,7 @@ import { builtInTools, ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
-import { resolveConfig } from '../agent/config';
+import { resolveConfig } from '../settings/config';
 import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
 import { sideEffectsRule } from './recorded-tools';
 import { AgentRun } from '../agent/run-agent';

@@ -1,5 +1,5 @@
 /** JSON Schema patterns (ECMAScript, `u` flag) checked as JavaScript checks them, then written in RE2's syntax. */
-import type { PatternProblem } from './linear-regexp';
+import type { PatternProblem } from './pattern-problem';
 import { propertyNameFix, re2PropertyName } from './unicode-properties';
 
 /**

@@ -5,6 +5,7 @@
 import type { RegExpEngine } from 'ajv/dist/types';
 import type { RE2JS } from 're2js';
 import { loadOnce } from '../core/load-once';
+import type { PatternProblem } from './pattern-problem';
 import { toRe2Syntax } from './ecmascript-pattern';
 
 /** At most this many RE2 instructions per pattern (`.{0,400}` is about 800); compiling stays in single milliseconds. */
@@ -22,11 +23,7 @@ export const MAX_PATTERN_LENGTH = 10_000;
  */
 export const PATTERN_STEP_BUDGET = 1_666_000;
 
-/** Why a pattern cannot be used (a predicate: "uses a back-reference, …"), and what to write instead. */
-export interface PatternProblem {
-  problem: string;
-  fix: string;
-}
+export type { PatternProblem } from './pattern-problem';
 
 const re2 = loadOnce(() => require('re2js') as typeof import('re2js'));
 const MAX_CACHED_PATTERNS = 2_000;

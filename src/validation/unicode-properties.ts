@@ -1,5 +1,5 @@
 /** ECMAScript's Unicode property names (`\p{…}` with the `u` flag) as RE2 (re2js) names them, or why RE2 has none. */
-import type { PatternProblem } from './linear-regexp';
+import type { PatternProblem } from './pattern-problem';
 
 /**
  * General_Category values: RE2's short name, then the long names and aliases ECMAScript also takes. From

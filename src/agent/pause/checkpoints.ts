@@ -8,7 +8,7 @@ import type { Tool } from '../../tools/tool';
 import type { Redactor } from '../../trace/redact';
 import type { AgentResult, FinishReason } from '../../trace/types';
 import { canonicalJson } from '../../validation/canonical-json';
-import type { AgentConfig } from '../config';
+import type { AgentConfig } from '../../settings/config';
 import { openProgress, signProgress, stateConfigHash, type Resumed, type RunProgress } from './paused-run';
 import { hasSideEffects } from '../repeated-calls';
 import type { RunAgentOptions } from '../run-options';

@@ -5,7 +5,7 @@ import { configHash, newRunStateId, openRunState, RunStateError, signRunState, U
 import { readableStep } from '../../trace/readable-step';
 import type { Redactor } from '../../trace/redact';
 import type { ToolUsage, TraceStep } from '../../trace/types';
-import type { AgentConfig } from '../config';
+import type { AgentConfig } from '../../settings/config';
 import type { RepeatSnapshot } from '../repeated-calls';
 
 /**

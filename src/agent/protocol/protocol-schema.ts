@@ -2,7 +2,7 @@ import type { ResponseFormat } from '../../providers/chat-model';
 import type { Tool } from '../../tools/tool';
 import { dropNullOptionals, toStrictSchema } from '../../validation/strict-schema';
 import type { JsonSchema } from '../../validation/validate';
-import type { JsonMode } from '../config';
+import type { JsonMode } from '../../settings/config';
 import type { TurnRules } from './protocol';
 
 /** How a run asks for its replies: the response format, and a notice for the trace when the schema could not be strict. */
