@@ -29,7 +29,7 @@ export { SchemaError } from './validation/schema-error';
 export { JSON_TRANSFORM_MAX_DATA_LENGTH, JSON_TRANSFORM_MAX_RESULT_LENGTH, JSON_TRANSFORM_WORKER_MEMORY_MB } from './tools/json-transform';
 export { BudgetInputError, MemoryBudgetLedger, type BudgetLedger, type Charge, type LedgerTotals } from './budget/ledger';
 export { budgetKey, RedisBudgetLedger, DEFAULT_BUDGET_KEY_PREFIX } from './budget/redis-ledger';
-export type { PriceTable } from './budget/pricing';
+export type { PriceTable } from './budget/model-catalogue';
 export type { SharedBudgetConfig } from './budget/ledger';
 export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
 export type { ApprovalDecision } from './agent/pause/paused-run';

@@ -1,6 +1,6 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import { MemoryBudgetLedger } from '../src/budget/ledger';
-import { CATALOGUE, MAX_PRICE_PER_MILLION, costOf, priceOf } from '../src/budget/pricing';
+import { CATALOGUE, MAX_PRICE_PER_MILLION, costOf, priceOf } from '../src/budget/model-catalogue';
 import { MAX_TOKENS_PER_CALL, type TokenUsage } from '../src/core/usage';
 import { Spending } from '../src/agent/shared-budget';
 import type { TraceStep } from '../src/trace/types';

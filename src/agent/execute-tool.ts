@@ -2,8 +2,8 @@ import { TruncatedText, type Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
 import { secretsInSettings, type Redactor } from '../trace/redact';
 import type { StepError, ToolUsage } from '../trace/types';
-import { callLimit } from './call-limits';
-import { describeAbort } from './limits';
+import { callLimit } from './run-clock';
+import { describeAbort } from './run-deadline';
 import { truncateObservation } from '../core/text-cut';
 
 /** A tool's error message fed back to the model is cut to this many characters. */

@@ -5,8 +5,8 @@ import type { StepError, TraceStep } from '../trace/types';
 import type { ModelChoice } from './model-choice';
 import type { AnswerRelease } from './answer/answer-release';
 import type { AgentConfig } from '../settings/config';
-import { callLimit } from './call-limits';
-import { describeAbort } from './limits';
+import { callLimit } from './run-clock';
+import { describeAbort } from './run-deadline';
 
 /** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ModelCallOutcome =

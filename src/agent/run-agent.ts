@@ -8,7 +8,7 @@ import type { AgentConfig } from '../settings/config';
 import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
 import { checkToolCall, countToolUse, runTool, toolSecrets } from './execute-tool';
 import { normaliseInput, trustedTextOf } from './input';
-import { abortedReason, runLimit } from './limits';
+import { abortedReason, runLimit } from './run-deadline';
 import { callWithFailover, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
 import { buildConversation, observationMessage, repairMessage } from './protocol/prompt';

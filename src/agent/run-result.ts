@@ -3,7 +3,7 @@ import type { TokenUsage } from '../core/usage';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
 import type { AgentResult, FinishReason, RunMemoryReport, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
-import { CATALOGUE_NAME, roundedCost } from '../budget/pricing';
+import { CATALOGUE_NAME, roundedCost } from '../budget/model-catalogue';
 import { runCost, unpricedNotice } from './shared-budget';
 import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
 import { configHash } from '../run-state/signed-state';

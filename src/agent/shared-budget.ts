@@ -1,13 +1,13 @@
 import type { BudgetLedger, LedgerTotals } from '../budget/ledger';
-import { CATALOGUE_NAME, type CallCost, type ModelPrice, type PriceTable, addCost, costOf, noCost, priceOf, roundCost } from '../budget/pricing';
+import { CATALOGUE_NAME, type CallCost, type ModelPrice, type PriceTable, addCost, costOf, noCost, priceOf, roundCost } from '../budget/model-catalogue';
 import type { FinishReason, TraceStep } from '../trace/types';
 import type { TokenUsage } from '../core/usage';
 import { ConfigError } from '../core/config-error';
 import type { SharedBudgetConfig } from '../budget/ledger';
 
-export type { PriceTable } from '../budget/pricing';
+export type { PriceTable } from '../budget/model-catalogue';
 export type { SharedBudgetConfig } from '../budget/ledger';
-export { roundCost } from '../budget/pricing';
+export { roundCost } from '../budget/model-catalogue';
 
 /** How a run ends for its budgets: a limit is spent, or the shared ledger (Redis) failed mid-run. */
 export interface BudgetStop {
@@ -100,7 +100,7 @@ export class Spending {
     }
   }
 
-  /** The model's price (the catalogue's lookups are kept per model in pricing.ts). */
+  /** The model's price (the catalogue's lookups are kept per model in model-catalogue.ts). */
   private priceOf(model: PricedModel): ModelPrice | undefined {
     return priceOf(model.name, model.provider, this.config.prices);
   }

@@ -1,6 +1,6 @@
 // The checks a setting row names: each returns the problem as one sentence naming the key, or undefined.
 import { MAX_PERIOD_SECONDS } from '../budget/ledger';
-import { MAX_COST_USD, MAX_PRICE_PER_MILLION } from '../budget/pricing';
+import { MAX_COST_USD, MAX_PRICE_PER_MILLION } from '../budget/model-catalogue';
 import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
 
 declare const valueType: unique symbol;

@@ -1,8 +1,8 @@
 // Every run setting once: key, default, check, meaning, panel facts and CLI flag; config, panel, node and README derive from it.
 import type { ReasoningEffort } from '../providers/chat-model';
-import { MAX_COST_USD } from '../budget/pricing';
+import { MAX_COST_USD } from '../budget/model-catalogue';
 import { USED_STATE_MEMORY_DAYS } from '../run-state/signed-state';
-import type { PriceTable } from '../budget/pricing';
+import type { PriceTable } from '../budget/model-catalogue';
 import type { SharedBudgetConfig } from '../budget/ledger';
 import * as check from './setting-checks';
 import type { Check } from './setting-checks';

@@ -1,5 +1,5 @@
 import type { ModelFinishReason } from '../providers/chat-model';
-import { roundedCost } from '../budget/pricing';
+import { roundedCost } from '../budget/model-catalogue';
 import type { StepError, TraceStep } from './types';
 
 /** The same step with its fields in reading order: what was asked, what came of it, then timings. */

@@ -1,6 +1,6 @@
 import type { ChatMessage, SummaryMeta } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
-import type { CallCost } from '../budget/pricing';
+import type { CallCost } from '../budget/model-catalogue';
 import type { McpToolRecord } from '../tools/mcp';
 
 /** Why a run ended. Every run ends with exactly one. */

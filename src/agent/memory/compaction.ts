@@ -2,7 +2,7 @@
 import type { ChatMessage } from '../../core/messages';
 import { truncateObservation } from '../../core/text-cut';
 import { addUsage, estimateWhenUnreported, type TokenUsage } from '../../core/usage';
-import { contextWindowOf } from '../../budget/pricing';
+import { contextWindowOf } from '../../budget/model-catalogue';
 import type { TraceStep } from '../../trace/types';
 import type { AgentConfig } from '../../settings/config';
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../../settings/memory-settings';

@@ -1,5 +1,5 @@
-import { callLimit } from '../src/agent/call-limits';
-import { runLimit } from '../src/agent/limits';
+import { callLimit } from '../src/agent/run-clock';
+import { runLimit } from '../src/agent/run-deadline';
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 const never = () => new Promise<never>(() => undefined);

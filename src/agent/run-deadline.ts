@@ -1,4 +1,5 @@
-import { runClock, TimeLimitError } from './call-limits';
+// The run's own deadline and its cancellation from outside, on the run clock, and why an aborted run ended.
+import { runClock, TimeLimitError } from './run-clock';
 
 /**
  * Aborts `controller` when the run's `timeout` (seconds) passes or the caller's `external` signal fires
