@@ -1,6 +1,6 @@
 import { BudgetInputError, MemoryBudgetLedger, type BudgetLedger } from '../src/budget/ledger';
 import { budgetKey, RedisBudgetLedger } from '../src/budget/redis-ledger';
-import { ContextStoreError } from '../src/redis/errors';
+import { RedisError } from '../src/redis/errors';
 import { freeLoopbackPort, useTestRedis } from './support/redis';
 
 /** Issue #17 §2: the ledger shared budgets are counted in, per scope and period, atomic across connections. */
@@ -77,7 +77,7 @@ describe('Redis budget ledger across connections', () => {
     const ledger = new RedisBudgetLedger({ connection: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 } });
     opened.push(ledger);
     const failure = await ledger.totals('scope', 60).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ContextStoreError);
+    expect(failure).toBeInstanceOf(RedisError);
     expect((failure as Error).message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} `));
   });
 });

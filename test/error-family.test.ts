@@ -23,7 +23,7 @@ import {
   resolveConfig,
   type Setting,
 } from '../src';
-import { ContextStoreError, ConversationError, InvalidContextInputError } from '../src/context';
+import { RedisError, ConversationError, InvalidContextInputError } from '../src/context';
 import { errorReport } from '../src/cli/error-lines';
 import { UsageError } from '../src/cli/flags';
 import { useScriptedServer } from './support/agent';
@@ -45,7 +45,7 @@ const members: Array<[string, AgentCoreError]> = [
   ['ConfigError', thrownBy(() => resolveConfig({ model: 'm', max_steps: 0 }, registry)) as ConfigError],
   ['InputError', new InputError('prompt', 'prompt must be text, but it was an array')],
   ['InvalidContextInputError', new InvalidContextInputError('maxSessions', ['must be a positive integer, got 0'])],
-  ['ContextStoreError', new ContextStoreError('Redis at 127.0.0.1:1 is unreachable (connect ECONNREFUSED)', { failure: 'unreachable', address: '127.0.0.1:1', operation: 'prepare', cause: new Error('ECONNREFUSED') })],
+  ['RedisError', new RedisError('Redis at 127.0.0.1:1 is unreachable (connect ECONNREFUSED)', { failure: 'unreachable', address: '127.0.0.1:1', operation: 'prepare', cause: new Error('ECONNREFUSED') })],
   ['RunStateError', new RunStateError('run_state was made for another config: resume with the configuration the run was paused with')],
   ['BudgetInputError', new BudgetInputError('shared_budget.scope', 'shared_budget.scope must be a non-empty string of at most 200 characters')],
   ['UsageError', new UsageError('--stream-answer must be "as-written" or "checked", not "x"')],
@@ -78,7 +78,7 @@ describe('the error family', () => {
     const config = members[0][1] as ConfigError;
     expect(config).toMatchObject({ key: 'max_steps', field: 'max_steps', message: 'max_steps must be an integer from 1 to 1000' });
     expect(new InvalidContextInputError('maxSessions', ['a', 'b'])).toMatchObject({ issues: ['a', 'b'], message: 'Invalid maxSessions: a; b' });
-    const store = members[3][1] as ContextStoreError;
+    const store = members[3][1] as RedisError;
     expect(store).toMatchObject({ field: 'redis', details: { failure: 'unreachable', address: '127.0.0.1:1' } });
     expect((store.cause as Error).message).toBe('ECONNREFUSED');
     expect(members[7][1]).toMatchObject({ problem: 'has $ref "#" at /$ref that leads back to itself', message: 'output_schema has $ref "#" at /$ref that leads back to itself. Recurse only through a part of the value' });

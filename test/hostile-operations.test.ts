@@ -10,7 +10,7 @@ import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
 import { RedisBudgetLedger } from '../src/budget/redis-ledger';
 import { environmentKeyRefusal, originOf } from '../src/cli/fallback-key';
-import { ContextStoreError } from '../src/redis/errors';
+import { RedisError } from '../src/redis/errors';
 import type { AgentEvent } from '../src/agent/events';
 import { action, final, modelFor, probeTool, startsScriptedServers, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
@@ -266,7 +266,7 @@ describe('a shared budget whose Redis is lost mid-run', () => {
     const probe = probeTool();
     try {
       const error = await rejectionOf(runAgent({ model: modelFor(server()), config: { model: 'm', allowed_tools: ['probe'], shared_budget: budget('start') }, budgetLedger: ledger, prompt: 'q', extraTools: [probe.tool] }));
-      expect(error).toBeInstanceOf(ContextStoreError);
+      expect(error).toBeInstanceOf(RedisError);
       expect(error.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} is unreachable`));
       expect(server().requests).toHaveLength(0);
       expect(probe.calls).toEqual([]);

@@ -11,7 +11,7 @@ import { testRedisCredential } from '../nodes/shared/redis-credential';
 import { budgetKey, RedisBudgetLedger } from '../src/budget/redis-ledger';
 import { RedisContextStore, redisSessionKeys } from '../src/context/redis-store';
 import { persistSession, prepareSession } from '../src/context/session';
-import { ContextStoreError } from '../src/context/store';
+import { RedisError } from '../src/context/store';
 import { quitClient } from '../src/redis/connection';
 import { hashTag, keySlot } from '../src/redis/hash-tag';
 import { isClusterClient, openRedisClient, pingRedis } from '../src/redis/open-client';
@@ -85,8 +85,8 @@ describe('finding out that a connection names a cluster node', () => {
 
   it('refuses a database other than 0, naming Redis and saying why, on every surface', async () => {
     const store = owned(new RedisContextStore({ connection: { url: `${node(1)}/1` } }));
-    const error = (await store.prepare('chat', { maxTurns: 5, maxCharacters: 0 }).catch((caught: unknown) => caught)) as ContextStoreError;
-    expect(error).toBeInstanceOf(ContextStoreError);
+    const error = (await store.prepare('chat', { maxTurns: 5, maxCharacters: 0 }).catch((caught: unknown) => caught)) as RedisError;
+    expect(error).toBeInstanceOf(RedisError);
     const address = new URL(node(1)).host;
     expect(error.message).toBe(`Redis at ${address} is a node of a Redis Cluster, and a cluster has only database 0: database 1 cannot be used`);
     expect(error.details.failure).toBe('configuration');
@@ -347,7 +347,7 @@ describe('credentials on a cluster', () => {
       await store.close();
 
       const wrong = owned(new RedisBudgetLedger({ connection: { url: node(2).replace('redis://', 'redis://:not-the-pw@') } }));
-      const failure = (await wrong.totals('scope', 60).catch((error: unknown) => error)) as ContextStoreError;
+      const failure = (await wrong.totals('scope', 60).catch((error: unknown) => error)) as RedisError;
       expect(failure.details.failure).toBe('authentication');
       expect(failure.message).not.toContain('not-the-pw');
     } finally {
@@ -374,8 +374,8 @@ describe('writes wait for a replica', () => {
       replica.process.kill('SIGCONT');
     }
     expect(Date.now() - started).toBeLessThan(1500 + 200);
-    expect(failure).toBeInstanceOf(ContextStoreError);
-    expect((failure as ContextStoreError).message).toMatch(/^Redis at 127\.0\.0\.1:\d+ applied charge the budget, but no replica confirmed it within 300 ms, so a failover now could lose it$/);
+    expect(failure).toBeInstanceOf(RedisError);
+    expect((failure as RedisError).message).toMatch(/^Redis at 127\.0\.0\.1:\d+ applied charge the budget, but no replica confirmed it within 300 ms, so a failover now could lose it$/);
     // Applied on the master all the same; sent again with its id, it counts once, now confirmed.
     expect(await ledger.charge(scope, 3600, { tokens: 2 }, { chargeId: 'unconfirmed' })).toEqual({ tokens: 3, cost: 0 });
   });

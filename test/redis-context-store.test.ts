@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { pingRedis, RedisContextStore, redisSessionKeys } from '../src/context/redis-store';
-import { ContextStoreError, type ContextStore } from '../src/context/store';
+import { ContextStoreError, RedisError, type ContextStore } from '../src/context/store';
 import { contents, exchange, PERSIST, WINDOW } from './support/context';
 import {
   freeLoopbackPort,
@@ -50,9 +50,9 @@ describe('redis context store', () => {
     const keys = redisSessionKeys(keyPrefix, 'alice');
     await redis.admin.set(keys.turns, 'a string where the list should be');
     const error = await store.persist('alice', exchange(1), { ...PERSIST, systemMessage: 'system' }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ContextStoreError);
-    expect((error as ContextStoreError).details.failure).toBe('command');
-    expect((error as ContextStoreError).message).toMatch(/^Redis at .* failed during persist: .*WRONGTYPE/);
+    expect(error).toBeInstanceOf(RedisError);
+    expect((error as RedisError).details.failure).toBe('command');
+    expect((error as RedisError).message).toMatch(/^Redis at .* failed during persist: .*WRONGTYPE/);
     expect(await redis.admin.exists(keys.system)).toBe(0);
     expect(await redis.admin.get(keys.turns)).toBe('a string where the list should be');
   });
@@ -104,18 +104,19 @@ describe('redis context store', () => {
     expect(turns.every((turn) => turn.messages[1].content === turn.messages[0].content.replace('question', 'answer'))).toBe(true);
   });
 
-  test('a Redis that is down fails fast with a ContextStoreError naming Redis and the address', async () => {
+  test('a Redis that is down fails fast with a RedisError naming Redis and the address', async () => {
     const port = await freeLoopbackPort();
     const store = openStore({ port });
     const started = Date.now();
     const error = await store.prepare('alice', WINDOW).catch((caught: unknown) => caught);
     expect(Date.now() - started).toBeLessThan(2500);
-    expect(error).toBeInstanceOf(ContextStoreError);
-    expect((error as ContextStoreError).name).toBe('ContextStoreError');
-    expect((error as ContextStoreError).message).toBe(
+    expect(error).toBeInstanceOf(RedisError);
+    expect((error as RedisError).name).toBe('RedisError');
+    expect(error).toBeInstanceOf(ContextStoreError); // the earlier name still imports, as the same class
+    expect((error as RedisError).message).toBe(
       `Redis at 127.0.0.1:${port} is unreachable (connect ECONNREFUSED); check the Redis credential's host and port`,
     );
-    expect((error as ContextStoreError).details).toMatchObject({ failure: 'unreachable', address: `127.0.0.1:${port}`, operation: 'prepare' });
+    expect((error as RedisError).details).toMatchObject({ failure: 'unreachable', address: `127.0.0.1:${port}`, operation: 'prepare' });
     await expect(store.persist('alice', exchange(1), PERSIST)).rejects.toThrow(`Redis at 127.0.0.1:${port} is unreachable`);
   });
 
@@ -126,9 +127,9 @@ describe('redis context store', () => {
       const started = Date.now();
       const error = await store.persist('alice', exchange(1), PERSIST).catch((caught: unknown) => caught);
       expect(Date.now() - started).toBeLessThan(2500);
-      expect(error).toBeInstanceOf(ContextStoreError);
-      expect((error as ContextStoreError).message).toContain(`Redis at 127.0.0.1:${silent.port} accepted the connection but was not ready`);
-      expect((error as ContextStoreError).details.failure).toBe('timeout');
+      expect(error).toBeInstanceOf(RedisError);
+      expect((error as RedisError).message).toContain(`Redis at 127.0.0.1:${silent.port} accepted the connection but was not ready`);
+      expect((error as RedisError).details.failure).toBe('timeout');
     } finally {
       for (const store of stores.splice(0)) await store.close();
       await silent.close();
@@ -142,7 +143,7 @@ describe('redis context store', () => {
       const started = Date.now();
       const error = await store.persist('alice', exchange(1), PERSIST).catch((caught: unknown) => caught);
       expect(Date.now() - started).toBeLessThan(2500);
-      expect((error as ContextStoreError).message).toBe(`Redis at 127.0.0.1:${stalling.port} did not answer persist in time (command timed out)`);
+      expect((error as RedisError).message).toBe(`Redis at 127.0.0.1:${stalling.port} did not answer persist in time (command timed out)`);
     } finally {
       for (const store of stores.splice(0)) await store.close();
       await stalling.close();
@@ -156,9 +157,9 @@ describe('redis context store', () => {
     });
     stores.push(store);
     const error = await store.get('alice').catch((caught: unknown) => caught);
-    expect((error as ContextStoreError).details.failure).toBe('authentication');
-    expect((error as ContextStoreError).message).toMatch(/refused the credentials .*check the Redis credential's user and password/);
-    expect((error as ContextStoreError).message).not.toContain('wrong');
+    expect((error as RedisError).details.failure).toBe('authentication');
+    expect((error as RedisError).message).toMatch(/refused the credentials .*check the Redis credential's user and password/);
+    expect((error as RedisError).message).not.toContain('wrong');
   });
 
   test('recovers on the next operation once Redis is back', async () => {

@@ -2,7 +2,7 @@ import { ConfigError } from '../src/settings/config';
 import { runAgent } from '../src/agent/run-agent';
 import { MemoryBudgetLedger } from '../src/budget/ledger';
 import { RedisBudgetLedger } from '../src/budget/redis-ledger';
-import { ContextStoreError } from '../src/redis/errors';
+import { RedisError } from '../src/redis/errors';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { rejectionOf } from './support/rejection';
 import { freeLoopbackPort, useTestRedis } from './support/redis';
@@ -66,7 +66,7 @@ describe('shared_budget in a run', () => {
     const ledger = new RedisBudgetLedger({ connection: { url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 300 } });
     const error = await rejectionOf(runAgent({ model: modelFor(server()), config: { model: 'm', shared_budget: { scope: 's', tokens: 10, period_seconds: 60 } }, budgetLedger: ledger, prompt: 'q' }));
     await ledger.close();
-    expect(error).toBeInstanceOf(ContextStoreError);
+    expect(error).toBeInstanceOf(RedisError);
     expect(error.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} `));
     expect(server().requests).toHaveLength(0);
   });

@@ -4,7 +4,7 @@ import { MemoryContextStore } from '../context/memory-store';
 import { RedisContextStore } from '../context/redis-store';
 import { persistSession, prepareSession, releaseSession } from '../context/session';
 import { DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, type ContextStore } from '../context/store';
-import { ContextStoreError } from '../redis/errors';
+import { RedisError } from '../redis/errors';
 import type { AgentResult } from '../trace/types';
 import { UsageError } from './flags';
 
@@ -83,7 +83,7 @@ export async function runInSession(session: SessionOptions, prompt: string, run:
       return { ...result, session_id: session.sessionId, context: { ...history, stored_turns, seq, archived_turns, summary_stored } };
     } catch (error) {
       // The run happened (its tools ran): its output is printed whatever became of the history, which says so.
-      if (!(error instanceof ContextStoreError)) throw error;
+      if (!(error instanceof RedisError)) throw error;
       const notice = `this turn was not stored in the session (${error.message}); the next run of --session ${session.sessionId} will not see it`;
       process.stderr.write(`agent-core: ${notice}\n`);
       return { ...result, session_id: session.sessionId, context: { ...history, stored: false, notice } };

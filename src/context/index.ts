@@ -11,6 +11,7 @@ export {
   DEFAULT_MAX_TURN_CHARACTERS,
   DEFAULT_MAX_TURNS,
   DEFAULT_TTL_SECONDS,
+  RedisError,
   ContextStoreError,
   InvalidContextInputError,
   type ArchivedTurn,

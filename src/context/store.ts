@@ -231,7 +231,9 @@ export interface ContextStore {
 }
 
 // The store's error types live with the Redis plumbing that raises most of them; re-exported for callers.
-export { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from '../redis/errors';
+export { RedisError, InvalidContextInputError, type RedisFailure } from '../redis/errors';
+/** The earlier name of RedisError (every Redis failure, not only the context store's): kept so callers' imports still work. */
+export { RedisError as ContextStoreError, type RedisFailure as ContextStoreFailure } from '../redis/errors';
 import { InvalidContextInputError } from '../redis/errors';
 
 /** Session keys must be non-empty and at most `MAX_SESSION_KEY_LENGTH` characters. */

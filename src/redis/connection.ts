@@ -1,10 +1,10 @@
 /**
  * Connection settings, the life cycle of a client (ready, quit), and turning ioredis failures into one clear
- * `ContextStoreError`. Opening a client for a connection (plain or cluster) is open-client.ts's.
+ * `RedisError`. Opening a client for a connection (plain or cluster) is open-client.ts's.
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { loadOnce } from '../core/load-once';
-import { ContextStoreError, InvalidContextInputError, type ContextStoreFailure } from './errors';
+import { RedisError, InvalidContextInputError, type RedisFailure } from './errors';
 
 /** ioredis, loaded when the first connection is opened (see loadOnce). */
 const ioredis = loadOnce(() => require('ioredis') as typeof import('ioredis'));
@@ -176,10 +176,10 @@ export function redisAddress(options: RedisOptions): string {
 const TLS_CERTIFICATE_CODES = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 
 /** Turns any ioredis failure into one sentence naming Redis, the address and what to check. */
-export function describeRedisFailure(error: unknown, address: string, operation: string): ContextStoreError {
-  if (error instanceof ContextStoreError) return error;
-  const fail = (failure: ContextStoreFailure, message: string): ContextStoreError =>
-    new ContextStoreError(message, { failure, address, operation, cause: error });
+export function describeRedisFailure(error: unknown, address: string, operation: string): RedisError {
+  if (error instanceof RedisError) return error;
+  const fail = (failure: RedisFailure, message: string): RedisError =>
+    new RedisError(message, { failure, address, operation, cause: error });
   if (error instanceof ReadyTimeoutError) {
     if (error.lastError) return describeRedisFailure(error.lastError, address, operation);
     if (error.socketNeverOpened) {
@@ -195,14 +195,14 @@ export function describeRedisFailure(error: unknown, address: string, operation:
     );
   }
   if (error instanceof DeadlineError) {
-    return new ContextStoreError(
+    return new RedisError(
       `Redis at ${address} did not complete ${operation} within ${error.deadlineMs} ms (a cluster failover or an overloaded Redis); a write may or may not have been applied`,
       { failure: 'timeout', address, operation, cause: error },
       (connection) => `Check that the Redis behind ${connection} is running and answering (a cluster: that each master has a replica to fail over to).`,
     );
   }
   if (error instanceof ReplicaUnconfirmedError) {
-    return new ContextStoreError(
+    return new RedisError(
       `Redis at ${address} applied ${operation}, but no replica confirmed it within ${error.waitMs} ms, so a failover now could lose it`,
       { failure: 'timeout', address, operation, cause: error },
       (connection) => `Check that each master of the Redis Cluster behind ${connection} has a replica that keeps up.`,
@@ -217,7 +217,7 @@ export function describeRedisFailure(error: unknown, address: string, operation:
     );
   }
   if (code && TLS_CERTIFICATE_CODES.test(code)) {
-    return new ContextStoreError(
+    return new RedisError(
       `Redis at ${address} refused over TLS: its certificate is not trusted here (${firstLine})`,
       { failure: 'configuration', address, operation, cause: error },
       () => 'Nothing was written. Start n8n (or agent-core) with NODE_EXTRA_CA_CERTS set to the file of the CA that signed Redis\'s certificate, or give Redis a certificate for the name you connect to.',

@@ -2,19 +2,19 @@
 import { AgentCoreError, correctValueFix } from '../core/agent-core-error';
 
 /** Why a store operation against its backend failed; `configuration`: the settings cannot work with this Redis (nothing was sent). */
-export type ContextStoreFailure = 'unreachable' | 'timeout' | 'authentication' | 'command' | 'configuration';
+export type RedisFailure = 'unreachable' | 'timeout' | 'authentication' | 'command' | 'configuration';
 
 /** The fix of a failed Redis, naming the connection settings as a surface calls them (the node's credential, the CLI's --redis-url). */
 const redisFix = (connection: string) => `Nothing was written. Check ${connection} and that Redis is running.`;
 
 /** The backend (Redis) failed or did not answer in time. Nothing was half-written. `field` is always `redis`. */
-export class ContextStoreError extends AgentCoreError {
-  override readonly name = 'ContextStoreError';
+export class RedisError extends AgentCoreError {
+  override readonly name = 'RedisError';
   /** `fix` names the connection settings as a surface calls them; by default: check them and that Redis runs. */
   constructor(
     message: string,
     readonly details: {
-      failure: ContextStoreFailure;
+      failure: RedisFailure;
       /** `host:port` of the backend, never with credentials. */
       address: string;
       operation: string;

@@ -12,7 +12,7 @@ import {
   withinDeadline,
   type RedisConnectionOptions,
 } from './connection';
-import { ContextStoreError } from './errors';
+import { RedisError } from './errors';
 import { isClusterClient, openRedisClient, type RedisClient } from './open-client';
 import { currentSharedRedisClient, withSharedRedis } from './shared-clients';
 
@@ -28,7 +28,7 @@ export type RedisSource =
 
 /**
  * One Redis client as the stores use it: opened on first use (a cluster client when the connection names a
- * Redis Cluster node, see openRedisClient), commands failing as one clear ContextStoreError naming the address,
+ * Redis Cluster node, see openRedisClient), commands failing as one clear RedisError naming the address,
  * concurrent first uses sharing one attempt, a failed attempt retried by the next command, each operation
  * bounded by a deadline (connect time plus twice the command time: a cluster client's retries during a failover
  * included, see attempt), and closed once.
@@ -78,7 +78,7 @@ export class ManagedRedis {
 
   async run<T>(operation: string, command: (client: RedisClient) => Promise<T>): Promise<T> {
     if (this.closed) {
-      throw new ContextStoreError(`The ${this.what} for ${this.address} is closed`, { failure: 'command', address: this.address, operation });
+      throw new RedisError(`The ${this.what} for ${this.address} is closed`, { failure: 'command', address: this.address, operation });
     }
     const failures: unknown[] = [];
     try {

@@ -16,7 +16,7 @@ import {
   waitUntilReady,
   type RedisConnectionOptions,
 } from './connection';
-import { ContextStoreError, InvalidContextInputError } from './errors';
+import { RedisError, InvalidContextInputError } from './errors';
 
 /** ioredis, loaded when the first cluster is opened (see loadOnce). */
 const ioredis = loadOnce(() => require('ioredis') as typeof import('ioredis'));
@@ -59,7 +59,7 @@ export async function openRedisClient(connection: RedisConnectionOptions): Promi
   }
 }
 
-/** Opens a ready client (see openRedisClient) or throws a `ContextStoreError` naming the address. */
+/** Opens a ready client (see openRedisClient) or throws a `RedisError` naming the address. */
 export async function connectRedis(connection: RedisConnectionOptions): Promise<RedisClient> {
   const address = redisAddress(createRedisClientOptions(connection));
   try {
@@ -99,8 +99,8 @@ async function isClusterNode(client: Redis): Promise<boolean> {
   }
 }
 
-function clusterDatabaseError(address: string, db: number): ContextStoreError {
-  return new ContextStoreError(
+function clusterDatabaseError(address: string, db: number): RedisError {
+  return new RedisError(
     `Redis at ${address} is a node of a Redis Cluster, and a cluster has only database 0: database ${db} cannot be used`,
     { failure: 'configuration', address, operation: 'connect' },
     (connection) => `Set the database in ${connection} to 0 (the /${db} at the end of a Redis URL, or the credential's Database).`,
