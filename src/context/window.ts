@@ -1,4 +1,5 @@
 // The window prepare reads: which stored turns go to the model, by number of turns and characters, after the system message and summary.
+import { newestTurnsThatFit } from '../core/history-window';
 import type { ChatMessage } from '../core/messages';
 import type { ValidationResult } from '../validation/validate';
 import {
@@ -98,11 +99,8 @@ export interface WindowInput {
  * Builds the model's history from the newest stored entries (chronological, as read): the system message, the
  * summary (an assistant message carrying `summary`), then the window's turns, numbered (see numberEntries).
  *
- * Rule: walk from the newest turn back and stop at the first turn that would exceed `maxTurns` or
- * the character budget. A turn is never split, and older turns are not used to fill the remaining
- * budget, because a gap in the middle of a conversation misleads the model more than a shorter
- * history does. So when the newest turn alone is over budget, no turn is included and `truncated`
- * is set. The system message and the summary are always included, first, and count toward neither limit.
+ * The turns are cut by the one history window (core/history-window.ts), counting characters: when the
+ * newest turn alone is over budget, no turn is included and `truncated` is set. The system message and the summary are always included, first, and count toward neither limit.
  * Unreadable entries are skipped and counted; they do not use up the turn limit's slots in the
  * output, but they did use a slot of the read, so a window can hold fewer than `maxTurns` turns.
  */
@@ -112,18 +110,10 @@ export function applyHistoryWindow(input: WindowInput, window: HistoryWindow): P
   // its question followed by the next one would reach the model as two user messages in a row.
   const turns = decoded.turns.filter((turn) => turn.unanswered !== true);
   const skippedCorrupt = decoded.skippedCorrupt;
-  const included: Array<StoredTurn & { seq: number }> = [];
-  let characters = 0;
   const budget = window.maxCharacters > 0 ? window.maxCharacters : DEFAULT_MAX_HISTORY_CHARACTERS;
-  const maxTurns = window.allLiveTurns ? 0 : window.maxTurns;
-  for (let index = turns.length - 1; index >= 0; index--) {
-    if (maxTurns > 0 && included.length >= maxTurns) break;
-    const cost = turnCharacters(turns[index]);
-    if (characters + cost > budget) break;
-    characters += cost;
-    included.push(turns[index]);
-  }
-  included.reverse();
+  const cut = newestTurnsThatFit(turns.map(turnCharacters), { maxTurns: window.allLiveTurns ? 0 : window.maxTurns, budget });
+  const included = turns.slice(turns.length - cut.kept);
+  const characters = cut.used;
 
   const messages: ChatMessage[] = [];
   if (input.systemMessage) messages.push({ role: 'system', content: input.systemMessage });

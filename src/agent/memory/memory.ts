@@ -1,4 +1,5 @@
 // Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens, remembered text replayed as data, and what compaction folds.
+import { newestTurnsThatFit } from '../../core/history-window';
 import type { ChatMessage } from '../../core/messages';
 import { truncateObservation } from '../../core/text-cut';
 import { observationMessage, protocolAssistantMessage } from '../protocol/prompt';
@@ -65,7 +66,7 @@ export function splitHistory(history: readonly MemoryMessage[]): SplitHistory {
  */
 export function replayHistory(split: SplitHistory): ChatMessage[] {
   const replayed: ChatMessage[] = [...split.system];
-  for (const turn of split.turns) replayed.push(...turnMessages(turn));
+  for (const turn of split.turns) replayed.push(...replayedTurn(turn));
   if (!split.summary) return replayed;
   const summary = summaryObservation(split.summary);
   const first = split.system.length;
@@ -81,7 +82,7 @@ export function summaryObservation(summary: MemoryMessage): string {
 }
 
 /** A turn's messages as sent: an answer's remembered tool results as action and observation before it. */
-function turnMessages(turn: HistoryTurn): ChatMessage[] {
+function replayedTurn(turn: HistoryTurn): ChatMessage[] {
   const messages: ChatMessage[] = [];
   for (const message of turn.messages) {
     for (const result of message.role === 'assistant' ? (message.tool_results ?? []) : []) {
@@ -97,7 +98,7 @@ function turnMessages(turn: HistoryTurn): ChatMessage[] {
 
 /** Tokens a turn costs as replayed. */
 export function turnTokens(turn: HistoryTurn): number {
-  return messagesTokens(turnMessages(turn));
+  return messagesTokens(replayedTurn(turn));
 }
 
 /** How the history fits the budget: the turns kept, those to fold into a summary, or to leave out. */
@@ -147,12 +148,9 @@ export function planMemory(history: readonly MemoryMessage[], budget: number, op
   return { history: replayHistory({ system: split.system, ...(summary ? { summary } : {}), turns: kept }), tokens, kept: kept.length, dropped: split.turns.length - kept.length };
 }
 
-/** The newest turns whose tokens add up to at most `budget`, stopping at the first that does not fit (no gap). */
+/** The newest turns whose tokens add up to at most `budget`: the one history window's cut (core/history-window.ts). */
 function keepNewest(turns: HistoryTurn[], costs: number[], budget: number): HistoryTurn[] {
-  let used = 0;
-  let index = turns.length;
-  while (index > 0 && used + costs[index - 1] <= budget) used += costs[--index];
-  return turns.slice(index);
+  return turns.slice(turns.length - newestTurnsThatFit(costs, { budget }).kept);
 }
 
 /** A turn's tool results as a store keeps them: redacted by the caller, each observation cut, at most REMEMBERED_TOOL_RESULTS. */
