@@ -10,7 +10,7 @@ import type { Redactor } from '../trace/redact';
 import type { AgentResult, AuditOutcome } from '../trace/types';
 import type { AgentConfig } from '../settings/config';
 import type { RunAgentOptions } from './run-options';
-import { runChainBase } from './run-result';
+import type { RunChain } from './run-result';
 
 /** How long a run waits for its audit row by default before it answers anyway (the write goes on). */
 export const DEFAULT_AUDIT_WAIT_MS = 1_000;
@@ -22,6 +22,8 @@ export interface FinishedRun {
   /** The model's replies by step, as they came (redacted here before they are kept). */
   replies: ReadonlyMap<number, string>;
   redactor: Redactor;
+  /** Where the run's hash chain starts, as the output's trace digest took it. */
+  chain: RunChain;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function afterRun(result: AgentResult, run: FinishedRun, options: R
     recordRunSpans(options.tracer, { result, requestModel: run.config.model, sessionId: options.sessionId, startedAt, redact: (text) => redactor.text(text) });
   }
   if (!options.audit) return result;
-  const { base, config } = runChainBase(run.config, run.tools.values(), redactor);
+  const { base, config } = run.chain;
   const runId = randomUUID();
   let record: AuditRecord;
   try {

@@ -15,7 +15,7 @@ import { buildConversation, observationMessage, repairMessage } from './protocol
 import { readReply } from './protocol/protocol';
 import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol/protocol-schema';
 import { RepeatedCalls } from './repeated-calls';
-import { type RunAnswer, runResult } from './run-result';
+import { type RunAnswer, type RunChain, runChainBase, runResult } from './run-result';
 import { Spending, runCost } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './protocol/typed-answer';
@@ -282,12 +282,19 @@ export class AgentRun {
     this.openStep = undefined;
   }
 
+  private chainOnce?: RunChain;
+  /** Where the run's hash chain starts: made once, for the output's trace digest and the audit row alike. */
+  get chain(): RunChain {
+    this.chainOnce ??= runChainBase(this.config, this.tools.values(), this.redactor);
+    return this.chainOnce;
+  }
+
   private finish(finishReason: FinishReason, stopDetail?: string, answer?: RunAnswer, paused?: Record<string, unknown>): AgentResult {
     this.closeOpenStep();
     const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
     // Who answered last: the fallback, once it took over.
     const { name: model, chat } = this.models.answering;
-    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, config: this.config, tools: this.tools.values(), memory: this.memory }, redactor, paused);
+    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, chain: this.chain, memory: this.memory }, redactor, paused);
     this.emit({ type: 'done', finish_reason: finishReason });
     return result;
   }

@@ -27,9 +27,8 @@ export interface RunRecord {
   started: number;
   model: string;
   provider: string;
-  /** The run's config and allowed tools: where the trace's hash chain starts (see traceChain). */
-  config: AgentConfig;
-  tools: Iterable<Tool>;
+  /** Where the trace's hash chain starts (see traceChain), made once per run (see runChainBase). */
+  chain: RunChain;
   /** How the history was fitted (issue #31), when the run had one. */
   memory?: RunMemory;
 }
@@ -69,13 +68,18 @@ export function runResult(
     ...costFields(record.trace),
   });
   // The chain covers the trace as the output holds it, redacted.
-  const { base } = runChainBase(record.config, record.tools, redactor);
-  const digested = { ...result, trace_digest: traceDigest(base, result.trace) };
+  const digested = { ...result, trace_digest: traceDigest(record.chain.base, result.trace) };
   return paused ? { ...digested, ...paused } : digested;
 }
 
+/** A run's chain base and the redacted config it hashes: the output's trace digest and the audit row both start from it. */
+export interface RunChain {
+  base: ChainBase;
+  config: Record<string, unknown>;
+}
+
 /** A run's chain base: the redacted config's hash (so a stored config recomputes it) and the tools' schema hashes. */
-export function runChainBase(config: AgentConfig, tools: Iterable<Tool>, redactor: Redactor): { base: ChainBase; config: Record<string, unknown> } {
+export function runChainBase(config: AgentConfig, tools: Iterable<Tool>, redactor: Redactor): RunChain {
   const redacted = redactor.value(config) as unknown as Record<string, unknown>;
   return { base: chainBase(configHash(redacted), tools), config: redacted };
 }
