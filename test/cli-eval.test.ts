@@ -209,8 +209,8 @@ describe('agent-core eval', () => {
     });
 
     it.each([
-      ['--concurrency 0', ['--concurrency', '0'], /--concurrency must be a whole number from 1 to 32, not "0"/],
-      ['--concurrency 33', ['--concurrency', '33'], /--concurrency must be a whole number from 1 to 32, not "33"/],
+      ['--concurrency 0', ['--concurrency', '0'], /--concurrency must be how many cases run at once: a whole number from 1 to 32 .*, not "0"/],
+      ['--concurrency 33', ['--concurrency', '33'], /--concurrency must be how many cases run at once: a whole number from 1 to 32 .*, not "33"/],
       ['an unknown flag', ['--prompt', 'x'], /Unknown option '--prompt'/],
       ['a bad gates file', ['--gates', '<gates>'], /--gates \S+: every_case\.max_steps must be a whole number/],
     ])('%s', async (_, extra, message) => {

@@ -4,8 +4,8 @@ import { replayRecord } from '../agent/replay';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { verifyRecord } from '../audit/verify';
 import { CANDIDATE_FLAGS, candidateFromFlags, counterfactualReport, plainReplays, replayOrRefusal, selectedRuns } from './audit-replay-command';
-import { forkCommand, stepFromFlag } from './audit-fork-command';
-import { UsageError } from './flags';
+import { forkCommand } from './audit-fork-command';
+import { UsageError, integerFlags, integerOption } from './flags';
 
 export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run ID [--digest HEX]
        agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N])
@@ -16,10 +16,11 @@ export const AUDIT_USAGE = `usage: agent-core audit verify --postgres URL --run 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;
 
-const FLAGS = {
-  postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' },
-  since: { type: 'string' }, workflow: { type: 'string' }, limit: { type: 'string' }, 'run-read-only': { type: 'boolean' },
-  step: { type: 'string' }, observation: { type: 'string' },
+/** The audit actions' options, as parseArgs options. */
+export const AUDIT_FLAGS = {
+  postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' }, since: { type: 'string' }, workflow: { type: 'string' },
+  limit: integerOption({ min: 1, meaning: 'the most runs to replay' }), 'run-read-only': { type: 'boolean' },
+  step: integerOption({ min: 1, meaning: "the number of one of the run's steps" }), observation: { type: 'string' },
   ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, { type: 'string' }])),
 } as const;
 
@@ -40,13 +41,14 @@ export async function auditCommand(argv: string[]): Promise<number> {
   let values: Record<string, string | undefined>;
   let runReadOnly: boolean;
   try {
-    const parsed: Record<string, string | boolean | undefined> = parseArgs({ args: rest, options: FLAGS, strict: true }).values;
+    const parsed: Record<string, string | boolean | undefined> = parseArgs({ args: rest, options: AUDIT_FLAGS, strict: true }).values;
     runReadOnly = parsed['run-read-only'] === true;
     delete parsed['run-read-only'];
     values = parsed as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${AUDIT_USAGE}`);
   }
+  const numbers = integerFlags(AUDIT_FLAGS, values);
   const misplaced = Object.keys(BELONGS_TO).find((flag) => (flag === 'run-read-only' ? runReadOnly : values[flag] !== undefined) && !BELONGS_TO[flag].includes(action));
   if (misplaced) throw new UsageError(`--${misplaced} belongs to ${BELONGS_TO[misplaced].map((name) => `audit ${name}`).join(' and ')}`);
   const candidate = CANDIDATE_FLAGS.some((flag) => values[flag] !== undefined);
@@ -55,12 +57,12 @@ export async function auditCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--digest must be 64 hex digits (the output's audit.record_digest or trace_digest), not "${values.digest}"`);
   }
   // Flags and files are checked before the database is asked anything.
-  if (action === 'fork') stepFromFlag(values.step);
+  if (action === 'fork' && numbers.step === undefined) throw new UsageError('audit fork needs --step N: the step of the run to fork from (1 or more)');
   const chosen = candidate && action === 'replay' ? candidateFromFlags(values, runReadOnly) : undefined;
   const sink = auditSinkFor(values.postgres!);
   try {
-    const records = await selectedRuns(sink, values);
-    if (action === 'fork') return await forkCommand(records[0], values);
+    const records = await selectedRuns(sink, values, numbers.limit);
+    if (action === 'fork') return await forkCommand(records[0], values, numbers.step!);
     let outcome: { report: unknown; same: boolean };
     if (action === 'verify') {
       const report = verifyRecord(records[0], values.digest?.toLowerCase());
