@@ -9,6 +9,7 @@ import { RedisBudgetLedger } from '../budget/redis-ledger';
 import { createChatModel } from '../providers/create-model';
 import { Redactor } from '../trace/redact';
 import { runCase, type CaseRecord } from './eval-case';
+import { refuseTooDeep } from './eval-bounds';
 import { readDataset } from './eval-dataset';
 import { gatesForCase, parseGatesFile } from './eval-spec';
 import { summarise, summaryTable } from './eval-summary';
@@ -60,6 +61,13 @@ function inOrder(count: number, write: (record: CaseRecord) => void): (index: nu
   };
 }
 
+/** The gates file, refused when it nests deeper than a case may (its every_case is part of every case). */
+function readGates(path: string) {
+  const file = readJsonFile(path, '--gates');
+  refuseTooDeep(file, `--gates ${path}:`);
+  return parseGatesFile(file, path);
+}
+
 export async function evalCommand(argv: string[]): Promise<number> {
   let values: Record<string, string | undefined>;
   try {
@@ -81,7 +89,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const stateSecret = process.env.AGENT_CORE_STATE_SECRET;
   // With MCP servers, allowed_tools names tools only a server can confirm: the first run checks that config.
   if (!hasMcpServers(config)) configureRun({ config: config as never, stateSecret });
-  const gates = values.gates === undefined ? { every_case: {}, thresholds: {} } : parseGatesFile(readJsonFile(values.gates, '--gates'), values.gates);
+  const gates = values.gates === undefined ? { every_case: {}, thresholds: {} } : readGates(values.gates);
   const cases = readDataset(values.dataset);
   const results = openResults(values.results);
 
