@@ -3,7 +3,10 @@ import { parseArgs } from 'node:util';
 import { runAgent } from './agent/run-agent';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
-import { type StreamChoice, UsageError, durableOptions, fallbackFromFlags, hasSharedBudget, integerFlags, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
+import {
+  type StreamChoice, UsageError, durableOptions, fallbackFromFlags, hasSharedBudget, integerFlags, providerFromFlags, readJsonFile,
+  runOptionsFromFlags, streamChoice,
+} from './cli/flags';
 import { RUN_FLAGS } from './cli/run-flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';

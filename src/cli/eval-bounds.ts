@@ -31,7 +31,10 @@ const cannotRead = (path: string, error: unknown) =>
   new UsageError(`--dataset: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
 
 const tooLong = (path: string, number: number) =>
-  new UsageError(`--dataset ${path} line ${number}: longer than ${MAX_CASE_BYTES} bytes, the most a case may hold: shorten its input, or split it into several cases`);
+  new UsageError(
+    `--dataset ${path} line ${number}: longer than ${MAX_CASE_BYTES} bytes, the most a case may hold: shorten its input, or split it ` +
+      'into several cases',
+  );
 
 /** A line's bytes as text: UTF-8 or refused, without its `\r` (CRLF files), and without a byte order mark on line 1. */
 function lineText(bytes: Buffer, number: number, path: string): string {
@@ -47,7 +50,10 @@ function lineText(bytes: Buffer, number: number, path: string): string {
   }
   if (text.startsWith('\uFEFF')) {
     if (number === 1) return text.slice(1);
-    throw new UsageError(`${where} starts with a byte order mark (U+FEFF), which only a file's start may hold: save the dataset as UTF-8 without marks (files joined together keep each one's)`);
+    throw new UsageError(
+      `${where} starts with a byte order mark (U+FEFF), which only a file's start may hold: save the dataset as UTF-8 ` +
+        "without marks (files joined together keep each one's)",
+    );
   }
   return text;
 }
@@ -104,8 +110,9 @@ export function* datasetLines(path: string): Generator<DatasetLine> {
 
 /**
  * The part of `value` (at most two keys down, e.g. `expected.answer`) where an object or array opens level
- * MAX_CASE_DEPTH + 1, or undefined. Iterative, with its own stack: a line 100,000 levels deep (which JSON.parse
- * reads without recursion in V8) is measured without a call per level.
+ * MAX_CASE_DEPTH + 1, or undefined. Iterative, with its own stack: a line 100,000 levels deep is measured without
+ * a call per level. JSON.parse builds such a value without recursion since V8 7.6 ("[json] Make json parsing
+ * iterative", v8/v8@4b60b40, limited by memory only), and MAX_CASE_BYTES bounds that memory.
  */
 export function tooDeepPart(value: unknown): string | undefined {
   const stack: Array<{ value: unknown; depth: number; part: string; named: number }> = [{ value, depth: 1, part: '', named: 0 }];
@@ -114,7 +121,8 @@ export function tooDeepPart(value: unknown): string | undefined {
     if (next.depth > MAX_CASE_DEPTH) return next.part || 'the whole value';
     for (const [key, child] of Object.entries(next.value as object)) {
       if (typeof child !== 'object' || child === null) continue;
-      const part = next.named >= 2 ? next.part : Array.isArray(next.value) ? `${next.part}[${key}]` : next.part ? `${next.part}.${key}` : key;
+      const step = Array.isArray(next.value) ? `[${key}]` : next.part ? `.${key}` : key;
+      const part = next.named >= 2 ? next.part : `${next.part}${step}`;
       stack.push({ value: child, depth: next.depth + 1, part, named: next.named + 1 });
     }
   }

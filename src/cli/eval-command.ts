@@ -13,7 +13,10 @@ import { refuseTooDeep } from './eval-bounds';
 import { readDataset } from './eval-dataset';
 import { gatesForCase, parseGatesFile } from './eval-spec';
 import { summarise, summaryTable } from './eval-summary';
-import { PROVIDER_FLAGS, SETTING_FLAGS, UsageError, fallbackFromFlags, integerFlags, integerOption, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags } from './flags';
+import {
+  PROVIDER_FLAGS, SETTING_FLAGS, UsageError, fallbackFromFlags, integerFlags, integerOption, hasSharedBudget, providerFromFlags, readJsonFile,
+  runOptionsFromFlags,
+} from './flags';
 import { hasMcpServers, mcpPinOptions } from './mcp-options';
 import { EVAL_USAGE } from './usage';
 
