@@ -3,7 +3,11 @@ import { parseArgs } from 'node:util';
 import { runAgent } from './agent/run-agent';
 import { RedisBudgetLedger } from './budget/redis-ledger';
 import { createChatModel } from './providers/create-model';
-import { PROVIDER_FLAGS, SETTING_FLAGS, type StreamChoice, UsageError, durableOptions, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags, streamChoice } from './cli/flags';
+import {
+  type StreamChoice, UsageError, durableOptions, fallbackFromFlags, hasSharedBudget, integerFlags, providerFromFlags, readJsonFile,
+  runOptionsFromFlags, streamChoice,
+} from './cli/flags';
+import { RUN_FLAGS } from './cli/run-flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';
 import { auditCommand } from './cli/audit-command';
@@ -30,27 +34,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const parsed: Record<string, string | boolean | undefined> = parseArgs({
       args: rest,
-      options: {
-        config: { type: 'string' },
-        prompt: { type: 'string' },
-        'messages-json': { type: 'string' },
-        ...PROVIDER_FLAGS,
-        ...SETTING_FLAGS,
-        session: { type: 'string' },
-        context: { type: 'string' },
-        busy: { type: 'string' },
-        window: { type: 'string' },
-        'redis-url': { type: 'string' },
-        'run-key': { type: 'string' },
-        stream: { type: 'boolean' },
-        'stream-answer': { type: 'string' },
-        state: { type: 'string' },
-        approve: { type: 'boolean' },
-        deny: { type: 'string' },
-        edit: { type: 'string' },
-        'audit-postgres': { type: 'string' },
-        'audit-retention-days': { type: 'string' },
-      },
+      options: RUN_FLAGS,
       strict: true,
       allowPositionals: false,
     }).values;
@@ -63,8 +47,9 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
 
+  const numbers = integerFlags(RUN_FLAGS, values);
   if (!values.config) throw new UsageError(`--config FILE is required\n${USAGE}`);
-  const extras = runExtras(values);
+  const extras = runExtras(values, numbers['audit-retention-days']);
   if (command === 'resume' && values['run-key'] !== undefined) throw new UsageError('--run-key belongs to agent-core run: a resumed run continues from its --state');
   if (command === 'resume') return resume(values, stream, extras);
   const onlyForResume = ['state', 'approve', 'deny', 'edit'].find((flag) => values[flag] !== undefined);

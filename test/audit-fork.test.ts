@@ -168,7 +168,7 @@ describe('forking an audited run', () => {
 
     it.each([
       [['--step', '9'], (id: string) => `--step: run ${id} has no step 9 (its steps: 1, 2, 3, 4). Give the number of one of the run's recorded steps.`],
-      [['--step', '0'], () => '--step must be the number of one of the run\'s steps (1 or more), not "0"'],
+      [['--step', '0'], () => '--step must be the number of one of the run\'s steps: a whole number from 1 up in decimal digits, without sign, point, exponent or leading zero (e.g. --step=1), not "0"'],
       [['--step', '1', '--run-read-only'], () => '--run-read-only belongs to audit replay'],
     ])('a bad fork command line %j exits 2 naming the flag', async (args, message) => {
       const original = await recorded();

@@ -69,7 +69,7 @@ describe('agent-core audit', () => {
   });
 
   it.each([
-    [['--audit-retention-days', '0'], '--audit-retention-days must be a whole number of days, at least 1, not "0"'],
+    [['--audit-retention-days', '0'], '--audit-retention-days must be how many days audit rows are kept: a whole number from 1 to 36500 in decimal digits, without sign, point, exponent or leading zero (e.g. --audit-retention-days=1), not "0"'],
     [['--audit-postgres', 'localhost:5432'], '--audit-postgres must be a postgres:// URL, e.g. postgres://user@127.0.0.1:5432/audit'],
   ])('a bad audit flag %j is refused with one line naming it', async (flags, message) => {
     const args = ['run', '--config', config, '--prompt', 'x', '--api-key', 'k', ...flags];

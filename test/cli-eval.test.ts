@@ -209,8 +209,8 @@ describe('agent-core eval', () => {
     });
 
     it.each([
-      ['--concurrency 0', ['--concurrency', '0'], /--concurrency must be a whole number from 1 to 32, not "0"/],
-      ['--concurrency 33', ['--concurrency', '33'], /--concurrency must be a whole number from 1 to 32, not "33"/],
+      ['--concurrency 0', ['--concurrency', '0'], /--concurrency must be how many cases run at once: a whole number from 1 to 32 .*, not "0"/],
+      ['--concurrency 33', ['--concurrency', '33'], /--concurrency must be how many cases run at once: a whole number from 1 to 32 .*, not "33"/],
       ['an unknown flag', ['--prompt', 'x'], /Unknown option '--prompt'/],
       ['a bad gates file', ['--gates', '<gates>'], /--gates \S+: every_case\.max_steps must be a whole number/],
     ])('%s', async (_, extra, message) => {
@@ -229,6 +229,66 @@ describe('agent-core eval', () => {
       expect(run.stderr).toMatch(/^agent-core: max_steps must be an integer from 1 to 1000\n/);
       expect(run.stdout).toBe('');
       expect(server().requests).toHaveLength(0);
+    });
+
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    /** exit 2 with one line on stderr, no stack, no summary, and the model never asked. */
+    const refusedCleanly = (run: { code: number | null; stdout: string; stderr: string }, message: RegExp) => {
+      expect({ code: run.code, stdout: run.stdout, lines: run.stderr.split('\n').length }).toEqual({ code: 2, stdout: '', lines: 2 });
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toMatch(/\n\s+at |Maximum call stack/);
+      expect(server().requests).toHaveLength(0);
+    };
+
+    it.each([5_000, 100_000])('an expected.answer nested %d levels deep, by its line, before the first case is asked', async (levels) => {
+      server().setScript(reply);
+      const dataset = write(`deep-${levels}.jsonl`, `{"input":"#capital"}\n{"input":"#capital","expected":{"answer":${nested(levels)}}}\n`);
+      refusedCleanly(await evaluate(dataset), /^agent-core: --dataset \S+ line 2: expected\.answer nests objects or arrays more than 64 levels deep .*: flatten it\n$/);
+    });
+
+    it.each([
+      ['the input', `{"input":[{"role":"user","content":"#capital","x":${nested(100)}}]}`, /line 1: input\[0\] nests/],
+      ['a schema gate', `{"input":"#capital","expected":{"schema":{"not":${'{"not":'.repeat(3000)}{}${'}'.repeat(3000)}}}}`, /line 1: expected\.schema nests/],
+      ['a tools gate', `{"input":"#capital","expected":{"tools":${nested(200)}}}`, /line 1: expected\.tools nests/],
+      ['the id', `{"id":${nested(80)},"input":"#capital"}`, /line 1: id\[0\] nests/],
+    ])('a case nested too deep in %s, naming the part', async (_, line, message) => {
+      server().setScript(reply);
+      refusedCleanly(await evaluate(write('deep-part.jsonl', `${line}\n`)), message);
+    });
+
+    it('a gates file whose every_case nests too deep, naming it', async () => {
+      server().setScript(reply);
+      const gates = write('deep-gates.json', `{"every_case":{"answer":${nested(5000)}}}`);
+      refusedCleanly(await evaluate(jsonl('fine4.jsonl', [{ input: '#capital' }]), ['--gates', gates]), /^agent-core: --gates \S+: every_case\.answer nests objects or arrays more than 64 levels deep/);
+    });
+
+    it('a line over 4 MiB (a 50 MB line, and /dev/zero, which never ends a line) by its number, without reading the rest', async () => {
+      server().setScript(reply);
+      const huge = write('huge.jsonl', `{"input":"#capital"}\n{"input":"${'a'.repeat(50 * 1024 * 1024)}"}\n`);
+      refusedCleanly(await evaluate(huge), /^agent-core: --dataset \S+ line 2: longer than 4194304 bytes, the most a case may hold: shorten its input, or split it into several cases\n$/);
+      refusedCleanly(await evaluate('/dev/zero'), /^agent-core: --dataset \/dev\/zero line 1: longer than 4194304 bytes/);
+    });
+
+    it.each([
+      ['a line that is not UTF-8', Buffer.concat([Buffer.from('{"input":"#capital"}\n{"input":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]), /line 2: not UTF-8 text: save the dataset as UTF-8\n$/],
+      ['a byte order mark inside the file (two files joined)', '{"input":"#capital"}\n\uFEFF{"input":"#capital"}\n', /line 2: starts with a byte order mark/],
+      ['a line that is not JSON, with the fix', '{"input":"#capital"}\n\n\ninput: hi\n', /line 4: not valid JSON \(.*\): write one case a line, e.g. \{"input": "What is 2\+2\?"\}\n$/],
+      ['a directory', undefined, /^agent-core: --dataset: cannot read \S+ \(EISDIR\)\n$/],
+    ])('%s, by its line and with the fix', async (_, content, message) => {
+      server().setScript(reply);
+      const path = join(folder, 'odd.jsonl');
+      if (content !== undefined) writeFileSync(path, content);
+      refusedCleanly(await evaluate(content === undefined ? folder : path), message);
+    });
+
+    it('accepts a leading byte order mark, CRLF line ends, blank and white-space lines, and a case exactly 64 levels deep', async () => {
+      server().setScript(reply);
+      const deepest = `{"input":"#capital","expected":{"answer":${nested(62)},"finish_reason":"final"}}`;
+      const dataset = write('windows.jsonl', `\uFEFF{"id":"a","input":"#capital","expected":{"answer":"Paris"}}\r\n\r\n   \r\n${deepest}\r\n`);
+      const run = await evaluate(dataset, ['--results', join(folder, 'windows-results.jsonl')]);
+      expect(run.stderr).toBe('');
+      expect(readResults(join(folder, 'windows-results.jsonl')).map((record) => [record.id, record.line])).toEqual([['a', 1], ['line 4', 4]]);
+      expect(server().requests).toHaveLength(2);
     });
 
     it('a config the engine refuses, naming the key', async () => {

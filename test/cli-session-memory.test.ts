@@ -126,8 +126,8 @@ describe('conversations kept by the CLI (issue #31)', () => {
     expect(parsed(await run(config, session, 'again')).context).toMatchObject({ history_turns: 1, seq: 5 });
 
     const cases: Array<[string[], RegExp]> = [
-      [['rewind', '--session', session, '--turn', '1e9'], /turn 1000000000 is out of range: session ".*" has turns 0 to 5/],
-      [['rewind', '--session', session, '--turn=-1'], /turn -1 is not a turn number of session ".*": a turn is a whole number from 0 up/],
+      [['rewind', '--session', session, '--turn', '1000000000'], /turn 1000000000 is out of range: session ".*" has turns 0 to 5/],
+      [['rewind', '--session', session, '--turn=-1'], /^agent-core: --turn must be a turn number of the session: a whole number from 0 up .*, not "-1"/],
       [['fork', '--session', session, '--to-session', target, '--turn', '1'], /session ".*" already exists; a fork only creates a new session/],
       [['list', '--session', `nobody-${randomUUID()}`], /has no stored conversation/],
       [['rewind', '--session', session], /^agent-core: --turn is required for session rewind/],

@@ -1,4 +1,5 @@
 // agent-core eval's gates, thresholds and case records, judged on run outputs built here (no model involved).
+import { MAX_CASE_DEPTH, tooDeepPart } from '../src/cli/eval-bounds';
 import { runCase } from '../src/cli/eval-case';
 import { judgeGates } from '../src/cli/eval-gates';
 import { gatesForCase, parseGateSpec, parseGatesFile } from '../src/cli/eval-spec';
@@ -147,5 +148,21 @@ describe('eval cases and thresholds', () => {
     expect(() => parseGatesFile({ thresholds: { pass_rate: 90 } }, 'g.json')).toThrow('--gates g.json: thresholds.pass_rate must be a share from 0 to 1 (0.9 = 90% of cases), not 90');
     expect(() => parseGatesFile({ thresholds: { min_pass: 1 } }, 'g.json')).toThrow(/thresholds\.min_pass is not a threshold/);
     expect(parseGatesFile({ every_case: { no_tool_errors: true }, thresholds: { max_total_cost: 1.5 } }, 'g.json')).toEqual({ every_case: { no_tool_errors: true }, thresholds: { max_total_cost: 1.5 } });
+  });
+});
+
+describe('eval case depth', () => {
+  /** A case whose expected.answer makes the whole case `levels` deep (the case and expected are two of them). */
+  const caseOfDepth = (levels: number) => JSON.parse(`{"input":"x","expected":{"answer":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}}}`);
+
+  it('allows a case exactly MAX_CASE_DEPTH (64) levels deep and names the part of one a level deeper', () => {
+    expect(MAX_CASE_DEPTH).toBe(64);
+    expect(tooDeepPart(caseOfDepth(MAX_CASE_DEPTH))).toBeUndefined();
+    expect(tooDeepPart(caseOfDepth(MAX_CASE_DEPTH + 1))).toBe('expected.answer');
+  });
+
+  it('measures a value a million levels deep without a call per level', () => {
+    expect(tooDeepPart(caseOfDepth(1_000_000))).toBe('expected.answer');
+    expect(tooDeepPart({ input: [{ role: 'user', content: 'x', extra: caseOfDepth(200) }] })).toBe('input[0]');
   });
 });

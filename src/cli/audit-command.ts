@@ -4,18 +4,19 @@ import { replayRecord } from '../replay';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { verifyRecord } from '../audit/verify';
 import { CANDIDATE_FLAGS, candidateFromFlags, counterfactualReport, plainReplays, replayOrRefusal, selectedRuns } from './audit-replay-command';
-import { forkCommand, stepFromFlag } from './audit-fork-command';
+import { forkCommand } from './audit-fork-command';
 import { NOT_VERIFIED, refusedUnverified } from './audit-refusal';
-import { UsageError } from './flags';
+import { UsageError, integerFlags, integerOption } from './flags';
 import { AUDIT_USAGE } from './usage';
 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;
 
-const FLAGS = {
-  postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' },
-  since: { type: 'string' }, workflow: { type: 'string' }, limit: { type: 'string' }, 'run-read-only': { type: 'boolean' }, unverified: { type: 'boolean' },
-  step: { type: 'string' }, observation: { type: 'string' },
+/** The audit actions' options, as parseArgs options. */
+export const AUDIT_FLAGS = {
+  postgres: { type: 'string' }, run: { type: 'string' }, digest: { type: 'string' }, since: { type: 'string' }, workflow: { type: 'string' },
+  limit: integerOption({ min: 1, meaning: 'the most runs to replay' }), 'run-read-only': { type: 'boolean' }, unverified: { type: 'boolean' },
+  step: integerOption({ min: 1, meaning: "the number of one of the run's steps" }), observation: { type: 'string' },
   ...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, { type: 'string' }])),
 } as const;
 
@@ -40,13 +41,14 @@ export async function auditCommand(argv: string[]): Promise<number> {
   let values: Record<string, string | undefined>;
   let switches: Record<(typeof SWITCHES)[number], boolean>;
   try {
-    const parsed: Record<string, string | boolean | undefined> = parseArgs({ args: rest, options: FLAGS, strict: true }).values;
+    const parsed: Record<string, string | boolean | undefined> = parseArgs({ args: rest, options: AUDIT_FLAGS, strict: true }).values;
     switches = { 'run-read-only': parsed['run-read-only'] === true, unverified: parsed.unverified === true };
     for (const name of SWITCHES) delete parsed[name];
     values = parsed as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${AUDIT_USAGE}`);
   }
+  const numbers = integerFlags(AUDIT_FLAGS, values);
   const runReadOnly = switches['run-read-only'];
   const given = (flag: string) => (flag in switches ? switches[flag as (typeof SWITCHES)[number]] : values[flag] !== undefined);
   const misplaced = Object.keys(BELONGS_TO).find((flag) => given(flag) && !BELONGS_TO[flag].includes(action));
@@ -57,15 +59,15 @@ export async function auditCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--digest must be 64 hex digits (the output's audit.record_digest or trace_digest), not "${values.digest}"`);
   }
   // Flags and files are checked before the database is asked anything.
-  if (action === 'fork') stepFromFlag(values.step);
+  if (action === 'fork' && numbers.step === undefined) throw new UsageError('audit fork needs --step N: the step of the run to fork from (1 or more)');
   const unverified = switches.unverified;
   const chosen = candidate && action === 'replay' ? { ...candidateFromFlags(values, runReadOnly), unverified } : undefined;
   const sink = auditSinkFor(values.postgres!);
   try {
-    const records = await selectedRuns(sink, values);
+    const records = await selectedRuns(sink, values, numbers.limit);
     // Every selected row is verified before any of them is used: one that does not stops them all, nothing asked or run.
     if (action !== 'verify' && !unverified && refusedUnverified(action, records)) return NOT_VERIFIED;
-    if (action === 'fork') return await forkCommand(records[0], values, unverified);
+    if (action === 'fork') return await forkCommand(records[0], values, numbers.step!, unverified);
     let outcome: { report: unknown; same: boolean };
     if (action === 'verify') {
       const report = verifyRecord(records[0], values.digest?.toLowerCase());

@@ -10,21 +10,13 @@ import { UsageError, fallbackFromFlags, providerFromFlags, readJsonFile } from '
 /** The CLI waits this long for the fork's audit row, as `run` does for its own. */
 const CLI_AUDIT_WAIT_MS = 10_000;
 
-/** `--step N`: a whole step number, at least 1. */
-export function stepFromFlag(value: string | undefined): number {
-  const step = Number(value);
-  if (value === undefined || !(Number.isInteger(step) && step >= 1)) throw new UsageError(`--step must be the number of one of the run's steps (1 or more), not "${value ?? ''}"`);
-  return step;
-}
-
 /**
  * Forks the stored run from `--step`, with `--observation FILE`'s text as that step's observation when
  * given, the model of the provider flags (`--model`, else the config's) going on live, and `--with-config`
- * as the config (else the recorded one). The new run is audited in the same database; its output is printed.
+ * as the config (else the recorded one); `step` is `--step`, read by integerFlags. The new run is audited in the same database; its output is printed.
  * With `unverified` (`--unverified`), a run that does not verify is forked, its new row saying so.
  */
-export async function forkCommand(record: AuditRecord, values: Record<string, string | undefined>, unverified: boolean): Promise<number> {
-  const step = stepFromFlag(values.step);
+export async function forkCommand(record: AuditRecord, values: Record<string, string | undefined>, step: number, unverified: boolean): Promise<number> {
   let observation: string | undefined;
   if (values.observation !== undefined) {
     try {

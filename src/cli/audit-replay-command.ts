@@ -38,8 +38,8 @@ export async function replayOrRefusal<T>(record: AuditRecord, replay: (record: A
   }
 }
 
-/** The runs `--run` or `--since [--workflow] [--limit]` name, in order. */
-export async function selectedRuns(sink: PostgresAuditSink, values: Record<string, string | undefined>): Promise<AuditRecord[]> {
+/** The runs `--run` or `--since [--workflow] [--limit]` name, in order; `limit` is `--limit`, read by integerFlags. */
+export async function selectedRuns(sink: PostgresAuditSink, values: Record<string, string | undefined>, limit: number | undefined): Promise<AuditRecord[]> {
   const unreadable = (error: Error): never => {
     throw new UsageError(`--postgres: cannot read the audit database (${error.message || String((error as { code?: string }).code)})`);
   };
@@ -50,8 +50,6 @@ export async function selectedRuns(sink: PostgresAuditSink, values: Record<strin
   }
   const since = new Date(values.since!);
   if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be a date or time (ISO 8601, e.g. 2026-11-01 or 2026-11-01T09:00:00Z), not "${values.since}"`);
-  const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit must be a whole number of runs, at least 1, not "${values.limit}"`);
   const ids = await sink.runIds({ since, workflowId: values.workflow, limit }).catch(unreadable);
   const records: AuditRecord[] = [];
   for (const id of ids) {

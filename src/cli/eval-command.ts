@@ -9,10 +9,14 @@ import { RedisBudgetLedger } from '../budget/redis-ledger';
 import { createChatModel } from '../providers/create-model';
 import { Redactor } from '../trace/redact';
 import { runCase, type CaseRecord } from './eval-case';
+import { refuseTooDeep } from './eval-bounds';
 import { readDataset } from './eval-dataset';
 import { gatesForCase, parseGatesFile } from './eval-spec';
 import { summarise, summaryTable } from './eval-summary';
-import { PROVIDER_FLAGS, SETTING_FLAGS, UsageError, fallbackFromFlags, hasSharedBudget, providerFromFlags, readJsonFile, runOptionsFromFlags } from './flags';
+import {
+  PROVIDER_FLAGS, SETTING_FLAGS, UsageError, fallbackFromFlags, integerFlags, integerOption, hasSharedBudget, providerFromFlags, readJsonFile,
+  runOptionsFromFlags,
+} from './flags';
 import { hasMcpServers, mcpPinOptions } from './mcp-options';
 import { EVAL_USAGE } from './usage';
 
@@ -23,12 +27,17 @@ const MAX_CONCURRENCY = 32;
 /** Exit status when a gate or threshold does not hold, as `audit verify` exits when a run does not check out. */
 const GATE_FAILED = 3;
 
-function concurrencyOf(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_CONCURRENCY;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || value > MAX_CONCURRENCY) throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${text}"`);
-  return value;
-}
+/** eval's options, as parseArgs options. */
+export const EVAL_FLAGS = {
+  dataset: { type: 'string' },
+  config: { type: 'string' },
+  gates: { type: 'string' },
+  results: { type: 'string' },
+  concurrency: integerOption({ min: 1, max: MAX_CONCURRENCY, meaning: 'how many cases run at once' }),
+  'redis-url': { type: 'string' },
+  ...PROVIDER_FLAGS,
+  ...SETTING_FLAGS,
+} as const;
 
 /** Opens the results file before any model call, so a path that cannot be written fails the command, not the set's end. */
 function openResults(path: string | undefined): { write(line: string): void; close(): void } {
@@ -55,29 +64,27 @@ function inOrder(count: number, write: (record: CaseRecord) => void): (index: nu
   };
 }
 
+/** The gates file, refused when it nests deeper than a case may (its every_case is part of every case). */
+function readGates(path: string) {
+  const file = readJsonFile(path, '--gates');
+  refuseTooDeep(file, `--gates ${path}:`);
+  return parseGatesFile(file, path);
+}
+
 export async function evalCommand(argv: string[]): Promise<number> {
   let values: Record<string, string | undefined>;
   try {
     values = parseArgs({
       args: argv,
-      options: {
-        dataset: { type: 'string' },
-        config: { type: 'string' },
-        gates: { type: 'string' },
-        results: { type: 'string' },
-        concurrency: { type: 'string' },
-        'redis-url': { type: 'string' },
-        ...PROVIDER_FLAGS,
-        ...SETTING_FLAGS,
-      },
+      options: EVAL_FLAGS,
       strict: true,
       allowPositionals: false,
     }).values as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${EVAL_USAGE}`);
   }
+  const concurrency = integerFlags(EVAL_FLAGS, values).concurrency ?? DEFAULT_CONCURRENCY;
   if (!values.dataset || !values.config) throw new UsageError(`eval needs --dataset FILE.jsonl and --config FILE\n${EVAL_USAGE}`);
-  const concurrency = concurrencyOf(values.concurrency);
   const primary = providerFromFlags(values, '');
   const fallback = fallbackFromFlags(values);
   // Everything is checked before the first model call: the config, the gates, every line of the dataset.
@@ -85,7 +92,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const stateSecret = process.env.AGENT_CORE_STATE_SECRET;
   // With MCP servers, allowed_tools names tools only a server can confirm: the first run checks that config.
   if (!hasMcpServers(config)) configureRun({ config: config as never, stateSecret });
-  const gates = values.gates === undefined ? { every_case: {}, thresholds: {} } : parseGatesFile(readJsonFile(values.gates, '--gates'), values.gates);
+  const gates = values.gates === undefined ? { every_case: {}, thresholds: {} } : readGates(values.gates);
   const cases = readDataset(values.dataset);
   const results = openResults(values.results);
 

@@ -1,7 +1,7 @@
 // `agent-core eval`'s dataset: one JSON case a line, every line checked before any model call.
-import { readFileSync } from 'node:fs';
 import { InputError } from '../core/input-error';
 import { parseMessages, type ChatMessage } from '../core/messages';
+import { datasetLines, refuseTooDeep } from './eval-bounds';
 import { parseGateSpec, type GateSpec } from './eval-spec';
 import { UsageError } from './flags';
 
@@ -43,8 +43,10 @@ function parseCase(text: string, line: number, path: string): EvalCase {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${where} not valid JSON (${(error as Error).message})`);
+    throw new UsageError(`${where} not valid JSON (${(error as Error).message}): write one case a line, e.g. {"input": "What is 2+2?"}`);
   }
+  // Before any part is read: gates compare and compile values by recursion.
+  refuseTooDeep(raw, where);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UsageError(`${where} must be a JSON object with input and, optionally, id and expected`);
   const record = raw as Record<string, unknown>;
   const unknown = Object.keys(record).find((key) => !CASE_KEYS.includes(key));
@@ -62,19 +64,15 @@ function parseCase(text: string, line: number, path: string): EvalCase {
   };
 }
 
-/** Reads and checks the whole dataset (blank lines skipped); the first bad line is refused, naming its number and field. */
+/**
+ * Reads and checks the whole dataset (blank lines skipped, CRLF line ends and a leading byte order mark
+ * accepted); the first bad line is refused, naming its number and field, before any model call.
+ */
 export function readDataset(path: string): EvalCase[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--dataset: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
   const cases: EvalCase[] = [];
   const lines = new Map<string, number>();
-  for (const [index, lineText] of text.replace(/^\uFEFF/, '').split(/\r?\n/).entries()) {
-    if (lineText.trim() === '') continue;
-    const evalCase = parseCase(lineText, index + 1, path);
+  for (const { number, text } of datasetLines(path)) {
+    const evalCase = parseCase(text, number, path);
     const earlier = lines.get(evalCase.id);
     if (earlier !== undefined) throw new UsageError(`--dataset ${path} line ${evalCase.line}: id "${evalCase.id}" is already the id of line ${earlier}; ids name one case each`);
     lines.set(evalCase.id, evalCase.line);

@@ -19,6 +19,62 @@ export class UsageError extends AgentCoreError {
   }
 }
 
+/** An integer flag's range, and what its number is (said in the flag's error). */
+export interface IntegerRange {
+  min: number;
+  /** Unset: as large as a whole number can be held exactly (Number.MAX_SAFE_INTEGER). */
+  max?: number;
+  /** What the number is, e.g. "the number of one of the run's steps". */
+  meaning: string;
+}
+
+/** A flag whose value is a whole number: declared with its range, and read (or refused) by integerFlags alone. */
+export function integerOption(range: IntegerRange): { type: 'string'; integer: IntegerRange } {
+  return { type: 'string', integer: range };
+}
+
+/**
+ * Decimal digits only: no sign, point, exponent, hex, space or empty text, each of which Number() reads as a
+ * number (`0x1`, `1e0`, `+1`, `" 1"`, `1.0` are all 1, `""` is 0). No leading zero either (0 itself aside):
+ * `010` is 8 to a shell's arithmetic and to C's strtol with base 0, so it is refused rather than guessed.
+ */
+const DECIMAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+
+/** The longest value an error quotes: a flag's value is the user's text, possibly pasted by mistake. */
+const QUOTED_VALUE_LENGTH = 40;
+
+/** Reads one integer flag's text; anything but a decimal number within its range is a UsageError naming the flag. */
+function integerOf(flag: string, text: string, range: IntegerRange): number {
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  const value = DECIMAL_INTEGER.test(text) ? Number(text) : Number.NaN;
+  if (value >= range.min && value <= max) return value;
+  const shown = JSON.stringify(text.length > QUOTED_VALUE_LENGTH ? `${text.slice(0, QUOTED_VALUE_LENGTH)}…` : text);
+  const bounds = range.max === undefined && !(value > max) ? `from ${range.min} up` : `from ${range.min} to ${max}`;
+  throw new UsageError(
+    `--${flag} must be ${range.meaning}: a whole number ${bounds} in decimal digits, without sign, point, exponent ` +
+      `or leading zero (e.g. --${flag}=${Math.max(range.min, 1)}), not ${shown}`,
+  );
+}
+
+/**
+ * Every integer flag of a command (those its options declare with integerOption) that was given, as numbers;
+ * the first bad one is refused. Each command calls this right after parsing, before it reads a file or opens
+ * a connection, so a refused value has changed nothing.
+ */
+export function integerFlags<Flag extends string>(
+  options: Readonly<Record<Flag, { type: string; integer?: IntegerRange }>>,
+  values: Readonly<Record<string, unknown>>,
+): Partial<Record<Flag, number>> {
+  const numbers: Partial<Record<Flag, number>> = {};
+  for (const flag of Object.keys(options) as Flag[]) {
+    const range = options[flag].integer;
+    const text = values[flag];
+    if (range !== undefined && typeof text === 'string') numbers[flag] = integerOf(flag, text, range);
+  }
+  return numbers;
+}
+
+/** A JSON file a flag names, parsed; a file that cannot be read or is not JSON is a UsageError naming the flag. */
 export function readJsonFile(path: string, flag: string): unknown {
   let text: string;
   try {

@@ -14,14 +14,10 @@ export interface RunExtras {
   finish(output: AgentResult | undefined): Promise<void>;
 }
 
-export function runExtras(values: Record<string, string | undefined>): RunExtras {
+/** `retentionDays` is `--audit-retention-days`, already read (and its range checked) by integerFlags. */
+export function runExtras(values: Record<string, string | undefined>, retentionDays: number | undefined): RunExtras {
   const postgres = values['audit-postgres'];
-  const retention = values['audit-retention-days'];
-  if (retention !== undefined && !postgres) throw new UsageError('--audit-retention-days needs --audit-postgres URL');
-  const retentionDays = retention === undefined ? undefined : Number(retention);
-  if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays >= 1)) {
-    throw new UsageError(`--audit-retention-days must be a whole number of days, at least 1, not "${retention}"`);
-  }
+  if (retentionDays !== undefined && !postgres) throw new UsageError('--audit-retention-days needs --audit-postgres URL');
   if (postgres !== undefined && !/^postgres(ql)?:\/\//.test(postgres)) throw new UsageError('--audit-postgres must be a postgres:// URL, e.g. postgres://user@127.0.0.1:5432/audit');
   // Each export gives up within the flush bound: a collector that refuses, hangs or trickles never holds the command.
   const tracing = tracingFromEnvironment(process.env, { exportTimeoutMs: FLUSH_BOUND_MS });

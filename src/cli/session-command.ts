@@ -1,14 +1,15 @@
 // `agent-core session list | fork | rewind`: a conversation's turns, a new session from one of them, and going back to one.
 import { parseArgs } from 'node:util';
 import { forkSession, listSession, rewindSession } from '../context/session-branches';
-import { UsageError } from './flags';
+import { UsageError, integerFlags, integerOption } from './flags';
 import { contextChoice, openSessionStore } from './session-run';
 import { SESSION_USAGE } from './usage';
 
-const FLAGS = {
+/** The session subcommands' options, as parseArgs options. */
+export const SESSION_FLAGS = {
   session: { type: 'string' },
   'to-session': { type: 'string' },
-  turn: { type: 'string' },
+  turn: integerOption({ min: 0, meaning: 'a turn number of the session' }),
   context: { type: 'string' },
   'redis-url': { type: 'string' },
 } as const;
@@ -26,12 +27,13 @@ export async function sessionCommand(args: string[]): Promise<number> {
   if (subcommand === undefined || !Object.hasOwn(NEEDS, subcommand)) {
     throw new UsageError(`${subcommand === undefined ? 'agent-core session needs list, fork or rewind' : `unknown session command "${subcommand}": list, fork or rewind`}\n${SESSION_USAGE}`);
   }
-  let values: Partial<Record<keyof typeof FLAGS, string>>;
+  let values: Partial<Record<keyof typeof SESSION_FLAGS, string>>;
   try {
-    values = parseArgs({ args: rest, options: FLAGS, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: rest, options: SESSION_FLAGS, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${SESSION_USAGE}`);
   }
+  const { turn } = integerFlags(SESSION_FLAGS, values);
   if (values.session === undefined) throw new UsageError(`--session ID is required: the conversation to ${subcommand}`);
   for (const flag of NEEDS[subcommand].required) if (values[flag] === undefined) throw new UsageError(`--${flag} is required for session ${subcommand}`);
   for (const flag of NEEDS[subcommand].refused) if (values[flag] !== undefined) throw new UsageError(`--${flag} does not belong to session ${subcommand}`);
@@ -44,8 +46,8 @@ export async function sessionCommand(args: string[]): Promise<number> {
       subcommand === 'list'
         ? await listSession(store, address)
         : subcommand === 'fork'
-          ? await forkSession(store, { ...address, toSessionId: values['to-session'], atTurn: values.turn })
-          : await rewindSession(store, { ...address, toTurn: values.turn });
+          ? await forkSession(store, { ...address, toSessionId: values['to-session'], atTurn: turn })
+          : await rewindSession(store, { ...address, toTurn: turn });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
