@@ -1,12 +1,11 @@
-import { ToolRegistry, builtInTools } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { mcpSetUp } from '../tools/mcp';
 import { stateSecretProblem } from '../run-state/signed-state';
 import type { TraceStep } from '../trace/types';
-import { SchemaError } from '../validation/schema-error';
 import { schemaDialectNotice } from '../validation/validate';
 import { type AgentConfig, ConfigError, resolveConfig } from '../settings/config';
 import type { RunAgentOptions } from './run-options';
+import { runToolRegistry } from './run-tools';
 
 export { withMcpTools } from './mcp-run';
 
@@ -15,21 +14,11 @@ export function configureRun(options: Pick<RunAgentOptions, 'config' | 'extraToo
   if (options.streamAnswer !== undefined && options.streamAnswer !== 'as-written' && options.streamAnswer !== 'checked') {
     throw new TypeError(`streamAnswer must be 'as-written' or 'checked', not ${JSON.stringify(options.streamAnswer)}: leave it out to stream the answer as the model writes it`);
   }
-  const registry = toolRegistry([...builtInTools, ...(options.extraTools ?? [])]);
+  const registry = runToolRegistry(options.extraTools);
   const config = resolveConfig(options.config, registry);
   const keyProblem = config.approval_required.length > 0 ? stateSecretProblem(options.stateSecret) : undefined;
   if (keyProblem) throw new ConfigError('approval_required', keyProblem);
   return { config, allowed: new Map(config.allowed_tools.map((name) => [name, registry.get(name)!])) };
-}
-
-/** The registry of the run's tools; a tool schema the engine refuses is a config error naming the tool, before any model call. */
-function toolRegistry(tools: Tool[]): ToolRegistry {
-  try {
-    return new ToolRegistry(tools);
-  } catch (error) {
-    if (error instanceof SchemaError) throw new ConfigError(error.field, error.message, error.fix);
-    throw error;
-  }
 }
 
 /** Said once, at step 1, when http_request is allowed with nothing that limits its hosts. */

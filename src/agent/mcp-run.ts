@@ -2,10 +2,9 @@
 import { mcpServersProblem, openMcpTools, type McpServerConfig, type McpToolSet } from '../tools/mcp';
 import { Redactor } from '../trace/redact';
 import type { AgentResult } from '../trace/types';
-import { ToolRegistry, builtInTools } from '../tools/registry';
-import { SchemaError } from '../validation/schema-error';
 import { ConfigError, resolveConfig } from '../settings/config';
 import type { RunAgentOptions } from './run-options';
+import { runToolRegistry } from './run-tools';
 
 type RunOptions = Pick<RunAgentOptions, 'config' | 'extraTools' | 'secrets' | 'mcpPins' | 'signal'>;
 
@@ -31,7 +30,7 @@ export async function withMcpTools<Options extends RunOptions>(options: Options,
   // The rest of the config is checked before any server is contacted: a wrong max_steps costs no connection.
   const ofServers = (name: string) => (servers as McpServerConfig[]).some((server) => name.startsWith(`${server.name}.`));
   const others = (list: string[] | undefined) => list?.filter((name) => !ofServers(name));
-  resolveConfig({ ...config, allowed_tools: others(allowedTools), ...(approvalRequired ? { approval_required: others(approvalRequired) } : {}) }, registryOf(options.extraTools));
+  resolveConfig({ ...config, allowed_tools: others(allowedTools), ...(approvalRequired ? { approval_required: others(approvalRequired) } : {}) }, runToolRegistry(options.extraTools));
   let set: McpToolSet;
   try {
     set = await openMcpTools({ servers: servers as McpServerConfig[], allowedTools, approvalRequired, pins: options.mcpPins, signal: options.signal });
@@ -49,15 +48,5 @@ export async function withMcpTools<Options extends RunOptions>(options: Options,
     });
   } finally {
     await set.close();
-  }
-}
-
-/** The registry of the built-in and extra tools; a schema the engine refuses is a config error naming the tool, as in configureRun. */
-function registryOf(extraTools: RunOptions['extraTools']): ToolRegistry {
-  try {
-    return new ToolRegistry([...builtInTools, ...(extraTools ?? [])]);
-  } catch (error) {
-    if (error instanceof SchemaError) throw new ConfigError(error.field, error.message, error.fix);
-    throw error;
   }
 }
