@@ -1,7 +1,31 @@
 import { callLimit } from '../src/agent/run-clock';
 import { runLimit } from '../src/agent/run-deadline';
 
-const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+/**
+ * Timers the run clock holds now: each setTimeout made from src/agent/run-clock and not yet fired or cleared.
+ * Counted by the clock's own timers, not the process's, so another test file's leftover timer in the same worker
+ * (a busy machine shifts when they fire) cannot change the count.
+ */
+const clockTimers = new Set<unknown>();
+const realSetTimeout = global.setTimeout;
+const realClearTimeout = global.clearTimeout;
+beforeAll(() => {
+  jest.spyOn(global, 'setTimeout').mockImplementation(((callback: (...args: unknown[]) => void, delay?: number, ...args: unknown[]) => {
+    const fromClock = /src[\\/]agent[\\/]run-clock/.test(new Error().stack ?? '');
+    const handle: unknown = realSetTimeout(() => {
+      clockTimers.delete(handle);
+      callback(...args);
+    }, delay);
+    if (fromClock) clockTimers.add(handle);
+    return handle;
+  }) as typeof setTimeout);
+  jest.spyOn(global, 'clearTimeout').mockImplementation(((handle?: Parameters<typeof clearTimeout>[0]) => {
+    clockTimers.delete(handle);
+    realClearTimeout(handle);
+  }) as typeof clearTimeout);
+});
+afterAll(() => jest.restoreAllMocks());
+const timers = () => clockTimers.size;
 const never = () => new Promise<never>(() => undefined);
 const settled = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
 

@@ -135,7 +135,7 @@ describe('output_schema in the config', () => {
   it('refuses an invalid JSON Schema before any model call, naming output_schema', async () => {
     const error = await rejectionOf(configured({ type: 'object', properties: { total: { type: 'money' } } }));
     expect(error).toMatchObject({ key: 'output_schema' });
-    expect((error as Error).message).toMatch(/^output_schema is not a valid JSON Schema: /);
+    expect((error as Error).message).toMatch(/^output_schema is not a valid JSON Schema draft-07: /);
     expect(server().requests).toHaveLength(0);
   });
 

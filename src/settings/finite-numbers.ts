@@ -21,14 +21,30 @@ export function nonFiniteNumberProblem(value: unknown, key: string, check: Check
   return `${path}: ${found.value} is not a finite number${why}; give ${wantedAt(check, found.segments)}`;
 }
 
-/** Depth first in key order, each object once (a library caller's value may hold a cycle); no recursion to overflow. */
+/** A place in the value: its key or index and the place holding it (a chain, so a step down copies no path). */
+interface Place {
+  segment: Segment;
+  parent?: Place;
+}
+
+/** The path of a place from the value's root, built only for the number that is reported. */
+function segmentsOf(place: Place | undefined): Segment[] {
+  const segments: Segment[] = [];
+  for (let at = place; at; at = at.parent) segments.push(at.segment);
+  return segments.reverse();
+}
+
+/**
+ * Depth first in key order, each object once (a library caller's value may hold a cycle); no recursion to overflow,
+ * and no path copied per step: a value 100,000 levels deep is walked in linear time (copying took 50 s).
+ */
 function firstNonFinite(root: unknown): { value: number; segments: Segment[] } | undefined {
-  const stack: Array<{ value: unknown; segments: Segment[] }> = [{ value: root, segments: [] }];
+  const stack: Array<{ value: unknown; place?: Place }> = [{ value: root }];
   const seen = new Set<object>();
   while (stack.length > 0) {
-    const { value, segments } = stack.pop()!;
+    const { value, place } = stack.pop()!;
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return { value, segments };
+      if (!Number.isFinite(value)) return { value, segments: segmentsOf(place) };
       continue;
     }
     if (typeof value !== 'object' || value === null || seen.has(value)) continue;
@@ -36,7 +52,7 @@ function firstNonFinite(root: unknown): { value: number; segments: Segment[] } |
     const children: Array<[Segment, unknown]> = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
     for (let index = children.length - 1; index >= 0; index--) {
       const [segment, child] = children[index];
-      stack.push({ value: child, segments: [...segments, segment] });
+      stack.push({ value: child, place: { segment, parent: place } });
     }
   }
   return undefined;
