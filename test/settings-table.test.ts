@@ -5,7 +5,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { type AgentConfig, ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/agent/config';
 import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/agent/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
-import { agentCoreProperties } from '../nodes/AgentCore/description';
+import { agentCoreProperties } from '../nodes/AgentCore/V1/description';
 import { collectionProperties, configFromCollections } from '../nodes/AgentCore/settings-panel';
 import { integer } from '../src/agent/setting-checks';
 // eslint-disable-next-line @typescript-eslint/no-require-imports

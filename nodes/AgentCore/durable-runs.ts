@@ -12,7 +12,7 @@ import { governanceSwitch } from './panel-versions';
  */
 export const RUN_KEY_DEFAULT = '={{ $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}';
 
-/** The two Governance fields; version 2's panel places them (description-v2.ts). */
+/** The two Governance fields; version 2's panel places them (V2/description.ts). */
 export const durableRunProperties: INodeProperties[] = [
   {
     displayName: 'Durable Runs',

@@ -31,7 +31,7 @@ export class ExecutionRedis {
   /** The credential's connection, for `user` (named in the error when no credential is chosen). */
   connectionFor(itemIndex: number, user: string): Promise<RedisConnectionOptions> {
     if (!this.chosen) {
-      // Version 2 shows the picker under Governance (agent-core-v2.ts says why).
+      // Version 2 shows the picker under Governance (V2/agent-core-v2.ts says why).
       const where = panelVersion(this.context) >= 2 ? ' (turn on Governance to show it)' : '';
       throw nodeError(this.context, `${user} needs the Agent Core: Redis API credential, and none is selected`, itemIndex, `Select an "Agent Core: Redis API" credential on the node${where}.`);
     }

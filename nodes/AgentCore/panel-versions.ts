@@ -26,7 +26,7 @@ type MovedField = (typeof MOVED_INTO_OPTIONS)[number];
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** Version 2's name for version 1's Operation (Run a new task / Resume a paused run); see description-v2.ts for why. */
+/** Version 2's name for version 1's Operation (Run a new task / Resume a paused run); see V2/description.ts for why. */
 export const RUN_OR_RESUME = 'runOrResume';
 
 /** Whether this item resumes a paused run: version 1's Operation, version 2's RUN_OR_RESUME. */

@@ -1,17 +1,17 @@
 // Agent Core's execute: per item, read the panel once, run or resume the agent, shape the output item.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
-import { resumeAgent, runAgent } from '../../src';
-import { mapItems } from '../shared/items';
-import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
-import { recordAiCalls } from './ai-events';
-import { readResume, routeByApproval } from './approval';
-import { readAudit, runTracer } from './audit';
-import { ExecutionRedis } from './execution-redis';
-import { intermediateStepsOf } from './intermediate-steps';
-import { agentCoreFieldNames } from './panel-names';
-import { governanceSwitch, isResuming, readCollections } from './panel-versions';
+import { resumeAgent, runAgent } from '../../../src';
+import { mapItems } from '../../shared/items';
+import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../../shared/run-failures';
+import { recordAiCalls } from '../ai-events';
+import { readResume, routeByApproval } from '../approval';
+import { readAudit, runTracer } from '../audit';
+import { ExecutionRedis } from '../execution-redis';
+import { intermediateStepsOf } from '../intermediate-steps';
+import { agentCoreFieldNames } from '../panel-names';
+import { governanceSwitch, isResuming, readCollections } from '../panel-versions';
 import { readInput, readItemRun } from './read-run';
-import { openItemStream } from './streaming';
+import { openItemStream } from '../streaming';
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
 function readFailurePolicy(options: IDataObject): RunFailurePolicy {

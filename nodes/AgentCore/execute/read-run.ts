@@ -1,19 +1,19 @@
 // One item's panel values read once into the engine's run options: models, config, tools, approval, input.
 import type { IDataObject, IExecuteFunctions, RelatedExecution } from 'n8n-workflow';
-import { type AgentConfig, type ChatModel, type ProviderName, RUN_OPTION_SETTINGS, type RunAgentOptions, type Tool } from '../../src';
-import { readField } from '../shared/default-expressions';
-import { nodeError } from '../shared/node-errors';
-import { readApproval, readStateSecret } from './approval';
-import { readDurableRun } from './durable-runs';
-import { chatModelInputs, readConnectedModels } from './connected-model';
-import { readConnectedTools } from './connected-tools';
-import { fieldFallback, fieldPath, readCollections, withToolFields } from './panel-versions';
-import { modelFromCredential } from './provider-credential';
-import { configFromCollections } from './settings-panel';
-import type { ExecutionRedis } from './execution-redis';
-import { readMcpServers } from './mcp-servers';
-import { withToolCredentials } from './tool-credentials';
-import { readWorkflowTools } from './workflow-tools';
+import { type AgentConfig, type ChatModel, type ProviderName, RUN_OPTION_SETTINGS, type RunAgentOptions, type Tool } from '../../../src';
+import { readField } from '../../shared/default-expressions';
+import { nodeError } from '../../shared/node-errors';
+import { readApproval, readStateSecret } from '../approval';
+import { readDurableRun } from '../durable-runs';
+import { chatModelInputs, readConnectedModels } from '../connected-model';
+import { readConnectedTools } from '../connected-tools';
+import { fieldFallback, fieldPath, readCollections, withToolFields } from '../panel-versions';
+import { modelFromCredential } from '../provider-credential';
+import { configFromCollections } from '../settings-panel';
+import type { ExecutionRedis } from '../execution-redis';
+import { readMcpServers } from '../mcp-servers';
+import { withToolCredentials } from '../tool-credentials';
+import { readWorkflowTools } from '../workflow-tools';
 
 /** Everything a run or resume of one item needs, read from the panel once. */
 export interface ItemRun {

@@ -1,12 +1,12 @@
 // Agent Core's version 2 panel: a short first view (the prompt near the top), the breadth behind Governance and Options.
 import type { INodeProperties } from 'n8n-workflow';
-import { SETTINGS, type Setting } from '../../src';
-import { agentCoreProperties } from './description';
-import { durableRunProperties } from './durable-runs';
-import { mcpServersOption, nodeOptions, readOnlyToolsWithMcpOption, returnIntermediateStepsOption, streamAnswerCheckedOption } from './options';
-import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
-import { collectionProperties } from './settings-panel';
-import { toolSettingsCollections } from './tool-fields';
+import { SETTINGS, type Setting } from '../../../src';
+import { agentCoreProperties } from '../V1/description';
+import { durableRunProperties } from '../durable-runs';
+import { mcpServersOption, nodeOptions, readOnlyToolsWithMcpOption, returnIntermediateStepsOption, streamAnswerCheckedOption } from '../options';
+import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-versions';
+import { collectionProperties } from '../settings-panel';
+import { toolSettingsCollections } from '../tool-fields';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
