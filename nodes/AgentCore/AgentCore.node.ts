@@ -14,6 +14,6 @@ export class AgentCore extends VersionedNodeType {
       description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
       defaultVersion: 2,
     };
-    super({ 1: new AgentCoreV1(), 2: new AgentCoreV2(baseDescription) }, baseDescription);
+    super({ 1: new AgentCoreV1(baseDescription), 2: new AgentCoreV2(baseDescription) }, baseDescription);
   }
 }

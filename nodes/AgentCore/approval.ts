@@ -3,12 +3,6 @@ import { DEFAULT_CONFIG, stateSecretProblem, type ApprovalDecision } from '../..
 import { nodeError } from '../shared/node-errors';
 import { governanceSwitch, panelVersion } from './panel-versions';
 
-/** The node's outputs for Require Approval, as the `outputs` expression builds them: calls that wait for a person leave by the second. */
-export function agentCoreOutputs(needsApproval: boolean) {
-  // 'main' as a string: n8n's editor evaluates this function on its own and has no NodeConnectionTypes there.
-  return needsApproval ? [{ type: 'main', displayName: 'Done' }, { type: 'main', displayName: 'Needs Approval' }] : ['main'];
-}
-
 /** The Run State credential's type: its signing secret signs and seals paused runs' states and durable runs' checkpoints. */
 const RUN_STATE_CREDENTIAL = 'agentCoreRunStateApi';
 

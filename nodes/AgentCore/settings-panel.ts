@@ -1,6 +1,6 @@
 // The settings table's panel facts as n8n properties, and an item's panel values read back into config keys.
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { type AgentConfig, type PanelFacts, type Setting, SETTINGS, settingEntries } from '../../src';
+import { type AgentConfig, type PanelFacts, type Setting, SETTINGS, settingEntries } from '../../src/panel';
 
 type Collection = 'limits' | 'options';
 

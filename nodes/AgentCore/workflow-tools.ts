@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecuti
 import { SchemaError, validateAgainst, type JsonSchema, type Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
 import { fieldPath } from './panel-versions';
+import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tool-schema';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
 interface WorkflowToolRow {
@@ -10,12 +11,6 @@ interface WorkflowToolRow {
   workflowId?: string | { value?: string; cachedResultName?: string };
   argsSchema?: string | IDataObject;
 }
-
-export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
-  { type: 'object', properties: { query: { type: 'string', description: 'What to look up' } }, required: ['query'], additionalProperties: false },
-  null,
-  2,
-);
 
 /**
  * Builds the workflow tools of one item. Validated args become the sub-workflow's single input item;

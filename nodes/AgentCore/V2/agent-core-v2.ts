@@ -1,10 +1,8 @@
 // Agent Core version 2: the same node and run, with a short first view and n8n's names (V2/description.ts).
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeBaseDescription, INodeTypeDescription } from 'n8n-workflow';
-import { agentCoreOutputs } from '../approval';
-import { agentCoreInputs } from '../connected-model';
+import { agentCoreInputs, agentCoreOutputs } from '../connections';
 import { whileOn } from '../credential-conditions';
 import { agentCorePropertiesV2 } from './description';
-import { agentCoreExecute } from '../execute';
 import { agentCoreMethods } from '../node-methods';
 
 /** How many tools the panel defines: the allowed built-ins and the workflow tools (under Options in version 2). */
@@ -47,6 +45,8 @@ export class AgentCoreV2 implements INodeType {
   methods = agentCoreMethods;
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    // The run path loads on the first execute, not when n8n lists the node (issue #39).
+    const { agentCoreExecute } = await import('../execute');
     return await agentCoreExecute.call(this);
   }
 }

@@ -1,8 +1,8 @@
 // Agent Core's version 2 panel: a short first view (the prompt near the top), the breadth behind Governance and Options.
 import type { INodeProperties } from 'n8n-workflow';
-import { SETTINGS, type Setting } from '../../../src';
+import { SETTINGS, type Setting } from '../../../src/panel';
 import { agentCoreProperties } from '../V1/description';
-import { durableRunProperties } from '../durable-runs';
+import { durableRunProperties } from '../durable-run-properties';
 import { mcpServersOption, nodeOptions, readOnlyToolsWithMcpOption, returnIntermediateStepsOption, streamAnswerCheckedOption } from '../options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-versions';
 import { collectionProperties } from '../settings-panel';
