@@ -3,7 +3,6 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import type { CheckpointStore } from '../../src';
 import { nodeError } from '../shared/node-errors';
 import type { ExecutionRedis } from './execution-redis';
-import { governanceSwitch } from './panel-versions';
 
 /**
  * The item's durable-run options, none unless Governance → Durable Runs is on. The run key is kept per
@@ -13,8 +12,8 @@ import { governanceSwitch } from './panel-versions';
  * start at 1 again) never meet each other's. The instance is n8n's instance id, derived from its encryption
  * key: the same on the main and every worker of a setup. Its first 16 hex digits tell setups apart.
  */
-export async function readDurableRun(context: IExecuteFunctions, itemIndex: number, redis: ExecutionRedis): Promise<{ runKey?: string; checkpoints?: CheckpointStore }> {
-  if (!governanceSwitch(context, itemIndex, 'durableRuns')) return {};
+export async function readDurableRun(context: IExecuteFunctions, itemIndex: number, on: boolean, redis: ExecutionRedis): Promise<{ runKey?: string; checkpoints?: CheckpointStore }> {
+  if (!on) return {};
   const value = context.getNodeParameter('runKey', itemIndex, '') as unknown;
   const key = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
   if (key === '') {

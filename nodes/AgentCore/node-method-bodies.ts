@@ -3,7 +3,8 @@ import type { ILoadOptionsFunctions, INodeListSearchResult, INodePropertyOptions
 import { testRedisCredential } from '../shared/redis-credential';
 import { testRunStateCredential } from './approval';
 import { testAuditDatabaseCredential } from './audit';
-import { fieldPath } from './panel-versions';
+import { VERSION_1_PANEL } from './V1/panel';
+import { VERSION_2_PANEL } from './V2/panel';
 import { searchModels } from './search-models';
 import { testFeishuCredential, testHttpHeaderCredential } from './tool-credentials';
 
@@ -20,7 +21,9 @@ export const agentCoreMethodBodies = {
     /** The tools Require Approval can name: the allowed built-ins and the workflow tools defined above. */
     async getApprovalTools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
       const builtIns = (this.getCurrentNodeParameter('allowedTools') as string[] | undefined) ?? [];
-      const workflowTools = ((this.getCurrentNodeParameter(fieldPath(this, 'workflowTools')) as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? []).map((tool) => tool.name ?? '');
+      // The methods serve both versions' editors, so the node being edited names its version.
+      const { workflowToolsPath } = this.getNode().typeVersion >= 2 ? VERSION_2_PANEL : VERSION_1_PANEL;
+      const workflowTools = ((this.getCurrentNodeParameter(workflowToolsPath) as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? []).map((tool) => tool.name ?? '');
       return [...builtIns, ...workflowTools].filter(Boolean).map((name) => ({ name, value: name }));
     },
   },

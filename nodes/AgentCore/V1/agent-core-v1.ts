@@ -46,7 +46,7 @@ export class AgentCoreV1 implements INodeType {
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     // The run path loads on the first execute, not when n8n lists the node (issue #39).
-    const { agentCoreExecute } = await import('../execute');
-    return await agentCoreExecute.call(this);
+    const [{ agentCoreExecute }, { VERSION_1_PANEL }] = await Promise.all([import('../execute'), import('./panel')]);
+    return await agentCoreExecute.call(this, VERSION_1_PANEL);
   }
 }

@@ -1,87 +1,28 @@
-// Agent Core's execute: per item, read the panel once, run or resume the agent, shape the output item.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
-import { resumeAgent, runAgent } from '../../../src';
+// Agent Core's execute path, in the order it runs; both node versions share it, each with its panel reader.
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { mapItems } from '../../shared/items';
-import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../../shared/run-failures';
-import { recordAiCalls } from '../ai-events';
-import { readResume, routeByApproval } from '../approval';
-import { readAudit, runTracer } from '../audit';
+import { routeByApproval } from '../approval';
 import { ExecutionRedis } from '../execution-redis';
-import { intermediateStepsOf } from '../intermediate-steps';
 import { agentCoreFieldNames } from '../panel-names';
-import { governanceSwitch, isResuming, readCollections } from '../panel-versions';
-import { readInput, readItemRun } from './read-run';
-import { openItemStream } from '../streaming';
-
-/** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
-function readFailurePolicy(options: IDataObject): RunFailurePolicy {
-  return {
-    onModelError: options.onModelError === 'returnItem' ? 'returnItem' : 'fail',
-    onLimitReached: options.onLimitReached === 'fail' ? 'fail' : 'returnItem',
-  };
-}
-
-/** What the items of one execution share: the sub-executions their workflow tools started, and its Redis. */
-interface ExecutionState {
-  started: RelatedExecution[];
-  redis: ExecutionRedis;
-}
-
-/** read → run → shape: the item's settings are read once, and the run's config is not changed after. */
-async function runItem(context: IExecuteFunctions, itemIndex: number, { started, redis }: ExecutionState): Promise<INodeExecutionData> {
-  const resuming = isResuming(context, itemIndex);
-  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions } = await readItemRun(context, itemIndex, redis);
-  const stream = openItemStream(context, itemIndex, options);
-  const common = {
-    model,
-    fallbackModel,
-    extraTools,
-    ...(config.shared_budget ? { budgetLedger: await redis.budgetLedger(itemIndex) } : {}),
-    secrets,
-    config,
-    stateSecret,
-    ...durable,
-    ...mcp,
-    sessionId: sessionId || undefined,
-    signal: context.getExecutionCancelSignal?.(),
-    onEvent: stream?.onEvent,
-    streamAnswer: stream?.streamAnswer,
-    ...(await readAudit(context, itemIndex)),
-    ...runTracer(),
-  };
-  const result = await (resuming ? resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await redis.usedStateRegistry(itemIndex) }) : runAgent({ ...common, ...readInput(context, itemIndex) })).finally(() =>
-    stream?.close(),
-  );
-  started.push(...subExecutions);
-  // A connected chat model's own tracing records its calls; the credential mode records them here.
-  const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
-  // The editor links an item to the last execution its workflow tools started, as for n8n's Workflow Tool.
-  const linked = subExecutions.length ? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } } : {};
-  const failure = runFailureError(context, result, readFailurePolicy(options), itemIndex);
-  if (failure) {
-    if (!context.continueOnFail()) throw failure;
-    // n8n moves an item to the error output only when its json is { error } alone (and replaces the json of
-    // an item carrying `error` with just the message), so the run's details ride only on the regular output.
-    const json = context.getNode().onError === 'continueErrorOutput' ? { error: failure.message } : failedRunJson(result, failure, sessionId);
-    return { json, pairedItem: { item: itemIndex }, ...linked };
-  }
-  // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply: without an answer, why in one sentence.
-  // Options → Return Intermediate Steps (version 2): the tool calls as n8n's AI Agent lists them, for the Evaluation node.
-  const steps = options.returnIntermediateSteps === true ? { intermediateSteps: intermediateStepsOf(result.trace) } : {};
-  const json = { ...result, output: chatOutput(result), ...(sessionId ? { session_id: sessionId } : {}), ...tokens, ...steps };
-  return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
-}
+import type { PanelVersion } from '../panel-version';
+import { type ExecutionState, runItem } from './run-item';
 
 /**
  * One output item per input item, each paired with its input; continueOnFail() turns errors into items.
- * With Require Approval, a run that waits for a person leaves by the Needs Approval output.
+ * With Require Approval, a run that waits for a person leaves by the Needs Approval output. `panel` is the
+ * node version's reader (V1/panel.ts or V2/panel.ts), chosen once by the node class.
+ *
+ * 1. The execution's shared state: the panel reader, one Redis owner, the sub-executions started.
+ * 2. Per item (run-item.ts): its panel read once into the run's options (read-run.ts ItemRun),
+ * 3. the agent run or resumed,
+ * 4. the output item shaped, or the failure as the node's error or an item.
+ * 5. The items routed to Done or Needs Approval, and the last sub-execution linked.
  */
-export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-  const state: ExecutionState = { started: [], redis: new ExecutionRedis(this) };
-  const { options } = readCollections(this, 0);
-  const batching = { size: Number(options.batchSize ?? 1), delayMs: Number(options.delayBetweenBatches ?? 0) };
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching, agentCoreFieldNames(this)).finally(() => state.redis.close());
+export async function agentCoreExecute(this: IExecuteFunctions, panel: PanelVersion): Promise<INodeExecutionData[][]> {
+  const state: ExecutionState = { panel, started: [], redis: new ExecutionRedis(this, panel) };
+  const batching = panel.readBatching(this);
+  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching, agentCoreFieldNames(panel.version)).finally(() => state.redis.close());
   const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
-  return routeByApproval(items, governanceSwitch(this, 0, 'needsApproval'));
+  return routeByApproval(items, panel.hasApprovalOutput(this));
 }
