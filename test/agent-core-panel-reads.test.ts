@@ -76,6 +76,29 @@ describe("Agent Core's panel, read per item", () => {
     ]);
   });
 
+  it('version 2 with Governance off: its hidden switches and budgets, still saved in the workflow, count for nothing and Budgets is not read', async () => {
+    // Each would end the run at once or fail the item if it counted: a 1-token budget, approval and an audit
+    // trail without their credentials, durable runs without Redis. (n8n's engine also resets parameters their
+    // display conditions hide; the reader's own Governance check is what holds where a caller does not.)
+    const { items, perItem } = await run(2, {
+      governance: false,
+      needsApproval: true,
+      approvalTools: ['json_transform'],
+      auditTrail: true,
+      durableRuns: true,
+      budgets: { totalTokenBudget: 1, sharedBudgetTokens: 1, sharedBudgetScope: 'x' },
+      limits: { maxSteps: 1 },
+      options: { maxSteps: 2 },
+    });
+    expect(perItem('budgets')).toEqual([0, 0, 0]);
+    expect(perItem('limits')).toEqual([0, 0, 0]);
+    expect(items.map((item) => [item.json.finish_reason, (item.json.trace as unknown[]).length])).toEqual([
+      ['max_steps', 2],
+      ['max_steps', 2],
+      ['max_steps', 2],
+    ]);
+  });
+
   it('version 1 reads Options and Limits once for each item, item 0 included', async () => {
     const { items, perItem } = await run(1, { limits: { maxSteps: 1 }, options: { batchSize: 2 } });
     expect(perItem('options')).toEqual([1, 1, 1]);
