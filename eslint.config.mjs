@@ -22,7 +22,12 @@ export const deliberateExceptions = [
       'would need them bundled into dist/ instead.',
   },
   {
-    files: ['credentials/AgentCoreAuditDatabaseApi.credentials.ts', 'credentials/AgentCoreFeishuBotApi.credentials.ts', 'credentials/AgentCoreHttpHeaderApi.credentials.ts', 'credentials/AgentCoreRunStateApi.credentials.ts'],
+    files: [
+      'credentials/AgentCoreAuditDatabaseApi.credentials.ts',
+      'credentials/AgentCoreFeishuBotApi.credentials.ts',
+      'credentials/AgentCoreHttpHeaderApi.credentials.ts',
+      'credentials/AgentCoreRunStateApi.credentials.ts',
+    ],
     rules: { '@n8n/community-nodes/credential-test-required': 'off' },
     reason:
       'Each is tested by Agent Core (testedBy), whose versions are node classes in nodes/AgentCore/V1/ and V2/ under the ' +

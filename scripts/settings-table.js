@@ -28,7 +28,13 @@ function defaultCell(setting) {
 function settingsTableLines(settings, runOptionSettings, panelCell) {
   /** @param {string} key @param {any} setting */
   const nodeCells = (key, setting) => [panelCell(key, setting, 2), panelCell(key, setting, 1)];
-  const rows = Object.entries(settings).map(([key, setting]) => [`\`${key}\``, ...nodeCells(key, setting), 'in `--config`', defaultCell(setting), setting.meaning]);
+  const rows = Object.entries(settings).map(([key, setting]) => [
+    `\`${key}\``,
+    ...nodeCells(key, setting),
+    'in `--config`',
+    defaultCell(setting),
+    setting.meaning,
+  ]);
   for (const [name, setting] of Object.entries(runOptionSettings)) {
     rows.push([`\`${name}\` (library option)`, ...nodeCells(name, setting), `\`--${setting.cliFlag}\``, '(absent)', setting.meaning]);
   }

@@ -36,7 +36,12 @@ function contextFor(parameters: Record<string, unknown>, node: { typeVersion?: n
 }
 
 const settingsFrom = (parameters: Record<string, unknown>, json: Record<string, Record<string, unknown>> = {}, node?: Parameters<typeof contextFor>[1]) =>
-  ((node?.typeVersion ?? 2) >= 2 ? VERSION_2_PANEL : VERSION_1_PANEL).withToolFields(contextFor(parameters, node), 0, json, (parameters.allowedTools as string[] | undefined) ?? []);
+  ((node?.typeVersion ?? 2) >= 2 ? VERSION_2_PANEL : VERSION_1_PANEL).withToolFields(
+    contextFor(parameters, node),
+    0,
+    json,
+    (parameters.allowedTools as string[] | undefined) ?? [],
+  );
 
 /** The engine's config check on these tool settings: the ConfigError's message, or undefined when accepted. */
 function configProblem(allowed: string[], toolSettings: Record<string, Record<string, unknown>>): string | undefined {

@@ -55,7 +55,8 @@ describe('loading the nodes as n8n does at start', () => {
 
 describe('the node methods, loaded on first call', () => {
   const versionTwo = (new AgentCore() as VersionedNodeType).getNodeType(2) as INodeType;
-  const redis = (port: number) => ({ id: '1', name: 'Redis', type: 'agentCoreRedisApi', data: { host: '127.0.0.1', port, database: 0 } }) as unknown as ICredentialsDecrypted;
+  const redis = (port: number) =>
+    ({ id: '1', name: 'Redis', type: 'agentCoreRedisApi', data: { host: '127.0.0.1', port, database: 0 } }) as unknown as ICredentialsDecrypted;
 
   it("reach their bodies: Agent Core's and Agent Context's Redis credential tests answer for a real Redis and a closed port", async () => {
     const contextTest = new AgentContext().methods.credentialTest.agentCoreRedisApiTest;
@@ -67,7 +68,8 @@ describe('the node methods, loaded on first call', () => {
 
   it('list the tools Require Approval can name from the panel being edited', async () => {
     const parameters: Record<string, unknown> = { allowedTools: ['http_request'], options: { workflowTools: { tools: [{ name: 'lookup' }] } } };
-    const context = { getNode: () => ({ typeVersion: 2 }), getCurrentNodeParameter: (path: string) => path.split('.').reduce<any>((value, key) => value?.[key], parameters) };
+    const parameterAt = (path: string) => path.split('.').reduce<any>((value, key) => value?.[key], parameters);
+    const context = { getNode: () => ({ typeVersion: 2 }), getCurrentNodeParameter: parameterAt };
     const tools = await versionTwo.methods!.loadOptions!.getApprovalTools.call(context as unknown as ILoadOptionsFunctions);
     expect(tools).toEqual([{ name: 'http_request', value: 'http_request' }, { name: 'lookup', value: 'lookup' }]);
   });

@@ -11,7 +11,9 @@ import { panelCell, placeOf } from '../nodes/AgentCore/panel-places';
 import { collectionProperties, configFromCollections } from '../nodes/AgentCore/settings-panel';
 import { integer } from '../src/agent/setting-checks';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { settingsTableLines } = require('../scripts/settings-table.js') as { settingsTableLines: (settings: unknown, runOptions: unknown, cell: typeof panelCell) => string[] };
+const { settingsTableLines } = require('../scripts/settings-table.js') as {
+  settingsTableLines: (settings: unknown, runOptions: unknown, cell: typeof panelCell) => string[];
+};
 
 const registry = new ToolRegistry(builtInTools);
 
@@ -116,14 +118,16 @@ describe('the settings table', () => {
 
   it('places every panel setting in version 2 where its panel has it: the collection and the field by parameter name and display name', () => {
     const properties = new AgentCore().nodeVersions[2].description.properties;
-    const panelled = [...settingEntries(), ...Object.entries(RUN_OPTION_SETTINGS)].filter(([, setting]) => setting.panel && ((('since' in setting.panel && setting.panel.since) || 1) <= 2));
+    const rows = [...settingEntries(), ...Object.entries(RUN_OPTION_SETTINGS)];
+    const panelled = rows.filter(([, setting]) => setting.panel && (('since' in setting.panel && setting.panel.since) || 1) <= 2);
     expect(panelled.length).toBeGreaterThan(20);
     for (const [key, setting] of panelled) {
       const place = placeOf(setting.panel!, 2)!;
       const collection = place.path.length === 2 ? properties.find((property) => property.name === place.path[0]) : undefined;
       const fields = collection ? ((collection.options ?? []) as INodeProperties[]) : properties;
       const field = fields.find((candidate) => candidate.name === place.path[place.path.length - 1]);
-      expect({ key, collection: collection?.displayName ?? '', field: field?.displayName }).toEqual({ key, collection: place.collection, field: place.displayName });
+      const found = { key, collection: collection?.displayName ?? '', field: field?.displayName };
+      expect(found).toEqual({ key, collection: place.collection, field: place.displayName });
     }
   });
 
@@ -160,7 +164,8 @@ describe('the settings table', () => {
 
   it('matches the configuration table in docs/node-panel.md in every column the page has', () => {
     const page = tableUnder(readFileSync(join(__dirname, '..', 'docs', 'node-panel.md'), 'utf8'), '## Configuration keys');
-    const generated = tableUnder(`\n## Configuration keys\n${settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS, panelCell).join('\n')}\n`, '## Configuration keys');
+    const table = settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS, panelCell).join('\n');
+    const generated = tableUnder(`\n## Configuration keys\n${table}\n`, '## Configuration keys');
     const columns = Object.keys(page[0]);
     expect(columns).toEqual(expect.arrayContaining(['key', 'default', 'meaning']));
     const pick = (row: Record<string, string>) => Object.fromEntries(columns.map((column) => [column, row[column]]));

@@ -22,7 +22,12 @@ export async function readStateSecret(context: IExecuteFunctions, itemIndex: num
  * With Require Approval: the tools whose calls wait for a person, the Run State credential's signing key,
  * and how many days a paused run's state is accepted (the config's run_state_max_age_days).
  */
-export async function readApproval(context: IExecuteFunctions, itemIndex: number, on: boolean, where: string): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
+export async function readApproval(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  on: boolean,
+  where: string,
+): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
   if (!on) return { tools: [] };
   const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
   const maxAgeDays = context.getNodeParameter('runStateMaxAgeDays', itemIndex, DEFAULT_CONFIG.run_state_max_age_days) as number;

@@ -12,7 +12,12 @@ import type { ExecutionRedis } from './execution-redis';
  * start at 1 again) never meet each other's. The instance is n8n's instance id, derived from its encryption
  * key: the same on the main and every worker of a setup. Its first 16 hex digits tell setups apart.
  */
-export async function readDurableRun(context: IExecuteFunctions, itemIndex: number, on: boolean, redis: ExecutionRedis): Promise<{ runKey?: string; checkpoints?: CheckpointStore }> {
+export async function readDurableRun(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  on: boolean,
+  redis: ExecutionRedis,
+): Promise<{ runKey?: string; checkpoints?: CheckpointStore }> {
   if (!on) return {};
   const value = context.getNodeParameter('runKey', itemIndex, '') as unknown;
   const key = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';

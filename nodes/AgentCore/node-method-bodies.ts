@@ -23,7 +23,8 @@ export const agentCoreMethodBodies = {
       const builtIns = (this.getCurrentNodeParameter('allowedTools') as string[] | undefined) ?? [];
       // The methods serve both versions' editors, so the node being edited names its version.
       const { workflowToolsPath } = this.getNode().typeVersion >= 2 ? VERSION_2_PANEL : VERSION_1_PANEL;
-      const workflowTools = ((this.getCurrentNodeParameter(workflowToolsPath) as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? []).map((tool) => tool.name ?? '');
+      const rows = (this.getCurrentNodeParameter(workflowToolsPath) as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? [];
+      const workflowTools = rows.map((tool) => tool.name ?? '');
       return [...builtIns, ...workflowTools].filter(Boolean).map((name) => ({ name, value: name }));
     },
   },

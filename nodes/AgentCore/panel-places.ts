@@ -64,7 +64,9 @@ export function placeOf(panel: PanelFacts, version: number): FieldPlace | undefi
   const displayName = VERSION_2_DISPLAY_NAMES[panel.name] ?? panel.displayName;
   const shownWith = panel.shownWith === undefined ? undefined : (VERSION_2_SHOWN_WITH[panel.shownWith] ?? panel.shownWith);
   // The limits that are budgets show under Governance → Budgets; the other limits and options under Options.
-  if (panel.collection === 'limits' && panel.budget) return { path: ['budgets', panel.name], collection: 'Budgets', shownUnder: 'Governance', shownWith, displayName };
+  if (panel.collection === 'limits' && panel.budget) {
+    return { path: ['budgets', panel.name], collection: 'Budgets', shownUnder: 'Governance', shownWith, displayName };
+  }
   if (panel.collection !== 'top' || (MOVED_INTO_OPTIONS as readonly string[]).includes(panel.name)) {
     return { path: ['options', panel.name], collection: 'Options', shownWith, displayName };
   }

@@ -3,6 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { AgentConfig } from '../../src/panel';
 import type { WorkflowToolRow } from './workflow-tools';
 
+type ToolSettings = AgentConfig['tool_settings'];
+
 /** Governance's switches (version 2; top-level in version 1). */
 export type GovernanceSwitch = 'needsApproval' | 'auditTrail' | 'durableRuns';
 
@@ -14,7 +16,10 @@ export interface ItemPanel {
   developerText: string;
   /** Tool Settings (JSON), as the field holds it (text or an expression's object). */
   toolSettingsJson: unknown;
-  /** The Options fields the node itself owns (failures, streaming, read-only tools, MCP servers, model call slots, intermediate steps): one name each in both versions. */
+  /**
+   * The Options fields the node itself owns (failures, streaming, read-only tools, MCP servers, model call
+   * slots, intermediate steps): one name each in both versions.
+   */
   options: IDataObject;
   /** Output Schema, when the answer must be JSON (Output Format in version 1, Require Specific Output Format in version 2). */
   outputSchema?: { value: unknown };
@@ -39,7 +44,7 @@ export interface PanelVersion {
   /** Whether the node has its Needs Approval output (it is drawn from the parameters, not per item). */
   hasApprovalOutput(context: IExecuteFunctions): boolean;
   /** The tool settings with this version's structured tool fields put in (version 2's tool-fields.ts); Tool Settings (JSON) wins. */
-  withToolFields(context: IExecuteFunctions, itemIndex: number, toolSettings: AgentConfig['tool_settings'], allowed: readonly string[]): AgentConfig['tool_settings'];
+  withToolFields(context: IExecuteFunctions, itemIndex: number, toolSettings: ToolSettings, allowed: readonly string[]): ToolSettings;
   /** Workflow Tools' parameter path, for the approval tool list in the editor. */
   readonly workflowToolsPath: string;
   /** Where the Redis and Run State credential pickers are, added to the error when a use needs one and none is chosen. */
@@ -51,5 +56,6 @@ export function sharedBudget(fields: IDataObject): Pick<AgentConfig, 'shared_bud
   const tokens = Number(fields.sharedBudgetTokens) > 0 ? { tokens: fields.sharedBudgetTokens as number } : {};
   const cost = Number(fields.sharedBudgetCost) > 0 ? { cost: fields.sharedBudgetCost as number } : {};
   if (!('tokens' in tokens) && !('cost' in cost)) return {};
-  return { shared_budget: { scope: String(fields.sharedBudgetScope ?? ''), ...tokens, ...cost, period_seconds: (fields.sharedBudgetPeriod ?? 86400) as number } };
+  const period_seconds = (fields.sharedBudgetPeriod ?? 86400) as number;
+  return { shared_budget: { scope: String(fields.sharedBudgetScope ?? ''), ...tokens, ...cost, period_seconds } };
 }

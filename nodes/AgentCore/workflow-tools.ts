@@ -17,7 +17,13 @@ export interface WorkflowToolRow {
  * check and limits as every other tool. Each execution a tool starts is added to `subExecutions`, so the
  * editor can link the run to it as it does for n8n's own Workflow Tool.
  */
-export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number, rows: readonly WorkflowToolRow[], subExecutions: RelatedExecution[], readOnly: ReadonlySet<string>): Tool[] {
+export function readWorkflowTools(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  rows: readonly WorkflowToolRow[],
+  subExecutions: RelatedExecution[],
+  readOnly: ReadonlySet<string>,
+): Tool[] {
   return rows.map((row, rowIndex) => {
     const label = `Workflow Tools → tool ${rowIndex + 1}`;
     const name = (row.name ?? '').trim();

@@ -23,7 +23,11 @@ export const VERSION_1_PANEL: PanelVersion = {
       ...(options.outputFormat === 'json' ? { outputSchema: { value: options.outputSchema } } : {}),
       config: { ...configFromPanel(1, { limits, options }), ...sharedBudget(limits) },
       workflowTools: (context.getNodeParameter('workflowTools.tools', itemIndex, []) as WorkflowToolRow[]) ?? [],
-      switches: { needsApproval: on(context, itemIndex, 'needsApproval'), auditTrail: on(context, itemIndex, 'auditTrail'), durableRuns: on(context, itemIndex, 'durableRuns') },
+      switches: {
+        needsApproval: on(context, itemIndex, 'needsApproval'),
+        auditTrail: on(context, itemIndex, 'auditTrail'),
+        durableRuns: on(context, itemIndex, 'durableRuns'),
+      },
       credentialsShown: true,
     };
   },

@@ -21,7 +21,8 @@ import { type ExecutionState, runItem } from './run-item';
 export async function agentCoreExecute(this: IExecuteFunctions, panel: PanelVersion): Promise<INodeExecutionData[][]> {
   const state: ExecutionState = { panel, started: [], redis: new ExecutionRedis(this, panel) };
   const batching = panel.readBatching(this);
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching, agentCoreFieldNames(panel.version)).finally(() => state.redis.close());
+  const runEach = (itemIndex: number) => runItem(this, itemIndex, state);
+  const items = await mapItems(this, runEach, batching, agentCoreFieldNames(panel.version)).finally(() => state.redis.close());
   const { started } = state;
   if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
   return routeByApproval(items, panel.hasApprovalOutput(this));

@@ -57,13 +57,15 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number,
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const subExecutions: RelatedExecution[] = [];
   const readOnly = new Set(String(options.readOnlyTools ?? '').split(',').map((name) => name.trim()).filter(Boolean));
-  const extraTools = [...readWorkflowTools(context, itemIndex, panel.workflowTools, subExecutions, readOnly), ...(await readConnectedTools(context, itemIndex, readOnly))];
+  const workflowTools = readWorkflowTools(context, itemIndex, panel.workflowTools, subExecutions, readOnly);
+  const extraTools = [...workflowTools, ...(await readConnectedTools(context, itemIndex, readOnly))];
   // Declaring an MCP server in Options allows its tools, as defining a workflow tool does (mcp-servers.ts).
   const mcpServers = readMcpServers(context, options.mcpServersJson, itemIndex, readOnly);
   const approval = await readApproval(context, itemIndex, panel.switches.needsApproval, version.credentialHint.runState);
   const durable = await readDurableRun(context, itemIndex, panel.switches.durableRuns, redis);
   // Approval and durable runs sign and seal with the same credential's secret.
-  const stateSecret = approval.stateSecret ?? (durable.runKey !== undefined ? await readStateSecret(context, itemIndex, 'Durable Runs', version.credentialHint.runState) : undefined);
+  const durableSecret = () => readStateSecret(context, itemIndex, 'Durable Runs', version.credentialHint.runState);
+  const stateSecret = approval.stateSecret ?? (durable.runKey !== undefined ? await durableSecret() : undefined);
   const config = {
     model: modelName,
     allowed_tools: [...builtIns, ...extraTools.map((tool) => tool.name), ...mcpServers.allowedTools],
@@ -77,7 +79,8 @@ export async function readItemRun(context: IExecuteFunctions, itemIndex: number,
   const mcpPins = mcpServers.servers ? await redis.mcpPins(itemIndex, panel.credentialsShown) : undefined;
   const mcp = mcpPins ? { mcpPins } : {};
   const secrets = stateSecret ? [stateSecret] : [];
-  return { provider, options, developerText: panel.developerText, switches: panel.switches, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions };
+  const { developerText, switches } = panel;
+  return { provider, options, developerText, switches, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions };
 }
 
 /** A JSON field's value: parsed when it is text, as it is when an expression already gave an object. */
@@ -121,7 +124,11 @@ async function readModels(
 }
 
 /** Operation → Run: the user's request, as a prompt or a conversation, and the workflow's instructions (read with the panel). */
-export function readInput(context: IExecuteFunctions, itemIndex: number, developerText: string): Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText'> {
+export function readInput(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  developerText: string,
+): Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText'> {
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   return {
     prompt: inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined,

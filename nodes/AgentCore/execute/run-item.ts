@@ -49,9 +49,8 @@ export async function runItem(context: IExecuteFunctions, itemIndex: number, { p
     ...(await readAudit(context, itemIndex, run.switches.auditTrail)),
     ...runTracer(),
   };
-  const result = await (resuming ? resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await redis.usedStateRegistry(itemIndex) }) : runAgent({ ...common, ...readInput(context, itemIndex, run.developerText) })).finally(() =>
-    stream?.close(),
-  );
+  const resume = async () => resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await redis.usedStateRegistry(itemIndex) });
+  const result = await (resuming ? resume() : runAgent({ ...common, ...readInput(context, itemIndex, run.developerText) })).finally(() => stream?.close());
   started.push(...subExecutions);
   // A connected chat model's own tracing records its calls; the credential mode records them here.
   const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
