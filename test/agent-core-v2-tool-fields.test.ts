@@ -1,7 +1,8 @@
 // Version 2's structured tool settings (issue #28): one collection per built-in tool, derived from its settings schema, shown while the tool is allowed, read into tool_settings under Tool Settings (JSON).
 import { NodeHelpers, type IExecuteFunctions, type INode, type INodeParameters, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { withToolFields } from '../nodes/AgentCore/panel-versions';
+import { VERSION_1_PANEL } from '../nodes/AgentCore/V1/panel';
+import { VERSION_2_PANEL } from '../nodes/AgentCore/V2/panel';
 import { LEFT_OUT_OF_TOOL_FIELDS, TOP_LEVEL_TOOL_FIELDS, collectionNameOf, toolFieldsOf } from '../nodes/AgentCore/tool-fields';
 import { resolveConfig } from '../src/settings/config';
 import { readFeishuBotSettings } from '../src/tools/feishu-bot';
@@ -35,7 +36,12 @@ function contextFor(parameters: Record<string, unknown>, node: { typeVersion?: n
 }
 
 const settingsFrom = (parameters: Record<string, unknown>, json: Record<string, Record<string, unknown>> = {}, node?: Parameters<typeof contextFor>[1]) =>
-  withToolFields(contextFor(parameters, node), 0, json, (parameters.allowedTools as string[] | undefined) ?? []);
+  ((node?.typeVersion ?? 2) >= 2 ? VERSION_2_PANEL : VERSION_1_PANEL).withToolFields(
+    contextFor(parameters, node),
+    0,
+    json,
+    (parameters.allowedTools as string[] | undefined) ?? [],
+  );
 
 /** The engine's config check on these tool settings: the ConfigError's message, or undefined when accepted. */
 function configProblem(allowed: string[], toolSettings: Record<string, Record<string, unknown>>): string | undefined {

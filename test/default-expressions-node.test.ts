@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { agentContextProperties } from '../nodes/AgentContext/description';
-import { agentCoreProperties } from '../nodes/AgentCore/description';
+import { agentCoreProperties } from '../nodes/AgentCore/V1/description';
 import { final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/durable-runs';
+import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/durable-run-properties';
 import { action, final, useScriptedServer } from './support/agent';
 import { PRIVATE_ALLOWED, sendJson, startServer, useLoopbackGuard, type TestServer } from './support/http-servers';
 import { engineInstanceId, runWorkflow } from './support/n8n-engine';

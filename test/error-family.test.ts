@@ -63,7 +63,7 @@ const contextOf = (typeVersion: number) => {
 };
 const descriptionOf = (error: AgentCoreError, typeVersion = 2) => {
   const context = contextOf(typeVersion);
-  return (toNodeError(context, error, 0, agentCoreFieldNames(context)) as Error & { description?: string }).description;
+  return (toNodeError(context, error, 0, agentCoreFieldNames(typeVersion)) as Error & { description?: string }).description;
 };
 
 describe('the error family', () => {

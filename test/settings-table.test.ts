@@ -5,11 +5,15 @@ import type { INodeProperties } from 'n8n-workflow';
 import { type AgentConfig, ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/settings/config';
 import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/settings/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
-import { agentCoreProperties } from '../nodes/AgentCore/description';
+import { agentCoreProperties } from '../nodes/AgentCore/V1/description';
+import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { panelCell, placeOf } from '../nodes/AgentCore/panel-places';
 import { collectionProperties, configFromCollections } from '../nodes/AgentCore/settings-panel';
 import { integer } from '../src/settings/setting-checks';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { settingsTableLines } = require('../scripts/settings-table.js') as { settingsTableLines: (settings: unknown, runOptions: unknown) => string[] };
+const { settingsTableLines } = require('../scripts/settings-table.js') as {
+  settingsTableLines: (settings: unknown, runOptions: unknown, cell: typeof panelCell) => string[];
+};
 
 const registry = new ToolRegistry(builtInTools);
 
@@ -112,6 +116,27 @@ describe('the settings table', () => {
     }
   });
 
+  it('places every panel setting in version 2 where its panel has it: the collection and the field by parameter name and display name', () => {
+    const properties = new AgentCore().nodeVersions[2].description.properties;
+    const rows = [...settingEntries(), ...Object.entries(RUN_OPTION_SETTINGS)];
+    const panelled = rows.filter(([, setting]) => setting.panel && (('since' in setting.panel && setting.panel.since) || 1) <= 2);
+    expect(panelled.length).toBeGreaterThan(20);
+    for (const [key, setting] of panelled) {
+      const place = placeOf(setting.panel!, 2)!;
+      const collection = place.path.length === 2 ? properties.find((property) => property.name === place.path[0]) : undefined;
+      const fields = collection ? ((collection.options ?? []) as INodeProperties[]) : properties;
+      const field = fields.find((candidate) => candidate.name === place.path[place.path.length - 1]);
+      const found = { key, collection: collection?.displayName ?? '', field: field?.displayName };
+      expect(found).toEqual({ key, collection: place.collection, field: place.displayName });
+    }
+  });
+
+  it('names no field a version lacks: a setting added in version 2 has no version 1 place, and Max Cost is under Budgets', () => {
+    expect(panelCell('max_cost', SETTINGS.max_cost, 1)).toBe('—');
+    expect(panelCell('max_cost', SETTINGS.max_cost, 2)).toBe('Governance → Budgets → Max Cost per Run (USD)');
+    for (const [key, setting] of settingEntries()) if (setting.panel?.since === 2) expect([key, panelCell(key, setting, 1)]).toEqual([key, '—']);
+  });
+
   it('maps each Limits and Options field onto its config key, and leaves a field at its unset value out', () => {
     const limits = { maxSteps: 9, loopLimit: 0, timeout: 60, sharedBudgetTokens: 5 };
     const options = { temperature: 0.4, maxOutputTokens: 0, reasoningEffort: '', jsonMode: 'off', batchSize: 3 };
@@ -139,7 +164,8 @@ describe('the settings table', () => {
 
   it('matches the configuration table in docs/node-panel.md in every column the page has', () => {
     const page = tableUnder(readFileSync(join(__dirname, '..', 'docs', 'node-panel.md'), 'utf8'), '## Configuration keys');
-    const generated = tableUnder(`\n## Configuration keys\n${settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS).join('\n')}\n`, '## Configuration keys');
+    const table = settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS, panelCell).join('\n');
+    const generated = tableUnder(`\n## Configuration keys\n${table}\n`, '## Configuration keys');
     const columns = Object.keys(page[0]);
     expect(columns).toEqual(expect.arrayContaining(['key', 'default', 'meaning']));
     const pick = (row: Record<string, string>) => Object.fromEntries(columns.map((column) => [column, row[column]]));

@@ -1,13 +1,15 @@
+// Agent Context as n8n loads it: the description; the store, Redis and the run path load on first use (issue #39).
 import {
   NodeConnectionTypes,
+  type ICredentialsDecrypted,
+  type ICredentialTestFunctions,
   type IExecuteFunctions,
+  type INodeCredentialTestResult,
   type INodeExecutionData,
   type INodeType,
   type INodeTypeDescription,
 } from 'n8n-workflow';
-import { testRedisCredential } from '../shared/redis-credential';
 import { agentContextProperties } from './description';
-import { agentContextExecute } from './execute';
 
 /** Agent Context: conversation history for Agent Core (prepare → Agent Core → persist). */
 export class AgentContext implements INodeType {
@@ -29,10 +31,16 @@ export class AgentContext implements INodeType {
   };
 
   methods = {
-    credentialTest: { agentCoreRedisApiTest: testRedisCredential },
+    credentialTest: {
+      async agentCoreRedisApiTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+        const { testRedisCredential } = await import('../shared/redis-credential');
+        return await testRedisCredential.call(this, credential);
+      },
+    },
   };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    const { agentContextExecute } = await import('./execute');
     return await agentContextExecute.call(this);
   }
 }

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { DEFAULT_MAX_HISTORY_CHARACTERS, DEFAULT_MAX_TURNS, HISTORY_CHARACTER_LEVELS } from '../../src/context';
+import { DEFAULT_MAX_HISTORY_CHARACTERS, DEFAULT_MAX_TURNS, HISTORY_CHARACTER_LEVELS } from '../../src/panel';
 import { agentContextOptions } from './options';
 
 const onlyFor = (...operation: string[]) => ({ show: { operation } });

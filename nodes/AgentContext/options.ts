@@ -8,7 +8,7 @@ import {
   DEFAULT_MAX_STORED_TURNS,
   DEFAULT_MAX_TURN_CHARACTERS,
   DEFAULT_TTL_SECONDS,
-} from '../../src/context';
+} from '../../src/panel';
 
 /** The Options collection, in the panel's alphabetical order. */
 export const agentContextOptions: INodeProperties = {

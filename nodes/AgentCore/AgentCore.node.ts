@@ -1,19 +1,7 @@
 // Agent Core as n8n loads it: one node type with its versions; new nodes get version 2, saved workflows keep theirs.
-import {
-  type IExecuteFunctions,
-  type INodeExecutionData,
-  type INodeType,
-  type INodeTypeBaseDescription,
-  type INodeTypeDescription,
-  VersionedNodeType,
-} from 'n8n-workflow';
-import { AgentCoreV2 } from './agent-core-v2';
-import { agentCoreOutputs } from './approval';
-import { agentCoreInputs } from './connected-model';
-import { whileOn } from './credential-conditions';
-import { agentCoreProperties } from './description';
-import { agentCoreExecute } from './execute';
-import { agentCoreMethods } from './node-methods';
+import { type INodeTypeBaseDescription, VersionedNodeType } from 'n8n-workflow';
+import { AgentCoreV1 } from './V1/agent-core-v1';
+import { AgentCoreV2 } from './V2/agent-core-v2';
 
 /** Agent Core: a controlled, auditable agent speaking the Action/Final JSON protocol. */
 export class AgentCore extends VersionedNodeType {
@@ -26,47 +14,6 @@ export class AgentCore extends VersionedNodeType {
       description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
       defaultVersion: 2,
     };
-    super({ 1: new AgentCoreV1(), 2: new AgentCoreV2(baseDescription) }, baseDescription);
-  }
-}
-
-/** Version 1: the panel published first, kept as it was for the workflows built on it (test/agent-core-v1-panel.test.ts). */
-export class AgentCoreV1 implements INodeType {
-  description: INodeTypeDescription = {
-    displayName: 'Agent Core',
-    name: 'agentCore',
-    icon: { light: 'file:agentCore.svg', dark: 'file:agentCore.dark.svg' },
-    group: ['transform'],
-    version: 1,
-    // Model and how many tools the panel defines (allowed built-ins + workflow tools), singular when one.
-    subtitle:
-      '={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || $parameter["model"])) + " · " + ((($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) === 1 ? "1 tool" : (($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) + " tools") }}',
-    description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
-    defaults: { name: 'Agent Core' },
-    usableAsTool: true,
-    // Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model
-    // (unless the fallback is another model of the credential).
-    inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource) }}`,
-    // With Require Approval, runs that wait for a person leave by a second output, Needs Approval.
-    outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); })($parameter.needsApproval === true) }}`,
-    credentials: [
-      { name: 'agentCoreOpenAiApi', required: true, displayOptions: { show: { provider: ['openai'] } } },
-      { name: 'agentCoreGeminiApi', required: true, displayOptions: { show: { provider: ['gemini'] } } },
-      // Needed by the redis_context tool and by a shared budget (Limits): n8n cannot show one credential
-      // under either of two settings, so it is always offered, and each use says so when it is missing.
-      { name: 'agentCoreRedisApi', required: false, testedBy: 'agentCoreRedisApiTest' },
-      // Optional: without them the tools read their settings from Tool Settings (JSON).
-      { name: 'agentCoreHttpHeaderApi', required: false, testedBy: 'agentCoreHttpHeaderApiTest', displayOptions: { show: { allowedTools: ['http_request'] } } },
-      { name: 'agentCoreRunStateApi', required: true, testedBy: 'agentCoreRunStateApiTest', displayOptions: whileOn('needsApproval') },
-      { name: 'agentCoreAuditDatabaseApi', required: true, testedBy: 'agentCoreAuditDatabaseApiTest', displayOptions: whileOn('auditTrail') },
-      { name: 'agentCoreFeishuBotApi', required: false, testedBy: 'agentCoreFeishuBotApiTest', displayOptions: { show: { allowedTools: ['feishu_bot'] } } },
-    ],
-    properties: agentCoreProperties,
-  };
-
-  methods = agentCoreMethods;
-
-  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-    return await agentCoreExecute.call(this);
+    super({ 1: new AgentCoreV1(baseDescription), 2: new AgentCoreV2(baseDescription) }, baseDescription);
   }
 }

@@ -1,13 +1,6 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExecuteFunctions, INodeCredentialTestResult, INodeExecutionData } from 'n8n-workflow';
 import { DEFAULT_CONFIG, stateSecretProblem, type ApprovalDecision } from '../../src';
 import { nodeError } from '../shared/node-errors';
-import { governanceSwitch, panelVersion } from './panel-versions';
-
-/** The node's outputs for Require Approval, as the `outputs` expression builds them: calls that wait for a person leave by the second. */
-export function agentCoreOutputs(needsApproval: boolean) {
-  // 'main' as a string: n8n's editor evaluates this function on its own and has no NodeConnectionTypes there.
-  return needsApproval ? [{ type: 'main', displayName: 'Done' }, { type: 'main', displayName: 'Needs Approval' }] : ['main'];
-}
 
 /** The Run State credential's type: its signing secret signs and seals paused runs' states and durable runs' checkpoints. */
 const RUN_STATE_CREDENTIAL = 'agentCoreRunStateApi';
@@ -15,11 +8,10 @@ const RUN_STATE_CREDENTIAL = 'agentCoreRunStateApi';
 /**
  * The Run State credential's signing secret, for `user` (named in the error when no credential is chosen).
  * The picker is optional in version 2 (n8n shows a credential under one set of conditions, and two
- * switches need it), so each use says when it is missing.
+ * switches need it), so each use says when it is missing, and `where` the picker is (PanelVersion.credentialHint).
  */
-export async function readStateSecret(context: IExecuteFunctions, itemIndex: number, user: string): Promise<string> {
+export async function readStateSecret(context: IExecuteFunctions, itemIndex: number, user: string, where: string): Promise<string> {
   if (!context.getNode().credentials?.[RUN_STATE_CREDENTIAL]) {
-    const where = panelVersion(context) >= 2 ? ' under Governance' : '';
     throw nodeError(context, `${user} needs the Agent Core: Run State API credential, and none is selected`, itemIndex, `Select an "Agent Core: Run State API" credential${where}: its signing secret signs and seals the run's state.`);
   }
   const credentials = await context.getCredentials(RUN_STATE_CREDENTIAL, itemIndex);
@@ -30,11 +22,16 @@ export async function readStateSecret(context: IExecuteFunctions, itemIndex: num
  * With Require Approval: the tools whose calls wait for a person, the Run State credential's signing key,
  * and how many days a paused run's state is accepted (the config's run_state_max_age_days).
  */
-export async function readApproval(context: IExecuteFunctions, itemIndex: number): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
-  if (!governanceSwitch(context, itemIndex, 'needsApproval')) return { tools: [] };
+export async function readApproval(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  on: boolean,
+  where: string,
+): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
+  if (!on) return { tools: [] };
   const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
   const maxAgeDays = context.getNodeParameter('runStateMaxAgeDays', itemIndex, DEFAULT_CONFIG.run_state_max_age_days) as number;
-  return { tools, stateSecret: await readStateSecret(context, itemIndex, 'Require Approval'), maxAgeDays };
+  return { tools, stateSecret: await readStateSecret(context, itemIndex, 'Require Approval', where), maxAgeDays };
 }
 
 /** Operation → Resume: the paused run's state and the person's decision, as the panel gives them. */

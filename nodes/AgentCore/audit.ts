@@ -1,6 +1,5 @@
 import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, IExecuteFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 import { ambientTracer, pingAuditDatabase, tracingFromEnvironment, type PostgresTarget, type RunAgentOptions, type RunTracing } from '../../src';
-import { governanceSwitch } from './panel-versions';
 
 /** The "Agent Core: Audit Database" credential's fields as connection settings. */
 export function auditTargetFromCredential(data: ICredentialDataDecryptedObject): PostgresTarget {
@@ -22,11 +21,11 @@ export async function testAuditDatabaseCredential(this: ICredentialTestFunctions
 }
 
 /**
- * Audit Trail: the run goes to the credential's database with the workflow, execution and node it came
+ * Audit Trail (`on`, as the item's panel reads it): the run goes to the credential's database with the workflow, execution and node it came
  * from; Audit Retention (Days) deletes older runs (0 keeps them).
  */
-export async function readAudit(context: IExecuteFunctions, itemIndex: number): Promise<Pick<RunAgentOptions, 'audit'>> {
-  if (!governanceSwitch(context, itemIndex, 'auditTrail')) return {};
+export async function readAudit(context: IExecuteFunctions, itemIndex: number, on: boolean): Promise<Pick<RunAgentOptions, 'audit'>> {
+  if (!on) return {};
   const target = auditTargetFromCredential(await context.getCredentials('agentCoreAuditDatabaseApi', itemIndex));
   const retentionDays = Number(context.getNodeParameter('auditRetentionDays', itemIndex, 0)) || undefined;
   const origin = { workflow_id: String(context.getWorkflow().id ?? ''), execution_id: String(context.getExecutionId() ?? ''), node_name: context.getNode().name };

@@ -4,7 +4,7 @@ import { RedisBudgetLedger, RedisCheckpoints, RedisMcpPins, RedisUsedStates, typ
 import type { RedisConnectionOptions } from '../../src/context';
 import { nodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
-import { panelVersion } from './panel-versions';
+import type { PanelVersion } from './panel-version';
 
 const REDIS_CREDENTIAL = 'agentCoreRedisApi';
 
@@ -21,7 +21,10 @@ export class ExecutionRedis {
   private checkpointStore?: RedisCheckpoints;
   private pins?: RedisMcpPins;
 
-  constructor(private readonly context: IExecuteFunctions) {}
+  constructor(
+    private readonly context: IExecuteFunctions,
+    private readonly panel: Pick<PanelVersion, 'credentialHint'>,
+  ) {}
 
   /** Whether a Redis credential is chosen on the node (it is optional; what needs it says so). */
   get chosen(): boolean {
@@ -31,8 +34,8 @@ export class ExecutionRedis {
   /** The credential's connection, for `user` (named in the error when no credential is chosen). */
   connectionFor(itemIndex: number, user: string): Promise<RedisConnectionOptions> {
     if (!this.chosen) {
-      // Version 2 shows the picker under Governance (agent-core-v2.ts says why).
-      const where = panelVersion(this.context) >= 2 ? ' (turn on Governance to show it)' : '';
+      // Version 2 shows the picker under Governance (V2/agent-core-v2.ts says why).
+      const where = this.panel.credentialHint.redis;
       throw nodeError(this.context, `${user} needs the Agent Core: Redis API credential, and none is selected`, itemIndex, `Select an "Agent Core: Redis API" credential on the node${where}.`);
     }
     this.connection ??= this.context.getCredentials(REDIS_CREDENTIAL, itemIndex).then(redisConnectionFromCredential);
@@ -65,9 +68,8 @@ export class ExecutionRedis {
    * Where MCP tool definitions are pinned (Options → MCP Servers (JSON)), shared by the execution's items, or none:
    * without the credential, or in version 2 with Governance off, where its picker is hidden and n8n does not hand it out.
    */
-  async mcpPins(itemIndex: number): Promise<McpPinStore | undefined> {
-    if (!this.chosen) return undefined;
-    if (panelVersion(this.context) >= 2 && this.context.getNodeParameter('governance', itemIndex, false) !== true) return undefined;
+  async mcpPins(itemIndex: number, credentialShown: boolean): Promise<McpPinStore | undefined> {
+    if (!this.chosen || !credentialShown) return undefined;
     const connection = await this.connectionFor(itemIndex, 'Pinning MCP tool definitions');
     this.pins ??= new RedisMcpPins({ shared: connection });
     return this.pins;

@@ -1,32 +1,46 @@
 // What both versions of Agent Core share besides execute: credential tests, the approval tool list, the model search.
-import type { ILoadOptionsFunctions, INodeListSearchResult, INodePropertyOptions } from 'n8n-workflow';
-import { testRedisCredential } from '../shared/redis-credential';
-import { testRunStateCredential } from './approval';
-import { testAuditDatabaseCredential } from './audit';
-import { fieldPath } from './panel-versions';
-import { searchModels } from './search-models';
-import { testFeishuCredential, testHttpHeaderCredential } from './tool-credentials';
+import type {
+  ICredentialsDecrypted,
+  ICredentialTestFunctions,
+  ILoadOptionsFunctions,
+  INodeCredentialTestResult,
+  INodeListSearchResult,
+  INodePropertyOptions,
+} from 'n8n-workflow';
+
+/**
+ * The bodies, loaded on the first call: they reach Redis, PostgreSQL and the providers' clients, which n8n
+ * should not load at start for a panel it only lists (issue #39). Under CommonJS `import()` is a require.
+ */
+const bodies = async () => (await import('./node-method-bodies')).agentCoreMethodBodies;
+
+type CredentialTestName = keyof Awaited<ReturnType<typeof bodies>>['credentialTest'];
+
+/** A credential test that loads its body when n8n first runs it. */
+function credentialTest(name: CredentialTestName) {
+  return async function (this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+    return await (await bodies()).credentialTest[name].call(this, credential);
+  };
+}
 
 /** The node's methods, for each version's node type. */
 export const agentCoreMethods = {
   credentialTest: {
-    agentCoreRedisApiTest: testRedisCredential,
-    agentCoreHttpHeaderApiTest: testHttpHeaderCredential,
-    agentCoreFeishuBotApiTest: testFeishuCredential,
-    agentCoreRunStateApiTest: testRunStateCredential,
-    agentCoreAuditDatabaseApiTest: testAuditDatabaseCredential,
+    agentCoreRedisApiTest: credentialTest('agentCoreRedisApiTest'),
+    agentCoreHttpHeaderApiTest: credentialTest('agentCoreHttpHeaderApiTest'),
+    agentCoreFeishuBotApiTest: credentialTest('agentCoreFeishuBotApiTest'),
+    agentCoreRunStateApiTest: credentialTest('agentCoreRunStateApiTest'),
+    agentCoreAuditDatabaseApiTest: credentialTest('agentCoreAuditDatabaseApiTest'),
   },
   loadOptions: {
     /** The tools Require Approval can name: the allowed built-ins and the workflow tools defined above. */
     async getApprovalTools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-      const builtIns = (this.getCurrentNodeParameter('allowedTools') as string[] | undefined) ?? [];
-      const workflowTools = ((this.getCurrentNodeParameter(fieldPath(this, 'workflowTools')) as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? []).map((tool) => tool.name ?? '');
-      return [...builtIns, ...workflowTools].filter(Boolean).map((name) => ({ name, value: name }));
+      return await (await bodies()).loadOptions.getApprovalTools.call(this);
     },
   },
   listSearch: {
     async searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-      return searchModels.call(this, filter);
+      return await (await bodies()).listSearch.searchModels.call(this, filter);
     },
   },
 };

@@ -1,38 +1,27 @@
 // What Agent Core's panel, in each node version, calls an engine error's field: the fix an error shows names it so.
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { SETTINGS, type PanelFacts, type Setting } from '../../src';
-import { sharedFieldName, type FieldNamer } from '../shared/node-errors';
-import { MOVED_INTO_OPTIONS, VERSION_2_DISPLAY_NAMES, panelVersion } from './panel-versions';
+import type { FieldNamer } from '../shared/node-errors';
+import { sharedFieldName } from '../shared/node-errors';
+import { SETTINGS, type Setting } from '../../src/panel';
+import { assembledName, placeOf } from './panel-places';
 
 /** Agent Core's panel names of the fields that are not config keys (the Redis credential's is shared). */
-const FIELD_NAMES: Record<string, string> = { run_state: 'Run State', runKey: 'Governance → Run Key', stateSecret: 'the Run State credential', mcp_servers: 'Options → MCP Servers (JSON)' };
-
-/** Version 1's collections, as the panel names them. */
-const COLLECTION_NAMES: Record<PanelFacts['collection'], string> = { limits: 'Limits', options: 'Options', top: '' };
-
-/** A field's collection in version 2: Options, Budgets, or the top level. */
-function versionTwoCollection(panel: PanelFacts): string {
-  if (panel.collection === 'limits') return panel.budget ? 'Budgets' : 'Options';
-  if (panel.collection === 'top') return (MOVED_INTO_OPTIONS as readonly string[]).includes(panel.name) ? 'Options' : '';
-  return 'Options';
-}
+const FIELD_NAMES: Record<string, string> = { run_state: 'Run State', runKey: 'Governance → Run Key', stateSecret: 'the Run State credential' };
 
 /**
- * What the panel of node version `version` calls an error's field: a config key's collection and field from the
- * settings table ("Options → Max Iterations"; a path inside it follows, as in "Tool Settings (JSON) →
- * http_request"), or the panel's name for another field; the engine's name when the panel has none.
+ * What the panel of node version `version` calls an error's field: a config key's collection and field where
+ * panel-places.ts places its row ("Options → Max Iterations"; a path inside it follows, as in "Tool Settings
+ * (JSON) → http_request"), or the panel's name for another field; the engine's name when the panel has none.
  */
 export function panelName(field: string, version: number): string {
   const [key, ...path] = field.split('.');
   const panel = Object.hasOwn(SETTINGS, key) ? (SETTINGS[key as keyof typeof SETTINGS] as Setting).panel : undefined;
-  if (!panel) return Object.hasOwn(FIELD_NAMES, field) ? FIELD_NAMES[field] : sharedFieldName(field);
-  const collection = version >= 2 ? versionTwoCollection(panel) : COLLECTION_NAMES[panel.collection];
-  const displayName = (version >= 2 ? VERSION_2_DISPLAY_NAMES[panel.name] : undefined) ?? panel.displayName;
-  return [collection, displayName, path.join('.')].filter(Boolean).join(' → ');
+  // A field a later version added is still named by that version's place: the fix says where it is.
+  const place = panel && (placeOf(panel, version) ?? placeOf(panel, Math.max(version, panel.since ?? 1)));
+  if (!place) return assembledName(field, version) ?? (Object.hasOwn(FIELD_NAMES, field) ? FIELD_NAMES[field] : sharedFieldName(field));
+  return [place.collection, place.displayName, path.join('.')].filter(Boolean).join(' → ');
 }
 
-/** The field namer of this Agent Core node's version, for toNodeError and mapItems. */
-export function agentCoreFieldNames(context: IExecuteFunctions): FieldNamer {
-  const version = panelVersion(context);
+/** The field namer of node version `version`, for toNodeError and mapItems. */
+export function agentCoreFieldNames(version: number): FieldNamer {
   return (field) => panelName(field, version);
 }

@@ -1,6 +1,7 @@
 // The settings table's panel facts as n8n properties, and an item's panel values read back into config keys.
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { type AgentConfig, type PanelFacts, type Setting, SETTINGS, settingEntries } from '../../src';
+import { type AgentConfig, type PanelFacts, type Setting, SETTINGS, settingEntries } from '../../src/panel';
+import { placeOf } from './panel-places';
 
 type Collection = 'limits' | 'options';
 
@@ -36,15 +37,24 @@ export function collectionProperties(collection: Collection, nodeFields: INodePr
 }
 
 /**
- * The config keys the Limits and Options collections set, as the panel gives them: a field not added is left
- * out (the engine's default applies), and a field at its "unset" value too (the provider's default applies).
+ * The config keys an item's panel sets in node version `version`, from its collections by parameter name
+ * (`limits` and `options` in version 1; `options` and `budgets` in version 2), each where panel-places.ts
+ * places it: a field not added is left out (the engine's default applies), and a field at its "unset" value
+ * too (the provider's default applies).
  */
-export function configFromCollections(collections: Record<Collection, IDataObject>): Partial<AgentConfig> {
+export function configFromPanel(version: 1 | 2, collections: Readonly<Record<string, IDataObject>>): Partial<AgentConfig> {
   const config: Record<string, unknown> = {};
   for (const [key, { panel }] of settingEntries()) {
     if (!panel || panel.builtByNode || panel.collection === 'top') continue;
-    const value = collections[panel.collection][panel.name];
+    const place = placeOf(panel, version);
+    if (!place || place.path.length !== 2) continue;
+    const value = collections[place.path[0]]?.[place.path[1]];
     if (value !== undefined && value !== panel.unsetValue) config[key] = value;
   }
   return config as Partial<AgentConfig>;
+}
+
+/** Version 1's Limits and Options read into config keys (configFromPanel for version 1). */
+export function configFromCollections(collections: Record<Collection, IDataObject>): Partial<AgentConfig> {
+  return configFromPanel(1, collections);
 }

@@ -1,6 +1,6 @@
 // Version 2's structured fields for the built-in tools' settings, derived from each tool's settingsSchema, and their values read back into tool_settings.
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { type AgentConfig, builtInTools, type JsonSchema, type Tool } from '../../src';
+import { type AgentConfig, builtInTools, type JsonSchema, type Tool } from '../../src/panel';
 
 type ToolSettings = AgentConfig['tool_settings'];
 

@@ -1,21 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
 import { SchemaError, validateAgainst, type JsonSchema, type Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
-import { fieldPath } from './panel-versions';
+import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tool-schema';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
-interface WorkflowToolRow {
+export interface WorkflowToolRow {
   name?: string;
   description?: string;
   workflowId?: string | { value?: string; cachedResultName?: string };
   argsSchema?: string | IDataObject;
 }
-
-export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
-  { type: 'object', properties: { query: { type: 'string', description: 'What to look up' } }, required: ['query'], additionalProperties: false },
-  null,
-  2,
-);
 
 /**
  * Builds the workflow tools of one item. Validated args become the sub-workflow's single input item;
@@ -23,8 +17,13 @@ export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
  * check and limits as every other tool. Each execution a tool starts is added to `subExecutions`, so the
  * editor can link the run to it as it does for n8n's own Workflow Tool.
  */
-export function readWorkflowTools(context: IExecuteFunctions, itemIndex: number, subExecutions: RelatedExecution[], readOnly: ReadonlySet<string>): Tool[] {
-  const rows = (context.getNodeParameter(`${fieldPath(context, 'workflowTools')}.tools`, itemIndex, []) as WorkflowToolRow[]) ?? [];
+export function readWorkflowTools(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  rows: readonly WorkflowToolRow[],
+  subExecutions: RelatedExecution[],
+  readOnly: ReadonlySet<string>,
+): Tool[] {
   return rows.map((row, rowIndex) => {
     const label = `Workflow Tools → tool ${rowIndex + 1}`;
     const name = (row.name ?? '').trim();

@@ -1,25 +1,29 @@
 // One item's panel values read once into the engine's run options: models, config, tools, approval, input.
 import type { IDataObject, IExecuteFunctions, RelatedExecution } from 'n8n-workflow';
-import { type AgentConfig, type ChatModel, type ProviderName, RUN_OPTION_SETTINGS, type RunAgentOptions, type Tool } from '../../src';
-import { readField } from '../shared/default-expressions';
-import { nodeError } from '../shared/node-errors';
-import { readApproval, readStateSecret } from './approval';
-import { readDurableRun } from './durable-runs';
-import { chatModelInputs, readConnectedModels } from './connected-model';
-import { readConnectedTools } from './connected-tools';
-import { fieldFallback, fieldPath, readCollections, withToolFields } from './panel-versions';
-import { modelFromCredential } from './provider-credential';
-import { configFromCollections } from './settings-panel';
-import type { ExecutionRedis } from './execution-redis';
-import { readMcpServers } from './mcp-servers';
-import { withToolCredentials } from './tool-credentials';
-import { readWorkflowTools } from './workflow-tools';
+import type { AgentConfig, ChatModel, ProviderName, RunAgentOptions, Tool } from '../../../src';
+import { readField } from '../../shared/default-expressions';
+import { nodeError } from '../../shared/node-errors';
+import { readApproval, readStateSecret } from '../approval';
+import { readDurableRun } from '../durable-runs';
+import { readConnectedModels } from '../connected-model';
+import { chatModelInputs } from '../connections';
+import { readConnectedTools } from '../connected-tools';
+import type { ItemPanel, PanelVersion } from '../panel-version';
+import { modelFromCredential } from '../provider-credential';
+import type { ExecutionRedis } from '../execution-redis';
+import { readMcpServers } from '../mcp-servers';
+import { withToolCredentials } from '../tool-credentials';
+import { readWorkflowTools } from '../workflow-tools';
 
 /** Everything a run or resume of one item needs, read from the panel once. */
 export interface ItemRun {
   provider: ProviderName | 'connected';
-  /** The Options collection, read once: n8n copies and resolves the whole collection on every read. */
+  /** The node's own Options fields, read once with the rest of the item's panel (panel-version.ts ItemPanel). */
   options: IDataObject;
+  /** Instructions / System Message: the run's developerText. */
+  developerText: string;
+  /** Require Approval, Audit Trail, Durable Runs, as this version's panel has them on. */
+  switches: ItemPanel['switches'];
   sessionId: string;
   model: ChatModel;
   fallbackModel?: ChatModel;
@@ -39,49 +43,44 @@ export interface ItemRun {
  * Reads the item's settings in the order their problems were always reported (models, JSON fields, model
  * name, tool credentials, tools, approval, durable runs) and builds the config in one piece; nothing patches it later.
  */
-export async function readItemRun(context: IExecuteFunctions, itemIndex: number, redis: ExecutionRedis): Promise<ItemRun> {
-  const sessionId = String(readField(context, fieldPath(context, 'sessionId'), itemIndex, fieldFallback(context, 'sessionId', '')) ?? '');
+export async function readItemRun(context: IExecuteFunctions, itemIndex: number, version: PanelVersion, redis: ExecutionRedis): Promise<ItemRun> {
+  // Every panel value this version places, read once and already in the engine's terms (V1/panel.ts, V2/panel.ts).
+  const panel = version.readItem(context, itemIndex);
+  const { sessionId, options } = panel;
   const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
-  // Options and Limits as version 1 names them, whatever the node's version (panel-versions.ts).
-  const { options, limits } = readCollections(context, itemIndex);
   const { model, modelName, fallbackModel } = await readModels(context, itemIndex, provider, options);
   const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
-  const toolSettings = (readJsonValue(context, context.getNodeParameter(fieldPath(context, 'toolSettingsJson'), itemIndex, fieldFallback(context, 'toolSettingsJson', undefined)), itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
-  const outputSchema = options.outputFormat === 'json' ? { output_schema: readJsonValue(context, options.outputSchema, itemIndex, 'Output Schema') } : {};
+  const toolSettings = (readJsonValue(context, panel.toolSettingsJson, itemIndex, 'Tool Settings (JSON)') ?? {}) as AgentConfig['tool_settings'];
+  const outputSchema = panel.outputSchema ? { output_schema: readJsonValue(context, panel.outputSchema.value, itemIndex, 'Output Schema') } : {};
   if (!modelName) throw nodeError(context, 'Model is empty', itemIndex, 'Pick a model from the list or type its ID.');
-  const tool_settings = await withToolCredentials(context, withToolFields(context, itemIndex, toolSettings, builtIns), builtIns, itemIndex, redis);
+  const tool_settings = await withToolCredentials(context, version.withToolFields(context, itemIndex, toolSettings, builtIns), builtIns, itemIndex, redis);
   // Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
   const subExecutions: RelatedExecution[] = [];
   const readOnly = new Set(String(options.readOnlyTools ?? '').split(',').map((name) => name.trim()).filter(Boolean));
-  const extraTools = [...readWorkflowTools(context, itemIndex, subExecutions, readOnly), ...(await readConnectedTools(context, itemIndex, readOnly))];
+  const workflowTools = readWorkflowTools(context, itemIndex, panel.workflowTools, subExecutions, readOnly);
+  const extraTools = [...workflowTools, ...(await readConnectedTools(context, itemIndex, readOnly))];
   // Declaring an MCP server in Options allows its tools, as defining a workflow tool does (mcp-servers.ts).
   const mcpServers = readMcpServers(context, options.mcpServersJson, itemIndex, readOnly);
-  const approval = await readApproval(context, itemIndex);
-  const durable = await readDurableRun(context, itemIndex, redis);
+  const approval = await readApproval(context, itemIndex, panel.switches.needsApproval, version.credentialHint.runState);
+  const durable = await readDurableRun(context, itemIndex, panel.switches.durableRuns, redis);
   // Approval and durable runs sign and seal with the same credential's secret.
-  const stateSecret = approval.stateSecret ?? (durable.runKey !== undefined ? await readStateSecret(context, itemIndex, 'Durable Runs') : undefined);
+  const durableSecret = () => readStateSecret(context, itemIndex, 'Durable Runs', version.credentialHint.runState);
+  const stateSecret = approval.stateSecret ?? (durable.runKey !== undefined ? await durableSecret() : undefined);
   const config = {
     model: modelName,
     allowed_tools: [...builtIns, ...extraTools.map((tool) => tool.name), ...mcpServers.allowedTools],
     tool_settings,
     ...(mcpServers.servers ? { mcp_servers: mcpServers.servers } : {}),
-    ...configFromCollections({ limits, options }),
-    ...sharedBudget(limits),
+    ...panel.config,
     ...(outputSchema as Partial<AgentConfig>),
     approval_required: approval.tools,
     ...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
   };
-  const mcpPins = mcpServers.servers ? await redis.mcpPins(itemIndex) : undefined;
+  const mcpPins = mcpServers.servers ? await redis.mcpPins(itemIndex, panel.credentialsShown) : undefined;
   const mcp = mcpPins ? { mcpPins } : {};
-  return { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets: stateSecret ? [stateSecret] : [], subExecutions };
-}
-
-/** Shared Token Budget, Shared Cost Budget (version 2), Scope and Period: one config key, set when either budget is above 0. */
-function sharedBudget(limits: IDataObject): Pick<AgentConfig, 'shared_budget'> | Record<string, never> {
-  const tokens = Number(limits.sharedBudgetTokens) > 0 ? { tokens: limits.sharedBudgetTokens as number } : {};
-  const cost = Number(limits.sharedBudgetCost) > 0 ? { cost: limits.sharedBudgetCost as number } : {};
-  if (!('tokens' in tokens) && !('cost' in cost)) return {};
-  return { shared_budget: { scope: String(limits.sharedBudgetScope ?? ''), ...tokens, ...cost, period_seconds: (limits.sharedBudgetPeriod ?? 86400) as number } };
+  const secrets = stateSecret ? [stateSecret] : [];
+  const { developerText, switches } = panel;
+  return { provider, options, developerText, switches, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions };
 }
 
 /** A JSON field's value: parsed when it is text, as it is when an expression already gave an object. */
@@ -124,14 +123,18 @@ async function readModels(
   return { model, modelName, fallbackModel: (await fromCredential(fallbackName)).model };
 }
 
-/** Operation → Run: the user's request, as a prompt or a conversation, and the workflow's instructions. */
-export function readInput(context: IExecuteFunctions, itemIndex: number): Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText'> {
+/** Operation → Run: the user's request, as a prompt or a conversation, and the workflow's instructions (read with the panel). */
+export function readInput(
+  context: IExecuteFunctions,
+  itemIndex: number,
+  developerText: string,
+): Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText'> {
   const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
   return {
     prompt: inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined,
     messages: inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
-    // Instructions in the panel, --system in the CLI: one setting, named in the settings table.
-    developerText: context.getNodeParameter(fieldPath(context, RUN_OPTION_SETTINGS.developerText.panel.name as 'developerText'), itemIndex, '') as string,
+    // Instructions (version 1) or System Message (version 2), --system in the CLI: one setting, named in the settings table.
+    developerText,
   };
 }
 

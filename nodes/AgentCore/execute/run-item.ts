@@ -1,17 +1,15 @@
-// Agent Core's execute: per item, read the panel once, run or resume the agent, shape the output item.
+// One item of Agent Core's execute: its panel read once, the agent run or resumed, the output item shaped.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
-import { resumeAgent, runAgent } from '../../src';
-import { mapItems } from '../shared/items';
-import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../shared/run-failures';
-import { recordAiCalls } from './ai-events';
-import { readResume, routeByApproval } from './approval';
-import { readAudit, runTracer } from './audit';
-import { ExecutionRedis } from './execution-redis';
-import { intermediateStepsOf } from './intermediate-steps';
-import { agentCoreFieldNames } from './panel-names';
-import { governanceSwitch, isResuming, readCollections } from './panel-versions';
+import { resumeAgent, runAgent } from '../../../src';
+import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../../shared/run-failures';
+import { recordAiCalls } from '../ai-events';
+import { readResume } from '../approval';
+import { readAudit, runTracer } from '../audit';
+import type { ExecutionRedis } from '../execution-redis';
+import { intermediateStepsOf } from '../intermediate-steps';
+import type { PanelVersion } from '../panel-version';
 import { readInput, readItemRun } from './read-run';
-import { openItemStream } from './streaming';
+import { openItemStream } from '../streaming';
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
 function readFailurePolicy(options: IDataObject): RunFailurePolicy {
@@ -21,16 +19,18 @@ function readFailurePolicy(options: IDataObject): RunFailurePolicy {
   };
 }
 
-/** What the items of one execution share: the sub-executions their workflow tools started, and its Redis. */
-interface ExecutionState {
+/** What the items of one execution share: the node version's panel reader, the sub-executions their workflow tools started, and its Redis. */
+export interface ExecutionState {
+  panel: PanelVersion;
   started: RelatedExecution[];
   redis: ExecutionRedis;
 }
 
 /** read → run → shape: the item's settings are read once, and the run's config is not changed after. */
-async function runItem(context: IExecuteFunctions, itemIndex: number, { started, redis }: ExecutionState): Promise<INodeExecutionData> {
-  const resuming = isResuming(context, itemIndex);
-  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions } = await readItemRun(context, itemIndex, redis);
+export async function runItem(context: IExecuteFunctions, itemIndex: number, { panel, started, redis }: ExecutionState): Promise<INodeExecutionData> {
+  const resuming = panel.isResuming(context, itemIndex);
+  const run = await readItemRun(context, itemIndex, panel, redis);
+  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions } = run;
   const stream = openItemStream(context, itemIndex, options);
   const common = {
     model,
@@ -46,12 +46,11 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
     signal: context.getExecutionCancelSignal?.(),
     onEvent: stream?.onEvent,
     streamAnswer: stream?.streamAnswer,
-    ...(await readAudit(context, itemIndex)),
+    ...(await readAudit(context, itemIndex, run.switches.auditTrail)),
     ...runTracer(),
   };
-  const result = await (resuming ? resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await redis.usedStateRegistry(itemIndex) }) : runAgent({ ...common, ...readInput(context, itemIndex) })).finally(() =>
-    stream?.close(),
-  );
+  const resume = async () => resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await redis.usedStateRegistry(itemIndex) });
+  const result = await (resuming ? resume() : runAgent({ ...common, ...readInput(context, itemIndex, run.developerText) })).finally(() => stream?.close());
   started.push(...subExecutions);
   // A connected chat model's own tracing records its calls; the credential mode records them here.
   const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
@@ -70,18 +69,4 @@ async function runItem(context: IExecuteFunctions, itemIndex: number, { started,
   const steps = options.returnIntermediateSteps === true ? { intermediateSteps: intermediateStepsOf(result.trace) } : {};
   const json = { ...result, output: chatOutput(result), ...(sessionId ? { session_id: sessionId } : {}), ...tokens, ...steps };
   return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
-}
-
-/**
- * One output item per input item, each paired with its input; continueOnFail() turns errors into items.
- * With Require Approval, a run that waits for a person leaves by the Needs Approval output.
- */
-export async function agentCoreExecute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-  const state: ExecutionState = { started: [], redis: new ExecutionRedis(this) };
-  const { options } = readCollections(this, 0);
-  const batching = { size: Number(options.batchSize ?? 1), delayMs: Number(options.delayBetweenBatches ?? 0) };
-  const items = await mapItems(this, (itemIndex) => runItem(this, itemIndex, state), batching, agentCoreFieldNames(this)).finally(() => state.redis.close());
-  const { started } = state;
-  if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
-  return routeByApproval(items, governanceSwitch(this, 0, 'needsApproval'));
 }

@@ -1,11 +1,9 @@
-// Agent Core version 2: the same node and run, with a short first view and n8n's names (description-v2.ts).
+// Agent Core version 2: the same node and run, with a short first view and n8n's names (V2/description.ts).
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeBaseDescription, INodeTypeDescription } from 'n8n-workflow';
-import { agentCoreOutputs } from './approval';
-import { agentCoreInputs } from './connected-model';
-import { whileOn } from './credential-conditions';
-import { agentCorePropertiesV2 } from './description-v2';
-import { agentCoreExecute } from './execute';
-import { agentCoreMethods } from './node-methods';
+import { agentCoreInputs, agentCoreOutputs } from '../connections';
+import { whileOn } from '../credential-conditions';
+import { agentCorePropertiesV2 } from './description';
+import { agentCoreMethods } from '../node-methods';
 
 /** How many tools the panel defines: the allowed built-ins and the workflow tools (under Options in version 2). */
 const TOOL_COUNT = '(($parameter["allowedTools"] || []).length + ((($parameter["options"] || {}).workflowTools || {}).tools || []).length)';
@@ -47,6 +45,8 @@ export class AgentCoreV2 implements INodeType {
   methods = agentCoreMethods;
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-    return await agentCoreExecute.call(this);
+    // The run path loads on the first execute, not when n8n lists the node (issue #39).
+    const [{ agentCoreExecute }, { VERSION_2_PANEL }] = await Promise.all([import('../execute'), import('./panel')]);
+    return await agentCoreExecute.call(this, VERSION_2_PANEL);
   }
 }

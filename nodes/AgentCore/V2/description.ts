@@ -1,12 +1,12 @@
 // Agent Core's version 2 panel: a short first view (the prompt near the top), the breadth behind Governance and Options.
 import type { INodeProperties } from 'n8n-workflow';
-import { SETTINGS, type Setting } from '../../src';
-import { agentCoreProperties } from './description';
-import { durableRunProperties } from './durable-runs';
-import { mcpServersOption, nodeOptions, readOnlyToolsWithMcpOption, returnIntermediateStepsOption, streamAnswerCheckedOption } from './options';
-import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from './panel-versions';
-import { collectionProperties } from './settings-panel';
-import { toolSettingsCollections } from './tool-fields';
+import { SETTINGS, type Setting } from '../../../src/panel';
+import { agentCoreProperties } from '../V1/description';
+import { durableRunProperties } from '../durable-run-properties';
+import { mcpServersOption, nodeOptions, readOnlyToolsWithMcpOption, returnIntermediateStepsOption, streamAnswerCheckedOption } from '../options';
+import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-places';
+import { collectionProperties } from '../settings-panel';
+import { toolSettingsCollections } from '../tool-fields';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
@@ -36,7 +36,7 @@ function fromVersionOne(name: string, changes: Partial<INodeProperties> = {}, sh
   return copy;
 }
 
-/** n8n's names where the meaning is the same (see panel-versions.ts). */
+/** n8n's names where the meaning is the same (see panel-places.ts). */
 const renamed = (property: INodeProperties): INodeProperties => (VERSION_2_DISPLAY_NAMES[property.name] ? { ...property, displayName: VERSION_2_DISPLAY_NAMES[property.name] } : property);
 
 const byDisplayName = (first: INodeProperties, second: INodeProperties) => first.displayName.localeCompare(second.displayName);

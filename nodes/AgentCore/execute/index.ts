@@ -1,0 +1,29 @@
+// Agent Core's execute path, in the order it runs; both node versions share it, each with its panel reader.
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { mapItems } from '../../shared/items';
+import { routeByApproval } from '../approval';
+import { ExecutionRedis } from '../execution-redis';
+import { agentCoreFieldNames } from '../panel-names';
+import type { PanelVersion } from '../panel-version';
+import { type ExecutionState, runItem } from './run-item';
+
+/**
+ * One output item per input item, each paired with its input; continueOnFail() turns errors into items.
+ * With Require Approval, a run that waits for a person leaves by the Needs Approval output. `panel` is the
+ * node version's reader (V1/panel.ts or V2/panel.ts), chosen once by the node class.
+ *
+ * 1. The execution's shared state: the panel reader, one Redis owner, the sub-executions started.
+ * 2. Per item (run-item.ts): its panel read once into the run's options (read-run.ts ItemRun),
+ * 3. the agent run or resumed,
+ * 4. the output item shaped, or the failure as the node's error or an item.
+ * 5. The items routed to Done or Needs Approval, and the last sub-execution linked.
+ */
+export async function agentCoreExecute(this: IExecuteFunctions, panel: PanelVersion): Promise<INodeExecutionData[][]> {
+  const state: ExecutionState = { panel, started: [], redis: new ExecutionRedis(this, panel) };
+  const batching = panel.readBatching(this);
+  const runEach = (itemIndex: number) => runItem(this, itemIndex, state);
+  const items = await mapItems(this, runEach, batching, agentCoreFieldNames(panel.version)).finally(() => state.redis.close());
+  const { started } = state;
+  if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
+  return routeByApproval(items, panel.hasApprovalOutput(this));
+}
