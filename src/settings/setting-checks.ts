@@ -1,7 +1,11 @@
 // The checks a setting row names: each returns the problem as one sentence naming the key, or undefined.
 import { MAX_PERIOD_SECONDS } from '../budget/ledger';
 import { MAX_COST_USD, MAX_PRICE_PER_MILLION } from '../budget/model-catalogue';
-import { assertValidSchema, validateAgainst, type JsonSchema } from '../validation/validate';
+import { loadOnce } from '../core/load-once';
+import type { JsonSchema } from '../validation/validate';
+
+/** The validator, loaded on the first check that needs it: the panels read this table without checking anything. */
+const validation = loadOnce(() => require('../validation/validate') as typeof import('../validation/validate'));
 
 declare const valueType: unique symbol;
 
@@ -70,7 +74,7 @@ export const settingsPerTool: Check<Record<string, Record<string, unknown>>> = (
 /** A check by JSON Schema, its problems as `key.path: problem` lines. */
 export function bySchema<Value>(schema: JsonSchema, example: string): Check<Value> {
   const check = (value: unknown, key: string) => {
-    const result = validateAgainst(schema, value, key);
+    const result = validation().validateAgainst(schema, value, key);
     return result.ok ? undefined : `${result.issues.join('; ')} (e.g. ${example})`;
   };
   return Object.assign(check, { schema });
@@ -80,7 +84,7 @@ export function bySchema<Value>(schema: JsonSchema, example: string): Check<Valu
 export const jsonSchema: Check<JsonSchema> = (value, key) => {
   if (!isPlainObject(value)) return `${key} must be a JSON Schema object, e.g. {"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}`;
   try {
-    assertValidSchema(value, key);
+    validation().assertValidSchema(value, key);
     return undefined;
   } catch (error) {
     return (error as Error).message;
