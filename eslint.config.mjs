@@ -13,36 +13,47 @@ import { configWithoutCloudSupport } from '@n8n/node-cli/eslint';
  * (allowInlineConfig: false), so departures live here rather than inline, and lint and scan agree.
  */
 export const deliberateExceptions = [
-  {
-    files: ['package.json'],
-    rules: { '@n8n/community-nodes/no-runtime-dependencies': 'off' },
-    reason:
-      'The engine runs on its runtime dependencies (openai, @google/genai, ajv, ioredis, p-limit, jmespath, ' +
-      'ipaddr.js, zod, zod-to-json-schema, pg, re2js, @pydantic/genai-prices, @opentelemetry/*). n8n accepts them on self-hosted instances; n8n Cloud verification ' +
-      'would need them bundled into dist/ instead.',
-  },
-  {
-    files: [
-      'credentials/AgentCoreAuditDatabaseApi.credentials.ts',
-      'credentials/AgentCoreFeishuBotApi.credentials.ts',
-      'credentials/AgentCoreHttpHeaderApi.credentials.ts',
-      'credentials/AgentCoreRunStateApi.credentials.ts',
-    ],
-    rules: { '@n8n/community-nodes/credential-test-required': 'off' },
-    reason:
-      'Each is tested by Agent Core (testedBy), whose versions are node classes in nodes/AgentCore/V1/ and V2/ under the ' +
-      "VersionedNodeType package.json lists; the rule reads testedBy only from a class description written in that file. " +
-      'test/node-load.test.ts checks instead that every credential of every node version is tested by a method the version has.',
-  },
+	{
+		files: ['package.json'],
+		rules: { '@n8n/community-nodes/no-runtime-dependencies': 'off' },
+		reason:
+			'The engine runs on its runtime dependencies (openai, @google/genai, ajv, ioredis, p-limit, jmespath, ' +
+			'ipaddr.js, zod, zod-to-json-schema, pg, re2js, @pydantic/genai-prices, @opentelemetry/*). n8n accepts them on self-hosted instances; n8n Cloud verification ' +
+			'would need them bundled into dist/ instead.',
+	},
+	{
+		files: [
+			'credentials/AgentCoreAuditDatabaseApi.credentials.ts',
+			'credentials/AgentCoreFeishuBotApi.credentials.ts',
+			'credentials/AgentCoreHttpHeaderApi.credentials.ts',
+			'credentials/AgentCoreRunStateApi.credentials.ts',
+		],
+		rules: { '@n8n/community-nodes/credential-test-required': 'off' },
+		reason:
+			'Each is tested by Agent Core (testedBy), whose versions are node classes in nodes/AgentCore/V1/ and V2/ under the ' +
+			'VersionedNodeType package.json lists; the rule reads testedBy only from a class description written in that file. ' +
+			'test/node-load.test.ts checks instead that every credential of every node version is tested by a method the version has.',
+	},
 ];
 
 export default [
-  {
-    // Only the n8n surface is linted with n8n's node rules: package.json, nodes/ and credentials/ (what
-    // n8n's scanner lints in a package's source). src/ is the engine, with no n8n import by design, and
-    // test/, bench/ and scripts/ are not shipped.
-    ignores: ['dist/', 'src/', 'test/', 'bench/', 'scripts/', 'examples/', 'coverage/', 'test-output/', '.n8n-cache/', '*.js'],
-  },
-  ...configWithoutCloudSupport,
-  ...deliberateExceptions.map(({ files, rules }) => ({ files, rules })),
+	{
+		// Only the n8n surface is linted with n8n's node rules: package.json, nodes/ and credentials/ (what
+		// n8n's scanner lints in a package's source). src/ is the engine, with no n8n import by design, and
+		// test/, bench/ and scripts/ are not shipped.
+		ignores: [
+			'dist/',
+			'src/',
+			'test/',
+			'bench/',
+			'scripts/',
+			'examples/',
+			'coverage/',
+			'test-output/',
+			'.n8n-cache/',
+			'*.js',
+		],
+	},
+	...configWithoutCloudSupport,
+	...deliberateExceptions.map(({ files, rules }) => ({ files, rules })),
 ];

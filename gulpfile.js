@@ -3,8 +3,8 @@ const { src, dest } = require('gulp');
 
 // The codex files (*.node.json) go along: they give the nodes their categories and aliases in n8n.
 function copyIcons() {
-  src('nodes/**/*.{png,svg,json}').pipe(dest('dist/nodes'));
-  return src('credentials/**/*.{png,svg}').pipe(dest('dist/credentials'));
+	src('nodes/**/*.{png,svg,json}').pipe(dest('dist/nodes'));
+	return src('credentials/**/*.{png,svg}').pipe(dest('dist/credentials'));
 }
 
 exports['build:icons'] = copyIcons;

@@ -7,15 +7,15 @@
  * "1,2" or all for 2.x. Screenshots: test-output/browser/.
  */
 module.exports = {
-  testEnvironment: '<rootDir>/test/support/node-environment.js',
-  roots: ['<rootDir>/test/browser'],
-  testMatch: ['**/*.browser.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  globalSetup: '<rootDir>/test/e2e/support/global-setup.js',
-  globalTeardown: '<rootDir>/test/e2e/support/global-teardown.js',
-  maxWorkers: 1,
-  verbose: true,
-  // Every browser step has its own bound (tens of seconds); the set-up (n8n start, or a cold install) has beforeAll's.
-  testTimeout: 240000,
-  slowTestThreshold: 120,
+	testEnvironment: '<rootDir>/test/support/node-environment.js',
+	roots: ['<rootDir>/test/browser'],
+	testMatch: ['**/*.browser.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+	globalSetup: '<rootDir>/test/e2e/support/global-setup.js',
+	globalTeardown: '<rootDir>/test/e2e/support/global-teardown.js',
+	maxWorkers: 1,
+	verbose: true,
+	// Every browser step has its own bound (tens of seconds); the set-up (n8n start, or a cold install) has beforeAll's.
+	testTimeout: 240000,
+	slowTestThreshold: 120,
 };

@@ -6,15 +6,15 @@
  * Select suites with `npm run test:e2e -- n8n-1` (n8n-2 also runs n8n-2-queue; `-- queue` runs it alone).
  */
 module.exports = {
-  testEnvironment: '<rootDir>/test/support/node-environment.js',
-  roots: ['<rootDir>/test/e2e'],
-  testMatch: ['**/*.e2e.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  globalSetup: '<rootDir>/test/e2e/support/global-setup.js',
-  globalTeardown: '<rootDir>/test/e2e/support/global-teardown.js',
-  maxWorkers: 1,
-  verbose: true,
-  // Scenarios are bounded by their own request timeouts; set-up (a cold n8n install) by beforeAll's.
-  testTimeout: 120000,
-  slowTestThreshold: 60,
+	testEnvironment: '<rootDir>/test/support/node-environment.js',
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['**/*.e2e.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+	globalSetup: '<rootDir>/test/e2e/support/global-setup.js',
+	globalTeardown: '<rootDir>/test/e2e/support/global-teardown.js',
+	maxWorkers: 1,
+	verbose: true,
+	// Scenarios are bounded by their own request timeouts; set-up (a cold n8n install) by beforeAll's.
+	testTimeout: 120000,
+	slowTestThreshold: 60,
 };

@@ -7,20 +7,20 @@
  * @param {string} what how the error names the child
  */
 function nextMessage(child, type, what) {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message) => {
-      if (message?.type !== type) return;
-      child.off('exit', onExit);
-      child.off('message', onMessage);
-      resolve(message);
-    };
-    const onExit = (code) => {
-      child.off('message', onMessage);
-      reject(new Error(`${what} exited (code ${code}) before answering "${type}"`));
-    };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
+	return new Promise((resolve, reject) => {
+		const onMessage = (message) => {
+			if (message?.type !== type) return;
+			child.off('exit', onExit);
+			child.off('message', onMessage);
+			resolve(message);
+		};
+		const onExit = (code) => {
+			child.off('message', onMessage);
+			reject(new Error(`${what} exited (code ${code}) before answering "${type}"`));
+		};
+		child.on('message', onMessage);
+		child.once('exit', onExit);
+	});
 }
 
 module.exports = { nextMessage };

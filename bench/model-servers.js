@@ -11,41 +11,50 @@ const path = require('node:path');
 const { startNativeToolServer } = require('./native-tool-server');
 const { FINAL_ANSWER, protocolReply } = require('./scenario');
 
-const { startScriptedServer } = require(path.join(__dirname, '..', 'dist', 'src', 'demo', 'scripted-server.js'));
+const { startScriptedServer } = require(
+	path.join(__dirname, '..', 'dist', 'src', 'demo', 'scripted-server.js'),
+);
 
 async function main() {
-  let protocolCalls = 0;
-  const scripted = await startScriptedServer({
-    // The position in the run is read from the conversation (one assistant message per earlier call), so
-    // runs need no reset between them.
-    script: (request) => {
-      protocolCalls++;
-      // The server keeps every request for tests; a benchmark would only grow this process's heap with them.
-      scripted.requests.length = 0;
-      const earlierCalls = request.messages.filter((message) => message.role === 'assistant').length;
-      return protocolReply(earlierCalls);
-    },
-  });
-  const native = await startNativeToolServer({ finalAnswer: FINAL_ANSWER });
+	let protocolCalls = 0;
+	const scripted = await startScriptedServer({
+		// The position in the run is read from the conversation (one assistant message per earlier call), so
+		// runs need no reset between them.
+		script: (request) => {
+			protocolCalls++;
+			// The server keeps every request for tests; a benchmark would only grow this process's heap with them.
+			scripted.requests.length = 0;
+			const earlierCalls = request.messages.filter(
+				(message) => message.role === 'assistant',
+			).length;
+			return protocolReply(earlierCalls);
+		},
+	});
+	const native = await startNativeToolServer({ finalAnswer: FINAL_ANSWER });
 
-  let closing;
-  const close = () => {
-    closing ??= Promise.all([scripted.close(), native.close()]).finally(() => {
-      if (process.connected) process.disconnect();
-    });
-    return closing;
-  };
+	let closing;
+	const close = () => {
+		closing ??= Promise.all([scripted.close(), native.close()]).finally(() => {
+			if (process.connected) process.disconnect();
+		});
+		return closing;
+	};
 
-  process.on('message', (message) => {
-    if (message?.type === 'counts') process.send({ type: 'counts', protocol: protocolCalls, native: native.modelCalls() });
-    else if (message?.type === 'close') void close();
-  });
-  process.on('disconnect', () => void close());
-  process.send({ type: 'ready', protocolBaseUrl: scripted.openaiBaseUrl, nativeBaseUrl: native.baseUrl });
+	process.on('message', (message) => {
+		if (message?.type === 'counts')
+			process.send({ type: 'counts', protocol: protocolCalls, native: native.modelCalls() });
+		else if (message?.type === 'close') void close();
+	});
+	process.on('disconnect', () => void close());
+	process.send({
+		type: 'ready',
+		protocolBaseUrl: scripted.openaiBaseUrl,
+		nativeBaseUrl: native.baseUrl,
+	});
 }
 
 main().catch((error) => {
-  console.error(`model servers: ${error?.stack ?? error}`);
-  process.exitCode = 1;
-  if (process.connected) process.disconnect();
+	console.error(`model servers: ${error?.stack ?? error}`);
+	process.exitCode = 1;
+	if (process.connected) process.disconnect();
 });

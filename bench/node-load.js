@@ -38,12 +38,16 @@ process.stdout.write(JSON.stringify({ ms, mb, own: own.length, other: loaded.len
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const runs = Array.from({ length: PROCESSES }, () => JSON.parse(execFileSync(process.execPath, ['-e', CHILD], { cwd: ROOT, encoding: 'utf8' })));
+const runs = Array.from({ length: PROCESSES }, () =>
+	JSON.parse(execFileSync(process.execPath, ['-e', CHILD], { cwd: ROOT, encoding: 'utf8' })),
+);
 const ms = median(runs.map((run) => run.ms));
 const mb = median(runs.map((run) => run.mb));
 const verdict = (value, target) => (value <= target ? 'within' : 'OVER');
 const loadedFiles = `${n8n.nodes.length} nodes and ${n8n.credentials.length} credentials`;
-console.log(`Loading Agent Core's ${loadedFiles} after n8n-workflow, median of ${PROCESSES} fresh processes:`);
+console.log(
+	`Loading Agent Core's ${loadedFiles} after n8n-workflow, median of ${PROCESSES} fresh processes:`,
+);
 console.log(`  time    ${ms.toFixed(1)} ms  (target ≤ ${TARGET_MS} ms: ${verdict(ms, TARGET_MS)})`);
 console.log(`  memory  ${mb.toFixed(1)} MB  (target ≤ ${TARGET_MB} MB: ${verdict(mb, TARGET_MB)})`);
 console.log(`  modules ${runs[0].own} of the package's own, ${runs[0].other} from node_modules`);

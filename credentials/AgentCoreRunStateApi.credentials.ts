@@ -6,23 +6,24 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
  * worker can check and open it when the run resumes: every n8n process reads the same one.
  */
 export class AgentCoreRunStateApi implements ICredentialType {
-  name = 'agentCoreRunStateApi';
+	name = 'agentCoreRunStateApi';
 
-  displayName = 'Agent Core: Run State API';
+	displayName = 'Agent Core: Run State API';
 
-  icon = 'file:run-state.svg' as const;
+	icon = 'file:run-state.svg' as const;
 
-  documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-agent-core';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-agent-core';
 
-  properties: INodeProperties[] = [
-    {
-      displayName: 'Signing Secret',
-      name: 'signingSecret',
-      type: 'string',
-      typeOptions: { password: true },
-      required: true,
-      default: '',
-      description: 'A long random secret (at least 16 characters, 8 of them different), e.g. from `openssl rand -hex 32`. Changing it invalidates every paused run.',
-    },
-  ];
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Signing Secret',
+			name: 'signingSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			description:
+				'A long random secret (at least 16 characters, 8 of them different), e.g. from `openssl rand -hex 32`. Changing it invalidates every paused run.',
+		},
+	];
 }

@@ -27,8 +27,21 @@
  * killed from an 'exit' hook.
  */
 'use strict';
-const { REPO_FOLDER, PACKAGE_NAME, NODE_TYPE_PREFIX, packPackage, installPackage } = require('./n8n/package');
-const { PID_FOLDER_VARIABLE, cleanUpOnSignals, freePort, portInUse, removeOnExit, runCommand } = require('./n8n/process');
+const {
+	REPO_FOLDER,
+	PACKAGE_NAME,
+	NODE_TYPE_PREFIX,
+	packPackage,
+	installPackage,
+} = require('./n8n/package');
+const {
+	PID_FOLDER_VARIABLE,
+	cleanUpOnSignals,
+	freePort,
+	portInUse,
+	removeOnExit,
+	runCommand,
+} = require('./n8n/process');
 const { createN8nInstance } = require('./n8n/instance');
 const { readExampleWorkflows, useCredential } = require('./n8n/workflow');
 
@@ -39,18 +52,18 @@ const { readExampleWorkflows, useCredential } = require('./n8n/workflow');
 /** @typedef {import('./n8n/instance').N8nWorker} N8nWorker */
 
 module.exports = {
-  REPO_FOLDER,
-  PACKAGE_NAME,
-  NODE_TYPE_PREFIX,
-  packPackage,
-  installPackage,
-  createN8nInstance,
-  readExampleWorkflows,
-  useCredential,
-  freePort,
-  portInUse,
-  runCommand,
-  removeOnExit,
-  cleanUpOnSignals,
-  PID_FOLDER_VARIABLE,
+	REPO_FOLDER,
+	PACKAGE_NAME,
+	NODE_TYPE_PREFIX,
+	packPackage,
+	installPackage,
+	createN8nInstance,
+	readExampleWorkflows,
+	useCredential,
+	freePort,
+	portInUse,
+	runCommand,
+	removeOnExit,
+	cleanUpOnSignals,
+	PID_FOLDER_VARIABLE,
 };

@@ -16,42 +16,44 @@ const path = require('node:path');
  * @returns {() => void}
  */
 function watchFolders(folders, { debounceMs = 300, onChange }) {
-  /** @type {Set<string>} */
-  let changed = new Set();
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer;
-  let running = false;
-  let closed = false;
+	/** @type {Set<string>} */
+	let changed = new Set();
+	/** @type {NodeJS.Timeout | undefined} */
+	let timer;
+	let running = false;
+	let closed = false;
 
-  const runNow = async () => {
-    timer = undefined;
-    if (running || closed) return;
-    running = true;
-    const files = [...changed];
-    changed = new Set();
-    try {
-      await onChange(files);
-    } finally {
-      running = false;
-      if (changed.size > 0 && !closed) schedule();
-    }
-  };
-  const schedule = () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(runNow, debounceMs);
-  };
+	const runNow = async () => {
+		timer = undefined;
+		if (running || closed) return;
+		running = true;
+		const files = [...changed];
+		changed = new Set();
+		try {
+			await onChange(files);
+		} finally {
+			running = false;
+			if (changed.size > 0 && !closed) schedule();
+		}
+	};
+	const schedule = () => {
+		if (timer) clearTimeout(timer);
+		timer = setTimeout(runNow, debounceMs);
+	};
 
-  const watchers = folders.filter((folder) => fs.existsSync(folder)).map((folder) =>
-    fs.watch(folder, { recursive: true }, (_event, file) => {
-      changed.add(file ? path.join(folder, file) : folder);
-      if (!running) schedule();
-    }),
-  );
-  return () => {
-    closed = true;
-    if (timer) clearTimeout(timer);
-    for (const watcher of watchers) watcher.close();
-  };
+	const watchers = folders
+		.filter((folder) => fs.existsSync(folder))
+		.map((folder) =>
+			fs.watch(folder, { recursive: true }, (_event, file) => {
+				changed.add(file ? path.join(folder, file) : folder);
+				if (!running) schedule();
+			}),
+		);
+	return () => {
+		closed = true;
+		if (timer) clearTimeout(timer);
+		for (const watcher of watchers) watcher.close();
+	};
 }
 
 module.exports = { watchFolders };

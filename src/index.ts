@@ -2,23 +2,63 @@
 export { runAgent } from './agent/run-agent';
 export type { RunAgentOptions } from './agent/run-options';
 export type { AgentEvent, AgentEventListener } from './agent/events';
-export { resolveConfig, ConfigError, DEFAULT_CONFIG, REASONING_EFFORTS, type AgentConfig, type JsonMode } from './settings/config';
-export { SETTINGS, RUN_OPTION_SETTINGS, settingEntries, type Setting, type PanelFacts, type PanelChoice } from './settings/settings';
+export {
+	resolveConfig,
+	ConfigError,
+	DEFAULT_CONFIG,
+	REASONING_EFFORTS,
+	type AgentConfig,
+	type JsonMode,
+} from './settings/config';
+export {
+	SETTINGS,
+	RUN_OPTION_SETTINGS,
+	settingEntries,
+	type Setting,
+	type PanelFacts,
+	type PanelChoice,
+} from './settings/settings';
 export { AgentCoreError, type ErrorFacts } from './core/agent-core-error';
 export { InputError } from './core/input-error';
-export { parseTurn, MAX_NESTING_DEPTH, MAX_REPLY_CHARACTERS, type ParsedTurn, type ActionTurn, type FinalTurn, type ProtocolError } from './agent/protocol/protocol';
-export type { AgentResult, AuditOutcome, FinishReason, RunMetrics, StepError, TraceStep, ToolUsage } from './trace/types';
+export {
+	parseTurn,
+	MAX_NESTING_DEPTH,
+	MAX_REPLY_CHARACTERS,
+	type ParsedTurn,
+	type ActionTurn,
+	type FinalTurn,
+	type ProtocolError,
+} from './agent/protocol/protocol';
+export type {
+	AgentResult,
+	AuditOutcome,
+	FinishReason,
+	RunMetrics,
+	StepError,
+	TraceStep,
+	ToolUsage,
+} from './trace/types';
 export { TOOL_CALL_ERRORS } from './trace/readable-step';
 export type { ChatMessage } from './core/messages';
 export type { TokenUsage } from './core/usage';
-export type { ChatModel, ChatRequest, ChatResponse, ModelFinishReason, ReasoningEffort, ResponseFormat } from './providers/chat-model';
+export type {
+	ChatModel,
+	ChatRequest,
+	ChatResponse,
+	ModelFinishReason,
+	ReasoningEffort,
+	ResponseFormat,
+} from './providers/chat-model';
 export { ProviderResponseError } from './providers/chat-model';
 export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './core/usage';
 export { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
 export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
 export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
 export { mapGeminiFinishReason, mapOpenAiFinishReason } from './providers/finish-reasons';
-export { LangChainChatModel, type LangChainChatModelOptions } from './providers/langchain-chat-model';
+export {
+	LangChainChatModel,
+	type LangChainChatModelOptions,
+} from './providers/langchain-chat-model';
 export { TruncatedText, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';
@@ -26,8 +66,18 @@ export { HEADER_NAME_PATTERN } from './tools/http-request/settings';
 export { validateAgainst, type JsonSchema, type ValidationResult } from './validation/validate';
 export { toJsonSchemaObject } from './validation/json-schema-of';
 export { SchemaError } from './validation/schema-error';
-export { JSON_TRANSFORM_MAX_DATA_LENGTH, JSON_TRANSFORM_MAX_RESULT_LENGTH, JSON_TRANSFORM_WORKER_MEMORY_MB } from './tools/json-transform';
-export { BudgetInputError, MemoryBudgetLedger, type BudgetLedger, type Charge, type LedgerTotals } from './budget/ledger';
+export {
+	JSON_TRANSFORM_MAX_DATA_LENGTH,
+	JSON_TRANSFORM_MAX_RESULT_LENGTH,
+	JSON_TRANSFORM_WORKER_MEMORY_MB,
+} from './tools/json-transform';
+export {
+	BudgetInputError,
+	MemoryBudgetLedger,
+	type BudgetLedger,
+	type Charge,
+	type LedgerTotals,
+} from './budget/ledger';
 export { budgetKey, RedisBudgetLedger, DEFAULT_BUDGET_KEY_PREFIX } from './budget/redis-ledger';
 export type { PriceTable } from './budget/model-catalogue';
 export type { SharedBudgetConfig } from './budget/ledger';
@@ -35,19 +85,72 @@ export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
 export type { ApprovalDecision } from './agent/pause/paused-run';
 export { RunStateError, stateSecretProblem } from './run-state/signed-state';
 export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';
-export { DEFAULT_CHECKPOINT_TTL_SECONDS, MemoryCheckpoints, RedisCheckpoints, type CheckpointStore, type CheckpointStoreOptions } from './run-state/checkpoint-store';
+export {
+	DEFAULT_CHECKPOINT_TTL_SECONDS,
+	MemoryCheckpoints,
+	RedisCheckpoints,
+	type CheckpointStore,
+	type CheckpointStoreOptions,
+} from './run-state/checkpoint-store';
 export { CheckpointError } from './agent/pause/checkpoints';
 export { chainBase, traceChain, traceDigest, type ChainBase } from './trace/digest';
-export { auditSinkFor, closeAuditSinks, pingAuditDatabase, AuditWriteError, PostgresAuditSink, type AuditWriteReport, type PostgresTarget } from './audit/postgres-sink';
+export {
+	auditSinkFor,
+	closeAuditSinks,
+	pingAuditDatabase,
+	AuditWriteError,
+	PostgresAuditSink,
+	type AuditWriteReport,
+	type PostgresTarget,
+} from './audit/postgres-sink';
 export type { AuditRecord, AuditStep, AuditTool, AuditOrigin, ForkedFrom } from './audit/record';
 export { verifyRecord, type VerifyReport } from './audit/verify';
-export { CHAIN_VERSION, RECORD_FIELDS, recordDigest, recordHashes, sealRecord, type RecordHashes } from './audit/record-chain';
+export {
+	CHAIN_VERSION,
+	RECORD_FIELDS,
+	recordDigest,
+	recordHashes,
+	sealRecord,
+	type RecordHashes,
+} from './audit/record-chain';
 export { escapeStoredText, unescapeStoredText } from './audit/stored-text';
 export {
-  replayRecord, counterfactualReplay, counterfactualTotals, firstDivergence, recordedTools, forkAuditedRun, ForkError, UnverifiedRecordError,
-  type ReplayReport, type Candidate, type CounterfactualRunReport, type CounterfactualTotals, type Divergence, type RunBehaviour, type RunFigures,
-  type RecordedCallLedger, type RecordedToolsMode, type UnrecordedCall, type ForkOptions, type ForkResult, type RecordMismatch, type RecordTrustOptions,
+	replayRecord,
+	counterfactualReplay,
+	counterfactualTotals,
+	firstDivergence,
+	recordedTools,
+	forkAuditedRun,
+	ForkError,
+	UnverifiedRecordError,
+	type ReplayReport,
+	type Candidate,
+	type CounterfactualRunReport,
+	type CounterfactualTotals,
+	type Divergence,
+	type RunBehaviour,
+	type RunFigures,
+	type RecordedCallLedger,
+	type RecordedToolsMode,
+	type UnrecordedCall,
+	type ForkOptions,
+	type ForkResult,
+	type RecordMismatch,
+	type RecordTrustOptions,
 } from './replay';
 export { ambientTracer, tracingFromEnvironment, type RunTracing } from './telemetry/otlp';
 export { recordRunSpans, type RunSpanFacts } from './telemetry/run-spans';
-export { DEFAULT_MCP_PIN_PREFIX, MemoryMcpPins, McpServerError, RedisMcpPins, mcpPinKey, mcpServersProblem, renderCallResult, toolFingerprint, type McpPinStore, type McpServerConfig, type McpToolRecord, type PinStatus } from './tools/mcp';
+export {
+	DEFAULT_MCP_PIN_PREFIX,
+	MemoryMcpPins,
+	McpServerError,
+	RedisMcpPins,
+	mcpPinKey,
+	mcpServersProblem,
+	renderCallResult,
+	toolFingerprint,
+	type McpPinStore,
+	type McpServerConfig,
+	type McpToolRecord,
+	type PinStatus,
+} from './tools/mcp';

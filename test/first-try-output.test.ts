@@ -9,42 +9,64 @@ import { connectInSequence, createInputNode, createNode } from './support/test-n
 const ONE_SENTENCE = /^[A-Z][^\n{}]*[^.]\.$/;
 
 describe('Agent Core in n8n’s engine: a run without an answer says why in output', () => {
-  const server = useScriptedServer();
+	const server = useScriptedServer();
 
-  async function chat(parameters: INodeParameters) {
-    const result = await runWorkflow({
-      nodes: [
-        createInputNode([{ sessionId: 's1', action: 'sendMessage', chatInput: 'How many items are there? [1,2,3]' }]),
-        createNode({
-          name: 'Agent Core',
-          type: 'agentCore',
-          parameters: { provider: 'openai', model: { __rl: true, mode: 'id', value: 'scripted-model' }, allowedTools: ['json_transform'], ...parameters },
-          settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'Scripted OpenAI' } } },
-        }),
-      ],
-      connections: connectInSequence('Input', 'Agent Core'),
-      nodeTypes: { agentCore: new AgentCore() },
-      credentials: { agentCoreOpenAiApi: { apiKey: 'sk-test-key-123456', url: server().openaiBaseUrl } },
-    });
-    expect(result.errorOf('Agent Core')).toBeUndefined();
-    return result.outputOf('Agent Core')[0].json;
-  }
+	async function chat(parameters: INodeParameters) {
+		const result = await runWorkflow({
+			nodes: [
+				createInputNode([
+					{
+						sessionId: 's1',
+						action: 'sendMessage',
+						chatInput: 'How many items are there? [1,2,3]',
+					},
+				]),
+				createNode({
+					name: 'Agent Core',
+					type: 'agentCore',
+					parameters: {
+						provider: 'openai',
+						model: { __rl: true, mode: 'id', value: 'scripted-model' },
+						allowedTools: ['json_transform'],
+						...parameters,
+					},
+					settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'Scripted OpenAI' } } },
+				}),
+			],
+			connections: connectInSequence('Input', 'Agent Core'),
+			nodeTypes: { agentCore: new AgentCore() },
+			credentials: {
+				agentCoreOpenAiApi: { apiKey: 'sk-test-key-123456', url: server().openaiBaseUrl },
+			},
+		});
+		expect(result.errorOf('Agent Core')).toBeUndefined();
+		return result.outputOf('Agent Core')[0].json;
+	}
 
-  it('a step limit puts one sentence naming the limit in output, and the item stays a regular one', async () => {
-    server().setScript([action('json_transform', { data: [1, 2, 3], expression: 'length(@)' }), final('3 items')]);
-    const json = await chat({ limits: { maxSteps: 1 } });
+	it('a step limit puts one sentence naming the limit in output, and the item stays a regular one', async () => {
+		server().setScript([
+			action('json_transform', { data: [1, 2, 3], expression: 'length(@)' }),
+			final('3 items'),
+		]);
+		const json = await chat({ limits: { maxSteps: 1 } });
 
-    expect(json.finish_reason).toBe('max_steps');
-    expect(json.final_answer).toBe('');
-    expect(json.output).toBe('No answer: the agent used all its steps before it answered (no final answer within max_steps (1)).');
-    expect(json.output).toMatch(ONE_SENTENCE);
-    expect(server().requests).toHaveLength(1);
-  });
+		expect(json.finish_reason).toBe('max_steps');
+		expect(json.final_answer).toBe('');
+		expect(json.output).toBe(
+			'No answer: the agent used all its steps before it answered (no final answer within max_steps (1)).',
+		);
+		expect(json.output).toMatch(ONE_SENTENCE);
+		expect(server().requests).toHaveLength(1);
+	});
 
-  it('a run with an answer keeps the answer in output, unchanged', async () => {
-    server().setScript(final('There are 3 items.'));
-    const json = await chat({});
+	it('a run with an answer keeps the answer in output, unchanged', async () => {
+		server().setScript(final('There are 3 items.'));
+		const json = await chat({});
 
-    expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'There are 3 items.', output: 'There are 3 items.' });
-  });
+		expect(json).toMatchObject({
+			finish_reason: 'final',
+			final_answer: 'There are 3 items.',
+			output: 'There are 3 items.',
+		});
+	});
 });

@@ -8,77 +8,133 @@ import { connectInSequence, createInputNode, createNode } from './support/test-n
 const API_KEY = 'sk-test-openai-key-123456';
 
 describe('Agent Core version 2: Return Intermediate Steps', () => {
-  const server = useScriptedServer();
+	const server = useScriptedServer();
 
-  async function run(options: INodeParameters) {
-    const parameters: INodeParameters = {
-      provider: 'openai',
-      model: { __rl: true, mode: 'id', value: 'scripted-model' },
-      allowedTools: ['json_transform'],
-      options: { maxSteps: 6, ...options },
-    };
-    const result = await runWorkflow({
-      nodes: [
-        createInputNode([{ prompt: 'total the order' }]),
-        createNode({ name: 'Agent Core', type: 'agentCore', typeVersion: 2, parameters, settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'Scripted OpenAI' } } } }),
-      ],
-      connections: connectInSequence('Input', 'Agent Core'),
-      nodeTypes: { agentCore: new AgentCore() },
-      credentials: { agentCoreOpenAiApi: { apiKey: API_KEY, url: server().openaiBaseUrl } },
-    });
-    return result.outputOf('Agent Core')[0].json;
-  }
+	async function run(options: INodeParameters) {
+		const parameters: INodeParameters = {
+			provider: 'openai',
+			model: { __rl: true, mode: 'id', value: 'scripted-model' },
+			allowedTools: ['json_transform'],
+			options: { maxSteps: 6, ...options },
+		};
+		const result = await runWorkflow({
+			nodes: [
+				createInputNode([{ prompt: 'total the order' }]),
+				createNode({
+					name: 'Agent Core',
+					type: 'agentCore',
+					typeVersion: 2,
+					parameters,
+					settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'Scripted OpenAI' } } },
+				}),
+			],
+			connections: connectInSequence('Input', 'Agent Core'),
+			nodeTypes: { agentCore: new AgentCore() },
+			credentials: { agentCoreOpenAiApi: { apiKey: API_KEY, url: server().openaiBaseUrl } },
+		});
+		return result.outputOf('Agent Core')[0].json;
+	}
 
-  /** Two calls that return, one that fails in between, the first with the credential's key in its args. */
-  const script = () =>
-    server().setScript([
-      action('json_transform', { data: { token: API_KEY, items: [{ price: 2 }, { price: 3 }] }, expression: 'sum(items[*].price)' }),
-      action('json_transform', { data: { items: [{ price: 2 }] }, expression: 'average(items[*].price)' }),
-      action('json_transform', { data: { items: [{ price: 2 }, { price: 3 }] }, expression: 'length(items)' }),
-      final('5 in total, 2 items'),
-    ]);
+	/** Two calls that return, one that fails in between, the first with the credential's key in its args. */
+	const script = () =>
+		server().setScript([
+			action('json_transform', {
+				data: { token: API_KEY, items: [{ price: 2 }, { price: 3 }] },
+				expression: 'sum(items[*].price)',
+			}),
+			action('json_transform', {
+				data: { items: [{ price: 2 }] },
+				expression: 'average(items[*].price)',
+			}),
+			action('json_transform', {
+				data: { items: [{ price: 2 }, { price: 3 }] },
+				expression: 'length(items)',
+			}),
+			final('5 in total, 2 items'),
+		]);
 
-  it('adds no intermediateSteps while the option is off (the default)', async () => {
-    script();
-    const json = await run({});
-    expect(json.finish_reason).toBe('final');
-    expect(json).not.toHaveProperty('intermediateSteps');
-  });
+	it('adds no intermediateSteps while the option is off (the default)', async () => {
+		script();
+		const json = await run({});
+		expect(json.finish_reason).toBe('final');
+		expect(json).not.toHaveProperty('intermediateSteps');
+	});
 
-  it("lists each tool call in n8n's AI Agent shape, the failed one with the error the model read, the key redacted", async () => {
-    script();
-    const json = await run({ returnIntermediateSteps: true });
-    expect(json.finish_reason).toBe('final');
-    const call = (step: number, toolInput: IDataObject) => {
-      const toolCallId = `agent_core_step_${step}`;
-      const message = { type: 'ai', content: [], additional_kwargs: {}, response_metadata: {}, tool_calls: [{ id: toolCallId, name: 'json_transform', args: toolInput, type: 'tool_call' }], invalid_tool_calls: [] };
-      return { tool: 'json_transform', toolInput, log: 'Calling json_transform', messageLog: [message], toolCallId, type: 'tool_call' };
-    };
-    const averageError = (json.trace as IDataObject[])[1].error as IDataObject;
-    expect(averageError).toMatchObject({ type: 'tool_error' });
-    expect(json.intermediateSteps).toEqual([
-      { action: call(1, { data: { token: '[REDACTED]', items: [{ price: 2 }, { price: 3 }] }, expression: 'sum(items[*].price)' }), observation: '5' },
-      { action: call(2, { data: { items: [{ price: 2 }] }, expression: 'average(items[*].price)' }), observation: `Error: ${averageError.message}` },
-      { action: call(3, { data: { items: [{ price: 2 }, { price: 3 }] }, expression: 'length(items)' }), observation: '2' },
-    ]);
-    expect(String(averageError.message)).toMatch(/^json_transform failed: invalid JMESPath expression "average\(items\[\*\]\.price\)": Unknown function: average\(\)/);
-    // The model read the same error back, in its repair turn.
-    const repairTurn = server().requests[2].messages.at(-1)!;
-    expect(String(repairTurn.content).split('\n')[0]).toBe(`Error: ${averageError.message}`);
-    expect(JSON.stringify(json)).not.toContain(API_KEY);
-  });
+	it("lists each tool call in n8n's AI Agent shape, the failed one with the error the model read, the key redacted", async () => {
+		script();
+		const json = await run({ returnIntermediateSteps: true });
+		expect(json.finish_reason).toBe('final');
+		const call = (step: number, toolInput: IDataObject) => {
+			const toolCallId = `agent_core_step_${step}`;
+			const message = {
+				type: 'ai',
+				content: [],
+				additional_kwargs: {},
+				response_metadata: {},
+				tool_calls: [
+					{ id: toolCallId, name: 'json_transform', args: toolInput, type: 'tool_call' },
+				],
+				invalid_tool_calls: [],
+			};
+			return {
+				tool: 'json_transform',
+				toolInput,
+				log: 'Calling json_transform',
+				messageLog: [message],
+				toolCallId,
+				type: 'tool_call',
+			};
+		};
+		const averageError = (json.trace as IDataObject[])[1].error as IDataObject;
+		expect(averageError).toMatchObject({ type: 'tool_error' });
+		expect(json.intermediateSteps).toEqual([
+			{
+				action: call(1, {
+					data: { token: '[REDACTED]', items: [{ price: 2 }, { price: 3 }] },
+					expression: 'sum(items[*].price)',
+				}),
+				observation: '5',
+			},
+			{
+				action: call(2, { data: { items: [{ price: 2 }] }, expression: 'average(items[*].price)' }),
+				observation: `Error: ${averageError.message}`,
+			},
+			{
+				action: call(3, {
+					data: { items: [{ price: 2 }, { price: 3 }] },
+					expression: 'length(items)',
+				}),
+				observation: '2',
+			},
+		]);
+		expect(String(averageError.message)).toMatch(
+			/^json_transform failed: invalid JMESPath expression "average\(items\[\*\]\.price\)": Unknown function: average\(\)/,
+		);
+		// The model read the same error back, in its repair turn.
+		const repairTurn = server().requests[2].messages.at(-1)!;
+		expect(String(repairTurn.content).split('\n')[0]).toBe(`Error: ${averageError.message}`);
+		expect(JSON.stringify(json)).not.toContain(API_KEY);
+	});
 
-  it('leaves out a call that never came back to the model: the one max_tool_calls stopped', async () => {
-    script();
-    const json = await run({ returnIntermediateSteps: true, maxToolCalls: 1 });
-    expect(json.finish_reason).toBe('max_tool_calls');
-    expect((json.intermediateSteps as IDataObject[]).map((step) => (step.action as IDataObject).toolCallId)).toEqual(['agent_core_step_1']);
-  });
+	it('leaves out a call that never came back to the model: the one max_tool_calls stopped', async () => {
+		script();
+		const json = await run({ returnIntermediateSteps: true, maxToolCalls: 1 });
+		expect(json.finish_reason).toBe('max_tool_calls');
+		expect(
+			(json.intermediateSteps as IDataObject[]).map(
+				(step) => (step.action as IDataObject).toolCallId,
+			),
+		).toEqual(['agent_core_step_1']);
+	});
 
-  it('is not in version 1, whose panel stays as published', () => {
-    const optionNames = (version: 1 | 2) =>
-      (new AgentCore().nodeVersions[version].description.properties.find((property) => property.name === 'options')!.options as Array<{ name: string }>).map((option) => option.name);
-    expect(optionNames(2)).toContain('returnIntermediateSteps');
-    expect(optionNames(1)).not.toContain('returnIntermediateSteps');
-  });
+	it('is not in version 1, whose panel stays as published', () => {
+		const optionNames = (version: 1 | 2) =>
+			(
+				new AgentCore().nodeVersions[version].description.properties.find(
+					(property) => property.name === 'options',
+				)!.options as Array<{ name: string }>
+			).map((option) => option.name);
+		expect(optionNames(2)).toContain('returnIntermediateSteps');
+		expect(optionNames(1)).not.toContain('returnIntermediateSteps');
+	});
 });

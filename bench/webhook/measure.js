@@ -16,106 +16,129 @@ const scenario = require('./scenario');
  * @param {object} workflow       an entry of WORKFLOWS (key, path, check, model)
  * @param {object} context        { concurrency, requests, firstIndex, models, n8nProcesses: { all(): number[], main: number } }
  */
-async function measureSegment(n8n, workflow, { concurrency, requests, firstIndex, models, n8nProcesses }) {
-  if (workflow.model) await models.reset();
-  const inside = { runMs: [], modelCallMs: [], outsideMs: [] };
-  const before = { cpu: cpuMilliseconds(n8nProcesses.all()), main: mainThreadMilliseconds(n8nProcesses.main), machine: machineTicks() };
-  const startMicroseconds = Number(process.hrtime.bigint() / 1000n);
-  const result = await runLoad({
-    url: n8n.webhookUrl(workflow.path),
-    requests,
-    concurrency,
-    body: (index) => ({ prompt: scenario.promptFor(firstIndex + index) }),
-    check: (index, status, body, text, latencyMs) => {
-      if (status !== 200) return `HTTP ${status} ${text.slice(0, 200)}`;
-      const problem = workflow.check(firstIndex + index, body);
-      // Agent Core times its own run and each model call: the rest of the latency is n8n's.
-      if (!problem && workflow.key === 'agentCore') {
-        inside.runMs.push(body.elapsed_ms);
-        inside.outsideMs.push(latencyMs - body.elapsed_ms);
-        for (const step of body.trace) inside.modelCallMs.push(step.model_ms);
-      }
-      return problem;
-    },
-  });
-  const endMicroseconds = Number(process.hrtime.bigint() / 1000n);
-  const after = { cpu: cpuMilliseconds(n8nProcesses.all()), main: mainThreadMilliseconds(n8nProcesses.main), machine: machineTicks() };
-  return {
-    concurrency,
-    requests,
-    sent: requests - result.notStarted,
-    ok: result.ok,
-    errors: result.errors + result.notStarted,
-    wallMs: result.wallMs,
-    latenciesMs: result.latenciesMs,
-    n8nCpuMs: after.cpu - before.cpu,
-    mainThreadMs: after.main - before.main,
-    machine: { busy: after.machine.busy - before.machine.busy, total: after.machine.total - before.machine.total },
-    model: workflow.model ? (await models.stats())[workflow.model] : undefined,
-    inside,
-    firstErrors: result.firstErrors,
-    // CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles: profile-summary.js cuts a profile to them.
-    window: { workflow: workflow.key, concurrency, requests, startMicroseconds, endMicroseconds },
-  };
+async function measureSegment(
+	n8n,
+	workflow,
+	{ concurrency, requests, firstIndex, models, n8nProcesses },
+) {
+	if (workflow.model) await models.reset();
+	const inside = { runMs: [], modelCallMs: [], outsideMs: [] };
+	const before = {
+		cpu: cpuMilliseconds(n8nProcesses.all()),
+		main: mainThreadMilliseconds(n8nProcesses.main),
+		machine: machineTicks(),
+	};
+	const startMicroseconds = Number(process.hrtime.bigint() / 1000n);
+	const result = await runLoad({
+		url: n8n.webhookUrl(workflow.path),
+		requests,
+		concurrency,
+		body: (index) => ({ prompt: scenario.promptFor(firstIndex + index) }),
+		check: (index, status, body, text, latencyMs) => {
+			if (status !== 200) return `HTTP ${status} ${text.slice(0, 200)}`;
+			const problem = workflow.check(firstIndex + index, body);
+			// Agent Core times its own run and each model call: the rest of the latency is n8n's.
+			if (!problem && workflow.key === 'agentCore') {
+				inside.runMs.push(body.elapsed_ms);
+				inside.outsideMs.push(latencyMs - body.elapsed_ms);
+				for (const step of body.trace) inside.modelCallMs.push(step.model_ms);
+			}
+			return problem;
+		},
+	});
+	const endMicroseconds = Number(process.hrtime.bigint() / 1000n);
+	const after = {
+		cpu: cpuMilliseconds(n8nProcesses.all()),
+		main: mainThreadMilliseconds(n8nProcesses.main),
+		machine: machineTicks(),
+	};
+	return {
+		concurrency,
+		requests,
+		sent: requests - result.notStarted,
+		ok: result.ok,
+		errors: result.errors + result.notStarted,
+		wallMs: result.wallMs,
+		latenciesMs: result.latenciesMs,
+		n8nCpuMs: after.cpu - before.cpu,
+		mainThreadMs: after.main - before.main,
+		machine: {
+			busy: after.machine.busy - before.machine.busy,
+			total: after.machine.total - before.machine.total,
+		},
+		model: workflow.model ? (await models.stats())[workflow.model] : undefined,
+		inside,
+		firstErrors: result.firstErrors,
+		// CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles: profile-summary.js cuts a profile to them.
+		window: { workflow: workflow.key, concurrency, requests, startMicroseconds, endMicroseconds },
+	};
 }
 
 const sum = (values) => values.reduce((total, value) => total + value, 0);
-const median = (values) => percentile([...values].sort((left, right) => left - right), 0.5);
+const median = (values) =>
+	percentile(
+		[...values].sort((left, right) => left - right),
+		0.5,
+	);
 
 /** A level's segments (rounds) of one workflow → one row: totals, percentiles over every request, per-round throughput. */
 function aggregate(segments) {
-  const sent = Math.max(1, sum(segments.map((segment) => segment.sent)));
-  const wallMs = sum(segments.map((segment) => segment.wallMs));
-  const latencies = segments.flatMap((segment) => segment.latenciesMs).sort((left, right) => left - right);
-  const ok = sum(segments.map((segment) => segment.ok));
-  const phase = {
-    concurrency: segments[0].concurrency,
-    requests: sum(segments.map((segment) => segment.requests)),
-    ok,
-    errors: sum(segments.map((segment) => segment.errors)),
-    throughput: ok / (wallMs / 1000),
-    roundThroughputs: segments.map((segment) => segment.ok / (segment.wallMs / 1000)),
-    p50: percentile(latencies, 0.5),
-    p95: percentile(latencies, 0.95),
-    p99: percentile(latencies, 0.99),
-    n8nCpuMsPerRequest: sum(segments.map((segment) => segment.n8nCpuMs)) / sent,
-    mainThreadMsPerRequest: sum(segments.map((segment) => segment.mainThreadMs)) / sent,
-    mainThreadBusy: sum(segments.map((segment) => segment.mainThreadMs)) / wallMs,
-    machineBusy: sum(segments.map((segment) => segment.machine.busy)) / Math.max(1, sum(segments.map((segment) => segment.machine.total))),
-    firstErrors: segments.flatMap((segment) => segment.firstErrors).slice(0, 5),
-    windows: segments.map((segment) => segment.window),
-  };
-  const runMs = segments.flatMap((segment) => segment.inside.runMs);
-  if (runMs.length) {
-    phase.inside = {
-      runMs: median(runMs),
-      modelCallMs: median(segments.flatMap((segment) => segment.inside.modelCallMs)),
-      outsideMs: median(segments.flatMap((segment) => segment.inside.outsideMs)),
-    };
-  }
-  const models = segments.map((segment) => segment.model).filter(Boolean);
-  if (models.length) {
-    const total = (name) => sum(models.map((model) => model[name]));
-    const slot = (index, name) => sum(models.map((model) => model.byCall[index][name]));
-    phase.model = {
-      callsPerRequest: total('calls') / sent,
-      unexpected: total('unexpected'),
-      promptCharactersPerRequest: total('promptCharacters') / sent,
-      promptTokensPerRequest: total('promptTokens') / sent,
-      cachedTokensPerRequest: total('cachedTokens') / sent,
-      requestBodyCharactersPerRequest: total('requestBodyCharacters') / sent,
-      toolDefinitionCharactersPerRequest: total('toolDefinitionCharacters') / sent,
-      byCall: [0, 1].map((index) => {
-        const calls = Math.max(1, slot(index, 'calls'));
-        return {
-          promptCharacters: slot(index, 'promptCharacters') / calls,
-          promptTokens: slot(index, 'promptTokens') / calls,
-          requestBodyCharacters: slot(index, 'requestBodyCharacters') / calls,
-        };
-      }),
-    };
-  }
-  return phase;
+	const sent = Math.max(1, sum(segments.map((segment) => segment.sent)));
+	const wallMs = sum(segments.map((segment) => segment.wallMs));
+	const latencies = segments
+		.flatMap((segment) => segment.latenciesMs)
+		.sort((left, right) => left - right);
+	const ok = sum(segments.map((segment) => segment.ok));
+	const phase = {
+		concurrency: segments[0].concurrency,
+		requests: sum(segments.map((segment) => segment.requests)),
+		ok,
+		errors: sum(segments.map((segment) => segment.errors)),
+		throughput: ok / (wallMs / 1000),
+		roundThroughputs: segments.map((segment) => segment.ok / (segment.wallMs / 1000)),
+		p50: percentile(latencies, 0.5),
+		p95: percentile(latencies, 0.95),
+		p99: percentile(latencies, 0.99),
+		n8nCpuMsPerRequest: sum(segments.map((segment) => segment.n8nCpuMs)) / sent,
+		mainThreadMsPerRequest: sum(segments.map((segment) => segment.mainThreadMs)) / sent,
+		mainThreadBusy: sum(segments.map((segment) => segment.mainThreadMs)) / wallMs,
+		machineBusy:
+			sum(segments.map((segment) => segment.machine.busy)) /
+			Math.max(1, sum(segments.map((segment) => segment.machine.total))),
+		firstErrors: segments.flatMap((segment) => segment.firstErrors).slice(0, 5),
+		windows: segments.map((segment) => segment.window),
+	};
+	const runMs = segments.flatMap((segment) => segment.inside.runMs);
+	if (runMs.length) {
+		phase.inside = {
+			runMs: median(runMs),
+			modelCallMs: median(segments.flatMap((segment) => segment.inside.modelCallMs)),
+			outsideMs: median(segments.flatMap((segment) => segment.inside.outsideMs)),
+		};
+	}
+	const models = segments.map((segment) => segment.model).filter(Boolean);
+	if (models.length) {
+		const total = (name) => sum(models.map((model) => model[name]));
+		const slot = (index, name) => sum(models.map((model) => model.byCall[index][name]));
+		phase.model = {
+			callsPerRequest: total('calls') / sent,
+			unexpected: total('unexpected'),
+			promptCharactersPerRequest: total('promptCharacters') / sent,
+			promptTokensPerRequest: total('promptTokens') / sent,
+			cachedTokensPerRequest: total('cachedTokens') / sent,
+			requestBodyCharactersPerRequest: total('requestBodyCharacters') / sent,
+			toolDefinitionCharactersPerRequest: total('toolDefinitionCharacters') / sent,
+			byCall: [0, 1].map((index) => {
+				const calls = Math.max(1, slot(index, 'calls'));
+				return {
+					promptCharacters: slot(index, 'promptCharacters') / calls,
+					promptTokens: slot(index, 'promptTokens') / calls,
+					requestBodyCharacters: slot(index, 'requestBodyCharacters') / calls,
+				};
+			}),
+		};
+	}
+	return phase;
 }
 
 module.exports = { measureSegment, aggregate };

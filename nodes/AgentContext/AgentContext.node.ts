@@ -1,46 +1,56 @@
 // Agent Context as n8n loads it: the description; the store, Redis and the run path load on first use (issue #39).
 import {
-  NodeConnectionTypes,
-  type ICredentialsDecrypted,
-  type ICredentialTestFunctions,
-  type IExecuteFunctions,
-  type INodeCredentialTestResult,
-  type INodeExecutionData,
-  type INodeType,
-  type INodeTypeDescription,
+	NodeConnectionTypes,
+	type ICredentialsDecrypted,
+	type ICredentialTestFunctions,
+	type IExecuteFunctions,
+	type INodeCredentialTestResult,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { agentContextProperties } from './description';
 
 /** Agent Context: conversation history for Agent Core (prepare → Agent Core → persist). */
 export class AgentContext implements INodeType {
-  description: INodeTypeDescription = {
-    displayName: 'Agent Context',
-    name: 'agentContext',
-    icon: { light: 'file:agentContext.svg', dark: 'file:agentContext.dark.svg' },
-    group: ['transform'],
-    version: [1, 2],
-    defaultVersion: 2,
-    subtitle: '={{ $parameter["operation"] }} · {{ $parameter["storage"] }}',
-    description: 'Keeps multi-turn conversation history for Agent Core, in Redis or in memory',
-    defaults: { name: 'Agent Context' },
-    usableAsTool: true,
-    inputs: [NodeConnectionTypes.Main],
-    outputs: [NodeConnectionTypes.Main],
-    credentials: [{ name: 'agentCoreRedisApi', required: true, testedBy: 'agentCoreRedisApiTest', displayOptions: { show: { storage: ['redis'] } } }],
-    properties: agentContextProperties,
-  };
+	description: INodeTypeDescription = {
+		displayName: 'Agent Context',
+		name: 'agentContext',
+		icon: { light: 'file:agentContext.svg', dark: 'file:agentContext.dark.svg' },
+		group: ['transform'],
+		version: [1, 2],
+		defaultVersion: 2,
+		subtitle: '={{ $parameter["operation"] }} · {{ $parameter["storage"] }}',
+		description: 'Keeps multi-turn conversation history for Agent Core, in Redis or in memory',
+		defaults: { name: 'Agent Context' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'agentCoreRedisApi',
+				required: true,
+				testedBy: 'agentCoreRedisApiTest',
+				displayOptions: { show: { storage: ['redis'] } },
+			},
+		],
+		properties: agentContextProperties,
+	};
 
-  methods = {
-    credentialTest: {
-      async agentCoreRedisApiTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
-        const { testRedisCredential } = await import('../shared/redis-credential');
-        return await testRedisCredential.call(this, credential);
-      },
-    },
-  };
+	methods = {
+		credentialTest: {
+			async agentCoreRedisApiTest(
+				this: ICredentialTestFunctions,
+				credential: ICredentialsDecrypted,
+			): Promise<INodeCredentialTestResult> {
+				const { testRedisCredential } = await import('../shared/redis-credential');
+				return await testRedisCredential.call(this, credential);
+			},
+		},
+	};
 
-  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-    const { agentContextExecute } = await import('./execute');
-    return await agentContextExecute.call(this);
-  }
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const { agentContextExecute } = await import('./execute');
+		return await agentContextExecute.call(this);
+	}
 }

@@ -5,15 +5,18 @@ import { AgentCoreV2 } from './V2/agent-core-v2';
 
 /** Agent Core: a controlled, auditable agent speaking the Action/Final JSON protocol. */
 export class AgentCore extends VersionedNodeType {
-  constructor() {
-    const baseDescription: INodeTypeBaseDescription = {
-      displayName: 'Agent Core',
-      name: 'agentCore',
-      icon: { light: 'file:agentCore.svg', dark: 'file:agentCore.dark.svg' },
-      group: ['transform'],
-      description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
-      defaultVersion: 2,
-    };
-    super({ 1: new AgentCoreV1(baseDescription), 2: new AgentCoreV2(baseDescription) }, baseDescription);
-  }
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'Agent Core',
+			name: 'agentCore',
+			icon: { light: 'file:agentCore.svg', dark: 'file:agentCore.dark.svg' },
+			group: ['transform'],
+			description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
+			defaultVersion: 2,
+		};
+		super(
+			{ 1: new AgentCoreV1(baseDescription), 2: new AgentCoreV2(baseDescription) },
+			baseDescription,
+		);
+	}
 }

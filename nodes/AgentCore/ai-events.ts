@@ -9,18 +9,39 @@ import type { AgentResult } from '../../src';
  * which the editor's Logs view sums for the node and the execution. With a connected chat model the
  * sub-node's own tracing does both, so this is for the credential mode only.
  */
-export function recordAiCalls(context: IExecuteFunctions, result: AgentResult): { tokenUsage: IDataObject } {
-  for (const step of result.trace) {
-    const call = { step: step.step, provider: step.provider, model: step.model, usage: step.usage, model_ms: step.model_ms };
-    if (step.error?.type === 'llm_error' || (step.error?.type === 'timeout' && !step.action)) {
-      context.logAiEvent('ai-llm-errored', JSON.stringify({ ...call, error: step.error.message }));
-    } else {
-      context.logAiEvent('ai-llm-generated-output', JSON.stringify(call));
-    }
-    if (step.action && step.tool_ms !== undefined) {
-      context.logAiEvent('ai-tool-called', JSON.stringify({ step: step.step, tool: step.action.tool, tool_ms: step.tool_ms, ok: step.observation !== undefined }));
-    }
-  }
-  const { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: totalTokens } = result.usage;
-  return { tokenUsage: { promptTokens, completionTokens, totalTokens } };
+export function recordAiCalls(
+	context: IExecuteFunctions,
+	result: AgentResult,
+): { tokenUsage: IDataObject } {
+	for (const step of result.trace) {
+		const call = {
+			step: step.step,
+			provider: step.provider,
+			model: step.model,
+			usage: step.usage,
+			model_ms: step.model_ms,
+		};
+		if (step.error?.type === 'llm_error' || (step.error?.type === 'timeout' && !step.action)) {
+			context.logAiEvent('ai-llm-errored', JSON.stringify({ ...call, error: step.error.message }));
+		} else {
+			context.logAiEvent('ai-llm-generated-output', JSON.stringify(call));
+		}
+		if (step.action && step.tool_ms !== undefined) {
+			context.logAiEvent(
+				'ai-tool-called',
+				JSON.stringify({
+					step: step.step,
+					tool: step.action.tool,
+					tool_ms: step.tool_ms,
+					ok: step.observation !== undefined,
+				}),
+			);
+		}
+	}
+	const {
+		prompt_tokens: promptTokens,
+		completion_tokens: completionTokens,
+		total_tokens: totalTokens,
+	} = result.usage;
+	return { tokenUsage: { promptTokens, completionTokens, totalTokens } };
 }

@@ -1,4 +1,11 @@
-import type { ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExecuteFunctions, INodeCredentialTestResult, INodeExecutionData } from 'n8n-workflow';
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	IDataObject,
+	IExecuteFunctions,
+	INodeCredentialTestResult,
+	INodeExecutionData,
+} from 'n8n-workflow';
 import { DEFAULT_CONFIG, stateSecretProblem, type ApprovalDecision } from '../../src';
 import { nodeError } from '../shared/node-errors';
 
@@ -10,12 +17,22 @@ const RUN_STATE_CREDENTIAL = 'agentCoreRunStateApi';
  * The picker is optional in version 2 (n8n shows a credential under one set of conditions, and two
  * switches need it), so each use says when it is missing, and `where` the picker is (PanelVersion.credentialHint).
  */
-export async function readStateSecret(context: IExecuteFunctions, itemIndex: number, user: string, where: string): Promise<string> {
-  if (!context.getNode().credentials?.[RUN_STATE_CREDENTIAL]) {
-    throw nodeError(context, `${user} needs the Agent Core: Run State API credential, and none is selected`, itemIndex, `Select an "Agent Core: Run State API" credential${where}: its signing secret signs and seals the run's state.`);
-  }
-  const credentials = await context.getCredentials(RUN_STATE_CREDENTIAL, itemIndex);
-  return String(credentials.signingSecret ?? '');
+export async function readStateSecret(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	user: string,
+	where: string,
+): Promise<string> {
+	if (!context.getNode().credentials?.[RUN_STATE_CREDENTIAL]) {
+		throw nodeError(
+			context,
+			`${user} needs the Agent Core: Run State API credential, and none is selected`,
+			itemIndex,
+			`Select an "Agent Core: Run State API" credential${where}: its signing secret signs and seals the run's state.`,
+		);
+	}
+	const credentials = await context.getCredentials(RUN_STATE_CREDENTIAL, itemIndex);
+	return String(credentials.signingSecret ?? '');
 }
 
 /**
@@ -23,46 +40,89 @@ export async function readStateSecret(context: IExecuteFunctions, itemIndex: num
  * and how many days a paused run's state is accepted (the config's run_state_max_age_days).
  */
 export async function readApproval(
-  context: IExecuteFunctions,
-  itemIndex: number,
-  on: boolean,
-  where: string,
+	context: IExecuteFunctions,
+	itemIndex: number,
+	on: boolean,
+	where: string,
 ): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
-  if (!on) return { tools: [] };
-  const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
-  const maxAgeDays = context.getNodeParameter('runStateMaxAgeDays', itemIndex, DEFAULT_CONFIG.run_state_max_age_days) as number;
-  return { tools, stateSecret: await readStateSecret(context, itemIndex, 'Require Approval', where), maxAgeDays };
+	if (!on) return { tools: [] };
+	const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
+	const maxAgeDays = context.getNodeParameter(
+		'runStateMaxAgeDays',
+		itemIndex,
+		DEFAULT_CONFIG.run_state_max_age_days,
+	) as number;
+	return {
+		tools,
+		stateSecret: await readStateSecret(context, itemIndex, 'Require Approval', where),
+		maxAgeDays,
+	};
 }
 
 /** Operation → Resume: the paused run's state and the person's decision, as the panel gives them. */
-export function readResume(context: IExecuteFunctions, itemIndex: number): { runState: unknown; decision: ApprovalDecision } {
-  const runState = context.getNodeParameter('runState', itemIndex, undefined) as unknown;
-  if (runState === undefined || runState === null || runState === '') {
-    throw nodeError(context, 'Run State is empty', itemIndex, 'Map the run_state of the paused run, e.g. {{ $json.run_state }} from the Needs Approval output.');
-  }
-  const decision = context.getNodeParameter('decision', itemIndex) as string;
-  if (decision === 'approve') return { runState, decision: { approve: true } };
-  if (decision === 'deny') return { runState, decision: { deny: String(context.getNodeParameter('denyReason', itemIndex, '') ?? '') } };
-  if (decision === 'edit') {
-    const edited = context.getNodeParameter('editedArgs', itemIndex) as unknown;
-    try {
-      return { runState, decision: { edit: (typeof edited === 'string' ? JSON.parse(edited) : edited) as IDataObject } };
-    } catch (error) {
-      throw nodeError(context, `Edited Arguments is not valid JSON: ${(error as Error).message}`, itemIndex, 'Write the call\'s new arguments as one JSON object.');
-    }
-  }
-  throw nodeError(context, `Decision must be approve, deny or edit, not "${decision}"`, itemIndex, 'Map the approval step\'s answer to one of the three, e.g. {{ $json.data.approved ? "approve" : "deny" }}.');
+export function readResume(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): { runState: unknown; decision: ApprovalDecision } {
+	const runState = context.getNodeParameter('runState', itemIndex, undefined) as unknown;
+	if (runState === undefined || runState === null || runState === '') {
+		throw nodeError(
+			context,
+			'Run State is empty',
+			itemIndex,
+			'Map the run_state of the paused run, e.g. {{ $json.run_state }} from the Needs Approval output.',
+		);
+	}
+	const decision = context.getNodeParameter('decision', itemIndex) as string;
+	if (decision === 'approve') return { runState, decision: { approve: true } };
+	if (decision === 'deny')
+		return {
+			runState,
+			decision: { deny: String(context.getNodeParameter('denyReason', itemIndex, '') ?? '') },
+		};
+	if (decision === 'edit') {
+		const edited = context.getNodeParameter('editedArgs', itemIndex) as unknown;
+		try {
+			return {
+				runState,
+				decision: {
+					edit: (typeof edited === 'string' ? JSON.parse(edited) : edited) as IDataObject,
+				},
+			};
+		} catch (error) {
+			throw nodeError(
+				context,
+				`Edited Arguments is not valid JSON: ${(error as Error).message}`,
+				itemIndex,
+				"Write the call's new arguments as one JSON object.",
+			);
+		}
+	}
+	throw nodeError(
+		context,
+		`Decision must be approve, deny or edit, not "${decision}"`,
+		itemIndex,
+		'Map the approval step\'s answer to one of the three, e.g. {{ $json.data.approved ? "approve" : "deny" }}.',
+	);
 }
 
 /** Items of a paused run go to the Needs Approval output, the rest to the first, each keeping its pairing. */
-export function routeByApproval(items: INodeExecutionData[], needsApproval: boolean): INodeExecutionData[][] {
-  if (!needsApproval) return [items];
-  const waiting = (item: INodeExecutionData) => item.json.finish_reason === 'awaiting_approval';
-  return [items.filter((item) => !waiting(item)), items.filter(waiting)];
+export function routeByApproval(
+	items: INodeExecutionData[],
+	needsApproval: boolean,
+): INodeExecutionData[][] {
+	if (!needsApproval) return [items];
+	const waiting = (item: INodeExecutionData) => item.json.finish_reason === 'awaiting_approval';
+	return [items.filter((item) => !waiting(item)), items.filter(waiting)];
 }
 
 /** The Test button of the Run State credential: the signing secret must be long and varied enough; nothing is sent. */
-export async function testRunStateCredential(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
-  const problem = stateSecretProblem(String(credential.data?.signingSecret ?? ''));
-  return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret is strong enough to sign run states' };
+export async function testRunStateCredential(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const problem = stateSecretProblem(String(credential.data?.signingSecret ?? ''));
+	return problem
+		? { status: 'Error', message: problem }
+		: { status: 'OK', message: 'The signing secret is strong enough to sign run states' };
 }

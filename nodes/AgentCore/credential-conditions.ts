@@ -11,5 +11,5 @@ import type { ICredentialsDisplayOptions } from 'n8n-workflow';
  * first), and that editor code does not read `hide`.
  */
 export function whileOn(...fields: string[]): ICredentialsDisplayOptions {
-  return { hide: Object.fromEntries(fields.map((field) => [field, [false]])) };
+	return { hide: Object.fromEntries(fields.map((field) => [field, [false]])) };
 }

@@ -13,22 +13,25 @@ import type { ExecutionRedis } from './execution-redis';
  * key: the same on the main and every worker of a setup. Its first 16 hex digits tell setups apart.
  */
 export async function readDurableRun(
-  context: IExecuteFunctions,
-  itemIndex: number,
-  on: boolean,
-  redis: ExecutionRedis,
+	context: IExecuteFunctions,
+	itemIndex: number,
+	on: boolean,
+	redis: ExecutionRedis,
 ): Promise<{ runKey?: string; checkpoints?: CheckpointStore }> {
-  if (!on) return {};
-  const value = context.getNodeParameter('runKey', itemIndex, '') as unknown;
-  const key = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
-  if (key === '') {
-    throw nodeError(
-      context,
-      `Run Key is ${typeof value === 'string' || value === undefined || value === null ? 'empty' : `not text but ${Array.isArray(value) ? 'an array' : typeof value}`}`,
-      itemIndex,
-      "Set Run Key to what names this run across its attempts: the default {{ $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}, or a key from the request such as {{ $('Webhook').item.json.headers['idempotency-key'] }}.",
-    );
-  }
-  const instance = context.getInstanceId().slice(0, 16);
-  return { runKey: `${context.getWorkflow().id ?? ''}:${context.getNode().name}:${key}@${instance}`, checkpoints: await redis.checkpoints(itemIndex) };
+	if (!on) return {};
+	const value = context.getNodeParameter('runKey', itemIndex, '') as unknown;
+	const key = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+	if (key === '') {
+		throw nodeError(
+			context,
+			`Run Key is ${typeof value === 'string' || value === undefined || value === null ? 'empty' : `not text but ${Array.isArray(value) ? 'an array' : typeof value}`}`,
+			itemIndex,
+			"Set Run Key to what names this run across its attempts: the default {{ $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}, or a key from the request such as {{ $('Webhook').item.json.headers['idempotency-key'] }}.",
+		);
+	}
+	const instance = context.getInstanceId().slice(0, 16);
+	return {
+		runKey: `${context.getWorkflow().id ?? ''}:${context.getNode().name}:${key}@${instance}`,
+		checkpoints: await redis.checkpoints(itemIndex),
+	};
 }

@@ -3,12 +3,12 @@ import { TOOL_CALL_ERRORS, type TraceStep } from '../../src';
 
 /** The AI message that asked for the call, as n8n's AI Agent keeps it: no text of its own, the one tool call. */
 interface AiMessage {
-  type: 'ai';
-  content: [];
-  additional_kwargs: Record<string, never>;
-  response_metadata: Record<string, never>;
-  tool_calls: Array<{ id: string; name: string; args: Record<string, unknown>; type: 'tool_call' }>;
-  invalid_tool_calls: [];
+	type: 'ai';
+	content: [];
+	additional_kwargs: Record<string, never>;
+	response_metadata: Record<string, never>;
+	tool_calls: Array<{ id: string; name: string; args: Record<string, unknown>; type: 'tool_call' }>;
+	invalid_tool_calls: [];
 }
 
 /**
@@ -16,18 +16,18 @@ interface AiMessage {
  * utils/agent-execution/buildSteps.js and serializeIntermediateSteps.js).
  */
 export interface IntermediateStep {
-  action: {
-    /** The tool's name as the model called it: what the Evaluation node's Tools Used metric compares. */
-    tool: string;
-    toolInput: Record<string, unknown>;
-    log: string;
-    /** The model's turn as n8n 2.41's AI Agent keeps it once serialised (its AIMessage without LangChain's `lc_*` bookkeeping). */
-    messageLog: AiMessage[];
-    toolCallId: string;
-    type: 'tool_call';
-  };
-  /** What the model read back: the observation as fed back, or the tool's error. */
-  observation: string;
+	action: {
+		/** The tool's name as the model called it: what the Evaluation node's Tools Used metric compares. */
+		tool: string;
+		toolInput: Record<string, unknown>;
+		log: string;
+		/** The model's turn as n8n 2.41's AI Agent keeps it once serialised (its AIMessage without LangChain's `lc_*` bookkeeping). */
+		messageLog: AiMessage[];
+		toolCallId: string;
+		type: 'tool_call';
+	};
+	/** What the model read back: the observation as fed back, or the tool's error. */
+	observation: string;
 }
 
 /**
@@ -36,20 +36,37 @@ export interface IntermediateStep {
  * (a limit stopped it, it waits for approval, the run ended) is left out, as n8n's agent has no step for it.
  */
 export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateStep[] {
-  return trace.flatMap((entry) => {
-    if (!entry.action) return [];
-    const seenError = entry.observation === undefined && entry.error && TOOL_CALL_ERRORS.has(entry.error.type) ? entry.error : undefined;
-    if (entry.observation === undefined && !seenError) return [];
-    const { tool, args } = entry.action;
-    const toolCallId = `agent_core_step_${entry.step}`;
-    const message: AiMessage = { type: 'ai', content: [], additional_kwargs: {}, response_metadata: {}, tool_calls: [{ id: toolCallId, name: tool, args, type: 'tool_call' }], invalid_tool_calls: [] };
-    return [
-      {
-        // n8n writes "Calling <node name>"; a tool's name is what Agent Core has for it.
-        action: { tool, toolInput: args, log: `Calling ${tool}`, messageLog: [message], toolCallId, type: 'tool_call' },
-        // The model's repair turn opens with these words (prompt.ts repairMessage).
-        observation: seenError ? `Error: ${seenError.message}` : entry.observation!,
-      },
-    ];
-  });
+	return trace.flatMap((entry) => {
+		if (!entry.action) return [];
+		const seenError =
+			entry.observation === undefined && entry.error && TOOL_CALL_ERRORS.has(entry.error.type)
+				? entry.error
+				: undefined;
+		if (entry.observation === undefined && !seenError) return [];
+		const { tool, args } = entry.action;
+		const toolCallId = `agent_core_step_${entry.step}`;
+		const message: AiMessage = {
+			type: 'ai',
+			content: [],
+			additional_kwargs: {},
+			response_metadata: {},
+			tool_calls: [{ id: toolCallId, name: tool, args, type: 'tool_call' }],
+			invalid_tool_calls: [],
+		};
+		return [
+			{
+				// n8n writes "Calling <node name>"; a tool's name is what Agent Core has for it.
+				action: {
+					tool,
+					toolInput: args,
+					log: `Calling ${tool}`,
+					messageLog: [message],
+					toolCallId,
+					type: 'tool_call',
+				},
+				// The model's repair turn opens with these words (prompt.ts repairMessage).
+				observation: seenError ? `Error: ${seenError.message}` : entry.observation!,
+			},
+		];
+	});
 }

@@ -6,7 +6,7 @@ const MCP_CLIENT_TOOL_TYPE = /\.mcpClientTool$/;
 
 /** A toolkit as n8n hands it over, with the tools' own metadata (n8n 2.x names the sub-node there). */
 interface ToolkitWithMetadata {
-  getTools(): Array<{ metadata?: Record<string, unknown> }>;
+	getTools(): Array<{ metadata?: Record<string, unknown> }>;
 }
 
 /**
@@ -14,14 +14,26 @@ interface ToolkitWithMetadata {
  * `McpToolkit`; n8n 2.x a generic `StructuredToolkit` whose tools name their sub-node in
  * `metadata.sourceNodeName`, so the sub-node's type is looked up among the Tool input's nodes.
  */
-export function isMcpClientToolkit(context: IExecuteFunctions, toolkit: ToolkitWithMetadata): boolean {
-  if (toolkit.constructor.name === 'McpToolkit') return true;
-  const sources = new Set(toolkit.getTools().map((tool) => tool.metadata?.sourceNodeName));
-  const parents = context.getParentNodes?.(context.getNode().name, { connectionType: NodeConnectionTypes.AiTool, depth: 1 }) ?? [];
-  return parents.some((parent) => MCP_CLIENT_TOOL_TYPE.test(parent.type) && sources.has(parent.name));
+export function isMcpClientToolkit(
+	context: IExecuteFunctions,
+	toolkit: ToolkitWithMetadata,
+): boolean {
+	if (toolkit.constructor.name === 'McpToolkit') return true;
+	const sources = new Set(toolkit.getTools().map((tool) => tool.metadata?.sourceNodeName));
+	const parents =
+		context.getParentNodes?.(context.getNode().name, {
+			connectionType: NodeConnectionTypes.AiTool,
+			depth: 1,
+		}) ?? [];
+	return parents.some(
+		(parent) => MCP_CLIENT_TOOL_TYPE.test(parent.type) && sources.has(parent.name),
+	);
 }
 
-const isContentItem = (value: unknown) => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+const isContentItem = (value: unknown) =>
+	typeof value === 'object' &&
+	value !== null &&
+	typeof (value as { type?: unknown }).type === 'string';
 
 /**
  * What the model reads of a call of an MCP Client Tool's tool. n8n's node (1.x and 2.x alike, read in
@@ -32,22 +44,26 @@ const isContentItem = (value: unknown) => typeof value === 'object' && value !==
  * error the model reads.
  */
 export function readMcpClientToolResult(result: unknown): string | TruncatedText {
-  const value = typeof result === 'string' ? parseJson(result) : result;
-  if (Array.isArray(value) && value.every(isContentItem)) return renderCallResult({ content: value as never });
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const object = value as Record<string, unknown>;
-    // The whole result (a server that sent neither content nor structured content), or the structured content.
-    if (Array.isArray(object.content) && object.content.every(isContentItem)) return renderCallResult(object as never);
-    return renderCallResult({ content: [], structuredContent: object });
-  }
-  throw new Error(`the tool reported an error: ${typeof result === 'string' ? result : JSON.stringify(result)}`);
+	const value = typeof result === 'string' ? parseJson(result) : result;
+	if (Array.isArray(value) && value.every(isContentItem))
+		return renderCallResult({ content: value as never });
+	if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+		const object = value as Record<string, unknown>;
+		// The whole result (a server that sent neither content nor structured content), or the structured content.
+		if (Array.isArray(object.content) && object.content.every(isContentItem))
+			return renderCallResult(object as never);
+		return renderCallResult({ content: [], structuredContent: object });
+	}
+	throw new Error(
+		`the tool reported an error: ${typeof result === 'string' ? result : JSON.stringify(result)}`,
+	);
 }
 
 /** The JSON value of the text, or undefined when it is not JSON (an error's text). */
 function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
 }

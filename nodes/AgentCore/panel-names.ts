@@ -5,7 +5,11 @@ import { SETTINGS, type Setting } from '../../src/panel';
 import { assembledName, placeOf } from './panel-places';
 
 /** Agent Core's panel names of the fields that are not config keys (the Redis credential's is shared). */
-const FIELD_NAMES: Record<string, string> = { run_state: 'Run State', runKey: 'Governance → Run Key', stateSecret: 'the Run State credential' };
+const FIELD_NAMES: Record<string, string> = {
+	run_state: 'Run State',
+	runKey: 'Governance → Run Key',
+	stateSecret: 'the Run State credential',
+};
 
 /**
  * What the panel of node version `version` calls an error's field: a config key's collection and field where
@@ -13,15 +17,22 @@ const FIELD_NAMES: Record<string, string> = { run_state: 'Run State', runKey: 'G
  * (JSON) → http_request"), or the panel's name for another field; the engine's name when the panel has none.
  */
 export function panelName(field: string, version: number): string {
-  const [key, ...path] = field.split('.');
-  const panel = Object.hasOwn(SETTINGS, key) ? (SETTINGS[key as keyof typeof SETTINGS] as Setting).panel : undefined;
-  // A field a later version added is still named by that version's place: the fix says where it is.
-  const place = panel && (placeOf(panel, version) ?? placeOf(panel, Math.max(version, panel.since ?? 1)));
-  if (!place) return assembledName(field, version) ?? (Object.hasOwn(FIELD_NAMES, field) ? FIELD_NAMES[field] : sharedFieldName(field));
-  return [place.collection, place.displayName, path.join('.')].filter(Boolean).join(' → ');
+	const [key, ...path] = field.split('.');
+	const panel = Object.hasOwn(SETTINGS, key)
+		? (SETTINGS[key as keyof typeof SETTINGS] as Setting).panel
+		: undefined;
+	// A field a later version added is still named by that version's place: the fix says where it is.
+	const place =
+		panel && (placeOf(panel, version) ?? placeOf(panel, Math.max(version, panel.since ?? 1)));
+	if (!place)
+		return (
+			assembledName(field, version) ??
+			(Object.hasOwn(FIELD_NAMES, field) ? FIELD_NAMES[field] : sharedFieldName(field))
+		);
+	return [place.collection, place.displayName, path.join('.')].filter(Boolean).join(' → ');
 }
 
 /** The field namer of node version `version`, for toNodeError and mapItems. */
 export function agentCoreFieldNames(version: number): FieldNamer {
-  return (field) => panelName(field, version);
+	return (field) => panelName(field, version);
 }

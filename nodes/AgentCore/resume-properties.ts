@@ -3,42 +3,52 @@ import type { INodeProperties } from 'n8n-workflow';
 
 /** Shown only when resuming: what to resume and how the person decided. */
 export const resumeProperties: INodeProperties[] = [
-  {
-    displayName: 'Run State',
-    name: 'runState',
-    type: 'json',
-    default: '={{ $json.run_state }}',
-    required: true,
-    description: 'The run_state of the paused run (from the Needs Approval output), unchanged: it is signed, and refused when altered or used before',
-    displayOptions: { show: { operation: ['resume'] } },
-  },
-  {
-    displayName: 'Decision',
-    name: 'decision',
-    type: 'options',
-    options: [
-      { name: 'Approve', value: 'approve', description: 'Run the call exactly once, and go on' },
-      { name: 'Deny', value: 'deny', description: 'Do not run it; the model is told it was refused and why' },
-      { name: 'Edit', value: 'edit', description: 'Run it with other arguments, checked like any call' },
-    ],
-    default: 'approve',
-    description: 'The person\'s answer: set it with an expression on the approval step\'s answer (approve, deny or edit)',
-    displayOptions: { show: { operation: ['resume'] } },
-  },
-  {
-    displayName: 'Reason',
-    name: 'denyReason',
-    type: 'string',
-    default: '',
-    description: 'Why the call was refused; the model reads it',
-    displayOptions: { show: { operation: ['resume'], decision: ['deny'] } },
-  },
-  {
-    displayName: 'Edited Arguments',
-    name: 'editedArgs',
-    type: 'json',
-    default: '={{ $json.pending_action.args }}',
-    description: 'The arguments to run the call with instead, as one JSON object',
-    displayOptions: { show: { operation: ['resume'], decision: ['edit'] } },
-  },
+	{
+		displayName: 'Run State',
+		name: 'runState',
+		type: 'json',
+		default: '={{ $json.run_state }}',
+		required: true,
+		description:
+			'The run_state of the paused run (from the Needs Approval output), unchanged: it is signed, and refused when altered or used before',
+		displayOptions: { show: { operation: ['resume'] } },
+	},
+	{
+		displayName: 'Decision',
+		name: 'decision',
+		type: 'options',
+		options: [
+			{ name: 'Approve', value: 'approve', description: 'Run the call exactly once, and go on' },
+			{
+				name: 'Deny',
+				value: 'deny',
+				description: 'Do not run it; the model is told it was refused and why',
+			},
+			{
+				name: 'Edit',
+				value: 'edit',
+				description: 'Run it with other arguments, checked like any call',
+			},
+		],
+		default: 'approve',
+		description:
+			"The person's answer: set it with an expression on the approval step's answer (approve, deny or edit)",
+		displayOptions: { show: { operation: ['resume'] } },
+	},
+	{
+		displayName: 'Reason',
+		name: 'denyReason',
+		type: 'string',
+		default: '',
+		description: 'Why the call was refused; the model reads it',
+		displayOptions: { show: { operation: ['resume'], decision: ['deny'] } },
+	},
+	{
+		displayName: 'Edited Arguments',
+		name: 'editedArgs',
+		type: 'json',
+		default: '={{ $json.pending_action.args }}',
+		description: 'The arguments to run the call with instead, as one JSON object',
+		displayOptions: { show: { operation: ['resume'], decision: ['edit'] } },
+	},
 ];

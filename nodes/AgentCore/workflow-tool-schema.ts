@@ -2,7 +2,12 @@
 
 /** One string argument, `query`: what most lookup workflows take. */
 export const DEFAULT_WORKFLOW_ARGS_SCHEMA = JSON.stringify(
-  { type: 'object', properties: { query: { type: 'string', description: 'What to look up' } }, required: ['query'], additionalProperties: false },
-  null,
-  2,
+	{
+		type: 'object',
+		properties: { query: { type: 'string', description: 'What to look up' } },
+		required: ['query'],
+		additionalProperties: false,
+	},
+	null,
+	2,
 );

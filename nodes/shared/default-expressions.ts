@@ -8,24 +8,32 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
  * through n8n's engine both ways). Keyed by the expression's text, which description.ts owns.
  */
 const IN_JAVASCRIPT: Record<string, (json: IDataObject) => unknown> = {
-  // Agent Core's Prompt, Agent Context's User Message.
-  '={{ $json.chatInput ?? $json.body?.prompt ?? $json.prompt }}': (json) => json.chatInput ?? (json.body as IDataObject | undefined)?.prompt ?? json.prompt,
-  // Agent Core's Session ID.
-  '={{ $json.session_id ?? $json.sessionId ?? "" }}': (json) => json.session_id ?? json.sessionId ?? '',
-  // Agent Context's Session ID.
-  '={{ $json.session_id ?? $json.body?.session_id ?? $json.sessionId }}': (json) => json.session_id ?? (json.body as IDataObject | undefined)?.session_id ?? json.sessionId,
-  // Agent Context's Messages (persist).
-  '={{ $json.messages }}': (json) => json.messages,
+	// Agent Core's Prompt, Agent Context's User Message.
+	'={{ $json.chatInput ?? $json.body?.prompt ?? $json.prompt }}': (json) =>
+		json.chatInput ?? (json.body as IDataObject | undefined)?.prompt ?? json.prompt,
+	// Agent Core's Session ID.
+	'={{ $json.session_id ?? $json.sessionId ?? "" }}': (json) =>
+		json.session_id ?? json.sessionId ?? '',
+	// Agent Context's Session ID.
+	'={{ $json.session_id ?? $json.body?.session_id ?? $json.sessionId }}': (json) =>
+		json.session_id ?? (json.body as IDataObject | undefined)?.session_id ?? json.sessionId,
+	// Agent Context's Messages (persist).
+	'={{ $json.messages }}': (json) => json.messages,
 };
 
 /**
  * A field's value for this item: a known default expression computed directly, any other expression as n8n
  * resolves it, and a plain value as it is (read once, without n8n resolving anything).
  */
-export function readField(context: IExecuteFunctions, name: string, itemIndex: number, fallback?: unknown): unknown {
-  const raw = context.getNodeParameter(name, itemIndex, fallback, { rawExpressions: true });
-  if (typeof raw !== 'string' || !raw.startsWith('=')) return raw;
-  const compute = IN_JAVASCRIPT[raw];
-  if (compute) return compute(context.getInputData()[itemIndex]?.json ?? {});
-  return context.getNodeParameter(name, itemIndex, fallback);
+export function readField(
+	context: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	fallback?: unknown,
+): unknown {
+	const raw = context.getNodeParameter(name, itemIndex, fallback, { rawExpressions: true });
+	if (typeof raw !== 'string' || !raw.startsWith('=')) return raw;
+	const compute = IN_JAVASCRIPT[raw];
+	if (compute) return compute(context.getInputData()[itemIndex]?.json ?? {});
+	return context.getNodeParameter(name, itemIndex, fallback);
 }

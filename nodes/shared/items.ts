@@ -3,10 +3,10 @@ import { sharedFieldName, toNodeError, type FieldNamer } from './node-errors';
 
 /** Options → Batch Processing: how many items run at once, and a pause between batches. */
 export interface Batching {
-  /** Items run at the same time; 1 runs them one after another. */
-  size: number;
-  /** Milliseconds to wait between batches (e.g. to stay under a provider's rate limit). */
-  delayMs: number;
+	/** Items run at the same time; 1 runs them one after another. */
+	size: number;
+	/** Milliseconds to wait between batches (e.g. to stay under a provider's rate limit). */
+	delayMs: number;
 }
 
 export const ONE_AT_A_TIME: Batching = { size: 1, delayMs: 0 };
@@ -20,28 +20,31 @@ export const ONE_AT_A_TIME: Batching = { size: 1, delayMs: 0 };
  * (the node's panel).
  */
 export async function mapItems(
-  context: IExecuteFunctions,
-  run: (itemIndex: number) => Promise<INodeExecutionData>,
-  batching: Batching = ONE_AT_A_TIME,
-  nameOf: FieldNamer = sharedFieldName,
+	context: IExecuteFunctions,
+	run: (itemIndex: number) => Promise<INodeExecutionData>,
+	batching: Batching = ONE_AT_A_TIME,
+	nameOf: FieldNamer = sharedFieldName,
 ): Promise<INodeExecutionData[]> {
-  const output: INodeExecutionData[] = [];
-  const count = context.getInputData().length;
-  const size = Math.max(1, Math.floor(batching.size) || 1);
-  for (let start = 0; start < count; start += size) {
-    if (start > 0 && batching.delayMs > 0) await sleep(batching.delayMs);
-    const indexes = Array.from({ length: Math.min(size, count - start) }, (_, offset) => start + offset);
-    const settled = await Promise.allSettled(indexes.map((itemIndex) => run(itemIndex)));
-    settled.forEach((outcome, offset) => {
-      const itemIndex = indexes[offset];
-      if (outcome.status === 'fulfilled') {
-        output.push(outcome.value);
-        return;
-      }
-      const nodeError = toNodeError(context, outcome.reason, itemIndex, nameOf);
-      if (!context.continueOnFail()) throw nodeError;
-      output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
-    });
-  }
-  return output;
+	const output: INodeExecutionData[] = [];
+	const count = context.getInputData().length;
+	const size = Math.max(1, Math.floor(batching.size) || 1);
+	for (let start = 0; start < count; start += size) {
+		if (start > 0 && batching.delayMs > 0) await sleep(batching.delayMs);
+		const indexes = Array.from(
+			{ length: Math.min(size, count - start) },
+			(_, offset) => start + offset,
+		);
+		const settled = await Promise.allSettled(indexes.map((itemIndex) => run(itemIndex)));
+		settled.forEach((outcome, offset) => {
+			const itemIndex = indexes[offset];
+			if (outcome.status === 'fulfilled') {
+				output.push(outcome.value);
+				return;
+			}
+			const nodeError = toNodeError(context, outcome.reason, itemIndex, nameOf);
+			if (!context.continueOnFail()) throw nodeError;
+			output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+		});
+	}
+	return output;
 }

@@ -5,10 +5,18 @@ import { AgentCoreError } from '../../src';
  * A NodeOperationError that keeps our message. n8n rewrites any message mentioning a common error code
  * (ECONNREFUSED, ETIMEDOUT…) into a generic sentence; ours already names the service, the address and the fix.
  */
-export function nodeError(context: IExecuteFunctions, message: string, itemIndex: number, description?: string): NodeOperationError {
-  const error = new NodeOperationError(context.getNode(), message, { itemIndex, ...(description ? { description } : {}) });
-  error.message = message;
-  return error;
+export function nodeError(
+	context: IExecuteFunctions,
+	message: string,
+	itemIndex: number,
+	description?: string,
+): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, {
+		itemIndex,
+		...(description ? { description } : {}),
+	});
+	error.message = message;
+	return error;
 }
 
 /** What a node's panel calls an engine error's field (`AgentCoreError#field`): each node knows its own panel. */
@@ -18,14 +26,21 @@ export type FieldNamer = (field: string) => string;
 const SHARED_FIELD_NAMES: Record<string, string> = { redis: 'the Redis credential' };
 
 /** A field as both nodes' panels name it, else as the engine names it. */
-export const sharedFieldName: FieldNamer = (field) => (Object.hasOwn(SHARED_FIELD_NAMES, field) ? SHARED_FIELD_NAMES[field] : field);
+export const sharedFieldName: FieldNamer = (field) =>
+	Object.hasOwn(SHARED_FIELD_NAMES, field) ? SHARED_FIELD_NAMES[field] : field;
 
 /**
  * Engine errors (typed, in src/) become n8n errors here, and only here: the message, and the fix with the
  * field in the words of the node's panel (`nameOf`, which the node passes; the shared names without one).
  */
-export function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number, nameOf: FieldNamer = sharedFieldName): NodeOperationError | NodeApiError {
-  if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
-  if (error instanceof AgentCoreError) return nodeError(context, error.message, itemIndex, error.fixNaming(nameOf(error.field)));
-  return nodeError(context, error instanceof Error ? error.message : String(error), itemIndex);
+export function toNodeError(
+	context: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+	nameOf: FieldNamer = sharedFieldName,
+): NodeOperationError | NodeApiError {
+	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
+	if (error instanceof AgentCoreError)
+		return nodeError(context, error.message, itemIndex, error.fixNaming(nameOf(error.field)));
+	return nodeError(context, error instanceof Error ? error.message : String(error), itemIndex);
 }

@@ -14,7 +14,14 @@ const PACKAGE_NAME = readManifest(REPO_FOLDER).name;
 /** The type prefix n8n gives nodes of an installed community package: `<package name>.<node name>`. */
 const NODE_TYPE_PREFIX = `${PACKAGE_NAME}.`;
 /** n8n's own arguments for `npm install` in a community package folder (n8n 1.123 and 2.41). */
-const N8N_NPM_INSTALL_ARGS = ['--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'];
+const N8N_NPM_INSTALL_ARGS = [
+	'--audit=false',
+	'--fund=false',
+	'--bin-links=false',
+	'--install-strategy=shallow',
+	'--ignore-scripts=true',
+	'--package-lock=false',
+];
 
 /**
  * The package.json of `folder`.
@@ -22,7 +29,7 @@ const N8N_NPM_INSTALL_ARGS = ['--audit=false', '--fund=false', '--bin-links=fals
  * @returns {{ name: string; version: string; [field: string]: any }}
  */
 function readManifest(folder) {
-  return JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+	return JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
 }
 
 /**
@@ -32,15 +39,23 @@ function readManifest(folder) {
  * @returns {Promise<string>}
  */
 async function packPackage(destination, { build = true } = {}) {
-  fs.mkdirSync(destination, { recursive: true });
-  if (build) await runCommand('npm', ['run', 'build', '--silent'], { cwd: REPO_FOLDER });
-  // npm's --json listing of every file outgrew runCommand's output cap; the tarball's name is known anyway.
-  const { name, version } = readManifest(REPO_FOLDER);
-  const tarball = path.join(destination, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
-  fs.rmSync(tarball, { force: true });
-  const output = await runCommand('npm', ['pack', '--ignore-scripts', '--pack-destination', destination], { cwd: REPO_FOLDER });
-  if (!fs.existsSync(tarball)) throw new Error(`npm pack did not write ${tarball}:\n${output.slice(-2000)}`);
-  return tarball;
+	fs.mkdirSync(destination, { recursive: true });
+	if (build) await runCommand('npm', ['run', 'build', '--silent'], { cwd: REPO_FOLDER });
+	// npm's --json listing of every file outgrew runCommand's output cap; the tarball's name is known anyway.
+	const { name, version } = readManifest(REPO_FOLDER);
+	const tarball = path.join(
+		destination,
+		`${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`,
+	);
+	fs.rmSync(tarball, { force: true });
+	const output = await runCommand(
+		'npm',
+		['pack', '--ignore-scripts', '--pack-destination', destination],
+		{ cwd: REPO_FOLDER },
+	);
+	if (!fs.existsSync(tarball))
+		throw new Error(`npm pack did not write ${tarball}:\n${output.slice(-2000)}`);
+	return tarball;
 }
 
 /**
@@ -49,8 +64,8 @@ async function packPackage(destination, { build = true } = {}) {
  * @param {string} folder
  */
 async function unpackTarball(tarball, folder) {
-  fs.mkdirSync(folder, { recursive: true });
-  await runCommand('tar', ['-xzf', tarball, '-C', folder, '--strip-components=1']);
+	fs.mkdirSync(folder, { recursive: true });
+	await runCommand('tar', ['-xzf', tarball, '-C', folder, '--strip-components=1']);
 }
 
 /**
@@ -66,18 +81,21 @@ async function unpackTarball(tarball, folder) {
  * @returns {Promise<string>} nodesFolder
  */
 async function installPackage(tarball, nodesFolder) {
-  const packageFolder = path.join(nodesFolder, 'node_modules', PACKAGE_NAME);
-  fs.rmSync(packageFolder, { recursive: true, force: true });
-  await unpackTarball(tarball, packageFolder);
-  // eslint-disable-next-line no-unused-vars
-  const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = readManifest(packageFolder);
-  fs.writeFileSync(path.join(packageFolder, 'package.json'), JSON.stringify(manifest, null, 2));
-  await runCommand('npm', ['install', ...N8N_NPM_INSTALL_ARGS], { cwd: packageFolder });
-  const listPath = path.join(nodesFolder, 'package.json');
-  const list = fs.existsSync(listPath) ? readManifest(nodesFolder) : { name: 'installed-nodes', private: true, dependencies: {} };
-  list.dependencies = { ...list.dependencies, [PACKAGE_NAME]: manifest.version };
-  fs.writeFileSync(listPath, JSON.stringify(list, null, 2));
-  return nodesFolder;
+	const packageFolder = path.join(nodesFolder, 'node_modules', PACKAGE_NAME);
+	fs.rmSync(packageFolder, { recursive: true, force: true });
+	await unpackTarball(tarball, packageFolder);
+	// eslint-disable-next-line no-unused-vars
+	const { devDependencies, peerDependencies, optionalDependencies, ...manifest } =
+		readManifest(packageFolder);
+	fs.writeFileSync(path.join(packageFolder, 'package.json'), JSON.stringify(manifest, null, 2));
+	await runCommand('npm', ['install', ...N8N_NPM_INSTALL_ARGS], { cwd: packageFolder });
+	const listPath = path.join(nodesFolder, 'package.json');
+	const list = fs.existsSync(listPath)
+		? readManifest(nodesFolder)
+		: { name: 'installed-nodes', private: true, dependencies: {} };
+	list.dependencies = { ...list.dependencies, [PACKAGE_NAME]: manifest.version };
+	fs.writeFileSync(listPath, JSON.stringify(list, null, 2));
+	return nodesFolder;
 }
 
 /**
@@ -87,12 +105,21 @@ async function installPackage(tarball, nodesFolder) {
  * @returns {string} the copy
  */
 function copyNodesFolder(nodesFolder, userFolder) {
-  const target = path.join(userFolder, '.n8n', 'nodes');
-  if (path.resolve(nodesFolder) === path.resolve(target)) return target;
-  fs.rmSync(path.join(target, 'node_modules', PACKAGE_NAME), { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.cpSync(nodesFolder, target, { recursive: true });
-  return target;
+	const target = path.join(userFolder, '.n8n', 'nodes');
+	if (path.resolve(nodesFolder) === path.resolve(target)) return target;
+	fs.rmSync(path.join(target, 'node_modules', PACKAGE_NAME), { recursive: true, force: true });
+	fs.mkdirSync(path.dirname(target), { recursive: true });
+	fs.cpSync(nodesFolder, target, { recursive: true });
+	return target;
 }
 
-module.exports = { REPO_FOLDER, PACKAGE_NAME, NODE_TYPE_PREFIX, readManifest, packPackage, unpackTarball, installPackage, copyNodesFolder };
+module.exports = {
+	REPO_FOLDER,
+	PACKAGE_NAME,
+	NODE_TYPE_PREFIX,
+	readManifest,
+	packPackage,
+	unpackTarball,
+	installPackage,
+	copyNodesFolder,
+};

@@ -45,38 +45,41 @@ const PID_FOLDER_VARIABLE = 'AGENT_CORE_N8N_PID_FOLDER';
 
 /** The process groups other copies of this module recorded in the PID folder. */
 function recordedGroups() {
-  const folder = process.env[PID_FOLDER_VARIABLE];
-  if (!folder) return [];
-  try {
-    return fs.readdirSync(folder).map(Number).filter((pid) => pid > 0);
-  } catch {
-    return [];
-  }
+	const folder = process.env[PID_FOLDER_VARIABLE];
+	if (!folder) return [];
+	try {
+		return fs
+			.readdirSync(folder)
+			.map(Number)
+			.filter((pid) => pid > 0);
+	} catch {
+		return [];
+	}
 }
 
 /** Kills every group still running and removes the registered temporary folders (the exit hook). */
 function cleanUpNow() {
-  for (const child of running) killGroup(child.pid, 'SIGKILL');
-  running.clear();
-  for (const pid of recordedGroups()) killGroup(pid, 'SIGKILL');
-  for (const folder of temporaryFolders) fs.rmSync(folder, { recursive: true, force: true });
-  temporaryFolders.clear();
+	for (const child of running) killGroup(child.pid, 'SIGKILL');
+	running.clear();
+	for (const pid of recordedGroups()) killGroup(pid, 'SIGKILL');
+	for (const folder of temporaryFolders) fs.rmSync(folder, { recursive: true, force: true });
+	temporaryFolders.clear();
 }
 
 /** @param {NodeJS.Signals} signal */
 function onSignal(signal) {
-  cleanUpNow();
-  for (const name of SIGNALS) process.removeListener(name, onSignal);
-  // Die of the signal as if nobody had listened (unless another listener takes it from here).
-  process.kill(process.pid, signal);
+	cleanUpNow();
+	for (const name of SIGNALS) process.removeListener(name, onSignal);
+	// Die of the signal as if nobody had listened (unless another listener takes it from here).
+	process.kill(process.pid, signal);
 }
 
 /** Installs the exit hook (and the signal hooks unless turned off) once, on first need. */
 function installHooks() {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  process.once('exit', cleanUpNow);
-  if (handleSignals) for (const name of SIGNALS) process.on(name, onSignal);
+	if (hooksInstalled) return;
+	hooksInstalled = true;
+	process.once('exit', cleanUpNow);
+	if (handleSignals) for (const name of SIGNALS) process.on(name, onSignal);
 }
 
 /**
@@ -85,15 +88,15 @@ function installHooks() {
  * @param {ChildProcess} child
  */
 function track(child) {
-  running.add(child);
-  child.once('close', () => running.delete(child));
-  installHooks();
-  const folder = process.env[PID_FOLDER_VARIABLE];
-  if (!folder || !child.pid) return;
-  const record = path.join(folder, String(child.pid));
-  fs.mkdirSync(folder, { recursive: true });
-  fs.writeFileSync(record, '');
-  child.once('exit', () => fs.rmSync(record, { force: true }));
+	running.add(child);
+	child.once('close', () => running.delete(child));
+	installHooks();
+	const folder = process.env[PID_FOLDER_VARIABLE];
+	if (!folder || !child.pid) return;
+	const record = path.join(folder, String(child.pid));
+	fs.mkdirSync(folder, { recursive: true });
+	fs.writeFileSync(record, '');
+	child.once('exit', () => fs.rmSync(record, { force: true }));
 }
 
 /**
@@ -102,9 +105,9 @@ function track(child) {
  * @returns {() => void}
  */
 function removeOnExit(folder) {
-  temporaryFolders.add(folder);
-  installHooks();
-  return () => temporaryFolders.delete(folder);
+	temporaryFolders.add(folder);
+	installHooks();
+	return () => temporaryFolders.delete(folder);
 }
 
 /**
@@ -113,8 +116,9 @@ function removeOnExit(folder) {
  * @param {boolean} enabled
  */
 function cleanUpOnSignals(enabled) {
-  handleSignals = enabled;
-  if (hooksInstalled && !enabled) for (const name of SIGNALS) process.removeListener(name, onSignal);
+	handleSignals = enabled;
+	if (hooksInstalled && !enabled)
+		for (const name of SIGNALS) process.removeListener(name, onSignal);
 }
 
 /**
@@ -123,12 +127,12 @@ function cleanUpOnSignals(enabled) {
  * @param {NodeJS.Signals} signal
  */
 function killGroup(pid, signal) {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
+	if (!pid) return;
+	try {
+		process.kill(-pid, signal);
+	} catch {
+		// Already gone.
+	}
 }
 
 /**
@@ -140,34 +144,43 @@ function killGroup(pid, signal) {
  * @param {{ cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; detached?: boolean; echo?: boolean }} [options]
  * @returns {Promise<string>}
  */
-function runCommand(command, args, { cwd, env, timeoutMs = 10 * 60 * 1000, detached = false, echo = false } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached });
-    if (detached) track(child);
-    let output = '';
-    /** @param {Buffer} chunk */
-    const collect = (chunk) => {
-      output = (output + chunk.toString()).slice(-20000);
-      if (echo) process.stderr.write(chunk);
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    const timer = setTimeout(() => {
-      output += `\n[killed after ${timeoutMs} ms]`;
-      if (detached) killGroup(child.pid, 'SIGKILL');
-      else child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      running.delete(child);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(output);
-      else reject(new Error(`${path.basename(command)} ${args.join(' ')} failed (${signal ?? `exit ${code}`}) in ${cwd ?? process.cwd()}:\n${output.slice(-6000)}`));
-    });
-  });
+function runCommand(
+	command,
+	args,
+	{ cwd, env, timeoutMs = 10 * 60 * 1000, detached = false, echo = false } = {},
+) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached });
+		if (detached) track(child);
+		let output = '';
+		/** @param {Buffer} chunk */
+		const collect = (chunk) => {
+			output = (output + chunk.toString()).slice(-20000);
+			if (echo) process.stderr.write(chunk);
+		};
+		child.stdout.on('data', collect);
+		child.stderr.on('data', collect);
+		const timer = setTimeout(() => {
+			output += `\n[killed after ${timeoutMs} ms]`;
+			if (detached) killGroup(child.pid, 'SIGKILL');
+			else child.kill('SIGKILL');
+		}, timeoutMs);
+		child.on('error', (error) => {
+			clearTimeout(timer);
+			running.delete(child);
+			reject(error);
+		});
+		child.on('close', (code, signal) => {
+			clearTimeout(timer);
+			if (code === 0) resolve(output);
+			else
+				reject(
+					new Error(
+						`${path.basename(command)} ${args.join(' ')} failed (${signal ?? `exit ${code}`}) in ${cwd ?? process.cwd()}:\n${output.slice(-6000)}`,
+					),
+				);
+		});
+	});
 }
 
 /**
@@ -175,14 +188,14 @@ function runCommand(command, args, { cwd, env, timeoutMs = 10 * 60 * 1000, detac
  * @returns {Promise<number>}
  */
 function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-      server.close(() => resolve(port));
-    });
-  });
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+			server.close(() => resolve(port));
+		});
+	});
 }
 
 /**
@@ -191,14 +204,14 @@ function freePort() {
  * @returns {Promise<boolean>}
  */
 function portInUse(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+	return new Promise((resolve) => {
+		const socket = net.connect({ host: '127.0.0.1', port });
+		socket.once('connect', () => {
+			socket.destroy();
+			resolve(true);
+		});
+		socket.once('error', () => resolve(false));
+	});
 }
 
 /**
@@ -209,19 +222,23 @@ function portInUse(port) {
  * @param {() => Promise<boolean>} condition
  */
 async function waitUntil(spawned, timeoutMs, what, condition) {
-  const started = Date.now();
-  for (;;) {
-    if (spawned.result) {
-      const { code, signal } = spawned.result;
-      throw new Error(`n8n exited before it could ${what} (${signal ?? `exit ${code}`}); log ${spawned.logPath}:\n${spawned.logTail()}`);
-    }
-    if (Date.now() - started > timeoutMs) {
-      killGroup(spawned.child.pid, 'SIGKILL');
-      throw new Error(`n8n did not ${what} within ${timeoutMs / 1000} s; log ${spawned.logPath}:\n${spawned.logTail()}`);
-    }
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+	const started = Date.now();
+	for (;;) {
+		if (spawned.result) {
+			const { code, signal } = spawned.result;
+			throw new Error(
+				`n8n exited before it could ${what} (${signal ?? `exit ${code}`}); log ${spawned.logPath}:\n${spawned.logTail()}`,
+			);
+		}
+		if (Date.now() - started > timeoutMs) {
+			killGroup(spawned.child.pid, 'SIGKILL');
+			throw new Error(
+				`n8n did not ${what} within ${timeoutMs / 1000} s; log ${spawned.logPath}:\n${spawned.logTail()}`,
+			);
+		}
+		if (await condition()) return;
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
 }
 
 /**
@@ -230,14 +247,24 @@ async function waitUntil(spawned, timeoutMs, what, condition) {
  * @param {number} graceMs
  */
 async function stopGroup(spawned, graceMs) {
-  const { child } = spawned;
-  if (!spawned.result && child.exitCode === null && child.signalCode === null) {
-    killGroup(child.pid, 'SIGTERM');
-    const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), graceMs);
-    await spawned.exited;
-    clearTimeout(timer);
-  }
-  killGroup(child.pid, 'SIGKILL');
+	const { child } = spawned;
+	if (!spawned.result && child.exitCode === null && child.signalCode === null) {
+		killGroup(child.pid, 'SIGTERM');
+		const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), graceMs);
+		await spawned.exited;
+		clearTimeout(timer);
+	}
+	killGroup(child.pid, 'SIGKILL');
 }
 
-module.exports = { PID_FOLDER_VARIABLE, track, removeOnExit, cleanUpOnSignals, runCommand, freePort, portInUse, waitUntil, stopGroup };
+module.exports = {
+	PID_FOLDER_VARIABLE,
+	track,
+	removeOnExit,
+	cleanUpOnSignals,
+	runCommand,
+	freePort,
+	portInUse,
+	waitUntil,
+	stopGroup,
+};

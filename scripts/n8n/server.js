@@ -14,7 +14,8 @@ const { track } = require('./process');
 /** @typedef {import('./process').Spawned} Spawned */
 /** @typedef {import('./process').ExitResult} ExitResult */
 
-const INHERITED_PREFIXES = /^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODE_ENV$|NODE_OPTIONS$|NODE_PATH$|JEST_|npm_)/;
+const INHERITED_PREFIXES =
+	/^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODE_ENV$|NODE_OPTIONS$|NODE_PATH$|JEST_|npm_)/;
 
 /**
  * The environment of one n8n process: this process's environment without anything that configures n8n or
@@ -25,38 +26,39 @@ const INHERITED_PREFIXES = /^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_T
  * @returns {NodeJS.ProcessEnv}
  */
 function n8nEnvironment(installation, { userFolder, port, brokerPort, extra = {} }) {
-  /** @type {NodeJS.ProcessEnv} */
-  const env = {};
-  for (const [name, value] of Object.entries(process.env)) if (!INHERITED_PREFIXES.test(name)) env[name] = value;
-  return {
-    ...env,
-    PATH: `${installation.pathPrefix}${path.delimiter}${process.env.PATH ?? ''}`,
-    NODE_ENV: 'production',
-    N8N_USER_FOLDER: userFolder,
-    N8N_LISTEN_ADDRESS: '127.0.0.1',
-    N8N_HOST: '127.0.0.1',
-    N8N_PORT: String(port),
-    N8N_PROTOCOL: 'http',
-    WEBHOOK_URL: `http://127.0.0.1:${port}/`,
-    N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
-    N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-    N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-    N8N_DIAGNOSTICS_ENABLED: 'false',
-    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-    N8N_PERSONALIZATION_ENABLED: 'false',
-    N8N_TEMPLATES_ENABLED: 'false',
-    N8N_HIRING_BANNER_ENABLED: 'false',
-    N8N_REINSTALL_MISSING_PACKAGES: 'false',
-    N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
-    N8N_SECURE_COOKIE: 'false',
-    N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
-    DB_SQLITE_POOL_SIZE: '2',
-    N8N_LOG_LEVEL: 'info',
-    // 2.x refreshes a list of MCP servers from api.n8n.io at start: nothing to fetch on a loopback-only machine.
-    ...(installation.line === 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
-    ...installation.env,
-    ...extra,
-  };
+	/** @type {NodeJS.ProcessEnv} */
+	const env = {};
+	for (const [name, value] of Object.entries(process.env))
+		if (!INHERITED_PREFIXES.test(name)) env[name] = value;
+	return {
+		...env,
+		PATH: `${installation.pathPrefix}${path.delimiter}${process.env.PATH ?? ''}`,
+		NODE_ENV: 'production',
+		N8N_USER_FOLDER: userFolder,
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PORT: String(port),
+		N8N_PROTOCOL: 'http',
+		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_REINSTALL_MISSING_PACKAGES: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
+		DB_SQLITE_POOL_SIZE: '2',
+		N8N_LOG_LEVEL: 'info',
+		// 2.x refreshes a list of MCP servers from api.n8n.io at start: nothing to fetch on a loopback-only machine.
+		...(installation.line === 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
+		...installation.env,
+		...extra,
+	};
 }
 
 /**
@@ -67,24 +69,31 @@ function n8nEnvironment(installation, { userFolder, port, brokerPort, extra = {}
  * @returns {Spawned}
  */
 function spawnN8n(installation, args, { cwd, env, logPath }) {
-  const logStart = fs.existsSync(logPath) ? fs.statSync(logPath).size : 0;
-  const log = fs.openSync(logPath, 'a');
-  const child = spawn(installation.node, [installation.bin, ...args], { cwd, env, stdio: ['ignore', log, log], detached: true });
-  fs.closeSync(log);
-  track(child);
-  /** @type {Spawned} */
-  const spawned = {
-    child,
-    logPath,
-    result: undefined,
-    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
-    logSince: () => readLogSince(logPath, logStart),
-    logTail: () => readLogTail(logPath),
-  };
-  spawned.exited.then((result) => {
-    spawned.result = result;
-  });
-  return spawned;
+	const logStart = fs.existsSync(logPath) ? fs.statSync(logPath).size : 0;
+	const log = fs.openSync(logPath, 'a');
+	const child = spawn(installation.node, [installation.bin, ...args], {
+		cwd,
+		env,
+		stdio: ['ignore', log, log],
+		detached: true,
+	});
+	fs.closeSync(log);
+	track(child);
+	/** @type {Spawned} */
+	const spawned = {
+		child,
+		logPath,
+		result: undefined,
+		exited: new Promise((resolve) =>
+			child.once('exit', (code, signal) => resolve({ code, signal })),
+		),
+		logSince: () => readLogSince(logPath, logStart),
+		logTail: () => readLogTail(logPath),
+	};
+	spawned.exited.then((result) => {
+		spawned.result = result;
+	});
+	return spawned;
 }
 
 /**
@@ -96,15 +105,18 @@ function spawnN8n(installation, args, { cwd, env, logPath }) {
  * @returns {Promise<number>}
  */
 function httpStatus(port, method, urlPath, headers = {}) {
-  return new Promise((resolve) => {
-    const request = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, timeout: 2000 }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    request.once('timeout', () => request.destroy());
-    request.once('error', () => resolve(0));
-    request.end();
-  });
+	return new Promise((resolve) => {
+		const request = http.request(
+			{ host: '127.0.0.1', port, method, path: urlPath, headers, timeout: 2000 },
+			(response) => {
+				response.resume();
+				resolve(response.statusCode ?? 0);
+			},
+		);
+		request.once('timeout', () => request.destroy());
+		request.once('error', () => resolve(0));
+		request.end();
+	});
 }
 
 /**
@@ -113,19 +125,19 @@ function httpStatus(port, method, urlPath, headers = {}) {
  * @param {number} offset
  */
 function readLogSince(logPath, offset) {
-  try {
-    const descriptor = fs.openSync(logPath, 'r');
-    try {
-      const size = fs.fstatSync(descriptor).size;
-      const buffer = Buffer.alloc(Math.max(0, size - offset));
-      fs.readSync(descriptor, buffer, 0, buffer.length, offset);
-      return buffer.toString('utf8');
-    } finally {
-      fs.closeSync(descriptor);
-    }
-  } catch {
-    return '';
-  }
+	try {
+		const descriptor = fs.openSync(logPath, 'r');
+		try {
+			const size = fs.fstatSync(descriptor).size;
+			const buffer = Buffer.alloc(Math.max(0, size - offset));
+			fs.readSync(descriptor, buffer, 0, buffer.length, offset);
+			return buffer.toString('utf8');
+		} finally {
+			fs.closeSync(descriptor);
+		}
+	} catch {
+		return '';
+	}
 }
 
 /**
@@ -134,11 +146,11 @@ function readLogSince(logPath, offset) {
  * @param {number} [characters]
  */
 function readLogTail(logPath, characters = 6000) {
-  try {
-    return fs.readFileSync(logPath, 'utf8').slice(-characters);
-  } catch {
-    return '(no log)';
-  }
+	try {
+		return fs.readFileSync(logPath, 'utf8').slice(-characters);
+	} catch {
+		return '(no log)';
+	}
 }
 
 /**
@@ -146,7 +158,7 @@ function readLogTail(logPath, characters = 6000) {
  * @param {string} logPath
  */
 function portCollided(logPath) {
-  return /EADDRINUSE|port \d+ is already in use/i.test(readLogTail(logPath, 20000));
+	return /EADDRINUSE|port \d+ is already in use/i.test(readLogTail(logPath, 20000));
 }
 
 /**
@@ -155,14 +167,24 @@ function portCollided(logPath) {
  * @returns {string}
  */
 function readEncryptionKey(userFolder) {
-  const configPath = path.join(userFolder, '.n8n', 'config');
-  try {
-    const { encryptionKey } = JSON.parse(fs.readFileSync(configPath, 'utf8'));
-    if (encryptionKey) return encryptionKey;
-  } catch {
-    // Reported below.
-  }
-  throw new Error(`no encryption key in ${configPath}: set N8N_ENCRYPTION_KEY in options.env, or import something first`);
+	const configPath = path.join(userFolder, '.n8n', 'config');
+	try {
+		const { encryptionKey } = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+		if (encryptionKey) return encryptionKey;
+	} catch {
+		// Reported below.
+	}
+	throw new Error(
+		`no encryption key in ${configPath}: set N8N_ENCRYPTION_KEY in options.env, or import something first`,
+	);
 }
 
-module.exports = { n8nEnvironment, spawnN8n, httpStatus, readLogSince, readLogTail, portCollided, readEncryptionKey };
+module.exports = {
+	n8nEnvironment,
+	spawnN8n,
+	httpStatus,
+	readLogSince,
+	readLogTail,
+	portCollided,
+	readEncryptionKey,
+};

@@ -8,7 +8,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { copyNodesFolder } = require('./package');
 const { freePort, waitUntil } = require('./process');
-const { httpStatus, n8nEnvironment, portCollided, readEncryptionKey, readLogSince, readLogTail, spawnN8n } = require('./server');
+const {
+	httpStatus,
+	n8nEnvironment,
+	portCollided,
+	readEncryptionKey,
+	readLogSince,
+	readLogTail,
+	spawnN8n,
+} = require('./server');
 
 /** @typedef {import('../n8n-cache').N8nInstallation} N8nInstallation */
 /** @typedef {import('./process').Spawned} Spawned */
@@ -54,69 +62,82 @@ const { httpStatus, n8nEnvironment, portCollided, readEncryptionKey, readLogSinc
  * @returns {Promise<N8nWorker>}
  */
 async function startN8nWorker(owner, workers, { name, concurrency, timeoutMs }) {
-  const folder = path.join(owner.userFolder, 'workers', name);
-  fs.mkdirSync(folder, { recursive: true });
-  const copyStarted = Date.now();
-  copyNodesFolder(owner.nodesFolder, folder);
-  const copyMs = Date.now() - copyStarted;
-  const logPath = path.join(folder, 'n8n.log');
-  const encryptionKey = owner.env?.N8N_ENCRYPTION_KEY ?? readEncryptionKey(owner.userFolder);
-  /** @type {RunningWorker} */
-  const worker = {
-    name,
-    userFolder: folder,
-    logPath,
-    healthPort: 0,
-    brokerPort: 0,
-    copyMs,
-    spawned: undefined,
-    get pid() {
-      return this.spawned?.child.pid;
-    },
-    logTail: (characters) => readLogTail(logPath, characters),
-    log: () => readLogSince(logPath, 0),
-    exited: () => worker.spawned?.exited ?? Promise.reject(new Error(`worker ${name} was not started`)),
-    kill: () => {
-      const { spawned } = worker;
-      if (!spawned) return Promise.reject(new Error(`worker ${name} was not started`));
-      try {
-        if (spawned.child.pid) process.kill(-spawned.child.pid, 'SIGKILL');
-      } catch (error) {
-        if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ESRCH') throw error; // ESRCH: gone already
-      }
-      return spawned.exited;
-    },
-  };
-  workers.push(worker);
-  for (let attempt = 1; ; attempt++) {
-    worker.healthPort = await freePort();
-    worker.brokerPort = await freePort();
-    // A set-up that outlived its timeout must not start processes after stop() ran.
-    if (owner.stopped()) throw new Error('this n8n instance was stopped');
-    const env = n8nEnvironment(owner.installation, {
-      userFolder: folder,
-      port: owner.port,
-      brokerPort: worker.brokerPort,
-      extra: {
-        ...owner.env,
-        N8N_ENCRYPTION_KEY: encryptionKey,
-        QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-        QUEUE_HEALTH_CHECK_PORT: String(worker.healthPort),
-        N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-      },
-    });
-    const spawned = spawnN8n(owner.installation, ['worker', `--concurrency=${concurrency}`], { cwd: folder, env, logPath });
-    worker.spawned = spawned;
-    try {
-      await waitUntil(spawned, timeoutMs, `start worker ${name}`, async () =>
-        spawned.logSince().includes('n8n worker is now ready') && (await httpStatus(worker.healthPort, 'GET', '/healthz/readiness')) === 200,
-      );
-      return worker;
-    } catch (error) {
-      if (!portCollided(logPath) || attempt > 1) throw error;
-      fs.appendFileSync(logPath, '\n[agent-core] port taken meanwhile; starting again on new ports\n');
-    }
-  }
+	const folder = path.join(owner.userFolder, 'workers', name);
+	fs.mkdirSync(folder, { recursive: true });
+	const copyStarted = Date.now();
+	copyNodesFolder(owner.nodesFolder, folder);
+	const copyMs = Date.now() - copyStarted;
+	const logPath = path.join(folder, 'n8n.log');
+	const encryptionKey = owner.env?.N8N_ENCRYPTION_KEY ?? readEncryptionKey(owner.userFolder);
+	/** @type {RunningWorker} */
+	const worker = {
+		name,
+		userFolder: folder,
+		logPath,
+		healthPort: 0,
+		brokerPort: 0,
+		copyMs,
+		spawned: undefined,
+		get pid() {
+			return this.spawned?.child.pid;
+		},
+		logTail: (characters) => readLogTail(logPath, characters),
+		log: () => readLogSince(logPath, 0),
+		exited: () =>
+			worker.spawned?.exited ?? Promise.reject(new Error(`worker ${name} was not started`)),
+		kill: () => {
+			const { spawned } = worker;
+			if (!spawned) return Promise.reject(new Error(`worker ${name} was not started`));
+			try {
+				if (spawned.child.pid) process.kill(-spawned.child.pid, 'SIGKILL');
+			} catch (error) {
+				if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ESRCH') throw error; // ESRCH: gone already
+			}
+			return spawned.exited;
+		},
+	};
+	workers.push(worker);
+	for (let attempt = 1; ; attempt++) {
+		worker.healthPort = await freePort();
+		worker.brokerPort = await freePort();
+		// A set-up that outlived its timeout must not start processes after stop() ran.
+		if (owner.stopped()) throw new Error('this n8n instance was stopped');
+		const env = n8nEnvironment(owner.installation, {
+			userFolder: folder,
+			port: owner.port,
+			brokerPort: worker.brokerPort,
+			extra: {
+				...owner.env,
+				N8N_ENCRYPTION_KEY: encryptionKey,
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(worker.healthPort),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			},
+		});
+		const spawned = spawnN8n(owner.installation, ['worker', `--concurrency=${concurrency}`], {
+			cwd: folder,
+			env,
+			logPath,
+		});
+		worker.spawned = spawned;
+		try {
+			await waitUntil(
+				spawned,
+				timeoutMs,
+				`start worker ${name}`,
+				async () =>
+					spawned.logSince().includes('n8n worker is now ready') &&
+					(await httpStatus(worker.healthPort, 'GET', '/healthz/readiness')) === 200,
+			);
+			return worker;
+		} catch (error) {
+			if (!portCollided(logPath) || attempt > 1) throw error;
+			fs.appendFileSync(
+				logPath,
+				'\n[agent-core] port taken meanwhile; starting again on new ports\n',
+			);
+		}
+	}
 }
 
 module.exports = { startN8nWorker };

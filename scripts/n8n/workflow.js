@@ -27,8 +27,12 @@ const { REPO_FOLDER } = require('./package');
  * @param {string[]} [files]
  * @returns {WorkflowJson[]}
  */
-function readExampleWorkflows(files = ['agent-core-webhook.json', 'agent-core-webhook-strict-limits.json']) {
-  return files.map((file) => JSON.parse(fs.readFileSync(path.join(REPO_FOLDER, 'examples', file), 'utf8')));
+function readExampleWorkflows(
+	files = ['agent-core-webhook.json', 'agent-core-webhook-strict-limits.json'],
+) {
+	return files.map((file) =>
+		JSON.parse(fs.readFileSync(path.join(REPO_FOLDER, 'examples', file), 'utf8')),
+	);
 }
 
 /**
@@ -39,10 +43,20 @@ function readExampleWorkflows(files = ['agent-core-webhook.json', 'agent-core-we
  * @returns {WorkflowJson}
  */
 function useCredential(workflow, type, credential) {
-  return {
-    ...workflow,
-    nodes: workflow.nodes.map((node) => (node.credentials?.[type] ? { ...node, credentials: { ...node.credentials, [type]: { id: credential.id, name: credential.name } } } : node)),
-  };
+	return {
+		...workflow,
+		nodes: workflow.nodes.map((node) =>
+			node.credentials?.[type]
+				? {
+						...node,
+						credentials: {
+							...node.credentials,
+							[type]: { id: credential.id, name: credential.name },
+						},
+					}
+				: node,
+		),
+	};
 }
 
 /**
@@ -50,8 +64,13 @@ function useCredential(workflow, type, credential) {
  * @param {WorkflowJson} workflow
  */
 function isSubWorkflowOnly(workflow) {
-  const triggers = workflow.nodes.filter((node) => /trigger$/i.test(node.type) || node.type === 'n8n-nodes-base.webhook');
-  return triggers.length > 0 && triggers.every((node) => node.type === 'n8n-nodes-base.executeWorkflowTrigger');
+	const triggers = workflow.nodes.filter(
+		(node) => /trigger$/i.test(node.type) || node.type === 'n8n-nodes-base.webhook',
+	);
+	return (
+		triggers.length > 0 &&
+		triggers.every((node) => node.type === 'n8n-nodes-base.executeWorkflowTrigger')
+	);
 }
 
 /**
@@ -60,7 +79,10 @@ function isSubWorkflowOnly(workflow) {
  * @returns {ImportedWorkflow[]}
  */
 function withIds(workflows) {
-  return workflows.map((workflow, index) => ({ ...workflow, id: workflow.id ?? `agentCoreWf${String(index + 1).padStart(5, '0')}` }));
+	return workflows.map((workflow, index) => ({
+		...workflow,
+		id: workflow.id ?? `agentCoreWf${String(index + 1).padStart(5, '0')}`,
+	}));
 }
 
 /**
@@ -72,20 +94,22 @@ function withIds(workflows) {
  * @param {number} parallel
  */
 async function activateWorkflows(n8nCli, line, workflows, parallel) {
-  if (line === 1) {
-    await n8nCli(['update:workflow', '--all', '--active=true']);
-    // 1.x runs sub-workflows without activation, and cannot activate one whose only trigger is "When
-    // Executed by Another Workflow": it logs "has no node to start the workflow" and retries forever.
-    for (const workflow of workflows.filter(isSubWorkflowOnly)) await n8nCli(['update:workflow', `--id=${workflow.id}`, '--active=false']);
-    return;
-  }
-  // 2.x runs only the published version of a sub-workflow ("Workflow is not active and cannot be
-  // executed" otherwise), so sub-workflows are published like every other workflow.
-  const pending = [...workflows];
-  const publishNext = async () => {
-    for (let workflow; (workflow = pending.shift()); ) await n8nCli(['publish:workflow', `--id=${workflow.id}`]);
-  };
-  await Promise.all(Array.from({ length: parallel }, publishNext));
+	if (line === 1) {
+		await n8nCli(['update:workflow', '--all', '--active=true']);
+		// 1.x runs sub-workflows without activation, and cannot activate one whose only trigger is "When
+		// Executed by Another Workflow": it logs "has no node to start the workflow" and retries forever.
+		for (const workflow of workflows.filter(isSubWorkflowOnly))
+			await n8nCli(['update:workflow', `--id=${workflow.id}`, '--active=false']);
+		return;
+	}
+	// 2.x runs only the published version of a sub-workflow ("Workflow is not active and cannot be
+	// executed" otherwise), so sub-workflows are published like every other workflow.
+	const pending = [...workflows];
+	const publishNext = async () => {
+		for (let workflow; (workflow = pending.shift()); )
+			await n8nCli(['publish:workflow', `--id=${workflow.id}`]);
+	};
+	await Promise.all(Array.from({ length: parallel }, publishNext));
 }
 
 module.exports = { readExampleWorkflows, useCredential, withIds, activateWorkflows };

@@ -10,20 +10,32 @@ import { runToolRegistry } from './run-tools';
 export { withMcpTools } from './mcp-run';
 
 /** The run's config, checked, and its allowed tools; a config with approval_required needs a signing key before anything runs. */
-export function configureRun(options: Pick<RunAgentOptions, 'config' | 'extraTools' | 'stateSecret' | 'streamAnswer'>): { config: AgentConfig; allowed: Map<string, Tool> } {
-  if (options.streamAnswer !== undefined && options.streamAnswer !== 'as-written' && options.streamAnswer !== 'checked') {
-    throw new TypeError(`streamAnswer must be 'as-written' or 'checked', not ${JSON.stringify(options.streamAnswer)}: leave it out to stream the answer as the model writes it`);
-  }
-  const registry = runToolRegistry(options.extraTools);
-  const config = resolveConfig(options.config, registry);
-  const keyProblem = config.approval_required.length > 0 ? stateSecretProblem(options.stateSecret) : undefined;
-  if (keyProblem) throw new ConfigError('approval_required', keyProblem);
-  return { config, allowed: new Map(config.allowed_tools.map((name) => [name, registry.get(name)!])) };
+export function configureRun(
+	options: Pick<RunAgentOptions, 'config' | 'extraTools' | 'stateSecret' | 'streamAnswer'>,
+): { config: AgentConfig; allowed: Map<string, Tool> } {
+	if (
+		options.streamAnswer !== undefined &&
+		options.streamAnswer !== 'as-written' &&
+		options.streamAnswer !== 'checked'
+	) {
+		throw new TypeError(
+			`streamAnswer must be 'as-written' or 'checked', not ${JSON.stringify(options.streamAnswer)}: leave it out to stream the answer as the model writes it`,
+		);
+	}
+	const registry = runToolRegistry(options.extraTools);
+	const config = resolveConfig(options.config, registry);
+	const keyProblem =
+		config.approval_required.length > 0 ? stateSecretProblem(options.stateSecret) : undefined;
+	if (keyProblem) throw new ConfigError('approval_required', keyProblem);
+	return {
+		config,
+		allowed: new Map(config.allowed_tools.map((name) => [name, registry.get(name)!])),
+	};
 }
 
 /** Said once, at step 1, when http_request is allowed with nothing that limits its hosts. */
 export const OPEN_HTTP_REQUEST_NOTICE =
-  'http_request may reach any public host: tool_settings.http_request.allowed_domains is empty (in n8n: Tool Settings (JSON), or an HTTP Request Tool credential, which names its hosts)';
+	'http_request may reach any public host: tool_settings.http_request.allowed_domains is empty (in n8n: Tool Settings (JSON), or an HTTP Request Tool credential, which names its hosts)';
 
 /**
  * The set-up notices of the first step: the protocol format's, an http_request open to any host (egress_hosts
@@ -32,16 +44,33 @@ export const OPEN_HTTP_REQUEST_NOTICE =
  * them; and each schema without `$schema` that is checked as JSON Schema 2020-12 for its keywords. No notices,
  * no `notices` field.
  */
-export function noteSetUp(entry: TraceStep, formatNotice: string | undefined, config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings' | 'output_schema'>, tools: Iterable<Tool> = []): void {
-  const http = config.tool_settings.http_request as { allowed_domains?: unknown[]; egress_hosts?: string } | undefined;
-  const open = config.allowed_tools.includes('http_request') && !(http?.allowed_domains?.length ?? 0) && http?.egress_hosts !== 'from_prompt';
-  const allowed = [...tools];
-  const mcp = mcpSetUp(allowed);
-  const dialects = [
-    ...allowed.map((tool) => schemaDialectNotice(tool.parameters, `the args schema of tool "${tool.name}"`)),
-    config.output_schema && schemaDialectNotice(config.output_schema, 'output_schema'),
-  ].filter((notice): notice is string => typeof notice === 'string');
-  const notices = [...(formatNotice ? [formatNotice] : []), ...(open ? [OPEN_HTTP_REQUEST_NOTICE] : []), ...mcp.notices, ...dialects];
-  if (notices.length > 0) entry.notices = notices;
-  if (mcp.records.length > 0) entry.mcp_tools = mcp.records;
+export function noteSetUp(
+	entry: TraceStep,
+	formatNotice: string | undefined,
+	config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings' | 'output_schema'>,
+	tools: Iterable<Tool> = [],
+): void {
+	const http = config.tool_settings.http_request as
+		| { allowed_domains?: unknown[]; egress_hosts?: string }
+		| undefined;
+	const open =
+		config.allowed_tools.includes('http_request') &&
+		!(http?.allowed_domains?.length ?? 0) &&
+		http?.egress_hosts !== 'from_prompt';
+	const allowed = [...tools];
+	const mcp = mcpSetUp(allowed);
+	const dialects = [
+		...allowed.map((tool) =>
+			schemaDialectNotice(tool.parameters, `the args schema of tool "${tool.name}"`),
+		),
+		config.output_schema && schemaDialectNotice(config.output_schema, 'output_schema'),
+	].filter((notice): notice is string => typeof notice === 'string');
+	const notices = [
+		...(formatNotice ? [formatNotice] : []),
+		...(open ? [OPEN_HTTP_REQUEST_NOTICE] : []),
+		...mcp.notices,
+		...dialects,
+	];
+	if (notices.length > 0) entry.notices = notices;
+	if (mcp.records.length > 0) entry.mcp_tools = mcp.records;
 }

@@ -11,92 +11,123 @@ const MAX_TOOL_ERROR_LENGTH = 2000;
 
 /** What one requested tool call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ToolOutcome =
-  | { ok: true; observation: string; elapsedMs: number }
-  | { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
+	| { ok: true; observation: string; elapsedMs: number }
+	| { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
 
 export interface ToolCallRequest {
-  tools: ReadonlyMap<string, Tool>;
-  name: string;
-  args: Record<string, unknown>;
-  settings: Record<string, unknown>;
-  runSignal: AbortSignal;
-  singleCallTimeout: number;
-  observationMaxLength: number;
-  sessionId?: string;
-  /** The user's turns and the instructions (see ToolContext.trustedText). */
-  trustedText?: string;
-  /** The run's redactor: applied to observations before they are cut, so no cut leaves a secret's first characters. */
-  redactor: Redactor;
-  /** A durable run's key for this call (see ToolContext.idempotencyKey). */
-  idempotencyKey?: string;
+	tools: ReadonlyMap<string, Tool>;
+	name: string;
+	args: Record<string, unknown>;
+	settings: Record<string, unknown>;
+	runSignal: AbortSignal;
+	singleCallTimeout: number;
+	observationMaxLength: number;
+	sessionId?: string;
+	/** The user's turns and the instructions (see ToolContext.trustedText). */
+	trustedText?: string;
+	/** The run's redactor: applied to observations before they are cut, so no cut leaves a secret's first characters. */
+	redactor: Redactor;
+	/** A durable run's key for this call (see ToolContext.idempotencyKey). */
+	idempotencyKey?: string;
 }
 
 /**
  * The secrets in a run's tool settings: what each allowed tool declares (`secretsIn`), and what any
  * tool's settings hold in fixed headers or secret-named fields.
  */
-export function toolSecrets(tools: ReadonlyMap<string, Tool>, toolSettings: Record<string, Record<string, unknown>>): string[] {
-  const declared = [...tools.values()].flatMap((tool) =>
-    tool.secretsIn && Object.hasOwn(toolSettings, tool.name) ? tool.secretsIn(toolSettings[tool.name]) : [],
-  );
-  return [...declared, ...secretsInSettings(toolSettings)];
+export function toolSecrets(
+	tools: ReadonlyMap<string, Tool>,
+	toolSettings: Record<string, Record<string, unknown>>,
+): string[] {
+	const declared = [...tools.values()].flatMap((tool) =>
+		tool.secretsIn && Object.hasOwn(toolSettings, tool.name)
+			? tool.secretsIn(toolSettings[tool.name])
+			: [],
+	);
+	return [...declared, ...secretsInSettings(toolSettings)];
 }
 
 /** Checks the whitelist and the args schema; returns an error for the model, or the tool to run. */
-export function checkToolCall(tools: ReadonlyMap<string, Tool>, name: string, args: Record<string, unknown>): { tool: Tool } | { error: StepError } {
-  const tool = tools.get(name);
-  if (!tool) {
-    const available = [...tools.keys()];
-    return {
-      error: {
-        type: 'tool_not_allowed',
-        message: `tool "${name}" is not available. ${available.length ? `Available tools: ${available.join(', ')}.` : 'No tools are available; reply with a final answer.'}`,
-      },
-    };
-  }
-  const validation = validateAgainst(tool.parameters, args);
-  if (!validation.ok) {
-    return { error: { type: 'invalid_args', message: `${name} args are invalid: ${validation.issues.join('; ')}` } };
-  }
-  return { tool };
+export function checkToolCall(
+	tools: ReadonlyMap<string, Tool>,
+	name: string,
+	args: Record<string, unknown>,
+): { tool: Tool } | { error: StepError } {
+	const tool = tools.get(name);
+	if (!tool) {
+		const available = [...tools.keys()];
+		return {
+			error: {
+				type: 'tool_not_allowed',
+				message: `tool "${name}" is not available. ${available.length ? `Available tools: ${available.join(', ')}.` : 'No tools are available; reply with a final answer.'}`,
+			},
+		};
+	}
+	const validation = validateAgainst(tool.parameters, args);
+	if (!validation.ok) {
+		return {
+			error: {
+				type: 'invalid_args',
+				message: `${name} args are invalid: ${validation.issues.join('; ')}`,
+			},
+		};
+	}
+	return { tool };
 }
 
 /** Runs a checked tool under its own timeout and the run's signal; failures come back as outcomes, never thrown. */
 export async function runTool(tool: Tool, request: ToolCallRequest): Promise<ToolOutcome> {
-  const started = performance.now();
-  const call = callLimit(request.runSignal, request.singleCallTimeout);
-  try {
-    const work = Promise.resolve().then(() =>
-      tool.execute(request.args, {
-        // Made when the tool reads it: most tools never do.
-        get signal() {
-          return call.signal;
-        },
-        settings: request.settings,
-        sessionId: request.sessionId,
-        trustedText: request.trustedText,
-        ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
-      }),
-    );
-    const result = await call.race(work);
-    return { ok: true, observation: observationOf(result, request.redactor, request.observationMaxLength), elapsedMs: performance.now() - started };
-  } catch (error) {
-    const elapsedMs = performance.now() - started;
-    if (request.runSignal.aborted) {
-      return { ok: false, elapsedMs, runAborted: true, error: { type: 'timeout', message: describeAbort(request.runSignal.reason) } };
-    }
-    if (call.timedOut()) {
-      return {
-        ok: false,
-        elapsedMs,
-        runAborted: false,
-        error: { type: 'tool_timeout', message: `${tool.name} did not finish within single_call_timeout (${request.singleCallTimeout} s)` },
-      };
-    }
-    return { ok: false, elapsedMs, runAborted: false, error: { type: 'tool_error', message: toolErrorOf(tool.name, error, request.redactor) } };
-  } finally {
-    call.dispose();
-  }
+	const started = performance.now();
+	const call = callLimit(request.runSignal, request.singleCallTimeout);
+	try {
+		const work = Promise.resolve().then(() =>
+			tool.execute(request.args, {
+				// Made when the tool reads it: most tools never do.
+				get signal() {
+					return call.signal;
+				},
+				settings: request.settings,
+				sessionId: request.sessionId,
+				trustedText: request.trustedText,
+				...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+			}),
+		);
+		const result = await call.race(work);
+		return {
+			ok: true,
+			observation: observationOf(result, request.redactor, request.observationMaxLength),
+			elapsedMs: performance.now() - started,
+		};
+	} catch (error) {
+		const elapsedMs = performance.now() - started;
+		if (request.runSignal.aborted) {
+			return {
+				ok: false,
+				elapsedMs,
+				runAborted: true,
+				error: { type: 'timeout', message: describeAbort(request.runSignal.reason) },
+			};
+		}
+		if (call.timedOut()) {
+			return {
+				ok: false,
+				elapsedMs,
+				runAborted: false,
+				error: {
+					type: 'tool_timeout',
+					message: `${tool.name} did not finish within single_call_timeout (${request.singleCallTimeout} s)`,
+				},
+			};
+		}
+		return {
+			ok: false,
+			elapsedMs,
+			runAborted: false,
+			error: { type: 'tool_error', message: toolErrorOf(tool.name, error, request.redactor) },
+		};
+	} finally {
+		call.dispose();
+	}
 }
 
 /**
@@ -104,33 +135,41 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
  * order, so that no cut leaves part of a secret that redaction would no longer recognise.
  */
 export function observationOf(result: unknown, redactor: Redactor, maxLength: number): string {
-  const redacted = result instanceof TruncatedText ? redactor.textCutAtEnd(result.text) : redactor.text(renderResult(result));
-  return truncateObservation(redacted, maxLength);
+	const redacted =
+		result instanceof TruncatedText
+			? redactor.textCutAtEnd(result.text)
+			: redactor.text(renderResult(result));
+	return truncateObservation(redacted, maxLength);
 }
 
 /** What the model reads of a tool's failure: named after the tool, redacted, then cut. */
 export function toolErrorOf(toolName: string, error: unknown, redactor: Redactor): string {
-  const message = error instanceof Error ? error.message : String(error);
-  // Tools that already name themselves ("http_request refused: …") are not prefixed twice.
-  const text = message.startsWith(toolName) ? message : `${toolName} failed: ${message}`;
-  return truncateObservation(redactor.text(text), MAX_TOOL_ERROR_LENGTH);
+	const message = error instanceof Error ? error.message : String(error);
+	// Tools that already name themselves ("http_request refused: …") are not prefixed twice.
+	const text = message.startsWith(toolName) ? message : `${toolName} failed: ${message}`;
+	return truncateObservation(redactor.text(text), MAX_TOOL_ERROR_LENGTH);
 }
 
 function renderResult(result: unknown): string {
-  if (typeof result === 'string') return result;
-  if (result === undefined) return '(the tool returned nothing)';
-  try {
-    return JSON.stringify(result) ?? String(result);
-  } catch {
-    return String(result);
-  }
+	if (typeof result === 'string') return result;
+	if (result === undefined) return '(the tool returned nothing)';
+	try {
+		return JSON.stringify(result) ?? String(result);
+	} catch {
+		return String(result);
+	}
 }
 
 /** One more run of `name` in the run's `used_tools`, taking `ms`, failed or not. */
-export function countToolUse(usedTools: Record<string, ToolUsage>, name: string, ms: number, ok: boolean): void {
-  const usage = (usedTools[name] ??= { count: 0, total_ms: 0, avg_ms: 0, failures: 0 });
-  usage.count++;
-  usage.total_ms += ms;
-  usage.avg_ms = Math.round(usage.total_ms / usage.count);
-  if (!ok) usage.failures++;
+export function countToolUse(
+	usedTools: Record<string, ToolUsage>,
+	name: string,
+	ms: number,
+	ok: boolean,
+): void {
+	const usage = (usedTools[name] ??= { count: 0, total_ms: 0, avg_ms: 0, failures: 0 });
+	usage.count++;
+	usage.total_ms += ms;
+	usage.avg_ms = Math.round(usage.total_ms / usage.count);
+	if (!ok) usage.failures++;
 }

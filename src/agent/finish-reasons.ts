@@ -7,27 +7,75 @@ import type { FinishReason } from '../trace/types';
 
 /** One finish reason: the file (under src/agent/) whose code returns it, and the condition in a sentence. */
 export interface FinishReasonSource {
-  decidedIn: string;
-  when: string;
+	decidedIn: string;
+	when: string;
 }
 
 export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> = {
-  final: { decidedIn: 'run-agent.ts', when: 'the model answered with a final reply that passed every check' },
-  max_steps: { decidedIn: 'run-agent.ts', when: 'max_steps model turns passed without a final answer' },
-  max_tool_calls: { decidedIn: 'run-agent.ts', when: 'the model asked for a tool call past max_tool_calls' },
-  timeout: { decidedIn: 'run-agent.ts', when: "the run's timeout passed (run-deadline.ts aborts; the model or tool call reports it)" },
-  token_budget: { decidedIn: 'run-agent.ts', when: 'the tokens used reached total_token_budget before the next model call' },
-  llm_error: { decidedIn: 'run-agent.ts', when: 'a model call failed after its retries (model-call.ts) and no fallback took over' },
-  parse_error: { decidedIn: 'failure-streak.ts', when: 'a reply broke the protocol twice in a row (one repair turn was given)' },
-  tool_error: { decidedIn: 'failure-streak.ts', when: 'tool calls failed twice in a row' },
-  max_output_tokens: { decidedIn: 'failure-streak.ts', when: "the model's reply was cut at its output limit twice in a row" },
-  output_invalid: { decidedIn: 'failure-streak.ts', when: 'the final answer broke output_schema twice in a row' },
-  content_filter: { decidedIn: 'run-agent.ts', when: "the provider withheld the reply (its safety filter or the model's refusal)" },
-  loop: { decidedIn: 'repeated-calls.ts', when: 'the model repeated a call the loop breaker had already answered' },
-  budget_exhausted: { decidedIn: 'shared-budget.ts', when: 'the shared budget of the scope is spent for this period' },
-  budget_unavailable: { decidedIn: 'shared-budget.ts', when: "the shared budget's ledger (Redis) could not be read or charged" },
-  cost_limit: { decidedIn: 'shared-budget.ts', when: "the run's cost reached max_cost, or a cost under a cost limit cannot be computed" },
-  awaiting_approval: { decidedIn: 'run-agent.ts', when: 'a call to a tool in approval_required waits for a person (the run is paused)' },
-  interrupted_call: { decidedIn: 'run-agent.ts', when: 'a durable run resumed after a call with side effects that may or may not have run' },
-  cancelled: { decidedIn: 'run-deadline.ts', when: "the caller's signal aborted the run" },
+	final: {
+		decidedIn: 'run-agent.ts',
+		when: 'the model answered with a final reply that passed every check',
+	},
+	max_steps: {
+		decidedIn: 'run-agent.ts',
+		when: 'max_steps model turns passed without a final answer',
+	},
+	max_tool_calls: {
+		decidedIn: 'run-agent.ts',
+		when: 'the model asked for a tool call past max_tool_calls',
+	},
+	timeout: {
+		decidedIn: 'run-agent.ts',
+		when: "the run's timeout passed (run-deadline.ts aborts; the model or tool call reports it)",
+	},
+	token_budget: {
+		decidedIn: 'run-agent.ts',
+		when: 'the tokens used reached total_token_budget before the next model call',
+	},
+	llm_error: {
+		decidedIn: 'run-agent.ts',
+		when: 'a model call failed after its retries (model-call.ts) and no fallback took over',
+	},
+	parse_error: {
+		decidedIn: 'failure-streak.ts',
+		when: 'a reply broke the protocol twice in a row (one repair turn was given)',
+	},
+	tool_error: { decidedIn: 'failure-streak.ts', when: 'tool calls failed twice in a row' },
+	max_output_tokens: {
+		decidedIn: 'failure-streak.ts',
+		when: "the model's reply was cut at its output limit twice in a row",
+	},
+	output_invalid: {
+		decidedIn: 'failure-streak.ts',
+		when: 'the final answer broke output_schema twice in a row',
+	},
+	content_filter: {
+		decidedIn: 'run-agent.ts',
+		when: "the provider withheld the reply (its safety filter or the model's refusal)",
+	},
+	loop: {
+		decidedIn: 'repeated-calls.ts',
+		when: 'the model repeated a call the loop breaker had already answered',
+	},
+	budget_exhausted: {
+		decidedIn: 'shared-budget.ts',
+		when: 'the shared budget of the scope is spent for this period',
+	},
+	budget_unavailable: {
+		decidedIn: 'shared-budget.ts',
+		when: "the shared budget's ledger (Redis) could not be read or charged",
+	},
+	cost_limit: {
+		decidedIn: 'shared-budget.ts',
+		when: "the run's cost reached max_cost, or a cost under a cost limit cannot be computed",
+	},
+	awaiting_approval: {
+		decidedIn: 'run-agent.ts',
+		when: 'a call to a tool in approval_required waits for a person (the run is paused)',
+	},
+	interrupted_call: {
+		decidedIn: 'run-agent.ts',
+		when: 'a durable run resumed after a call with side effects that may or may not have run',
+	},
+	cancelled: { decidedIn: 'run-deadline.ts', when: "the caller's signal aborted the run" },
 };

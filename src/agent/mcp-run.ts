@@ -1,5 +1,10 @@
 // A run with MCP servers: their tools opened before it (and their headers made secrets), closed when it ends, however it ends.
-import { mcpServersProblem, openMcpTools, type McpServerConfig, type McpToolSet } from '../tools/mcp';
+import {
+	mcpServersProblem,
+	openMcpTools,
+	type McpServerConfig,
+	type McpToolSet,
+} from '../tools/mcp';
 import { Redactor } from '../trace/redact';
 import type { AgentResult } from '../trace/types';
 import { ConfigError, resolveConfig } from '../settings/config';
@@ -15,38 +20,65 @@ type RunOptions = Pick<RunAgentOptions, 'config' | 'extraTools' | 'secrets' | 'm
  * server offers, and every header value is a secret the run redacts. The connections are closed when `run` settles.
  * Without `mcp_servers`, `run` gets the options as they are and the MCP SDK is never loaded.
  */
-export async function withMcpTools<Options extends RunOptions>(options: Options, run: (options: Options) => Promise<AgentResult>): Promise<AgentResult> {
-  const config = options.config as (RunOptions['config'] & { mcp_servers?: unknown }) | undefined;
-  const servers = config?.mcp_servers;
-  if (servers === undefined || servers === null || (Array.isArray(servers) && servers.length === 0)) return run(options);
-  const problem = mcpServersProblem(servers);
-  if (problem) throw new ConfigError('mcp_servers', problem);
-  const names = (value: unknown) => (Array.isArray(value) ? value.filter((name): name is string => typeof name === 'string') : undefined);
-  const allowedTools = names(config!.allowed_tools);
-  const approvalRequired = names(config!.approval_required);
-  const secrets = (servers as McpServerConfig[]).flatMap((server) => Object.values(server.headers ?? {}));
-  // An allowed_tools that is not a list of names is refused by the run's own config check, before anything is opened.
-  if (!allowedTools) return run({ ...options, secrets: [...(options.secrets ?? []), ...secrets] });
-  // The rest of the config is checked before any server is contacted: a wrong max_steps costs no connection.
-  const ofServers = (name: string) => (servers as McpServerConfig[]).some((server) => name.startsWith(`${server.name}.`));
-  const others = (list: string[] | undefined) => list?.filter((name) => !ofServers(name));
-  resolveConfig({ ...config, allowed_tools: others(allowedTools), ...(approvalRequired ? { approval_required: others(approvalRequired) } : {}) }, runToolRegistry(options.extraTools));
-  let set: McpToolSet;
-  try {
-    set = await openMcpTools({ servers: servers as McpServerConfig[], allowedTools, approvalRequired, pins: options.mcpPins, signal: options.signal });
-  } catch (error) {
-    // What a server answered may echo a header (a 401 page, say): the error goes to stderr or the node's panel.
-    if (error instanceof Error) error.message = new Redactor(secrets).text(error.message);
-    throw error;
-  }
-  try {
-    return await run({
-      ...options,
-      config: { ...config!, allowed_tools: set.allowedTools, ...(set.approvalRequired ? { approval_required: set.approvalRequired } : {}) },
-      extraTools: [...(options.extraTools ?? []), ...set.tools],
-      secrets: [...(options.secrets ?? []), ...secrets],
-    });
-  } finally {
-    await set.close();
-  }
+export async function withMcpTools<Options extends RunOptions>(
+	options: Options,
+	run: (options: Options) => Promise<AgentResult>,
+): Promise<AgentResult> {
+	const config = options.config as (RunOptions['config'] & { mcp_servers?: unknown }) | undefined;
+	const servers = config?.mcp_servers;
+	if (servers === undefined || servers === null || (Array.isArray(servers) && servers.length === 0))
+		return run(options);
+	const problem = mcpServersProblem(servers);
+	if (problem) throw new ConfigError('mcp_servers', problem);
+	const names = (value: unknown) =>
+		Array.isArray(value)
+			? value.filter((name): name is string => typeof name === 'string')
+			: undefined;
+	const allowedTools = names(config!.allowed_tools);
+	const approvalRequired = names(config!.approval_required);
+	const secrets = (servers as McpServerConfig[]).flatMap((server) =>
+		Object.values(server.headers ?? {}),
+	);
+	// An allowed_tools that is not a list of names is refused by the run's own config check, before anything is opened.
+	if (!allowedTools) return run({ ...options, secrets: [...(options.secrets ?? []), ...secrets] });
+	// The rest of the config is checked before any server is contacted: a wrong max_steps costs no connection.
+	const ofServers = (name: string) =>
+		(servers as McpServerConfig[]).some((server) => name.startsWith(`${server.name}.`));
+	const others = (list: string[] | undefined) => list?.filter((name) => !ofServers(name));
+	resolveConfig(
+		{
+			...config,
+			allowed_tools: others(allowedTools),
+			...(approvalRequired ? { approval_required: others(approvalRequired) } : {}),
+		},
+		runToolRegistry(options.extraTools),
+	);
+	let set: McpToolSet;
+	try {
+		set = await openMcpTools({
+			servers: servers as McpServerConfig[],
+			allowedTools,
+			approvalRequired,
+			pins: options.mcpPins,
+			signal: options.signal,
+		});
+	} catch (error) {
+		// What a server answered may echo a header (a 401 page, say): the error goes to stderr or the node's panel.
+		if (error instanceof Error) error.message = new Redactor(secrets).text(error.message);
+		throw error;
+	}
+	try {
+		return await run({
+			...options,
+			config: {
+				...config!,
+				allowed_tools: set.allowedTools,
+				...(set.approvalRequired ? { approval_required: set.approvalRequired } : {}),
+			},
+			extraTools: [...(options.extraTools ?? []), ...set.tools],
+			secrets: [...(options.secrets ?? []), ...secrets],
+		});
+	} finally {
+		await set.close();
+	}
 }

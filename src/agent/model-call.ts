@@ -10,20 +10,20 @@ import { describeAbort } from './run-deadline';
 
 /** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ModelCallOutcome =
-  | { ok: true; response: ChatResponse; usage: TokenUsage; elapsedMs: number }
-  | { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
+	| { ok: true; response: ChatResponse; usage: TokenUsage; elapsedMs: number }
+	| { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
 
 export interface ModelCallRequest {
-  model: ChatModel;
-  /** The model id asked for. */
-  modelName: string;
-  config: AgentConfig;
-  /** The run's response format (see protocolFormat). */
-  format: ResponseFormat;
-  messages: ChatMessage[];
-  runSignal: AbortSignal;
-  /** Where the reply's answer text goes as it streams; without it the call does not stream. */
-  release?: AnswerRelease;
+	model: ChatModel;
+	/** The model id asked for. */
+	modelName: string;
+	config: AgentConfig;
+	/** The run's response format (see protocolFormat). */
+	format: ResponseFormat;
+	messages: ChatMessage[];
+	runSignal: AbortSignal;
+	/** Where the reply's answer text goes as it streams; without it the call does not stream. */
+	release?: AnswerRelease;
 }
 
 /**
@@ -32,40 +32,59 @@ export interface ModelCallRequest {
  * the HTTP status when there was one) for anything the provider or the connection did.
  */
 export async function callModel(request: ModelCallRequest): Promise<ModelCallOutcome> {
-  const { config, release } = request;
-  const call = callLimit(request.runSignal, config.single_call_timeout);
-  const started = performance.now();
-  const elapsed = () => performance.now() - started;
-  try {
-    const work = request.model.generate({
-      model: request.modelName,
-      messages: request.messages,
-      temperature: config.temperature,
-      maxOutputTokens: config.max_output_tokens,
-      reasoningEffort: config.reasoning_effort,
-      responseFormat: request.format,
-      signal: call.signal,
-      deadline: Date.now() + config.single_call_timeout * 1000,
-      ...(release ? { onTextDelta: (piece: string) => release.text(piece), onTextReset: () => release.reset('the model call was retried') } : {}),
-    });
-    const response = await call.race(work);
-    return { ok: true, response, usage: sanitiseUsage(response.usage), elapsedMs: elapsed() };
-  } catch (error) {
-    release?.finishWithoutAnswer('the model call failed');
-    if (request.runSignal.aborted) {
-      return { ok: false, runAborted: true, elapsedMs: elapsed(), error: { type: 'timeout', message: describeAbort(request.runSignal.reason) } };
-    }
-    if (call.timedOut()) {
-      return { ok: false, runAborted: false, elapsedMs: elapsed(), error: { type: 'timeout', message: `model call: ${describeAbort(call.signal.reason)}` } };
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    // openai-node's APIError and @google/genai's ApiError both carry the HTTP status as `status`.
-    const status = (error as { status?: unknown } | null)?.status;
-    const failure: StepError = { type: 'llm_error', message: `model call failed: ${message}`, ...(typeof status === 'number' ? { status } : {}) };
-    return { ok: false, runAborted: false, elapsedMs: elapsed(), error: failure };
-  } finally {
-    call.dispose();
-  }
+	const { config, release } = request;
+	const call = callLimit(request.runSignal, config.single_call_timeout);
+	const started = performance.now();
+	const elapsed = () => performance.now() - started;
+	try {
+		const work = request.model.generate({
+			model: request.modelName,
+			messages: request.messages,
+			temperature: config.temperature,
+			maxOutputTokens: config.max_output_tokens,
+			reasoningEffort: config.reasoning_effort,
+			responseFormat: request.format,
+			signal: call.signal,
+			deadline: Date.now() + config.single_call_timeout * 1000,
+			...(release
+				? {
+						onTextDelta: (piece: string) => release.text(piece),
+						onTextReset: () => release.reset('the model call was retried'),
+					}
+				: {}),
+		});
+		const response = await call.race(work);
+		return { ok: true, response, usage: sanitiseUsage(response.usage), elapsedMs: elapsed() };
+	} catch (error) {
+		release?.finishWithoutAnswer('the model call failed');
+		if (request.runSignal.aborted) {
+			return {
+				ok: false,
+				runAborted: true,
+				elapsedMs: elapsed(),
+				error: { type: 'timeout', message: describeAbort(request.runSignal.reason) },
+			};
+		}
+		if (call.timedOut()) {
+			return {
+				ok: false,
+				runAborted: false,
+				elapsedMs: elapsed(),
+				error: { type: 'timeout', message: `model call: ${describeAbort(call.signal.reason)}` },
+			};
+		}
+		const message = error instanceof Error ? error.message : String(error);
+		// openai-node's APIError and @google/genai's ApiError both carry the HTTP status as `status`.
+		const status = (error as { status?: unknown } | null)?.status;
+		const failure: StepError = {
+			type: 'llm_error',
+			message: `model call failed: ${message}`,
+			...(typeof status === 'number' ? { status } : {}),
+		};
+		return { ok: false, runAborted: false, elapsedMs: elapsed(), error: failure };
+	} finally {
+		call.dispose();
+	}
 }
 
 /**
@@ -74,20 +93,20 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallOut
  * carries the failover's notice; `release` makes each attempt's answer stream (or none).
  */
 export async function callWithFailover(
-  models: ModelChoice,
-  entry: TraceStep,
-  release: () => AnswerRelease | undefined,
-  request: Omit<ModelCallRequest, 'model' | 'modelName' | 'release'>,
+	models: ModelChoice,
+	entry: TraceStep,
+	release: () => AnswerRelease | undefined,
+	request: Omit<ModelCallRequest, 'model' | 'modelName' | 'release'>,
 ): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
-  let elapsedMs = 0;
-  for (;;) {
-    const attempt = release();
-    const { chat, name } = models.answering;
-    Object.assign(entry, { provider: chat.provider, model: name });
-    const call = await callModel({ ...request, model: chat, modelName: name, release: attempt });
-    elapsedMs += call.elapsedMs;
-    const notice = call.ok || call.runAborted ? undefined : models.failOver(call.error);
-    if (!notice) return { call: { ...call, elapsedMs }, release: attempt };
-    (entry.notices ??= []).push(notice);
-  }
+	let elapsedMs = 0;
+	for (;;) {
+		const attempt = release();
+		const { chat, name } = models.answering;
+		Object.assign(entry, { provider: chat.provider, model: name });
+		const call = await callModel({ ...request, model: chat, modelName: name, release: attempt });
+		elapsedMs += call.elapsedMs;
+		const notice = call.ok || call.runAborted ? undefined : models.failOver(call.error);
+		if (!notice) return { call: { ...call, elapsedMs }, release: attempt };
+		(entry.notices ??= []).push(notice);
+	}
 }

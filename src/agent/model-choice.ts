@@ -4,8 +4,8 @@ import type { PricedModel } from './shared-budget';
 
 /** A chat model with the model id it is asked for. */
 export interface Answering {
-  chat: ChatModel;
-  name: string;
+	chat: ChatModel;
+	name: string;
 }
 
 /**
@@ -14,31 +14,34 @@ export interface Answering {
  * continues it as it is: there are no tool-call ids to translate.
  */
 export class ModelChoice {
-  answering: Answering;
-  private fallback?: Answering;
+	answering: Answering;
+	private fallback?: Answering;
 
-  /** A model's own `modelName`, or else `config.model`, is the model id it is asked for. */
-  constructor(primary: ChatModel, fallback: ChatModel | undefined, configModel: string) {
-    this.answering = { chat: primary, name: primary.modelName ?? configModel };
-    if (fallback) this.fallback = { chat: fallback, name: fallback.modelName ?? configModel };
-  }
+	/** A model's own `modelName`, or else `config.model`, is the model id it is asked for. */
+	constructor(primary: ChatModel, fallback: ChatModel | undefined, configModel: string) {
+		this.answering = { chat: primary, name: primary.modelName ?? configModel };
+		if (fallback) this.fallback = { chat: fallback, name: fallback.modelName ?? configModel };
+	}
 
-  /** The models that may answer, as a cost limit checks their prices before the first call. */
-  get candidates(): PricedModel[] {
-    return [this.answering, ...(this.fallback ? [this.fallback] : [])].map(({ chat, name }) => ({ name, provider: chat.provider }));
-  }
+	/** The models that may answer, as a cost limit checks their prices before the first call. */
+	get candidates(): PricedModel[] {
+		return [this.answering, ...(this.fallback ? [this.fallback] : [])].map(({ chat, name }) => ({
+			name,
+			provider: chat.provider,
+		}));
+	}
 
-  /** The values both models hold that no output may show (their API keys). */
-  get secrets(): string[] {
-    return [...(this.answering.chat.secrets ?? []), ...(this.fallback?.chat.secrets ?? [])];
-  }
+	/** The values both models hold that no output may show (their API keys). */
+	get secrets(): string[] {
+		return [...(this.answering.chat.secrets ?? []), ...(this.fallback?.chat.secrets ?? [])];
+	}
 
-  /** After a failed call: hands the run to the fallback and returns the step's notice; undefined when none is left. */
-  failOver(error: StepError): string | undefined {
-    const failed = this.answering;
-    if (!this.fallback) return undefined;
-    this.answering = this.fallback;
-    this.fallback = undefined;
-    return `${failed.chat.provider} ${failed.name} failed (${error.message}); the fallback ${this.answering.chat.provider} ${this.answering.name} answers from this step on`;
-  }
+	/** After a failed call: hands the run to the fallback and returns the step's notice; undefined when none is left. */
+	failOver(error: StepError): string | undefined {
+		const failed = this.answering;
+		if (!this.fallback) return undefined;
+		this.answering = this.fallback;
+		this.fallback = undefined;
+		return `${failed.chat.provider} ${failed.name} failed (${error.message}); the fallback ${this.answering.chat.provider} ${this.answering.name} answers from this step on`;
+	}
 }

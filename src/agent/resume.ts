@@ -11,14 +11,14 @@ import type { RunAgentOptions } from './run-options';
 import { withMcpTools } from './mcp-run';
 
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
-  /** The `run_state` of the output that ended `awaiting_approval`, unchanged (the object, or its JSON text). */
-  runState: unknown;
-  decision: ApprovalDecision;
-  /**
-   * Where used states are kept, so one cannot be resumed twice: RedisUsedStates across processes and n8n
-   * workers. Without it, nothing stops a state from being replayed; say so to whoever runs it.
-   */
-  usedStates?: UsedStates;
+	/** The `run_state` of the output that ended `awaiting_approval`, unchanged (the object, or its JSON text). */
+	runState: unknown;
+	decision: ApprovalDecision;
+	/**
+	 * Where used states are kept, so one cannot be resumed twice: RedisUsedStates across processes and n8n
+	 * workers. Without it, nothing stops a state from being replayed; say so to whoever runs it.
+	 */
+	usedStates?: UsedStates;
 }
 
 /**
@@ -31,39 +31,75 @@ export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'me
  * run's `runKey` (a durable run), the resumed run is checkpointed under it, and a retry of the resume goes on
  * from its last completed step, or gets its result, instead of using the state a second time.
  */
-export const resumeAgent = (given: ResumeAgentOptions): Promise<AgentResult> => withMcpTools(given, resumeWithTools);
+export const resumeAgent = (given: ResumeAgentOptions): Promise<AgentResult> =>
+	withMcpTools(given, resumeWithTools);
 
 async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult> {
-  const { config, allowed } = configureRun(options);
-  const keyProblem = stateSecretProblem(options.stateSecret);
-  if (keyProblem) throw new RunStateError(`run_state cannot be checked: ${keyProblem}`);
-  const { id, paused } = openPausedRun(options.runState, options.stateSecret!, config);
-  const decision = checkDecision(options.decision);
-  if ('edit' in decision) {
-    // A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
-    const checked = checkToolCall(allowed, paused.pending.tool, decision.edit);
-    if ('error' in checked) throw new InputError('decision.edit', `the edited arguments are refused: ${checked.error.message}`);
-  }
-  // A durable run's key may already hold this resume's own progress or result: a retry of the resume gets that.
-  const durable = await DurableRun.open(options, config, allowed, paused.new_user_message);
-  const { finished, resumed } = durable?.found ?? {};
-  if (finished && !pausedBy(finished, id)) return finished;
-  if (resumed) return new AgentRun(options, config, allowed, [], paused.new_user_message, resumed, durable).run();
-  if (options.usedStates && !(await options.usedStates.markUsed(id, USED_STATE_TTL_SECONDS))) {
-    throw new RunStateError('run_state was already used to resume this run; a paused run resumes once');
-  }
-  return new AgentRun(options, config, allowed, [], paused.new_user_message, { paused, decision }, durable).run();
+	const { config, allowed } = configureRun(options);
+	const keyProblem = stateSecretProblem(options.stateSecret);
+	if (keyProblem) throw new RunStateError(`run_state cannot be checked: ${keyProblem}`);
+	const { id, paused } = openPausedRun(options.runState, options.stateSecret!, config);
+	const decision = checkDecision(options.decision);
+	if ('edit' in decision) {
+		// A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
+		const checked = checkToolCall(allowed, paused.pending.tool, decision.edit);
+		if ('error' in checked)
+			throw new InputError(
+				'decision.edit',
+				`the edited arguments are refused: ${checked.error.message}`,
+			);
+	}
+	// A durable run's key may already hold this resume's own progress or result: a retry of the resume gets that.
+	const durable = await DurableRun.open(options, config, allowed, paused.new_user_message);
+	const { finished, resumed } = durable?.found ?? {};
+	if (finished && !pausedBy(finished, id)) return finished;
+	if (resumed)
+		return new AgentRun(
+			options,
+			config,
+			allowed,
+			[],
+			paused.new_user_message,
+			resumed,
+			durable,
+		).run();
+	if (options.usedStates && !(await options.usedStates.markUsed(id, USED_STATE_TTL_SECONDS))) {
+		throw new RunStateError(
+			'run_state was already used to resume this run; a paused run resumes once',
+		);
+	}
+	return new AgentRun(
+		options,
+		config,
+		allowed,
+		[],
+		paused.new_user_message,
+		{ paused, decision },
+		durable,
+	).run();
 }
 
 /** Whether a durable run's kept result is the pause of the state `id` (not yet resumed), rather than what came of resuming it. */
 function pausedBy(result: AgentResult, id: string): boolean {
-  return result.finish_reason === 'awaiting_approval' && (result.run_state as { payload?: { id?: unknown } } | undefined)?.payload?.id === id;
+	return (
+		result.finish_reason === 'awaiting_approval' &&
+		(result.run_state as { payload?: { id?: unknown } } | undefined)?.payload?.id === id
+	);
 }
 
 function checkDecision(decision: unknown): ApprovalDecision {
-  const value = (decision ?? {}) as Record<string, unknown>;
-  if (value.approve === true && !('deny' in value) && !('edit' in value)) return { approve: true };
-  if (typeof value.deny === 'string' && !('edit' in value)) return { deny: value.deny };
-  if (typeof value.edit === 'object' && value.edit !== null && !Array.isArray(value.edit) && !('deny' in value)) return { edit: value.edit as Record<string, unknown> };
-  throw new InputError('decision', 'decision must be one of {"approve": true}, {"deny": "<reason>"} or {"edit": {<new arguments>}}');
+	const value = (decision ?? {}) as Record<string, unknown>;
+	if (value.approve === true && !('deny' in value) && !('edit' in value)) return { approve: true };
+	if (typeof value.deny === 'string' && !('edit' in value)) return { deny: value.deny };
+	if (
+		typeof value.edit === 'object' &&
+		value.edit !== null &&
+		!Array.isArray(value.edit) &&
+		!('deny' in value)
+	)
+		return { edit: value.edit as Record<string, unknown> };
+	throw new InputError(
+		'decision',
+		'decision must be one of {"approve": true}, {"deny": "<reason>"} or {"edit": {<new arguments>}}',
+	);
 }

@@ -13,14 +13,23 @@ import { callWithFailover, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
 import { buildConversation, observationMessage, repairMessage } from './protocol/prompt';
 import { readReply } from './protocol/protocol';
-import { type ProtocolFormat, protocolFormat, withoutNullOptionals } from './protocol/protocol-schema';
+import {
+	type ProtocolFormat,
+	protocolFormat,
+	withoutNullOptionals,
+} from './protocol/protocol-schema';
 import { RepeatedCalls } from './repeated-calls';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './run-result';
 import { Spending, runCost } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
 import { checkAnswer } from './protocol/typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
-import { pausedOutput, refusalObservation, type Resumed, type RunProgress } from './pause/paused-run';
+import {
+	pausedOutput,
+	refusalObservation,
+	type Resumed,
+	type RunProgress,
+} from './pause/paused-run';
 import { DurableRun, interruptedDetail } from './pause/checkpoints';
 import { configureRun, noteSetUp, withMcpTools } from './configure-run';
 import { afterRun } from './after-run';
@@ -31,276 +40,493 @@ import { failedStep, limitReached, type StepOutcome } from './step-outcome';
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
-export const runAgent = (given: RunAgentOptions): Promise<AgentResult> => withMcpTools(given, async (options) => {
-  const { config, allowed } = configureRun(options);
-  const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
-  const durable = await DurableRun.open(options, config, allowed, newUserMessage);
-  return durable?.found.finished ?? new AgentRun(options, config, allowed, history, newUserMessage, durable?.found.resumed, durable).run();
-});
+export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
+	withMcpTools(given, async (options) => {
+		const { config, allowed } = configureRun(options);
+		const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
+		const durable = await DurableRun.open(options, config, allowed, newUserMessage);
+		return (
+			durable?.found.finished ??
+			new AgentRun(
+				options,
+				config,
+				allowed,
+				history,
+				newUserMessage,
+				durable?.found.resumed,
+				durable,
+			).run()
+		);
+	});
 
 export class AgentRun {
-  private readonly started = performance.now();
-  readonly replies = new Map<number, string>(); // each step's model reply, for the audit (see afterRun)
-  private readonly trace: TraceStep[] = [];
-  private readonly usedTools: Record<string, ToolUsage> = {};
-  private readonly usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  private readonly conversation: ChatMessage[];
-  private readonly runController = new AbortController();
-  readonly redactor: Redactor;
-  private readonly answerHoldBack: number; // answer text held back before it is streamed, so no known secret goes out in pieces
-  private toolCalls = 0;
-  private openStep?: { entry: TraceStep; started: number }; // the step being taken: a run that ends inside it still records its wall time
-  private readonly failures: FailureStreak;
-  private readonly models: ModelChoice;
-  private readonly format: ProtocolFormat; // how replies are asked for (json_mode, the compiled protocol schema) and what they may contain
-  private readonly repeats: RepeatedCalls;
-  private readonly spending: Spending;
-  private readonly trustedText: string; // what the user and the workflow wrote (see ToolContext.trustedText)
-  private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
+	private readonly started = performance.now();
+	readonly replies = new Map<number, string>(); // each step's model reply, for the audit (see afterRun)
+	private readonly trace: TraceStep[] = [];
+	private readonly usedTools: Record<string, ToolUsage> = {};
+	private readonly usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+	private readonly conversation: ChatMessage[];
+	private readonly runController = new AbortController();
+	readonly redactor: Redactor;
+	private readonly answerHoldBack: number; // answer text held back before it is streamed, so no known secret goes out in pieces
+	private toolCalls = 0;
+	private openStep?: { entry: TraceStep; started: number }; // the step being taken: a run that ends inside it still records its wall time
+	private readonly failures: FailureStreak;
+	private readonly models: ModelChoice;
+	private readonly format: ProtocolFormat; // how replies are asked for (json_mode, the compiled protocol schema) and what they may contain
+	private readonly repeats: RepeatedCalls;
+	private readonly spending: Spending;
+	private readonly trustedText: string; // what the user and the workflow wrote (see ToolContext.trustedText)
+	private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
 
-  constructor(
-    private readonly options: RunAgentOptions,
-    readonly config: AgentConfig,
-    readonly tools: ReadonlyMap<string, Tool>,
-    private readonly history: ChatMessage[],
-    private readonly newUserMessage: ChatMessage,
-    private readonly resumed?: Resumed, // a paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts)
-    private readonly durable?: DurableRun, // with a run key: where each completed step is checkpointed (see checkpoints.ts)
-  ) {
-    const paused = resumed?.paused;
-    // Remembered text (a summary, tool results of earlier turns) goes back inside the observation wrapper.
-    this.conversation = paused?.conversation ?? buildConversation([...tools.values()], replayHistory(splitHistory(history)), options.developerText, config.prompt_examples, config.output_schema);
-    this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
-    this.repeats = new RepeatedCalls(config.loop_limit, paused?.repeats);
-    this.failures = new FailureStreak(paused?.failures);
-    this.trustedText = paused?.trusted_text ?? trustedTextOf(history, newUserMessage, options.developerText);
-    if (paused) {
-      this.trace.push(...paused.trace);
-      Object.assign(this.usage, paused.usage);
-      Object.assign(this.usedTools, paused.used_tools);
-      this.toolCalls = paused.tool_calls;
-    }
-    this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
-    this.spending = new Spending(config, options.budgetLedger, this.models.candidates);
-    const knownSecrets = [...(options.secrets ?? []), ...this.models.secrets, ...toolSecrets(tools, config.tool_settings)];
-    this.redactor = new Redactor(knownSecrets);
-    this.answerHoldBack = options.streamAnswer === 'checked' ? Infinity : holdBackFor(knownSecrets);
-  }
+	constructor(
+		private readonly options: RunAgentOptions,
+		readonly config: AgentConfig,
+		readonly tools: ReadonlyMap<string, Tool>,
+		private readonly history: ChatMessage[],
+		private readonly newUserMessage: ChatMessage,
+		private readonly resumed?: Resumed, // a paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts)
+		private readonly durable?: DurableRun, // with a run key: where each completed step is checkpointed (see checkpoints.ts)
+	) {
+		const paused = resumed?.paused;
+		// Remembered text (a summary, tool results of earlier turns) goes back inside the observation wrapper.
+		this.conversation =
+			paused?.conversation ??
+			buildConversation(
+				[...tools.values()],
+				replayHistory(splitHistory(history)),
+				options.developerText,
+				config.prompt_examples,
+				config.output_schema,
+			);
+		this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
+		this.repeats = new RepeatedCalls(config.loop_limit, paused?.repeats);
+		this.failures = new FailureStreak(paused?.failures);
+		this.trustedText =
+			paused?.trusted_text ?? trustedTextOf(history, newUserMessage, options.developerText);
+		if (paused) {
+			this.trace.push(...paused.trace);
+			Object.assign(this.usage, paused.usage);
+			Object.assign(this.usedTools, paused.used_tools);
+			this.toolCalls = paused.tool_calls;
+		}
+		this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
+		this.spending = new Spending(config, options.budgetLedger, this.models.candidates);
+		const knownSecrets = [
+			...(options.secrets ?? []),
+			...this.models.secrets,
+			...toolSecrets(tools, config.tool_settings),
+		];
+		this.redactor = new Redactor(knownSecrets);
+		this.answerHoldBack = options.streamAnswer === 'checked' ? Infinity : holdBackFor(knownSecrets);
+	}
 
-  async run(): Promise<AgentResult> {
-    const limit = runLimit(this.runController, this.config.timeout, this.options.signal);
-    try {
-      const { config, models, spending, usage, trace, conversation, runController } = this;
-      if (!this.resumed) this.memory = await fitRunHistory({ config, models, spending, usage, trace, conversation, runSignal: runController.signal, provider: models.answering.chat.provider }, this.history);
-      const result = await afterRun(await this.loop(), this, this.options);
-      await this.durable?.finish(result);
-      return result;
-    } finally {
-      limit.dispose();
-    }
-  }
+	async run(): Promise<AgentResult> {
+		const limit = runLimit(this.runController, this.config.timeout, this.options.signal);
+		try {
+			const { config, models, spending, usage, trace, conversation, runController } = this;
+			if (!this.resumed)
+				this.memory = await fitRunHistory(
+					{
+						config,
+						models,
+						spending,
+						usage,
+						trace,
+						conversation,
+						runSignal: runController.signal,
+						provider: models.answering.chat.provider,
+					},
+					this.history,
+				);
+			const result = await afterRun(await this.loop(), this, this.options);
+			await this.durable?.finish(result);
+			return result;
+		} finally {
+			limit.dispose();
+		}
+	}
 
-  /** Step after step until one finishes the run, a second failure in a row ends it, or max_steps is reached. */
-  private async loop(): Promise<AgentResult> {
-    // With a decision the run answers its pending call first; without one it goes on after a completed step.
-    const resumedAt = this.resumed?.decision ? this.resumed.paused.step : undefined;
-    for (let step = resumedAt ?? (this.resumed?.paused.step ?? 0) + 1; step <= this.config.max_steps; step++) {
-      const outcome = step === resumedAt ? await this.decided() : ((await this.limitBeforeStep()) ?? (await this.takeStep(step)));
-      this.closeOpenStep();
-      if (outcome.next === 'finish') return this.finish(outcome.reason, outcome.detail, outcome.answer, outcome.paused);
-      if (outcome.next === 'continue') this.failures.reset();
-      const ended = outcome.next === 'repair' ? this.repairOrEnd(outcome.error, outcome.reason) : undefined;
-      if (ended) return this.finish(ended.reason, ended.detail);
-      if (this.durable) await this.durable.saveStep(this.progress(step), this.redactor);
-    }
-    return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
-  }
+	/** Step after step until one finishes the run, a second failure in a row ends it, or max_steps is reached. */
+	private async loop(): Promise<AgentResult> {
+		// With a decision the run answers its pending call first; without one it goes on after a completed step.
+		const resumedAt = this.resumed?.decision ? this.resumed.paused.step : undefined;
+		for (
+			let step = resumedAt ?? (this.resumed?.paused.step ?? 0) + 1;
+			step <= this.config.max_steps;
+			step++
+		) {
+			const outcome =
+				step === resumedAt
+					? await this.decided()
+					: ((await this.limitBeforeStep()) ?? (await this.takeStep(step)));
+			this.closeOpenStep();
+			if (outcome.next === 'finish')
+				return this.finish(outcome.reason, outcome.detail, outcome.answer, outcome.paused);
+			if (outcome.next === 'continue') this.failures.reset();
+			const ended =
+				outcome.next === 'repair' ? this.repairOrEnd(outcome.error, outcome.reason) : undefined;
+			if (ended) return this.finish(ended.reason, ended.detail);
+			if (this.durable) await this.durable.saveStep(this.progress(step), this.redactor);
+		}
+		return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
+	}
 
-  /** The limits that end a run before its next model call: the token budget, the shared budget, and the run's signal. */
-  private async limitBeforeStep(): Promise<StepOutcome | undefined> {
-    const budget = this.config.total_token_budget;
-    if (budget > 0 && this.usage.total_tokens >= budget) {
-      return { next: 'finish', reason: 'token_budget', detail: `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}` };
-    }
-    return (await this.spending.stopBeforeCall(this.trace, this.trace.length > 0)) ?? (this.runController.signal.aborted ? this.aborted() : undefined);
-  }
+	/** The limits that end a run before its next model call: the token budget, the shared budget, and the run's signal. */
+	private async limitBeforeStep(): Promise<StepOutcome | undefined> {
+		const budget = this.config.total_token_budget;
+		if (budget > 0 && this.usage.total_tokens >= budget) {
+			return {
+				next: 'finish',
+				reason: 'token_budget',
+				detail: `token usage ${this.usage.total_tokens} reached total_token_budget ${budget}`,
+			};
+		}
+		return (
+			(await this.spending.stopBeforeCall(this.trace, this.trace.length > 0)) ??
+			(this.runController.signal.aborted ? this.aborted() : undefined)
+		);
+	}
 
-  /** One model turn and, when it asks for one, its tool call. */
-  private async takeStep(step: number): Promise<StepOutcome> {
-    const entry: TraceStep = { step, repair: this.failures.repairing, elapsed_ms: 0, model_ms: 0 };
-    if (step === 1) noteSetUp(entry, this.format.notice, this.config, this.tools.values());
-    this.trace.push(entry);
-    this.openStep = { entry, started: performance.now() };
-    this.emit({ type: 'step_start', step });
+	/** One model turn and, when it asks for one, its tool call. */
+	private async takeStep(step: number): Promise<StepOutcome> {
+		const entry: TraceStep = { step, repair: this.failures.repairing, elapsed_ms: 0, model_ms: 0 };
+		if (step === 1) noteSetUp(entry, this.format.notice, this.config, this.tools.values());
+		this.trace.push(entry);
+		this.openStep = { entry, started: performance.now() };
+		this.emit({ type: 'step_start', step });
 
-    const { call, release } = await this.askModel(entry);
-    entry.model_ms = Math.round(call.elapsedMs);
-    if (!call.ok) {
-      entry.error = call.error;
-      if (call.runAborted) return this.aborted();
-      return { next: 'finish', reason: call.error.type === 'timeout' ? 'timeout' : 'llm_error', detail: call.error.message };
-    }
-    const response = call.response;
-    entry.usage = estimateWhenUnreported(call.usage, response, this.conversation);
-    if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
-    addUsage(this.usage, call.usage);
-    const uncharged = await this.spending.record(entry, call.usage, { name: entry.model ?? '', provider: entry.provider ?? '' });
-    this.conversation.push({ role: 'assistant', content: response.text });
-    this.replies.set(step, response.text);
-    if (uncharged) return limitReached(entry, uncharged.reason, uncharged.detail, release);
+		const { call, release } = await this.askModel(entry);
+		entry.model_ms = Math.round(call.elapsedMs);
+		if (!call.ok) {
+			entry.error = call.error;
+			if (call.runAborted) return this.aborted();
+			return {
+				next: 'finish',
+				reason: call.error.type === 'timeout' ? 'timeout' : 'llm_error',
+				detail: call.error.message,
+			};
+		}
+		const response = call.response;
+		entry.usage = estimateWhenUnreported(call.usage, response, this.conversation);
+		if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
+		addUsage(this.usage, call.usage);
+		const uncharged = await this.spending.record(entry, call.usage, {
+			name: entry.model ?? '',
+			provider: entry.provider ?? '',
+		});
+		this.conversation.push({ role: 'assistant', content: response.text });
+		this.replies.set(step, response.text);
+		if (uncharged) return limitReached(entry, uncharged.reason, uncharged.detail, release);
 
-    const turn = readReply(response, this.config.max_output_tokens, this.format.rules);
-    if (turn.reasoning) entry.reasoning = turn.reasoning;
-    if (turn.kind === 'final') return this.answered(entry, turn.answer, response.text, release);
-    release?.finishWithoutAnswer(turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol');
-    if (turn.kind === 'error') {
-      entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
-      if (response.finishReason === 'content_filter') {
-        entry.error = { type: 'content_filter', message: `the provider withheld the reply (its safety filter)${response.finishMessage ? `: ${response.finishMessage}` : ''}` };
-        return { next: 'finish', reason: 'content_filter', detail: entry.error.message };
-      }
-      if (response.finishReason === 'length') return failedStep(entry, { type: 'output_limit', message: turn.message }, 'max_output_tokens');
-      return failedStep(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
-    }
-    const args = withoutNullOptionals(turn.args, this.tools.get(turn.tool)?.parameters, this.format) as Record<string, unknown>;
-    entry.action = { tool: turn.tool, args };
-    return this.act(entry, turn.tool, args);
-  }
+		const turn = readReply(response, this.config.max_output_tokens, this.format.rules);
+		if (turn.reasoning) entry.reasoning = turn.reasoning;
+		if (turn.kind === 'final') return this.answered(entry, turn.answer, response.text, release);
+		release?.finishWithoutAnswer(
+			turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol',
+		);
+		if (turn.kind === 'error') {
+			entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
+			if (response.finishReason === 'content_filter') {
+				entry.error = {
+					type: 'content_filter',
+					message: `the provider withheld the reply (its safety filter)${response.finishMessage ? `: ${response.finishMessage}` : ''}`,
+				};
+				return { next: 'finish', reason: 'content_filter', detail: entry.error.message };
+			}
+			if (response.finishReason === 'length')
+				return failedStep(
+					entry,
+					{ type: 'output_limit', message: turn.message },
+					'max_output_tokens',
+				);
+			return failedStep(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
+		}
+		const args = withoutNullOptionals(
+			turn.args,
+			this.tools.get(turn.tool)?.parameters,
+			this.format,
+		) as Record<string, unknown>;
+		entry.action = { tool: turn.tool, args };
+		return this.act(entry, turn.tool, args);
+	}
 
-  /** A final reply: the answer, checked against `output_schema` when the run has one (a mismatch gets the repair turn). */
-  private answered(entry: TraceStep, answer: unknown, reply: string, release?: AnswerRelease): StepOutcome {
-    const checked = checkAnswer(withoutNullOptionals(answer, this.config.output_schema, this.format), this.config.output_schema);
-    if (!checked.ok) {
-      release?.finishWithoutAnswer('the answer did not match output_schema');
-      entry.reply_excerpt = reply.slice(0, REPLY_EXCERPT);
-      return failedStep(entry, { type: 'output_invalid', message: checked.message }, 'output_invalid');
-    }
-    release?.finishWithAnswer(checked.text);
-    entry.final = { answer: checked.value ?? checked.text };
-    return { next: 'finish', reason: 'final', answer: checked };
-  }
+	/** A final reply: the answer, checked against `output_schema` when the run has one (a mismatch gets the repair turn). */
+	private answered(
+		entry: TraceStep,
+		answer: unknown,
+		reply: string,
+		release?: AnswerRelease,
+	): StepOutcome {
+		const checked = checkAnswer(
+			withoutNullOptionals(answer, this.config.output_schema, this.format),
+			this.config.output_schema,
+		);
+		if (!checked.ok) {
+			release?.finishWithoutAnswer('the answer did not match output_schema');
+			entry.reply_excerpt = reply.slice(0, REPLY_EXCERPT);
+			return failedStep(
+				entry,
+				{ type: 'output_invalid', message: checked.message },
+				'output_invalid',
+			);
+		}
+		release?.finishWithAnswer(checked.text);
+		entry.final = { answer: checked.value ?? checked.text };
+		return { next: 'finish', reason: 'final', answer: checked };
+	}
 
-  /** The step's model call, on the fallback model from the step where the primary failed (see callWithFailover). */
-  private askModel(entry: TraceStep): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
-    // The reply's answer text on its way to the listener, when there is one.
-    const release = () => (this.options.onEvent ? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event)) : undefined);
-    return callWithFailover(this.models, entry, release, { config: this.config, format: this.format.format, messages: this.conversation, runSignal: this.runController.signal });
-  }
+	/** The step's model call, on the fallback model from the step where the primary failed (see callWithFailover). */
+	private askModel(entry: TraceStep): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
+		// The reply's answer text on its way to the listener, when there is one.
+		const release = () =>
+			this.options.onEvent
+				? new AnswerRelease(this.redactor, this.answerHoldBack, (event) => this.emit(event))
+				: undefined;
+		return callWithFailover(this.models, entry, release, {
+			config: this.config,
+			format: this.format.format,
+			messages: this.conversation,
+			runSignal: this.runController.signal,
+		});
+	}
 
-  /** A resumed run's first step: the person's decision on the call the run paused at. */
-  private async decided(): Promise<StepOutcome> {
-    const { paused, decision } = this.resumed as Required<Resumed>;
-    const entry = this.trace[this.trace.length - 1];
-    this.openStep = { entry, started: performance.now() };
-    const { tool, args } = paused.pending!;
-    if (decision === 'interrupted') return this.interrupted(entry, tool, args);
-    if ('deny' in decision) return this.observed(entry, tool, refusalObservation(tool, decision.deny));
-    if ('edit' in decision) (entry.notices ??= []).push('a person edited the arguments before the call ran');
-    entry.action = { tool, args: 'edit' in decision ? decision.edit : args };
-    return this.act(entry, tool, entry.action.args, true);
-  }
+	/** A resumed run's first step: the person's decision on the call the run paused at. */
+	private async decided(): Promise<StepOutcome> {
+		const { paused, decision } = this.resumed as Required<Resumed>;
+		const entry = this.trace[this.trace.length - 1];
+		this.openStep = { entry, started: performance.now() };
+		const { tool, args } = paused.pending!;
+		if (decision === 'interrupted') return this.interrupted(entry, tool, args);
+		if ('deny' in decision)
+			return this.observed(entry, tool, refusalObservation(tool, decision.deny));
+		if ('edit' in decision)
+			(entry.notices ??= []).push('a person edited the arguments before the call ran');
+		entry.action = { tool, args: 'edit' in decision ? decision.edit : args };
+		return this.act(entry, tool, entry.action.args, true);
+	}
 
-  /** The requested tool call: checked against the whitelist, its schema and max_tool_calls, then run (or paused for approval). */
-  private async act(entry: TraceStep, name: string, args: Record<string, unknown>, approved = false): Promise<StepOutcome> {
-    this.emit(() => ({ type: 'action', step: entry.step, tool: name, summary: actionSummary(name, args, this.redactor) }));
-    const checked = checkToolCall(this.tools, name, args);
-    if ('error' in checked) {
-      this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(checked.error.message, this.redactor) }));
-      return failedStep(entry, checked.error, 'tool_error');
-    }
-    if (!approved && this.config.approval_required.includes(name)) return this.pause(entry, name, args);
-    const recordStart = this.durable?.beforeCall(this.progress(entry.step, { tool: name, args }), this.redactor);
-    const repeat = this.repeats.decide(checked.tool, args, entry.step);
-    if (repeat.next === 'loop') return limitReached(entry, 'loop', repeat.detail);
-    if (repeat.next === 'answer') {
-      entry.repeat_of = repeat.ofStep;
-      return this.observed(entry, name, repeat.observation);
-    }
-    if (this.toolCalls >= this.config.max_tool_calls) return limitReached(entry, 'max_tool_calls', `max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run`);
+	/** The requested tool call: checked against the whitelist, its schema and max_tool_calls, then run (or paused for approval). */
+	private async act(
+		entry: TraceStep,
+		name: string,
+		args: Record<string, unknown>,
+		approved = false,
+	): Promise<StepOutcome> {
+		this.emit(() => ({
+			type: 'action',
+			step: entry.step,
+			tool: name,
+			summary: actionSummary(name, args, this.redactor),
+		}));
+		const checked = checkToolCall(this.tools, name, args);
+		if ('error' in checked) {
+			this.emit(() => ({
+				type: 'observation',
+				step: entry.step,
+				tool: name,
+				ok: false,
+				summary: observationSummary(checked.error.message, this.redactor),
+			}));
+			return failedStep(entry, checked.error, 'tool_error');
+		}
+		if (!approved && this.config.approval_required.includes(name))
+			return this.pause(entry, name, args);
+		const recordStart = this.durable?.beforeCall(
+			this.progress(entry.step, { tool: name, args }),
+			this.redactor,
+		);
+		const repeat = this.repeats.decide(checked.tool, args, entry.step);
+		if (repeat.next === 'loop') return limitReached(entry, 'loop', repeat.detail);
+		if (repeat.next === 'answer') {
+			entry.repeat_of = repeat.ofStep;
+			return this.observed(entry, name, repeat.observation);
+		}
+		if (this.toolCalls >= this.config.max_tool_calls)
+			return limitReached(
+				entry,
+				'max_tool_calls',
+				`max_tool_calls (${this.config.max_tool_calls}) reached; ${name} was not run`,
+			);
 
-    if (recordStart) await recordStart();
-    this.toolCalls++;
-    const { tools, redactor, trustedText, config } = this;
-    const outcome = await runTool(checked.tool, {
-      tools, name, args, redactor, trustedText, sessionId: this.options.sessionId, runSignal: this.runController.signal,
-      settings: Object.prototype.hasOwnProperty.call(config.tool_settings, name) ? config.tool_settings[name] : {},
-      singleCallTimeout: config.single_call_timeout, observationMaxLength: config.observation_max_len, idempotencyKey: this.durable?.idempotencyKey(entry.step, name, args),
-    });
-    entry.tool_ms = Math.round(outcome.elapsedMs);
-    countToolUse(this.usedTools, name, entry.tool_ms, outcome.ok);
-    this.repeats.record(repeat.key, entry.step, outcome.ok ? outcome : { ok: false, message: outcome.error.message });
-    if (!outcome.ok) {
-      this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: false, summary: observationSummary(outcome.error.message, this.redactor) }));
-      if (!outcome.runAborted) return failedStep(entry, outcome.error, 'tool_error');
-      entry.error = outcome.error;
-      return this.aborted();
-    }
-    return this.observed(entry, name, outcome.observation);
-  }
+		if (recordStart) await recordStart();
+		this.toolCalls++;
+		const { tools, redactor, trustedText, config } = this;
+		const outcome = await runTool(checked.tool, {
+			tools,
+			name,
+			args,
+			redactor,
+			trustedText,
+			sessionId: this.options.sessionId,
+			runSignal: this.runController.signal,
+			settings: Object.prototype.hasOwnProperty.call(config.tool_settings, name)
+				? config.tool_settings[name]
+				: {},
+			singleCallTimeout: config.single_call_timeout,
+			observationMaxLength: config.observation_max_len,
+			idempotencyKey: this.durable?.idempotencyKey(entry.step, name, args),
+		});
+		entry.tool_ms = Math.round(outcome.elapsedMs);
+		countToolUse(this.usedTools, name, entry.tool_ms, outcome.ok);
+		this.repeats.record(
+			repeat.key,
+			entry.step,
+			outcome.ok ? outcome : { ok: false, message: outcome.error.message },
+		);
+		if (!outcome.ok) {
+			this.emit(() => ({
+				type: 'observation',
+				step: entry.step,
+				tool: name,
+				ok: false,
+				summary: observationSummary(outcome.error.message, this.redactor),
+			}));
+			if (!outcome.runAborted) return failedStep(entry, outcome.error, 'tool_error');
+			entry.error = outcome.error;
+			return this.aborted();
+		}
+		return this.observed(entry, name, outcome.observation);
+	}
 
-  /** The step's observation, in the trace, for the model and for the listener. */
-  private observed(entry: TraceStep, name: string, observation: string): StepOutcome {
-    this.emit(() => ({ type: 'observation', step: entry.step, tool: name, ok: true, summary: observationSummary(observation, this.redactor) }));
-    entry.observation = observation;
-    this.conversation.push({ role: 'user', content: observationMessage(name, observation) });
-    return { next: 'continue' };
-  }
+	/** The step's observation, in the trace, for the model and for the listener. */
+	private observed(entry: TraceStep, name: string, observation: string): StepOutcome {
+		this.emit(() => ({
+			type: 'observation',
+			step: entry.step,
+			tool: name,
+			ok: true,
+			summary: observationSummary(observation, this.redactor),
+		}));
+		entry.observation = observation;
+		this.conversation.push({ role: 'user', content: observationMessage(name, observation) });
+		return { next: 'continue' };
+	}
 
-  /** Ends the run `awaiting_approval`, with the call it waits for and a signed state to resume it with. */
-  private pause(entry: TraceStep, tool: string, args: Record<string, unknown>, detail = `${tool} waits for a person's approval`): StepOutcome {
-    return { next: 'finish', reason: 'awaiting_approval', detail, paused: pausedOutput({ ...this.progress(entry.step), pending: { tool, args } }, this.redactor, this.options.stateSecret!, this.config) };
-  }
+	/** Ends the run `awaiting_approval`, with the call it waits for and a signed state to resume it with. */
+	private pause(
+		entry: TraceStep,
+		tool: string,
+		args: Record<string, unknown>,
+		detail = `${tool} waits for a person's approval`,
+	): StepOutcome {
+		return {
+			next: 'finish',
+			reason: 'awaiting_approval',
+			detail,
+			paused: pausedOutput(
+				{ ...this.progress(entry.step), pending: { tool, args } },
+				this.redactor,
+				this.options.stateSecret!,
+				this.config,
+			),
+		};
+	}
 
-  /** Where the run stands at `step`, with the call it asked for and has not run (`pending`): for a paused run's state or a checkpoint. */
-  private progress(step: number, pending?: RunProgress['pending']): RunProgress {
-    const { conversation, newUserMessage: new_user_message, trace, usage, usedTools: used_tools, toolCalls: tool_calls, trustedText: trusted_text } = this;
-    const more = { cost: runCost(trace)?.total ?? 0, failures: this.failures.length, repeats: this.repeats.snapshot() };
-    return { step, ...(pending ? { pending } : {}), conversation, new_user_message, trace, usage, used_tools, tool_calls, trusted_text, ...more };
-  }
+	/** Where the run stands at `step`, with the call it asked for and has not run (`pending`): for a paused run's state or a checkpoint. */
+	private progress(step: number, pending?: RunProgress['pending']): RunProgress {
+		const {
+			conversation,
+			newUserMessage: new_user_message,
+			trace,
+			usage,
+			usedTools: used_tools,
+			toolCalls: tool_calls,
+			trustedText: trusted_text,
+		} = this;
+		const more = {
+			cost: runCost(trace)?.total ?? 0,
+			failures: this.failures.length,
+			repeats: this.repeats.snapshot(),
+		};
+		return {
+			step,
+			...(pending ? { pending } : {}),
+			conversation,
+			new_user_message,
+			trace,
+			usage,
+			used_tools,
+			tool_calls,
+			trusted_text,
+			...more,
+		};
+	}
 
-  /** A durable run's call that started before an interruption and was never recorded as done, with side effects: a person decides, or the run ends. */
-  private interrupted(entry: TraceStep, tool: string, args: Record<string, unknown>): StepOutcome {
-    const asks = this.config.approval_required.length > 0;
-    const detail = interruptedDetail(tool, entry.step, asks);
-    return asks ? this.pause(entry, tool, args, detail) : { next: 'finish', reason: 'interrupted_call', detail };
-  }
+	/** A durable run's call that started before an interruption and was never recorded as done, with side effects: a person decides, or the run ends. */
+	private interrupted(entry: TraceStep, tool: string, args: Record<string, unknown>): StepOutcome {
+		const asks = this.config.approval_required.length > 0;
+		const detail = interruptedDetail(tool, entry.step, asks);
+		return asks
+			? this.pause(entry, tool, args, detail)
+			: { next: 'finish', reason: 'interrupted_call', detail };
+	}
 
-  /** After a failed step the model sees the error and gets one repair turn, unless the streak ends the run. */
-  private repairOrEnd(error: StepError, reason: RepairReason): { reason: FinishReason; detail: string } | undefined {
-    const ended = this.failures.fail(error, reason);
-    if (!ended) this.conversation.push({ role: 'user', content: repairMessage(error.message, reason !== 'tool_error', this.config.prompt_examples) });
-    return ended;
-  }
+	/** After a failed step the model sees the error and gets one repair turn, unless the streak ends the run. */
+	private repairOrEnd(
+		error: StepError,
+		reason: RepairReason,
+	): { reason: FinishReason; detail: string } | undefined {
+		const ended = this.failures.fail(error, reason);
+		if (!ended)
+			this.conversation.push({
+				role: 'user',
+				content: repairMessage(error.message, reason !== 'tool_error', this.config.prompt_examples),
+			});
+		return ended;
+	}
 
-  /** The run's signal fired: cancelled from outside, or the run's timeout. */
-  private aborted(): StepOutcome {
-    return { next: 'finish', ...abortedReason(this.runController.signal.reason) };
-  }
+	/** The run's signal fired: cancelled from outside, or the run's timeout. */
+	private aborted(): StepOutcome {
+		return { next: 'finish', ...abortedReason(this.runController.signal.reason) };
+	}
 
-  private closeOpenStep(): void {
-    if (this.openStep) this.openStep.entry.elapsed_ms = Math.round(performance.now() - this.openStep.started);
-    this.openStep = undefined;
-  }
+	private closeOpenStep(): void {
+		if (this.openStep)
+			this.openStep.entry.elapsed_ms = Math.round(performance.now() - this.openStep.started);
+		this.openStep = undefined;
+	}
 
-  private chainOnce?: RunChain;
-  /** Where the run's hash chain starts: made once, for the output's trace digest and the audit row alike. */
-  get chain(): RunChain {
-    this.chainOnce ??= runChainBase(this.config, this.tools.values(), this.redactor);
-    return this.chainOnce;
-  }
+	private chainOnce?: RunChain;
+	/** Where the run's hash chain starts: made once, for the output's trace digest and the audit row alike. */
+	get chain(): RunChain {
+		this.chainOnce ??= runChainBase(this.config, this.tools.values(), this.redactor);
+		return this.chainOnce;
+	}
 
-  private finish(finishReason: FinishReason, stopDetail?: string, answer?: RunAnswer, paused?: Record<string, unknown>): AgentResult {
-    this.closeOpenStep();
-    const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
-    // Who answered last: the fallback, once it took over.
-    const { name: model, chat } = this.models.answering;
-    const result = runResult({ finishReason, stopDetail, answer }, { trace, usedTools, usage, newUserMessage, started, model, provider: chat.provider, chain: this.chain, memory: this.memory }, redactor, paused);
-    this.emit({ type: 'done', finish_reason: finishReason });
-    return result;
-  }
+	private finish(
+		finishReason: FinishReason,
+		stopDetail?: string,
+		answer?: RunAnswer,
+		paused?: Record<string, unknown>,
+	): AgentResult {
+		this.closeOpenStep();
+		const { trace, usedTools, usage, newUserMessage, redactor, started } = this;
+		// Who answered last: the fallback, once it took over.
+		const { name: model, chat } = this.models.answering;
+		const result = runResult(
+			{ finishReason, stopDetail, answer },
+			{
+				trace,
+				usedTools,
+				usage,
+				newUserMessage,
+				started,
+				model,
+				provider: chat.provider,
+				chain: this.chain,
+				memory: this.memory,
+			},
+			redactor,
+			paused,
+		);
+		this.emit({ type: 'done', finish_reason: finishReason });
+		return result;
+	}
 
-  /** `event` as a function where making it costs work (a redacted summary): a run nobody listens to skips it. */
-  private emit(event: AgentEvent | (() => AgentEvent)): void {
-    if (this.options.onEvent) tell(this.options.onEvent, typeof event === 'function' ? event() : event);
-  }
+	/** `event` as a function where making it costs work (a redacted summary): a run nobody listens to skips it. */
+	private emit(event: AgentEvent | (() => AgentEvent)): void {
+		if (this.options.onEvent)
+			tell(this.options.onEvent, typeof event === 'function' ? event() : event);
+	}
 }

@@ -6,83 +6,83 @@
 
 /** Raised inside the loop when a time limit fires; `scope` says which one. */
 export class TimeLimitError extends Error {
-  override readonly name = 'TimeLimitError';
-  constructor(
-    readonly scope: 'call' | 'run' | 'cancelled',
-    message: string,
-  ) {
-    super(message);
-  }
+	override readonly name = 'TimeLimitError';
+	constructor(
+		readonly scope: 'call' | 'run' | 'cancelled',
+		message: string,
+	) {
+		super(message);
+	}
 }
 
 /** One call's limit: aborted with the run or once its `single_call_timeout` has passed. */
 export interface CallLimit {
-  /** The call's signal, for the SDK or the tool; made when first read (a tool that never reads it costs none). */
-  readonly signal: AbortSignal;
-  /** True once the call's own time ran out (as opposed to the run's). */
-  timedOut(): boolean;
-  /** Settles with `work`, or rejects with the abort's reason as soon as the call is aborted: a tool or SDK that ignores its signal cannot hold the run past its limits. */
-  race<T>(work: Promise<T>): Promise<T>;
-  /** Ends the call's limit: later aborts of the run no longer reach it. */
-  dispose(): void;
+	/** The call's signal, for the SDK or the tool; made when first read (a tool that never reads it costs none). */
+	readonly signal: AbortSignal;
+	/** True once the call's own time ran out (as opposed to the run's). */
+	timedOut(): boolean;
+	/** Settles with `work`, or rejects with the abort's reason as soon as the call is aborted: a tool or SDK that ignores its signal cannot hold the run past its limits. */
+	race<T>(work: Promise<T>): Promise<T>;
+	/** Ends the call's limit: later aborts of the run no longer reach it. */
+	dispose(): void;
 }
 
 /** The clocks of the runs going on, by their signal (see runClock). */
 const clocks = new WeakMap<AbortSignal, RunClock>();
 
 class Call implements CallLimit {
-  private controller?: AbortController;
-  private abortedWith?: { reason: unknown };
-  private rejectRace?: (reason: unknown) => void;
-  private ranOut = false;
+	private controller?: AbortController;
+	private abortedWith?: { reason: unknown };
+	private rejectRace?: (reason: unknown) => void;
+	private ranOut = false;
 
-  constructor(
-    /** `performance.now()` past which the call has run out of time. */
-    readonly deadline: number,
-    readonly seconds: number,
-    private readonly clock: RunClock,
-  ) {}
+	constructor(
+		/** `performance.now()` past which the call has run out of time. */
+		readonly deadline: number,
+		readonly seconds: number,
+		private readonly clock: RunClock,
+	) {}
 
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.abortedWith) this.controller.abort(this.abortedWith.reason);
-    }
-    return this.controller.signal;
-  }
+	get signal(): AbortSignal {
+		if (!this.controller) {
+			this.controller = new AbortController();
+			if (this.abortedWith) this.controller.abort(this.abortedWith.reason);
+		}
+		return this.controller.signal;
+	}
 
-  get aborted(): boolean {
-    return this.abortedWith !== undefined;
-  }
+	get aborted(): boolean {
+		return this.abortedWith !== undefined;
+	}
 
-  timedOut(): boolean {
-    return this.ranOut;
-  }
+	timedOut(): boolean {
+		return this.ranOut;
+	}
 
-  abort(reason: unknown, ranOut: boolean): void {
-    if (this.abortedWith) return;
-    this.abortedWith = { reason };
-    this.ranOut = ranOut;
-    this.controller?.abort(reason);
-    this.rejectRace?.(reason);
-  }
+	abort(reason: unknown, ranOut: boolean): void {
+		if (this.abortedWith) return;
+		this.abortedWith = { reason };
+		this.ranOut = ranOut;
+		this.controller?.abort(reason);
+		this.rejectRace?.(reason);
+	}
 
-  race<T>(work: Promise<T>): Promise<T> {
-    if (this.abortedWith) {
-      work.catch(() => undefined);
-      return Promise.reject(this.abortedWith.reason);
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.rejectRace = reject;
-      // A rejection after the abort's finds the promise settled, so it is never unhandled.
-      work.then(resolve, reject);
-    });
-  }
+	race<T>(work: Promise<T>): Promise<T> {
+		if (this.abortedWith) {
+			work.catch(() => undefined);
+			return Promise.reject(this.abortedWith.reason);
+		}
+		return new Promise<T>((resolve, reject) => {
+			this.rejectRace = reject;
+			// A rejection after the abort's finds the promise settled, so it is never unhandled.
+			work.then(resolve, reject);
+		});
+	}
 
-  dispose(): void {
-    this.rejectRace = undefined;
-    this.clock.end(this);
-  }
+	dispose(): void {
+		this.rejectRace = undefined;
+		this.clock.end(this);
+	}
 }
 
 /**
@@ -93,92 +93,99 @@ class Call implements CallLimit {
  * tick) ends nothing before its deadline.
  */
 export class RunClock {
-  private readonly running = new Set<Call>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private timerAt = Infinity;
-  private runDeadline = Infinity;
-  private onRunOut?: () => void;
+	private readonly running = new Set<Call>();
+	private timer: ReturnType<typeof setTimeout> | undefined;
+	private timerAt = Infinity;
+	private runDeadline = Infinity;
+	private onRunOut?: () => void;
 
-  constructor(
-    private readonly runSignal: AbortSignal,
-    /** A run's clock (see runLimit) lasts until the run ends; else it ends with its only call. */
-    private readonly lasting: boolean,
-  ) {}
+	constructor(
+		private readonly runSignal: AbortSignal,
+		/** A run's clock (see runLimit) lasts until the run ends; else it ends with its only call. */
+		private readonly lasting: boolean,
+	) {}
 
-  /** Calls `onRunOut` once `seconds` have passed, unless disposed first. */
-  limitRun(seconds: number, onRunOut: () => void): void {
-    this.onRunOut = onRunOut;
-    this.runDeadline = performance.now() + seconds * 1000;
-    this.armFor(this.runDeadline);
-  }
+	/** Calls `onRunOut` once `seconds` have passed, unless disposed first. */
+	limitRun(seconds: number, onRunOut: () => void): void {
+		this.onRunOut = onRunOut;
+		this.runDeadline = performance.now() + seconds * 1000;
+		this.armFor(this.runDeadline);
+	}
 
-  /** Aborts every call running with the run's reason: the run's signal has fired. */
-  readonly abortCalls = (): void => {
-    for (const call of this.running) call.abort(this.runSignal.reason, false);
-  };
+	/** Aborts every call running with the run's reason: the run's signal has fired. */
+	readonly abortCalls = (): void => {
+		for (const call of this.running) call.abort(this.runSignal.reason, false);
+	};
 
-  start(seconds: number): Call {
-    const call = new Call(performance.now() + seconds * 1000, seconds, this);
-    if (this.runSignal.aborted) {
-      call.abort(this.runSignal.reason, false);
-      return call;
-    }
-    this.running.add(call);
-    this.armFor(call.deadline);
-    return call;
-  }
+	start(seconds: number): Call {
+		const call = new Call(performance.now() + seconds * 1000, seconds, this);
+		if (this.runSignal.aborted) {
+			call.abort(this.runSignal.reason, false);
+			return call;
+		}
+		this.running.add(call);
+		this.armFor(call.deadline);
+		return call;
+	}
 
-  end(call: Call): void {
-    this.running.delete(call);
-    if (!this.lasting) this.dispose();
-  }
+	end(call: Call): void {
+		this.running.delete(call);
+		if (!this.lasting) this.dispose();
+	}
 
-  dispose(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
-    this.runDeadline = Infinity;
-    this.running.clear();
-    if (this.lasting) clocks.delete(this.runSignal);
-    else this.runSignal.removeEventListener('abort', this.abortCalls);
-  }
+	dispose(): void {
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		this.timerAt = Infinity;
+		this.runDeadline = Infinity;
+		this.running.clear();
+		if (this.lasting) clocks.delete(this.runSignal);
+		else this.runSignal.removeEventListener('abort', this.abortCalls);
+	}
 
-  /** Only a clock that is not a run's own listens to the signal; a run's is told by runLimit, which aborts it. */
-  listen(): this {
-    this.runSignal.addEventListener('abort', this.abortCalls, { once: true });
-    return this;
-  }
+	/** Only a clock that is not a run's own listens to the signal; a run's is told by runLimit, which aborts it. */
+	listen(): this {
+		this.runSignal.addEventListener('abort', this.abortCalls, { once: true });
+		return this;
+	}
 
-  private armFor(deadline: number): void {
-    if (deadline >= this.timerAt) return;
-    clearTimeout(this.timer);
-    this.timerAt = deadline;
-    this.timer = setTimeout(() => this.fire(), Math.max(1, Math.ceil(deadline - performance.now())));
-  }
+	private armFor(deadline: number): void {
+		if (deadline >= this.timerAt) return;
+		clearTimeout(this.timer);
+		this.timerAt = deadline;
+		this.timer = setTimeout(
+			() => this.fire(),
+			Math.max(1, Math.ceil(deadline - performance.now())),
+		);
+	}
 
-  private fire(): void {
-    this.timer = undefined;
-    this.timerAt = Infinity;
-    const now = performance.now();
-    if (this.runDeadline <= now) {
-      this.runDeadline = Infinity;
-      this.onRunOut?.();
-    }
-    let next = this.runDeadline;
-    for (const call of this.running) {
-      if (call.aborted) continue;
-      if (call.deadline <= now) call.abort(new TimeLimitError('call', `no answer within single_call_timeout (${call.seconds} s)`), true);
-      else next = Math.min(next, call.deadline);
-    }
-    if (next < Infinity) this.armFor(next);
-  }
+	private fire(): void {
+		this.timer = undefined;
+		this.timerAt = Infinity;
+		const now = performance.now();
+		if (this.runDeadline <= now) {
+			this.runDeadline = Infinity;
+			this.onRunOut?.();
+		}
+		let next = this.runDeadline;
+		for (const call of this.running) {
+			if (call.aborted) continue;
+			if (call.deadline <= now)
+				call.abort(
+					new TimeLimitError('call', `no answer within single_call_timeout (${call.seconds} s)`),
+					true,
+				);
+			else next = Math.min(next, call.deadline);
+		}
+		if (next < Infinity) this.armFor(next);
+	}
 }
 
 /** The clock of the run whose signal is `runSignal`, which its calls then share until `dispose()` ends the run. */
 export function runClock(runSignal: AbortSignal): RunClock {
-  const clock = new RunClock(runSignal, true);
-  clocks.set(runSignal, clock);
-  return clock;
+	const clock = new RunClock(runSignal, true);
+	clocks.set(runSignal, clock);
+	return clock;
 }
 
 /**
@@ -187,5 +194,5 @@ export function runClock(runSignal: AbortSignal): RunClock {
  * gets a timer and an abort listener of its own.
  */
 export function callLimit(runSignal: AbortSignal, seconds: number): CallLimit {
-  return (clocks.get(runSignal) ?? new RunClock(runSignal, false).listen()).start(seconds);
+	return (clocks.get(runSignal) ?? new RunClock(runSignal, false).listen()).start(seconds);
 }

@@ -11,78 +11,84 @@ import type { AgentEventListener } from './events';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
-  model: ChatModel;
-  config: Partial<AgentConfig> & { model: string };
-  /** Single-turn input. With `messages` too, it is appended as the newest user message. */
-  prompt?: string;
-  /** Conversation so far in neutral form (e.g. from the Agent Context node); must end with a user message unless `prompt` is given. */
-  messages?: unknown;
-  /** Extra system text from the workflow: the task, its constraints. */
-  developerText?: string;
-  /** Tools beyond the built-in ones (e.g. n8n sub-workflows); `allowed_tools` still decides what is offered. */
-  extraTools?: readonly Tool[];
-  sessionId?: string;
-  /** Cancels the run (finish reason `cancelled`). */
-  signal?: AbortSignal;
-  /**
-   * Takes over when a model call fails after its retries (`llm_error`) or times out: for that step and the
-   * rest of the run, with the same conversation; no tool call is made again. Its `modelName`, or else
-   * `config.model`, is the model it is asked for.
-   */
-  fallbackModel?: ChatModel;
-  /**
-   * Where `shared_budget` is counted; required with it. RedisBudgetLedger shares it across processes and n8n
-   * workers; MemoryBudgetLedger only within this process.
-   */
-  budgetLedger?: BudgetLedger;
-  /**
-   * The key run states are signed (HMAC-SHA256) and sealed (AES-256-GCM) under, at least 16 characters with 8
-   * of them different; required when the config has `approval_required`, and to resume. Every process that resumes a run needs the same key.
-   */
-  stateSecret?: string;
-  /**
-   * Makes the run durable (README "Durable runs"): each completed step is checkpointed under this key in
-   * `checkpoints`, sealed and signed with `stateSecret` (required with it), and a run started again with the
-   * key, the same config and the same request (new user message) goes on after its last completed step — no completed model call
-   * or tool call is made again. A call that started and was never recorded as done runs again when it only
-   * reads, or is http_request (with the same Idempotency-Key); any other ends the run `interrupted_call`, or
-   * with `approval_required` in the config pauses it `awaiting_approval`. Once the run has finished, the key
-   * returns its result (until the checkpoint's TTL), except after `llm_error`, `timeout`, `cancelled`,
-   * `budget_exhausted` and `budget_unavailable`, after which it goes on from the last completed step. E.g.
-   * n8n's execution id and item, or an idempotency key from the request.
-   */
-  runKey?: string;
-  /** Where `runKey`'s checkpoints are kept: RedisCheckpoints across processes and n8n workers; MemoryCheckpoints within this process. */
-  checkpoints?: CheckpointStore;
-  /**
-   * Where the definitions of `mcp_servers` tools are pinned (README "MCP tools"): RedisMcpPins across processes and
-   * n8n workers, MemoryMcpPins in this process. Without it only `mcp_servers[].pins` pin, and other tools run unpinned.
-   */
-  mcpPins?: McpPinStore;
-  /** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
-  secrets?: readonly string[];
-  /**
-   * Told what happens as it happens (steps, tool calls, the final answer's text as the model writes it).
-   * With it the model is asked to stream its replies; without it no model call streams.
-   */
-  onEvent?: AgentEventListener;
-  /**
-   * When the final answer's text reaches `onEvent`. 'as-written' (default): as the model writes it, minus
-   * whatever could still turn into something redacted; a reply that turns out not to be an answer (an
-   * action, a protocol error such as a duplicate key after the answer) has its text voided by
-   * `answer_restart`. 'checked': only once the reply has closed and been checked as the answer, in one
-   * `answer_delta`, so no text of a reply that is not the answer is ever sent — for listeners that cannot
-   * take text back.
-   */
-  streamAnswer?: 'as-written' | 'checked';
-  /**
-   * Keeps the run in a PostgreSQL audit database once its answer is ready (see README "Audit and tracing"):
-   * the output's `audit` says whether the row was stored within `waitMs` (default 1000); a failed write is
-   * tried again later and never fails the run. `retentionDays` deletes older runs; `origin` says where the
-   * run came from (n8n's workflow and execution); `forkedFrom` names the audited run and step a fork started
-   * from (set by forkAuditedRun, covered by the record chain).
-   */
-  audit?: { postgres: PostgresTarget; retentionDays?: number; waitMs?: number; origin?: AuditOrigin; forkedFrom?: ForkedFrom };
-  /** Gets a span for the run, each model call and each tool call (gen_ai.* attributes, redacted), after the run. */
-  tracer?: Tracer;
+	model: ChatModel;
+	config: Partial<AgentConfig> & { model: string };
+	/** Single-turn input. With `messages` too, it is appended as the newest user message. */
+	prompt?: string;
+	/** Conversation so far in neutral form (e.g. from the Agent Context node); must end with a user message unless `prompt` is given. */
+	messages?: unknown;
+	/** Extra system text from the workflow: the task, its constraints. */
+	developerText?: string;
+	/** Tools beyond the built-in ones (e.g. n8n sub-workflows); `allowed_tools` still decides what is offered. */
+	extraTools?: readonly Tool[];
+	sessionId?: string;
+	/** Cancels the run (finish reason `cancelled`). */
+	signal?: AbortSignal;
+	/**
+	 * Takes over when a model call fails after its retries (`llm_error`) or times out: for that step and the
+	 * rest of the run, with the same conversation; no tool call is made again. Its `modelName`, or else
+	 * `config.model`, is the model it is asked for.
+	 */
+	fallbackModel?: ChatModel;
+	/**
+	 * Where `shared_budget` is counted; required with it. RedisBudgetLedger shares it across processes and n8n
+	 * workers; MemoryBudgetLedger only within this process.
+	 */
+	budgetLedger?: BudgetLedger;
+	/**
+	 * The key run states are signed (HMAC-SHA256) and sealed (AES-256-GCM) under, at least 16 characters with 8
+	 * of them different; required when the config has `approval_required`, and to resume. Every process that resumes a run needs the same key.
+	 */
+	stateSecret?: string;
+	/**
+	 * Makes the run durable (README "Durable runs"): each completed step is checkpointed under this key in
+	 * `checkpoints`, sealed and signed with `stateSecret` (required with it), and a run started again with the
+	 * key, the same config and the same request (new user message) goes on after its last completed step — no completed model call
+	 * or tool call is made again. A call that started and was never recorded as done runs again when it only
+	 * reads, or is http_request (with the same Idempotency-Key); any other ends the run `interrupted_call`, or
+	 * with `approval_required` in the config pauses it `awaiting_approval`. Once the run has finished, the key
+	 * returns its result (until the checkpoint's TTL), except after `llm_error`, `timeout`, `cancelled`,
+	 * `budget_exhausted` and `budget_unavailable`, after which it goes on from the last completed step. E.g.
+	 * n8n's execution id and item, or an idempotency key from the request.
+	 */
+	runKey?: string;
+	/** Where `runKey`'s checkpoints are kept: RedisCheckpoints across processes and n8n workers; MemoryCheckpoints within this process. */
+	checkpoints?: CheckpointStore;
+	/**
+	 * Where the definitions of `mcp_servers` tools are pinned (README "MCP tools"): RedisMcpPins across processes and
+	 * n8n workers, MemoryMcpPins in this process. Without it only `mcp_servers[].pins` pin, and other tools run unpinned.
+	 */
+	mcpPins?: McpPinStore;
+	/** Values never to appear in any output (e.g. the provider API key); secrets in tool settings are added. */
+	secrets?: readonly string[];
+	/**
+	 * Told what happens as it happens (steps, tool calls, the final answer's text as the model writes it).
+	 * With it the model is asked to stream its replies; without it no model call streams.
+	 */
+	onEvent?: AgentEventListener;
+	/**
+	 * When the final answer's text reaches `onEvent`. 'as-written' (default): as the model writes it, minus
+	 * whatever could still turn into something redacted; a reply that turns out not to be an answer (an
+	 * action, a protocol error such as a duplicate key after the answer) has its text voided by
+	 * `answer_restart`. 'checked': only once the reply has closed and been checked as the answer, in one
+	 * `answer_delta`, so no text of a reply that is not the answer is ever sent — for listeners that cannot
+	 * take text back.
+	 */
+	streamAnswer?: 'as-written' | 'checked';
+	/**
+	 * Keeps the run in a PostgreSQL audit database once its answer is ready (see README "Audit and tracing"):
+	 * the output's `audit` says whether the row was stored within `waitMs` (default 1000); a failed write is
+	 * tried again later and never fails the run. `retentionDays` deletes older runs; `origin` says where the
+	 * run came from (n8n's workflow and execution); `forkedFrom` names the audited run and step a fork started
+	 * from (set by forkAuditedRun, covered by the record chain).
+	 */
+	audit?: {
+		postgres: PostgresTarget;
+		retentionDays?: number;
+		waitMs?: number;
+		origin?: AuditOrigin;
+		forkedFrom?: ForkedFrom;
+	};
+	/** Gets a span for the run, each model call and each tool call (gen_ai.* attributes, redacted), after the run. */
+	tracer?: Tracer;
 }

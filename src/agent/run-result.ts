@@ -2,7 +2,14 @@ import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
-import type { AgentResult, FinishReason, RunMemoryReport, RunMetrics, ToolUsage, TraceStep } from '../trace/types';
+import type {
+	AgentResult,
+	FinishReason,
+	RunMemoryReport,
+	RunMetrics,
+	ToolUsage,
+	TraceStep,
+} from '../trace/types';
 import { CATALOGUE_NAME, roundedCost } from '../budget/model-catalogue';
 import { runCost, unpricedNotice } from './shared-budget';
 import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
@@ -13,24 +20,24 @@ import { runToolResults, type RunMemory } from './memory/run-memory';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
 export interface RunAnswer {
-  text: string;
-  value?: unknown;
+	text: string;
+	value?: unknown;
 }
 
 /** What the run did, as the result reports it. */
 export interface RunRecord {
-  trace: readonly TraceStep[];
-  usedTools: Record<string, ToolUsage>;
-  usage: TokenUsage;
-  newUserMessage: ChatMessage;
-  /** `performance.now()` when the run started. */
-  started: number;
-  model: string;
-  provider: string;
-  /** Where the trace's hash chain starts (see traceChain), made once per run (see runChainBase). */
-  chain: RunChain;
-  /** How the history was fitted (issue #31), when the run had one. */
-  memory?: RunMemory;
+	trace: readonly TraceStep[];
+	usedTools: Record<string, ToolUsage>;
+	usage: TokenUsage;
+	newUserMessage: ChatMessage;
+	/** `performance.now()` when the run started. */
+	started: number;
+	model: string;
+	provider: string;
+	/** Where the trace's hash chain starts (see traceChain), made once per run (see runChainBase). */
+	chain: RunChain;
+	/** How the history was fitted (issue #31), when the run had one. */
+	memory?: RunMemory;
 }
 
 /**
@@ -39,71 +46,88 @@ export interface RunRecord {
  * with an answer, the answer with the turn's tool results (see run-memory.ts).
  */
 export function runResult(
-  ending: { finishReason: FinishReason; stopDetail?: string; answer?: RunAnswer },
-  record: RunRecord,
-  redactor: Redactor,
-  /** A paused run's `pending_action` and `run_state`, already redacted and signed: added as they are. */
-  paused?: Record<string, unknown>,
+	ending: { finishReason: FinishReason; stopDetail?: string; answer?: RunAnswer },
+	record: RunRecord,
+	redactor: Redactor,
+	/** A paused run's `pending_action` and `run_state`, already redacted and signed: added as they are. */
+	paused?: Record<string, unknown>,
 ): AgentResult {
-  const { finishReason, stopDetail, answer } = ending;
-  const summary = record.memory?.summary;
-  const toolResults = answer ? runToolResults(record.trace) : [];
-  // For a context store: the summary this run wrote, the question, and the answer with the turn's tool results.
-  const messages = [...(summary ? [summary] : []), { role: record.newUserMessage.role, content: record.newUserMessage.content }];
-  if (answer) messages.push({ role: 'assistant', content: answer.text, ...(toolResults.length ? { tool_results: toolResults } : {}) });
-  const result = redactor.value({
-    final_answer: answer?.text ?? '',
-    ...(answer && 'value' in answer ? { final_output: answer.value } : {}),
-    finish_reason: finishReason,
-    trace: record.trace.map(readableStep),
-    used_tools: record.usedTools,
-    metrics: metricsOf(record.trace),
-    usage: record.usage,
-    messages,
-    ...(record.memory ? { memory: memoryReport(record.memory) } : {}),
-    ...(stopDetail ? { stop_detail: stopDetail } : {}),
-    elapsed_ms: Math.round(performance.now() - record.started),
-    model: record.model,
-    provider: record.provider,
-    ...costFields(record.trace),
-  });
-  // The chain covers the trace as the output holds it, redacted.
-  const digested = { ...result, trace_digest: traceDigest(record.chain.base, result.trace) };
-  return paused ? { ...digested, ...paused } : digested;
+	const { finishReason, stopDetail, answer } = ending;
+	const summary = record.memory?.summary;
+	const toolResults = answer ? runToolResults(record.trace) : [];
+	// For a context store: the summary this run wrote, the question, and the answer with the turn's tool results.
+	const messages = [
+		...(summary ? [summary] : []),
+		{ role: record.newUserMessage.role, content: record.newUserMessage.content },
+	];
+	if (answer)
+		messages.push({
+			role: 'assistant',
+			content: answer.text,
+			...(toolResults.length ? { tool_results: toolResults } : {}),
+		});
+	const result = redactor.value({
+		final_answer: answer?.text ?? '',
+		...(answer && 'value' in answer ? { final_output: answer.value } : {}),
+		finish_reason: finishReason,
+		trace: record.trace.map(readableStep),
+		used_tools: record.usedTools,
+		metrics: metricsOf(record.trace),
+		usage: record.usage,
+		messages,
+		...(record.memory ? { memory: memoryReport(record.memory) } : {}),
+		...(stopDetail ? { stop_detail: stopDetail } : {}),
+		elapsed_ms: Math.round(performance.now() - record.started),
+		model: record.model,
+		provider: record.provider,
+		...costFields(record.trace),
+	});
+	// The chain covers the trace as the output holds it, redacted.
+	const digested = { ...result, trace_digest: traceDigest(record.chain.base, result.trace) };
+	return paused ? { ...digested, ...paused } : digested;
 }
 
 /** A run's chain base and the redacted config it hashes: the output's trace digest and the audit row both start from it. */
 export interface RunChain {
-  base: ChainBase;
-  config: Record<string, unknown>;
+	base: ChainBase;
+	config: Record<string, unknown>;
 }
 
 /** A run's chain base: the redacted config's hash (so a stored config recomputes it) and the tools' schema hashes. */
-export function runChainBase(config: AgentConfig, tools: Iterable<Tool>, redactor: Redactor): RunChain {
-  const redacted = redactor.value(config) as unknown as Record<string, unknown>;
-  return { base: chainBase(configHash(redacted), tools), config: redacted };
+export function runChainBase(
+	config: AgentConfig,
+	tools: Iterable<Tool>,
+	redactor: Redactor,
+): RunChain {
+	const redacted = redactor.value(config) as unknown as Record<string, unknown>;
+	return { base: chainBase(configHash(redacted), tools), config: redacted };
 }
 
 /** The run's figures, from its trace. */
 export function metricsOf(trace: readonly TraceStep[]): RunMetrics {
-  const failed = trace.filter((step) => step.error !== undefined).length;
-  return {
-    model_calls: trace.filter((step) => step.provider !== undefined).length,
-    repairs: trace.filter((step) => step.repair).length,
-    failed_steps: failed,
-    failure_rate: trace.length ? Math.round((failed / trace.length) * 1000) / 1000 : 0,
-  };
+	const failed = trace.filter((step) => step.error !== undefined).length;
+	return {
+		model_calls: trace.filter((step) => step.provider !== undefined).length,
+		repairs: trace.filter((step) => step.repair).length,
+		failed_steps: failed,
+		failure_rate: trace.length ? Math.round((failed / trace.length) * 1000) / 1000 : 0,
+	};
 }
 
 /** The run's `cost` and `cost_details`, from its steps' costs (null when a call's model had no price). */
-function costFields(trace: readonly TraceStep[]): Pick<AgentResult, 'cost' | 'cost_details' | 'cost_notice'> {
-  const cost = runCost(trace);
-  if (!cost) return { cost: null, cost_details: null, cost_notice: unpricedNotice(trace) };
-  const rounded = roundedCost(cost);
-  return { cost: rounded.total, cost_details: { ...rounded, currency: 'USD', catalogue: CATALOGUE_NAME } };
+function costFields(
+	trace: readonly TraceStep[],
+): Pick<AgentResult, 'cost' | 'cost_details' | 'cost_notice'> {
+	const cost = runCost(trace);
+	if (!cost) return { cost: null, cost_details: null, cost_notice: unpricedNotice(trace) };
+	const rounded = roundedCost(cost);
+	return {
+		cost: rounded.total,
+		cost_details: { ...rounded, currency: 'USD', catalogue: CATALOGUE_NAME },
+	};
 }
 
 /** The output's `memory`: the fitting as it went, the summary by its metadata (its text is the first of `messages`). */
 function memoryReport({ summary, ...report }: RunMemory): RunMemoryReport {
-  return { ...report, ...(summary?.summary ? { summary: summary.summary } : {}) };
+	return { ...report, ...(summary?.summary ? { summary: summary.summary } : {}) };
 }

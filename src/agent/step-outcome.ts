@@ -9,19 +9,30 @@ import type { RunAnswer } from './run-result';
  * gets one more turn), or finish the run. Every way a run ends is a `finish` that the loop acts on.
  */
 export type StepOutcome =
-  | { next: 'continue' }
-  | { next: 'repair'; error: StepError; reason: RepairReason }
-  | { next: 'finish'; reason: FinishReason; detail?: string; answer?: RunAnswer; paused?: Record<string, unknown> };
+	| { next: 'continue' }
+	| { next: 'repair'; error: StepError; reason: RepairReason }
+	| {
+			next: 'finish';
+			reason: FinishReason;
+			detail?: string;
+			answer?: RunAnswer;
+			paused?: Record<string, unknown>;
+	  };
 
 /** A limit ends the run at this step, which records why; an answer on its way to the listener is called off. */
-export function limitReached(entry: TraceStep, reason: FinishReason, message: string, release?: AnswerRelease): StepOutcome {
-  release?.finishWithoutAnswer(message);
-  entry.error = { type: 'limit', message };
-  return { next: 'finish', reason, detail: message };
+export function limitReached(
+	entry: TraceStep,
+	reason: FinishReason,
+	message: string,
+	release?: AnswerRelease,
+): StepOutcome {
+	release?.finishWithoutAnswer(message);
+	entry.error = { type: 'limit', message };
+	return { next: 'finish', reason, detail: message };
 }
 
 /** A failed step, which records its error: the model gets the repair turn unless the failure streak ends the run. */
 export function failedStep(entry: TraceStep, error: StepError, reason: RepairReason): StepOutcome {
-  entry.error = error;
-  return { next: 'repair', error, reason };
+	entry.error = error;
+	return { next: 'repair', error, reason };
 }

@@ -4,17 +4,31 @@ import { describeError } from './pending-writes';
 
 /** Where the audit is kept: a `postgres://` URL, or the fields of n8n's credential. */
 export type PostgresTarget =
-  | string
-  | { host: string; port?: number; database: string; user: string; password?: string; ssl?: boolean | { rejectUnauthorized: boolean } };
+	| string
+	| {
+			host: string;
+			port?: number;
+			database: string;
+			user: string;
+			password?: string;
+			ssl?: boolean | { rejectUnauthorized: boolean };
+	  };
 
 /** The target's connection settings, with timeouts that keep a dead database from holding anything up. */
 export function poolConfig(target: PostgresTarget): PoolConfig {
-  const base: PoolConfig = {
-    max: 4, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true, application_name: 'agent-core-audit',
-    // A connection that goes silent (no reset, no answer) fails the write after this instead of holding it.
-    query_timeout: 30_000, keepAlive: true,
-  };
-  return typeof target === 'string' ? { ...base, connectionString: target } : { ...base, ...target };
+	const base: PoolConfig = {
+		max: 4,
+		connectionTimeoutMillis: 5_000,
+		idleTimeoutMillis: 10_000,
+		allowExitOnIdle: true,
+		application_name: 'agent-core-audit',
+		// A connection that goes silent (no reset, no answer) fails the write after this instead of holding it.
+		query_timeout: 30_000,
+		keepAlive: true,
+	};
+	return typeof target === 'string'
+		? { ...base, connectionString: target }
+		: { ...base, ...target };
 }
 
 /**
@@ -25,26 +39,32 @@ export function poolConfig(target: PostgresTarget): PoolConfig {
  * back and the client goes back to the pool; after any other (lost, timed out) the pool discards it.
  * `active` holds the clients checked out meanwhile (see destroyConnection).
  */
-export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, active?: Set<PoolClient>): Promise<T> {
-  const client = await pool.connect();
-  active?.add(client);
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken ??= error;
-  };
-  client.on('error', onError);
-  try {
-    return await work(client);
-  } catch (error) {
-    const answeredByServer = /^[0-9A-Z]{5}$/.test(String((error as { code?: unknown } | null)?.code ?? ''));
-    if (!broken && answeredByServer) await client.query('ROLLBACK').catch(() => undefined);
-    else broken ??= error as Error;
-    throw error;
-  } finally {
-    active?.delete(client);
-    client.removeListener('error', onError);
-    client.release(broken);
-  }
+export async function withClient<T>(
+	pool: Pool,
+	work: (client: PoolClient) => Promise<T>,
+	active?: Set<PoolClient>,
+): Promise<T> {
+	const client = await pool.connect();
+	active?.add(client);
+	let broken: Error | undefined;
+	const onError = (error: Error) => {
+		broken ??= error;
+	};
+	client.on('error', onError);
+	try {
+		return await work(client);
+	} catch (error) {
+		const answeredByServer = /^[0-9A-Z]{5}$/.test(
+			String((error as { code?: unknown } | null)?.code ?? ''),
+		);
+		if (!broken && answeredByServer) await client.query('ROLLBACK').catch(() => undefined);
+		else broken ??= error as Error;
+		throw error;
+	} finally {
+		active?.delete(client);
+		client.removeListener('error', onError);
+		client.release(broken);
+	}
 }
 
 /**
@@ -52,23 +72,27 @@ export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Pr
  * `connection.stream` is the socket; the client's error listener above is still in place).
  */
 export function destroyConnection(client: PoolClient): void {
-  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+	(
+		client as unknown as { connection?: { stream?: { destroy(): void } } }
+	).connection?.stream?.destroy();
 }
 
 /** Connects, runs SELECT 1 and closes: the credential test, failing within the connection timeout. */
-export async function pingAuditDatabase(target: PostgresTarget): Promise<{ ok: true; latencyMs: number } | { ok: false; message: string }> {
-  const { Client } = await import('pg');
-  const client = new Client(poolConfig(target));
-  // A connection that dies mid-test emits 'error' as well as failing the query: never a crash.
-  client.on('error', () => undefined);
-  const started = performance.now();
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return { ok: true, latencyMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    return { ok: false, message: `cannot reach the audit database: ${describeError(error)}` };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+export async function pingAuditDatabase(
+	target: PostgresTarget,
+): Promise<{ ok: true; latencyMs: number } | { ok: false; message: string }> {
+	const { Client } = await import('pg');
+	const client = new Client(poolConfig(target));
+	// A connection that dies mid-test emits 'error' as well as failing the query: never a crash.
+	client.on('error', () => undefined);
+	const started = performance.now();
+	try {
+		await client.connect();
+		await client.query('SELECT 1');
+		return { ok: true, latencyMs: Math.round(performance.now() - started) };
+	} catch (error) {
+		return { ok: false, message: `cannot reach the audit database: ${describeError(error)}` };
+	} finally {
+		await client.end().catch(() => undefined);
+	}
 }

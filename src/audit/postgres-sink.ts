@@ -1,9 +1,29 @@
 // The PostgreSQL audit sink: one pool per database, writes that never crash or block, and reading a run back.
 import type { Pool, PoolClient } from 'pg';
 import { AgentCoreError } from '../core/agent-core-error';
-import { destroyConnection, poolConfig, withClient, type PostgresTarget } from './postgres-connection';
-import { PendingWrites, MAX_PENDING, MAX_PENDING_BYTES, MAX_SET_ASIDE, describeError, refusedForContent } from './pending-writes';
-import { MIGRATION, RUNS_TABLE, STEPS_TABLE, TABLES_READY, prepareWrite, recordFromRows, type PreparedWrite } from './postgres-tables';
+import {
+	destroyConnection,
+	poolConfig,
+	withClient,
+	type PostgresTarget,
+} from './postgres-connection';
+import {
+	PendingWrites,
+	MAX_PENDING,
+	MAX_PENDING_BYTES,
+	MAX_SET_ASIDE,
+	describeError,
+	refusedForContent,
+} from './pending-writes';
+import {
+	MIGRATION,
+	RUNS_TABLE,
+	STEPS_TABLE,
+	TABLES_READY,
+	prepareWrite,
+	recordFromRows,
+	type PreparedWrite,
+} from './postgres-tables';
 import type { AuditRecord } from './record';
 import { escapeStoredText, unescapeStoredText } from './stored-text';
 
@@ -14,20 +34,23 @@ export { pingAuditDatabase, type PostgresTarget } from './postgres-connection';
  * `field` is `audit.postgres`, the run option naming the database.
  */
 export class AuditWriteError extends AgentCoreError {
-  override readonly name = 'AuditWriteError';
-  constructor(message: string, readonly retried: boolean) {
-    super(message, {
-      field: 'audit.postgres',
-      fix: retried
-        ? 'Check that the audit.postgres database is reachable; this process stores the row once it answers.'
-        : 'Check the audit.postgres database for the reason given; this process does not try the row again.',
-    });
-  }
+	override readonly name = 'AuditWriteError';
+	constructor(
+		message: string,
+		readonly retried: boolean,
+	) {
+		super(message, {
+			field: 'audit.postgres',
+			fix: retried
+				? 'Check that the audit.postgres database is reachable; this process stores the row once it answers.'
+				: 'Check the audit.postgres database for the reason given; this process does not try the row again.',
+		});
+	}
 }
 
 /** What a stored write reports beside success: earlier pending rows that were set aside or given up meanwhile. */
 export interface AuditWriteReport {
-  notices: string[];
+	notices: string[];
 }
 
 /** Waits before the next try of pending writes: a database that is down for minutes is waited out. */
@@ -48,240 +71,271 @@ const MAX_NOTICES = 20;
  * reported as not stored).
  */
 export class PostgresAuditSink {
-  private pool?: Promise<Pool>;
-  private migrated?: Promise<void>;
-  private readonly pending = new PendingWrites();
-  /** Clients checked out by a write now (see close). */
-  private readonly active = new Set<PoolClient>();
-  private flushing?: Promise<number>;
-  private retryTimer?: NodeJS.Timeout;
-  private retries = 0;
-  private lastCleanup = 0;
-  private closed = false;
-  private notices: string[] = [];
-  /** Runs given up because the pending queue was full (in rows or bytes). */
-  dropped = 0;
-  /** Runs the database refused for their content (the latest MAX_SET_ASIDE): never tried again. */
-  readonly setAside: { run_id: string; reason: string }[] = [];
+	private pool?: Promise<Pool>;
+	private migrated?: Promise<void>;
+	private readonly pending = new PendingWrites();
+	/** Clients checked out by a write now (see close). */
+	private readonly active = new Set<PoolClient>();
+	private flushing?: Promise<number>;
+	private retryTimer?: NodeJS.Timeout;
+	private retries = 0;
+	private lastCleanup = 0;
+	private closed = false;
+	private notices: string[] = [];
+	/** Runs given up because the pending queue was full (in rows or bytes). */
+	dropped = 0;
+	/** Runs the database refused for their content (the latest MAX_SET_ASIDE): never tried again. */
+	readonly setAside: { run_id: string; reason: string }[] = [];
 
-  constructor(private readonly target: PostgresTarget) {}
+	constructor(private readonly target: PostgresTarget) {}
 
-  /**
-   * Stores one run. Rejects with AuditWriteError when it could not: `retried` when it is pending and tried
-   * again later, not when the database refused its content (set aside). With `retentionDays`, runs older
-   * than that are deleted (at most hourly per process).
-   */
-  async write(record: AuditRecord, retentionDays?: number): Promise<AuditWriteReport> {
-    let prepared: PreparedWrite;
-    try {
-      prepared = await prepareWrite(record);
-    } catch (error) {
-      throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
-    }
-    try {
-      await this.store(prepared);
-    } catch (error) {
-      if (refusedForContent(error)) throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
-      const kept = this.keepForRetry(prepared);
-      const why = `the audit row of run ${record.run_id} was not stored (${describeError(error)})`;
-      const what = kept ? `${why}; it is tried again later by this process` : `${why}; it is too large to keep for a retry (${prepared.bytes} bytes, more than the ${MAX_PENDING_BYTES} the pending queue holds)`;
-      throw new AuditWriteError([what, ...this.takeNotices()].join('; '), kept);
-    }
-    await this.flushPending();
-    if (retentionDays !== undefined && retentionDays > 0) await this.cleanUp(retentionDays).catch(() => undefined);
-    return { notices: this.takeNotices() };
-  }
+	/**
+	 * Stores one run. Rejects with AuditWriteError when it could not: `retried` when it is pending and tried
+	 * again later, not when the database refused its content (set aside). With `retentionDays`, runs older
+	 * than that are deleted (at most hourly per process).
+	 */
+	async write(record: AuditRecord, retentionDays?: number): Promise<AuditWriteReport> {
+		let prepared: PreparedWrite;
+		try {
+			prepared = await prepareWrite(record);
+		} catch (error) {
+			throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
+		}
+		try {
+			await this.store(prepared);
+		} catch (error) {
+			if (refusedForContent(error))
+				throw new AuditWriteError(this.setAsideNotice(record.run_id, error, true), false);
+			const kept = this.keepForRetry(prepared);
+			const why = `the audit row of run ${record.run_id} was not stored (${describeError(error)})`;
+			const what = kept
+				? `${why}; it is tried again later by this process`
+				: `${why}; it is too large to keep for a retry (${prepared.bytes} bytes, more than the ${MAX_PENDING_BYTES} the pending queue holds)`;
+			throw new AuditWriteError([what, ...this.takeNotices()].join('; '), kept);
+		}
+		await this.flushPending();
+		if (retentionDays !== undefined && retentionDays > 0)
+			await this.cleanUp(retentionDays).catch(() => undefined);
+		return { notices: this.takeNotices() };
+	}
 
-  /** Tries the pending writes now, oldest first; resolves to how many are still pending. One flush at a time. */
-  flushPending(): Promise<number> {
-    this.flushing ??= this.flush().finally(() => {
-      this.flushing = undefined;
-    });
-    return this.flushing;
-  }
+	/** Tries the pending writes now, oldest first; resolves to how many are still pending. One flush at a time. */
+	flushPending(): Promise<number> {
+		this.flushing ??= this.flush().finally(() => {
+			this.flushing = undefined;
+		});
+		return this.flushing;
+	}
 
-  private async flush(): Promise<number> {
-    for (let write = this.pending.head(); write; write = this.pending.head()) {
-      try {
-        await this.store(write);
-      } catch (error) {
-        if (!refusedForContent(error)) {
-          this.scheduleRetry();
-          return this.pending.length;
-        }
-        // Refused for what it holds: it would be refused forever and hold back every write behind it.
-        this.setAsideNotice(write.runId, error, false);
-      }
-      this.pending.shift();
-      this.retries = 0;
-    }
-    return 0;
-  }
+	private async flush(): Promise<number> {
+		for (let write = this.pending.head(); write; write = this.pending.head()) {
+			try {
+				await this.store(write);
+			} catch (error) {
+				if (!refusedForContent(error)) {
+					this.scheduleRetry();
+					return this.pending.length;
+				}
+				// Refused for what it holds: it would be refused forever and hold back every write behind it.
+				this.setAsideNotice(write.runId, error, false);
+			}
+			this.pending.shift();
+			this.retries = 0;
+		}
+		return 0;
+	}
 
-  /** A stored run, or undefined when there is none with this id (or no audit table at all: reading creates nothing). */
-  async read(runId: string): Promise<AuditRecord | undefined> {
-    const pool = await this.connected();
-    const run = await pool.query(`SELECT * FROM ${RUNS_TABLE} WHERE run_id = $1`, [runId]).catch((error: { code?: string }) => {
-      // 42P01 undefined_table: nothing was ever audited in this database.
-      if (error.code === '42P01') return { rowCount: 0, rows: [] };
-      throw error;
-    });
-    if (run.rowCount === 0) return undefined;
-    const steps = await pool.query(`SELECT * FROM ${STEPS_TABLE} WHERE run_id = $1 ORDER BY position`, [runId]);
-    return recordFromRows(run.rows[0], steps.rows);
-  }
+	/** A stored run, or undefined when there is none with this id (or no audit table at all: reading creates nothing). */
+	async read(runId: string): Promise<AuditRecord | undefined> {
+		const pool = await this.connected();
+		const run = await pool
+			.query(`SELECT * FROM ${RUNS_TABLE} WHERE run_id = $1`, [runId])
+			.catch((error: { code?: string }) => {
+				// 42P01 undefined_table: nothing was ever audited in this database.
+				if (error.code === '42P01') return { rowCount: 0, rows: [] };
+				throw error;
+			});
+		if (run.rowCount === 0) return undefined;
+		const steps = await pool.query(
+			`SELECT * FROM ${STEPS_TABLE} WHERE run_id = $1 ORDER BY position`,
+			[runId],
+		);
+		return recordFromRows(run.rows[0], steps.rows);
+	}
 
-  /**
-   * The ids of runs created at or after `since`, oldest first, of one workflow when given, at most `limit`
-   * (what `audit replay --since` replays); none when nothing was ever audited here (reading creates nothing).
-   */
-  async runIds(filter: { since: Date; workflowId?: string; limit?: number }): Promise<string[]> {
-    const pool = await this.connected();
-    const values: unknown[] = [filter.since];
-    if (filter.workflowId !== undefined) values.push(escapeStoredText(filter.workflowId));
-    const workflow = filter.workflowId !== undefined ? ' AND workflow_id = $2' : '';
-    const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
-    const found = await pool.query<{ run_id: string }>(`SELECT run_id FROM ${RUNS_TABLE} WHERE created_at >= $1${workflow} ORDER BY created_at, run_id${limit}`, values).catch((error: { code?: string }) => {
-      if (error.code === '42P01') return { rows: [] as { run_id: string }[] };
-      throw error;
-    });
-    return found.rows.map((row) => unescapeStoredText(row.run_id));
-  }
+	/**
+	 * The ids of runs created at or after `since`, oldest first, of one workflow when given, at most `limit`
+	 * (what `audit replay --since` replays); none when nothing was ever audited here (reading creates nothing).
+	 */
+	async runIds(filter: { since: Date; workflowId?: string; limit?: number }): Promise<string[]> {
+		const pool = await this.connected();
+		const values: unknown[] = [filter.since];
+		if (filter.workflowId !== undefined) values.push(escapeStoredText(filter.workflowId));
+		const workflow = filter.workflowId !== undefined ? ' AND workflow_id = $2' : '';
+		const limit =
+			filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
+		const found = await pool
+			.query<{
+				run_id: string;
+			}>(`SELECT run_id FROM ${RUNS_TABLE} WHERE created_at >= $1${workflow} ORDER BY created_at, run_id${limit}`, values)
+			.catch((error: { code?: string }) => {
+				if (error.code === '42P01') return { rows: [] as { run_id: string }[] };
+				throw error;
+			});
+		return found.rows.map((row) => unescapeStoredText(row.run_id));
+	}
 
-  /** Closes the connections for good: pending writes are not tried again (see the class comment). */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    const pool = this.pool;
-    this.pool = undefined;
-    this.migrated = undefined;
-    const ended = (await pool?.catch(() => undefined))?.end();
-    if (!ended) return;
-    // A write stuck on a silent connection would hold close — and a CLI process — until its query timeout.
-    let timer: NodeJS.Timeout | undefined;
-    const waited = await Promise.race([ended.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS)))]);
-    clearTimeout(timer);
-    if (!waited) for (const client of this.active) destroyConnection(client);
-    await ended.catch(() => undefined);
-  }
+	/** Closes the connections for good: pending writes are not tried again (see the class comment). */
+	async close(): Promise<void> {
+		this.closed = true;
+		if (this.retryTimer) clearTimeout(this.retryTimer);
+		const pool = this.pool;
+		this.pool = undefined;
+		this.migrated = undefined;
+		const ended = (await pool?.catch(() => undefined))?.end();
+		if (!ended) return;
+		// A write stuck on a silent connection would hold close — and a CLI process — until its query timeout.
+		let timer: NodeJS.Timeout | undefined;
+		const waited = await Promise.race([
+			ended.then(() => true),
+			new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS))),
+		]);
+		clearTimeout(timer);
+		if (!waited) for (const client of this.active) destroyConnection(client);
+		await ended.catch(() => undefined);
+	}
 
-  get pendingCount(): number {
-    return this.pending.length;
-  }
+	get pendingCount(): number {
+		return this.pending.length;
+	}
 
-  /** UTF-8 bytes of the pending writes' parameters (bounded by MAX_PENDING_BYTES). */
-  get pendingBytes(): number {
-    return this.pending.bytes;
-  }
+	/** UTF-8 bytes of the pending writes' parameters (bounded by MAX_PENDING_BYTES). */
+	get pendingBytes(): number {
+		return this.pending.bytes;
+	}
 
-  private connected(): Promise<Pool> {
-    if (this.closed) return Promise.reject(new Error('the audit sink was closed'));
-    this.pool ??= import('pg').then(({ Pool }) => {
-      const pool = new Pool(poolConfig(this.target));
-      // An idle client whose server went away emits here; without a listener the process would crash.
-      pool.on('error', () => undefined);
-      return pool;
-    });
-    return this.pool;
-  }
+	private connected(): Promise<Pool> {
+		if (this.closed) return Promise.reject(new Error('the audit sink was closed'));
+		this.pool ??= import('pg').then(({ Pool }) => {
+			const pool = new Pool(poolConfig(this.target));
+			// An idle client whose server went away emits here; without a listener the process would crash.
+			pool.on('error', () => undefined);
+			return pool;
+		});
+		return this.pool;
+	}
 
-  /** The pool, with the tables in place. A failed migration is tried again on the next use. */
-  private async ready(): Promise<Pool> {
-    const pool = await this.connected();
-    this.migrated ??= migrate(pool, this.active).catch((error: unknown) => {
-      this.migrated = undefined;
-      throw error;
-    });
-    await this.migrated;
-    return pool;
-  }
+	/** The pool, with the tables in place. A failed migration is tried again on the next use. */
+	private async ready(): Promise<Pool> {
+		const pool = await this.connected();
+		this.migrated ??= migrate(pool, this.active).catch((error: unknown) => {
+			this.migrated = undefined;
+			throw error;
+		});
+		await this.migrated;
+		return pool;
+	}
 
-  /** One run's rows in one transaction: all of them or none. */
-  private async store(write: PreparedWrite): Promise<void> {
-    await withClient(await this.ready(), async (client) => {
-      await client.query('BEGIN');
-      const inserted = await client.query(write.run.text, write.run.values);
-      // A retry of a run that was stored after all (its answer was lost) adds nothing.
-      if (inserted.rowCount === 1 && write.steps) await client.query(write.steps.text, write.steps.values);
-      await client.query('COMMIT');
-    }, this.active);
-  }
+	/** One run's rows in one transaction: all of them or none. */
+	private async store(write: PreparedWrite): Promise<void> {
+		await withClient(
+			await this.ready(),
+			async (client) => {
+				await client.query('BEGIN');
+				const inserted = await client.query(write.run.text, write.run.values);
+				// A retry of a run that was stored after all (its answer was lost) adds nothing.
+				if (inserted.rowCount === 1 && write.steps)
+					await client.query(write.steps.text, write.steps.values);
+				await client.query('COMMIT');
+			},
+			this.active,
+		);
+	}
 
-  /** Keeps a write for a retry; false when it is larger than the whole queue may hold. */
-  private keepForRetry(write: PreparedWrite): boolean {
-    const { kept, givenUp } = this.pending.add(write);
-    if (givenUp.length > 0) {
-      this.dropped += givenUp.length;
-      this.notice(`${givenUp.length} earlier audit row(s) waiting for a retry were given up, the pending queue being full (at most ${MAX_PENDING} rows and ${MAX_PENDING_BYTES} bytes): run ${givenUp.join(', ')}`);
-    }
-    if (kept) this.scheduleRetry();
-    return kept;
-  }
+	/** Keeps a write for a retry; false when it is larger than the whole queue may hold. */
+	private keepForRetry(write: PreparedWrite): boolean {
+		const { kept, givenUp } = this.pending.add(write);
+		if (givenUp.length > 0) {
+			this.dropped += givenUp.length;
+			this.notice(
+				`${givenUp.length} earlier audit row(s) waiting for a retry were given up, the pending queue being full (at most ${MAX_PENDING} rows and ${MAX_PENDING_BYTES} bytes): run ${givenUp.join(', ')}`,
+			);
+		}
+		if (kept) this.scheduleRetry();
+		return kept;
+	}
 
-  /** Sets a run aside as refused for its content; returns (and, when not `now`, keeps) the notice saying so. */
-  private setAsideNotice(runId: string, error: unknown, now: boolean): string {
-    const reason = describeError(error, true);
-    this.setAside.push({ run_id: runId, reason });
-    if (this.setAside.length > MAX_SET_ASIDE) this.setAside.shift();
-    const text = `the audit row of run ${runId} was refused by the database for its content (${reason}); it is set aside and not tried again`;
-    if (!now) this.notice(text);
-    return text;
-  }
+	/** Sets a run aside as refused for its content; returns (and, when not `now`, keeps) the notice saying so. */
+	private setAsideNotice(runId: string, error: unknown, now: boolean): string {
+		const reason = describeError(error, true);
+		this.setAside.push({ run_id: runId, reason });
+		if (this.setAside.length > MAX_SET_ASIDE) this.setAside.shift();
+		const text = `the audit row of run ${runId} was refused by the database for its content (${reason}); it is set aside and not tried again`;
+		if (!now) this.notice(text);
+		return text;
+	}
 
-  private notice(text: string): void {
-    if (this.notices.length < MAX_NOTICES) this.notices.push(text);
-    else this.notices[MAX_NOTICES - 1] = 'more audit notices were left out';
-  }
+	private notice(text: string): void {
+		if (this.notices.length < MAX_NOTICES) this.notices.push(text);
+		else this.notices[MAX_NOTICES - 1] = 'more audit notices were left out';
+	}
 
-  private takeNotices(): string[] {
-    const taken = this.notices;
-    this.notices = [];
-    return taken;
-  }
+	private takeNotices(): string[] {
+		const taken = this.notices;
+		this.notices = [];
+		return taken;
+	}
 
-  private scheduleRetry(): void {
-    if (this.retryTimer || this.closed) return;
-    const delay = RETRY_DELAYS_MS[Math.min(this.retries, RETRY_DELAYS_MS.length - 1)];
-    this.retries++;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.flushPending();
-    }, delay);
-    // A retry never keeps a process alive on its own.
-    this.retryTimer.unref();
-  }
+	private scheduleRetry(): void {
+		if (this.retryTimer || this.closed) return;
+		const delay = RETRY_DELAYS_MS[Math.min(this.retries, RETRY_DELAYS_MS.length - 1)];
+		this.retries++;
+		this.retryTimer = setTimeout(() => {
+			this.retryTimer = undefined;
+			void this.flushPending();
+		}, delay);
+		// A retry never keeps a process alive on its own.
+		this.retryTimer.unref();
+	}
 
-  private async cleanUp(retentionDays: number): Promise<void> {
-    if (Date.now() - this.lastCleanup < RETENTION_INTERVAL_MS) return;
-    this.lastCleanup = Date.now();
-    const pool = await this.ready();
-    await pool.query(`DELETE FROM ${RUNS_TABLE} WHERE created_at < now() - make_interval(days => $1)`, [retentionDays]);
-  }
+	private async cleanUp(retentionDays: number): Promise<void> {
+		if (Date.now() - this.lastCleanup < RETENTION_INTERVAL_MS) return;
+		this.lastCleanup = Date.now();
+		const pool = await this.ready();
+		await pool.query(
+			`DELETE FROM ${RUNS_TABLE} WHERE created_at < now() - make_interval(days => $1)`,
+			[retentionDays],
+		);
+	}
 }
 
 async function migrate(pool: Pool, active: Set<PoolClient>): Promise<void> {
-  await withClient(pool, async (client) => {
-    if ((await client.query<{ ready: boolean }>(TABLES_READY)).rows[0]?.ready) return;
-    for (const statement of MIGRATION) await client.query(statement);
-  }, active);
+	await withClient(
+		pool,
+		async (client) => {
+			if ((await client.query<{ ready: boolean }>(TABLES_READY)).rows[0]?.ready) return;
+			for (const statement of MIGRATION) await client.query(statement);
+		},
+		active,
+	);
 }
 
 const sinks = new Map<string, PostgresAuditSink>();
 
 /** The process's sink for this target: one pool per database, shared by every run that writes there. */
 export function auditSinkFor(target: PostgresTarget): PostgresAuditSink {
-  const key = JSON.stringify(target);
-  let sink = sinks.get(key);
-  if (!sink) {
-    sink = new PostgresAuditSink(target);
-    sinks.set(key, sink);
-  }
-  return sink;
+	const key = JSON.stringify(target);
+	let sink = sinks.get(key);
+	if (!sink) {
+		sink = new PostgresAuditSink(target);
+		sinks.set(key, sink);
+	}
+	return sink;
 }
 
 /** Closes every sink of this process (tests, and a process that shuts down). */
 export async function closeAuditSinks(): Promise<void> {
-  const all = [...sinks.values()];
-  sinks.clear();
-  await Promise.all(all.map((sink) => sink.close()));
+	const all = [...sinks.values()];
+	sinks.clear();
+	await Promise.all(all.map((sink) => sink.close()));
 }

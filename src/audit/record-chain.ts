@@ -14,21 +14,28 @@ const ADDED_IN: Partial<Record<RecordField, 3 | 4>> = { cost: 3, forked_from: 4 
 
 /** The fields a record's chain covers: rows sealed before a field was stored (an older version) do not cover it. */
 export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): readonly RecordField[] {
-  const version = chainVersionOf(record);
-  return RECORD_FIELDS.filter((field) => (ADDED_IN[field] ?? 2) <= version);
+	const version = chainVersionOf(record);
+	return RECORD_FIELDS.filter((field) => (ADDED_IN[field] ?? 2) <= version);
 }
 
 /** A record's chain version, as verify reads it: 4, 3 and 2 have a record chain, anything else is version 1. */
 export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): 1 | 2 | 3 | 4 {
-  return record.chain_version === 4 ? 4 : record.chain_version === 3 ? 3 : record.chain_version === 2 ? 2 : 1;
+	return record.chain_version === 4
+		? 4
+		: record.chain_version === 3
+			? 3
+			: record.chain_version === 2
+				? 2
+				: 1;
 }
 
 /** A field's value as it is hashed: absent is null, a time is its ISO text, `steps` is the step numbers. */
 function fieldValue(record: AuditRecord, field: RecordField): unknown {
-  if (field === 'steps') return record.steps.map((entry) => entry.step?.step ?? null);
-  const value = (record as unknown as Record<string, unknown>)[field];
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
-  return value ?? null;
+	if (field === 'steps') return record.steps.map((entry) => entry.step?.step ?? null);
+	const value = (record as unknown as Record<string, unknown>)[field];
+	if (value instanceof Date)
+		return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+	return value ?? null;
 }
 
 /**
@@ -36,30 +43,38 @@ function fieldValue(record: AuditRecord, field: RecordField): unknown {
  * included, and cheap for megabytes of hostile text), anything else as "j" and its canonical JSON.
  */
 function hashOf(prefix: string, value: unknown): string {
-  const hash = createHash('sha256').update(prefix);
-  if (typeof value === 'string') hash.update('s').update(Buffer.from(value, 'utf16le'));
-  else hash.update('j').update(canonicalJson(value));
-  return hash.digest('hex');
+	const hash = createHash('sha256').update(prefix);
+	if (typeof value === 'string') hash.update('s').update(Buffer.from(value, 'utf16le'));
+	else hash.update('j').update(canonicalJson(value));
+	return hash.digest('hex');
 }
 
 /** The hash of one covered field: its name, a newline, then its value (see hashOf). */
-export const fieldHash = (record: AuditRecord, field: RecordField): string => hashOf(`${field}\n`, fieldValue(record, field));
+export const fieldHash = (record: AuditRecord, field: RecordField): string =>
+	hashOf(`${field}\n`, fieldValue(record, field));
 
 /** The hash of one step's reply: "reply", the step number, newlines, then the reply (null when none was kept). */
-export const replyHash = (stepNumber: unknown, reply: string | undefined): string => hashOf(`reply\n${String(stepNumber)}\n`, reply ?? null);
+export const replyHash = (stepNumber: unknown, reply: string | undefined): string =>
+	hashOf(`reply\n${String(stepNumber)}\n`, reply ?? null);
 
 /** Every hash of the record chain, computed from the record as it stands. */
 export function recordHashes(record: AuditRecord): RecordHashes {
-  const hashes = Object.fromEntries(recordFieldsOf(record).map((field) => [field, fieldHash(record, field)])) as Record<RecordField, string>;
-  return { ...hashes, replies: record.steps.map((entry) => replyHash(entry.step?.step, entry.reply)) };
+	const hashes = Object.fromEntries(
+		recordFieldsOf(record).map((field) => [field, fieldHash(record, field)]),
+	) as Record<RecordField, string>;
+	return {
+		...hashes,
+		replies: record.steps.map((entry) => replyHash(entry.step?.step, entry.reply)),
+	};
 }
 
 /** The record chain's head: SHA-256 of `"agent-core-record-v2\n" + canonical JSON of the hashes`. */
-export const recordDigest = (hashes: RecordHashes): string => sha256(`agent-core-record-v2\n${canonicalJson(hashes)}`);
+export const recordDigest = (hashes: RecordHashes): string =>
+	sha256(`agent-core-record-v2\n${canonicalJson(hashes)}`);
 
 /** The record with its chain version, record hashes and record digest set: what a new row stores. */
 export function sealRecord(record: AuditRecord): AuditRecord {
-  const sealed = { ...record, chain_version: CHAIN_VERSION } as const;
-  const hashes = recordHashes(sealed);
-  return { ...sealed, record_hashes: hashes, record_digest: recordDigest(hashes) };
+	const sealed = { ...record, chain_version: CHAIN_VERSION } as const;
+	const hashes = recordHashes(sealed);
+	return { ...sealed, record_hashes: hashes, record_digest: recordDigest(hashes) };
 }

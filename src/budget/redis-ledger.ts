@@ -3,7 +3,13 @@ import { hashTag } from '../redis/hash-tag';
 import { ManagedRedis, type RedisSource } from '../redis/managed-client';
 import { isClusterClient, type RedisClient } from '../redis/open-client';
 import { evaluateScript, evaluateWrite, luaScript, WRITE_ID_TTL_SECONDS } from '../redis/script';
-import { checkLedgerInput, periodStart, type BudgetLedger, type Charge, type LedgerTotals } from './ledger';
+import {
+	checkLedgerInput,
+	periodStart,
+	type BudgetLedger,
+	type Charge,
+	type LedgerTotals,
+} from './ledger';
 
 export const DEFAULT_BUDGET_KEY_PREFIX = 'agent_core:budget:';
 /** Kept this long past its period's end, so a run that read the ledger just before the end still finds it. */
@@ -13,21 +19,31 @@ const EXPIRY_SLACK_SECONDS = 60;
  * The one key layout of a scope's ledger: `<prefix>{<scope>:<period length>:<period start, epoch seconds>}`, a
  * hash of tokens and cost. The braces are a Redis Cluster hash tag: the ledger and its charges' ids share a slot.
  */
-export function budgetKey(prefix: string, scope: string, periodSeconds: number, nowMs: number): string {
-  return `${prefix}${hashTag(`${scope}:${periodSeconds}:${periodStart(periodSeconds, nowMs)}`)}`;
+export function budgetKey(
+	prefix: string,
+	scope: string,
+	periodSeconds: number,
+	nowMs: number,
+): string {
+	return `${prefix}${hashTag(`${scope}:${periodSeconds}:${periodStart(periodSeconds, nowMs)}`)}`;
 }
 
 /** Where a charge's id is remembered (WRITE_ID_TTL_SECONDS), so a charge sent twice counts once. */
 function chargeIdKey(ledgerKey: string, chargeId: string): string {
-  return `${ledgerKey}:charge:${chargeId}`;
+	return `${ledgerKey}:charge:${chargeId}`;
 }
 
 /**
  * The layout before Redis Cluster support, `<prefix><scope>:<period length>:<period start>`: on a plain Redis, its
  * totals are moved into the ledger above on first touch (see MIGRATE_LUA), so an upgrade loses no spending.
  */
-export function legacyBudgetKey(prefix: string, scope: string, periodSeconds: number, nowMs: number): string {
-  return `${prefix}${scope}:${periodSeconds}:${periodStart(periodSeconds, nowMs)}`;
+export function legacyBudgetKey(
+	prefix: string,
+	scope: string,
+	periodSeconds: number,
+	nowMs: number,
+): string {
+	return `${prefix}${scope}:${periodSeconds}:${periodStart(periodSeconds, nowMs)}`;
 }
 
 /**
@@ -74,57 +90,72 @@ return redis.call('HMGET', KEYS[1], 'tokens', 'cost')
  * charges the same ledger. A dead Redis fails the call with the usual clear Redis error; nothing runs unmetered.
  */
 export class RedisBudgetLedger implements BudgetLedger {
-  private readonly redis: ManagedRedis;
-  private readonly keyPrefix: string;
-  private readonly now: () => number;
+	private readonly redis: ManagedRedis;
+	private readonly keyPrefix: string;
+	private readonly now: () => number;
 
-  constructor(options: RedisSource & { keyPrefix?: string; now?: () => number }) {
-    this.redis = new ManagedRedis(options, 'Redis budget ledger');
-    this.keyPrefix = options.keyPrefix ?? DEFAULT_BUDGET_KEY_PREFIX;
-    this.now = options.now ?? Date.now;
-  }
+	constructor(options: RedisSource & { keyPrefix?: string; now?: () => number }) {
+		this.redis = new ManagedRedis(options, 'Redis budget ledger');
+		this.keyPrefix = options.keyPrefix ?? DEFAULT_BUDGET_KEY_PREFIX;
+		this.now = options.now ?? Date.now;
+	}
 
-  async totals(scope: string, periodSeconds: number): Promise<LedgerTotals> {
-    checkLedgerInput(scope, periodSeconds);
-    const now = this.now();
-    const reply = await this.redis.run('read the budget', (client) =>
-      evaluateScript(client, TOTALS_SCRIPT, [budgetKey(this.keyPrefix, scope, periodSeconds, now), ...this.legacy(client, scope, periodSeconds, now)], []),
-    );
-    return totalsOf(reply);
-  }
+	async totals(scope: string, periodSeconds: number): Promise<LedgerTotals> {
+		checkLedgerInput(scope, periodSeconds);
+		const now = this.now();
+		const reply = await this.redis.run('read the budget', (client) =>
+			evaluateScript(
+				client,
+				TOTALS_SCRIPT,
+				[
+					budgetKey(this.keyPrefix, scope, periodSeconds, now),
+					...this.legacy(client, scope, periodSeconds, now),
+				],
+				[],
+			),
+		);
+		return totalsOf(reply);
+	}
 
-  /**
-   * Adds the charge. `write.chargeId` (default: a new id) makes it idempotent: sent again with the same id within
-   * WRITE_ID_TTL_SECONDS, it counts once. On a Redis Cluster the charge is done once a replica holds it.
-   */
-  async charge(scope: string, periodSeconds: number, charge: Charge, write: { chargeId?: string } = {}): Promise<LedgerTotals> {
-    checkLedgerInput(scope, periodSeconds, charge);
-    const now = this.now();
-    const key = budgetKey(this.keyPrefix, scope, periodSeconds, now);
-    const endsIn = periodStart(periodSeconds, now) + periodSeconds - Math.floor(now / 1000);
-    const chargeId = write.chargeId ?? randomUUID();
-    const reply = await this.redis.run('charge the budget', (client) =>
-      evaluateWrite(client, CHARGE_SCRIPT, [key, chargeIdKey(key, chargeId), ...this.legacy(client, scope, periodSeconds, now)], [
-        charge.tokens,
-        charge.cost ?? 0,
-        endsIn + EXPIRY_SLACK_SECONDS,
-        WRITE_ID_TTL_SECONDS,
-      ]),
-    );
-    return totalsOf(reply);
-  }
+	/**
+	 * Adds the charge. `write.chargeId` (default: a new id) makes it idempotent: sent again with the same id within
+	 * WRITE_ID_TTL_SECONDS, it counts once. On a Redis Cluster the charge is done once a replica holds it.
+	 */
+	async charge(
+		scope: string,
+		periodSeconds: number,
+		charge: Charge,
+		write: { chargeId?: string } = {},
+	): Promise<LedgerTotals> {
+		checkLedgerInput(scope, periodSeconds, charge);
+		const now = this.now();
+		const key = budgetKey(this.keyPrefix, scope, periodSeconds, now);
+		const endsIn = periodStart(periodSeconds, now) + periodSeconds - Math.floor(now / 1000);
+		const chargeId = write.chargeId ?? randomUUID();
+		const reply = await this.redis.run('charge the budget', (client) =>
+			evaluateWrite(
+				client,
+				CHARGE_SCRIPT,
+				[key, chargeIdKey(key, chargeId), ...this.legacy(client, scope, periodSeconds, now)],
+				[charge.tokens, charge.cost ?? 0, endsIn + EXPIRY_SLACK_SECONDS, WRITE_ID_TTL_SECONDS],
+			),
+		);
+		return totalsOf(reply);
+	}
 
-  close(): Promise<void> {
-    return this.redis.close();
-  }
+	close(): Promise<void> {
+		return this.redis.close();
+	}
 
-  /** The old layout's key on a plain Redis (see legacyBudgetKey); none on a cluster. */
-  private legacy(client: RedisClient, scope: string, periodSeconds: number, now: number): string[] {
-    return isClusterClient(client) ? [] : [legacyBudgetKey(this.keyPrefix, scope, periodSeconds, now)];
-  }
+	/** The old layout's key on a plain Redis (see legacyBudgetKey); none on a cluster. */
+	private legacy(client: RedisClient, scope: string, periodSeconds: number, now: number): string[] {
+		return isClusterClient(client)
+			? []
+			: [legacyBudgetKey(this.keyPrefix, scope, periodSeconds, now)];
+	}
 }
 
 function totalsOf(reply: unknown): LedgerTotals {
-  const [tokens, cost] = reply as [string | null, string | null];
-  return { tokens: Number(tokens ?? 0), cost: Number(cost ?? 0) };
+	const [tokens, cost] = reply as [string | null, string | null];
+	return { tokens: Number(tokens ?? 0), cost: Number(cost ?? 0) };
 }

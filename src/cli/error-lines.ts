@@ -4,13 +4,18 @@ import { AgentCoreError } from '../core/agent-core-error';
 
 /** The CLI's names of fields that are not config keys (config keys keep their names: they are written in --config). */
 const FIELD_NAMES: Record<string, string> = {
-  config: '--config file',
-  redis: '--redis-url',
-  session_id: '--session',
-  to_session: '--to-session',
-  turn: '--turn',
-  busy: '--busy',
-  ...Object.fromEntries(Object.entries(RUN_OPTION_SETTINGS).map(([option, setting]) => [option, `--${setting.cliFlag}`])),
+	config: '--config file',
+	redis: '--redis-url',
+	session_id: '--session',
+	to_session: '--to-session',
+	turn: '--turn',
+	busy: '--busy',
+	...Object.fromEntries(
+		Object.entries(RUN_OPTION_SETTINGS).map(([option, setting]) => [
+			option,
+			`--${setting.cliFlag}`,
+		]),
+	),
 };
 
 /**
@@ -19,9 +24,15 @@ const FIELD_NAMES: Record<string, string> = {
  * naming the field as the CLI does; any other error is an unexpected failure, exit 1.
  */
 export function errorReport(error: unknown): { text: string; code: 1 | 2 } {
-  if (!(error instanceof AgentCoreError)) {
-    return { text: `agent-core: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`, code: 1 };
-  }
-  const name = Object.hasOwn(FIELD_NAMES, error.field) ? FIELD_NAMES[error.field] : error.field;
-  return { text: `agent-core: ${error.message}\n${error.messageSaysFix ? '' : `  fix: ${error.fixNaming(name)}\n`}`, code: 2 };
+	if (!(error instanceof AgentCoreError)) {
+		return {
+			text: `agent-core: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
+			code: 1,
+		};
+	}
+	const name = Object.hasOwn(FIELD_NAMES, error.field) ? FIELD_NAMES[error.field] : error.field;
+	return {
+		text: `agent-core: ${error.message}\n${error.messageSaysFix ? '' : `  fix: ${error.fixNaming(name)}\n`}`,
+		code: 2,
+	};
 }

@@ -3,8 +3,11 @@ import { RedisMcpPins, type McpPinStore } from '../tools/mcp';
 
 /** Whether the config names MCP servers (the config itself is checked by the run). */
 export function hasMcpServers(config: unknown): boolean {
-  const servers = typeof config === 'object' && config !== null ? (config as { mcp_servers?: unknown }).mcp_servers : undefined;
-  return Array.isArray(servers) && servers.length > 0;
+	const servers =
+		typeof config === 'object' && config !== null
+			? (config as { mcp_servers?: unknown }).mcp_servers
+			: undefined;
+	return Array.isArray(servers) && servers.length > 0;
 }
 
 /**
@@ -12,6 +15,11 @@ export function hasMcpServers(config: unknown): boolean {
  * shared by every process that uses it), without a session or a budget being needed for it. Without `--redis-url`,
  * only `mcp_servers[].pins` pin, and the other tools run unpinned (the trace says so).
  */
-export function mcpPinOptions(redisUrl: string | undefined, config: unknown): { mcpPins?: McpPinStore } {
-  return redisUrl !== undefined && hasMcpServers(config) ? { mcpPins: new RedisMcpPins({ connection: { url: redisUrl } }) } : {};
+export function mcpPinOptions(
+	redisUrl: string | undefined,
+	config: unknown,
+): { mcpPins?: McpPinStore } {
+	return redisUrl !== undefined && hasMcpServers(config)
+		? { mcpPins: new RedisMcpPins({ connection: { url: redisUrl } }) }
+		: {};
 }

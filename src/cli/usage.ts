@@ -3,21 +3,21 @@ import { settingEntries } from '../settings/settings';
 
 /** Words joined by ", " into lines of at most `width` characters, each after `indent`. */
 function wrap(words: string[], first: string, indent: string, width = 104): string {
-  const lines = [first];
-  for (const [index, word] of words.entries()) {
-    const piece = index < words.length - 1 ? `${word},` : word;
-    const line = lines[lines.length - 1];
-    if (line.length + 1 + piece.length > width) lines.push(`${indent}${piece}`);
-    else lines[lines.length - 1] = `${line} ${piece}`;
-  }
-  return lines.join('\n');
+	const lines = [first];
+	for (const [index, word] of words.entries()) {
+		const piece = index < words.length - 1 ? `${word},` : word;
+		const line = lines[lines.length - 1];
+		if (line.length + 1 + piece.length > width) lines.push(`${indent}${piece}`);
+		else lines[lines.length - 1] = `${line} ${piece}`;
+	}
+	return lines.join('\n');
 }
 
 // Every key of the settings table, so a new one is listed here without a second edit.
 const CONFIG_FLAG_HELP = wrap(
-  settingEntries().map(([key, setting]) => (setting.required ? `${key} (required)` : key)),
-  "  --config FILE          the run's configuration (JSON):",
-  ' '.repeat(25),
+	settingEntries().map(([key, setting]) => (setting.required ? `${key} (required)` : key)),
+	"  --config FILE          the run's configuration (JSON):",
+	' '.repeat(25),
 );
 
 const SESSION_USAGE_LINES = `       agent-core session list --session ID [--redis-url URL | --context memory]

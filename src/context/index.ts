@@ -3,36 +3,59 @@
  * agent → persist; list, fork, rewind). Code outside src/context imports from here, not from the files behind it.
  */
 export {
-  DEFAULT_ARCHIVE_TTL_SECONDS,
-  DEFAULT_KEY_PREFIX,
-  DEFAULT_MAX_ARCHIVED_TURNS,
-  DEFAULT_MAX_HISTORY_CHARACTERS,
-  DEFAULT_MAX_STORED_TURNS,
-  DEFAULT_MAX_TURN_CHARACTERS,
-  DEFAULT_MAX_TURNS,
-  DEFAULT_TTL_SECONDS,
-  RedisError,
-  ContextStoreError,
-  InvalidContextInputError,
-  type ArchivedTurn,
-  type ContextStore,
-  type ForkResult,
-  type HistoryWindow,
-  type ListedTurn,
-  type PersistOptions,
-  type RewindResult,
-  type SessionListing,
-  type StoredSummary,
-  type StoredTurn,
+	DEFAULT_ARCHIVE_TTL_SECONDS,
+	DEFAULT_KEY_PREFIX,
+	DEFAULT_MAX_ARCHIVED_TURNS,
+	DEFAULT_MAX_HISTORY_CHARACTERS,
+	DEFAULT_MAX_STORED_TURNS,
+	DEFAULT_MAX_TURN_CHARACTERS,
+	DEFAULT_MAX_TURNS,
+	DEFAULT_TTL_SECONDS,
+	RedisError,
+	ContextStoreError,
+	InvalidContextInputError,
+	type ArchivedTurn,
+	type ContextStore,
+	type ForkResult,
+	type HistoryWindow,
+	type ListedTurn,
+	type PersistOptions,
+	type RewindResult,
+	type SessionListing,
+	type StoredSummary,
+	type StoredTurn,
 } from './store';
-export { BUSY_POLICIES, DEFAULT_BUSY_TTL_SECONDS, DEFAULT_BUSY_WAIT_SECONDS, type BusyPolicy } from './busy';
+export {
+	BUSY_POLICIES,
+	DEFAULT_BUSY_TTL_SECONDS,
+	DEFAULT_BUSY_WAIT_SECONDS,
+	type BusyPolicy,
+} from './busy';
 export { ConversationError, type ConversationRefusal } from './errors';
-export { compactSteps, persistSession, prepareSession, releaseSession, sessionStoreKey, type BusyOptions, type PersistedSession, type PreparedSession } from './session';
+export {
+	compactSteps,
+	persistSession,
+	prepareSession,
+	releaseSession,
+	sessionStoreKey,
+	type BusyOptions,
+	type PersistedSession,
+	type PreparedSession,
+} from './session';
 export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';
-export { HISTORY_CHARACTER_LEVELS, resolveCharacterBudget, type HistoryCharacterLevel } from './window';
+export {
+	HISTORY_CHARACTER_LEVELS,
+	resolveCharacterBudget,
+	type HistoryCharacterLevel,
+} from './window';
 export { toProviderFormats, type ProviderFormats } from './formats';
 export { MemoryContextStore, sharedMemoryContextStore } from './memory-store';
 export { RedisContextStore, type RedisContextStoreOptions } from './redis-store';
 export { pingRedis } from '../redis/open-client';
 export type { RedisConnectionOptions } from '../redis/connection';
-export { closeSharedRedisClients, sharedRedisClientCount, withSharedRedis, MAX_SHARED_CLIENTS } from '../redis/shared-clients';
+export {
+	closeSharedRedisClients,
+	sharedRedisClientCount,
+	withSharedRedis,
+	MAX_SHARED_CLIENTS,
+} from '../redis/shared-clients';

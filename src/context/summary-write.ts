@@ -5,9 +5,18 @@ import type { StoredSummary } from './store';
 import { encodeSummary } from './turn-codec';
 
 /** The summary as persist writes it (`encoded` empty and `throughSeq` 0 without one). */
-export function summaryWrite(summary: StoredSummary | undefined): { encoded: string; throughSeq: number } {
-  if (summary === undefined) return { encoded: '', throughSeq: 0 };
-  const problem = chatMessageProblem({ role: 'assistant', content: summary.content, summary }, 'summary');
-  if (problem) throw new InvalidContextInputError('summary', [problem.replace(/^summary\.summary\./, 'summary.')]);
-  return { encoded: encodeSummary(summary), throughSeq: summary.through_seq };
+export function summaryWrite(summary: StoredSummary | undefined): {
+	encoded: string;
+	throughSeq: number;
+} {
+	if (summary === undefined) return { encoded: '', throughSeq: 0 };
+	const problem = chatMessageProblem(
+		{ role: 'assistant', content: summary.content, summary },
+		'summary',
+	);
+	if (problem)
+		throw new InvalidContextInputError('summary', [
+			problem.replace(/^summary\.summary\./, 'summary.'),
+		]);
+	return { encoded: encodeSummary(summary), throughSeq: summary.through_seq };
 }

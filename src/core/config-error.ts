@@ -6,12 +6,17 @@ import { AgentCoreError, correctValueFix } from './agent-core-error';
  * which is the fix unless a `fix` of its own says more.
  */
 export class ConfigError extends AgentCoreError {
-  override readonly name = 'ConfigError';
-  constructor(
-    readonly key: string,
-    message: string,
-    fix?: string,
-  ) {
-    super(message, fix === undefined ? { field: key, fix: correctValueFix(key), fixInMessage: true } : { field: key, fix });
-  }
+	override readonly name = 'ConfigError';
+	constructor(
+		readonly key: string,
+		message: string,
+		fix?: string,
+	) {
+		super(
+			message,
+			fix === undefined
+				? { field: key, fix: correctValueFix(key), fixInMessage: true }
+				: { field: key, fix },
+		);
+	}
 }

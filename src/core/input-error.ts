@@ -3,13 +3,18 @@ import { AgentCoreError, correctValueFix } from './agent-core-error';
 
 /** Bad run input (prompt / messages); `field` names it and the message says how to fix it (or `fix`, when given). */
 export class InputError extends AgentCoreError {
-  override readonly name = 'InputError';
-  constructor(
-    /** `prompt`, `messages_json`, or another input field such as the persisted `messages`. */
-    field: string,
-    message: string,
-    fix?: string,
-  ) {
-    super(message, fix === undefined ? { field, fix: correctValueFix(field), fixInMessage: true } : { field, fix });
-  }
+	override readonly name = 'InputError';
+	constructor(
+		/** `prompt`, `messages_json`, or another input field such as the persisted `messages`. */
+		field: string,
+		message: string,
+		fix?: string,
+	) {
+		super(
+			message,
+			fix === undefined
+				? { field, fix: correctValueFix(field), fixInMessage: true }
+				: { field, fix },
+		);
+	}
 }

@@ -5,6 +5,6 @@
  * alone cost each process about half a second and 35 MB (issue #20).
  */
 export function loadOnce<T>(load: () => T): () => T {
-  let loaded: { value: T } | undefined;
-  return () => (loaded ??= { value: load() }).value;
+	let loaded: { value: T } | undefined;
+	return () => (loaded ??= { value: load() }).value;
 }

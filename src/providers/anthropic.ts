@@ -7,19 +7,29 @@ import type { StreamPiece } from './stream-bound';
 
 type Fields = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+const isObject = (value: unknown): value is Fields =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+const count = (value: unknown): number =>
+	typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 
 /**
  * The refusal's words for the step's error: `stop_details` carries its `category` and an `explanation`
  * (realworld case `vercel:anthropic:anthropic-refusal.chunks.txt`); older replies send neither.
  */
 export function anthropicFinishMessage(reason: unknown, details?: unknown): string | undefined {
-  if (reason !== 'refusal') return undefined;
-  const category = isObject(details) && typeof details.category === 'string' ? ` (${details.category.trim()})` : '';
-  const explanation = isObject(details) && typeof details.explanation === 'string' && details.explanation.trim() !== '' ? `: ${details.explanation.trim()}` : '';
-  // One line of at most a few hundred characters, whatever the provider (or a proxy) sends.
-  return shortMessage(`Anthropic stop_reason refusal${category}${explanation}`);
+	if (reason !== 'refusal') return undefined;
+	const category =
+		isObject(details) && typeof details.category === 'string'
+			? ` (${details.category.trim()})`
+			: '';
+	const explanation =
+		isObject(details) &&
+		typeof details.explanation === 'string' &&
+		details.explanation.trim() !== ''
+			? `: ${details.explanation.trim()}`
+			: '';
+	// One line of at most a few hundred characters, whatever the provider (or a proxy) sends.
+	return shortMessage(`Anthropic stop_reason refusal${category}${explanation}`);
 }
 
 /**
@@ -30,21 +40,27 @@ export function anthropicFinishMessage(reason: unknown, details?: unknown): stri
  * `vercel:anthropic:anthropic-code-execution-20260120-prompt-cache.1.chunks.txt`: 6 + 3337 written + 6289 read).
  */
 export function readAnthropicUsage(usage: Fields): TokenUsage {
-  const cacheWrite = count(usage.cache_creation_input_tokens);
-  const cached = count(usage.cache_read_input_tokens);
-  const prompt = count(usage.input_tokens) + cacheWrite + cached;
-  const completion = count(usage.output_tokens);
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
-    ...(cached ? { cached_tokens: cached } : {}),
-    ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
-  };
+	const cacheWrite = count(usage.cache_creation_input_tokens);
+	const cached = count(usage.cache_read_input_tokens);
+	const prompt = count(usage.input_tokens) + cacheWrite + cached;
+	const completion = count(usage.output_tokens);
+	return {
+		prompt_tokens: prompt,
+		completion_tokens: completion,
+		total_tokens: prompt + completion,
+		...(cached ? { cached_tokens: cached } : {}),
+		...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
+	};
 }
 
 /** The usage counts a `message_delta` event may restate (the server-tool calls change the input count). */
-const RESTATED = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens', 'server_tool_use'] as const;
+const RESTATED = [
+	'input_tokens',
+	'cache_creation_input_tokens',
+	'cache_read_input_tokens',
+	'output_tokens',
+	'server_tool_use',
+] as const;
 
 /**
  * What an Anthropic event stream says about usage and why it stopped, read event by event as the Anthropic
@@ -56,41 +72,42 @@ const RESTATED = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_inp
  * `…anthropic-web-fetch-tool.1.chunks.txt`).
  */
 export class AnthropicStreamReader {
-  private usage: Fields | undefined;
-  private stopReason: unknown;
-  private stopDetails: unknown;
+	private usage: Fields | undefined;
+	private stopReason: unknown;
+	private stopDetails: unknown;
 
-  /** Reads one event (the SDK's parsed JSON); any other value or event type is ignored. */
-  read(event: unknown): void {
-    if (!isObject(event)) return;
-    if (event.type === 'message_start' && isObject(event.message)) {
-      this.usage = isObject(event.message.usage) ? { ...event.message.usage } : {};
-    } else if (event.type === 'message_delta') {
-      const delta = isObject(event.delta) ? event.delta : {};
-      if (delta.stop_reason !== undefined && delta.stop_reason !== null) this.stopReason = delta.stop_reason;
-      if (delta.stop_details !== undefined) this.stopDetails = delta.stop_details;
-      if (isObject(event.usage)) {
-        this.usage ??= {};
-        for (const key of RESTATED) {
-          const value = event.usage[key];
-          if (value !== undefined && value !== null) this.usage[key] = value;
-        }
-      }
-    }
-  }
+	/** Reads one event (the SDK's parsed JSON); any other value or event type is ignored. */
+	read(event: unknown): void {
+		if (!isObject(event)) return;
+		if (event.type === 'message_start' && isObject(event.message)) {
+			this.usage = isObject(event.message.usage) ? { ...event.message.usage } : {};
+		} else if (event.type === 'message_delta') {
+			const delta = isObject(event.delta) ? event.delta : {};
+			if (delta.stop_reason !== undefined && delta.stop_reason !== null)
+				this.stopReason = delta.stop_reason;
+			if (delta.stop_details !== undefined) this.stopDetails = delta.stop_details;
+			if (isObject(event.usage)) {
+				this.usage ??= {};
+				for (const key of RESTATED) {
+					const value = event.usage[key];
+					if (value !== undefined && value !== null) this.usage[key] = value;
+				}
+			}
+		}
+	}
 
-  /** The stream's usage, or undefined when it sent none. */
-  get tokenUsage(): TokenUsage | undefined {
-    return this.usage ? readAnthropicUsage(this.usage) : undefined;
-  }
+	/** The stream's usage, or undefined when it sent none. */
+	get tokenUsage(): TokenUsage | undefined {
+		return this.usage ? readAnthropicUsage(this.usage) : undefined;
+	}
 
-  get finishReason(): ModelFinishReason | undefined {
-    return mapAnthropicStopReason(this.stopReason);
-  }
+	get finishReason(): ModelFinishReason | undefined {
+		return mapAnthropicStopReason(this.stopReason);
+	}
 
-  get finishMessage(): string | undefined {
-    return anthropicFinishMessage(this.stopReason, this.stopDetails);
-  }
+	get finishMessage(): string | undefined {
+		return anthropicFinishMessage(this.stopReason, this.stopDetails);
+	}
 }
 
 /** Block types that hold nothing until their deltas come: an empty text or thinking block starts without content. */
@@ -104,16 +121,22 @@ const EMPTY_STARTING_BLOCKS = new Set(['text', 'thinking']);
  * (`ping` and unknown events never get here: the Anthropic SDK's Stream skips them, core/streaming.ts 0.115.0.)
  */
 export function anthropicEventPiece(event: unknown): StreamPiece {
-  if (!isObject(event)) return { content: false };
-  if (event.type === 'message_start') return { content: false, start: true };
-  if (event.type === 'content_block_delta' && isObject(event.delta)) {
-    const { text, thinking, partial_json: input } = event.delta;
-    return { content: [text, thinking, input].some((value) => typeof value === 'string' && value !== '') };
-  }
-  if (event.type === 'content_block_start' && isObject(event.content_block)) {
-    const block = event.content_block;
-    if (!EMPTY_STARTING_BLOCKS.has(String(block.type))) return { content: true };
-    return { content: [block.text, block.thinking].some((value) => typeof value === 'string' && value !== '') };
-  }
-  return { content: false };
+	if (!isObject(event)) return { content: false };
+	if (event.type === 'message_start') return { content: false, start: true };
+	if (event.type === 'content_block_delta' && isObject(event.delta)) {
+		const { text, thinking, partial_json: input } = event.delta;
+		return {
+			content: [text, thinking, input].some((value) => typeof value === 'string' && value !== ''),
+		};
+	}
+	if (event.type === 'content_block_start' && isObject(event.content_block)) {
+		const block = event.content_block;
+		if (!EMPTY_STARTING_BLOCKS.has(String(block.type))) return { content: true };
+		return {
+			content: [block.text, block.thinking].some(
+				(value) => typeof value === 'string' && value !== '',
+			),
+		};
+	}
+	return { content: false };
 }

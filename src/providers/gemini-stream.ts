@@ -3,14 +3,17 @@ import { ProviderResponseError } from './chat-model';
 import type { StreamedText } from './streamed-text';
 
 /** The parts of a Gemini response that the adapter reads, whether it came whole or was joined from a stream. */
-export type GeminiReply = Pick<GenerateContentResponse, 'candidates' | 'promptFeedback' | 'usageMetadata'>;
+export type GeminiReply = Pick<
+	GenerateContentResponse,
+	'candidates' | 'promptFeedback' | 'usageMetadata'
+>;
 
 /** Errors raised by the provider's own error event inside a stream, as opposed to an HTTP error status. */
 const errorEvents = new WeakSet<object>();
 
 /** True for an error the provider sent as an event inside a 200 stream; those are not retried. */
 export function isStreamErrorEvent(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && errorEvents.has(error);
+	return typeof error === 'object' && error !== null && errorEvents.has(error);
 }
 
 /**
@@ -20,30 +23,35 @@ export function isStreamErrorEvent(error: unknown): boolean {
  * last event and `promptFeedback` on the first. Thought parts are kept for the reader, which leaves
  * them out of the text, and are not passed on.
  */
-export async function collectGeminiStream(stream: AsyncIterable<GenerateContentResponse>, text: StreamedText): Promise<GeminiReply> {
-  const parts: Part[] = [];
-  let sawCandidate = false;
-  let finishReason: string | undefined;
-  let promptFeedback: GeminiReply['promptFeedback'];
-  let usageMetadata: GeminiReply['usageMetadata'];
-  try {
-    for await (const chunk of stream) {
-      promptFeedback ??= chunk.promptFeedback;
-      if (chunk.usageMetadata) usageMetadata = chunk.usageMetadata;
-      const candidate = chunk.candidates?.[0];
-      if (!candidate) continue;
-      sawCandidate = true;
-      if (candidate.finishReason) finishReason = candidate.finishReason;
-      for (const part of candidate.content?.parts ?? []) {
-        parts.push(part);
-        if (typeof part.text === 'string' && !part.thought) text.passOn(part.text);
-      }
-    }
-  } catch (error) {
-    throw asStreamFailure(error);
-  }
-  const candidates = sawCandidate ? [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), index: 0 }] : undefined;
-  return { candidates: candidates as GeminiReply['candidates'], promptFeedback, usageMetadata };
+export async function collectGeminiStream(
+	stream: AsyncIterable<GenerateContentResponse>,
+	text: StreamedText,
+): Promise<GeminiReply> {
+	const parts: Part[] = [];
+	let sawCandidate = false;
+	let finishReason: string | undefined;
+	let promptFeedback: GeminiReply['promptFeedback'];
+	let usageMetadata: GeminiReply['usageMetadata'];
+	try {
+		for await (const chunk of stream) {
+			promptFeedback ??= chunk.promptFeedback;
+			if (chunk.usageMetadata) usageMetadata = chunk.usageMetadata;
+			const candidate = chunk.candidates?.[0];
+			if (!candidate) continue;
+			sawCandidate = true;
+			if (candidate.finishReason) finishReason = candidate.finishReason;
+			for (const part of candidate.content?.parts ?? []) {
+				parts.push(part);
+				if (typeof part.text === 'string' && !part.thought) text.passOn(part.text);
+			}
+		}
+	} catch (error) {
+		throw asStreamFailure(error);
+	}
+	const candidates = sawCandidate
+		? [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), index: 0 }]
+		: undefined;
+	return { candidates: candidates as GeminiReply['candidates'], promptFeedback, usageMetadata };
 }
 
 /**
@@ -52,13 +60,18 @@ export async function collectGeminiStream(stream: AsyncIterable<GenerateContentR
  * the SDK's parser, and becomes a ProviderResponseError, as a non-JSON body does on a plain call.
  */
 function asStreamFailure(error: unknown): unknown {
-  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
-  if (name === 'ApiError' && typeof error === 'object' && error !== null) {
-    errorEvents.add(error);
-    return error;
-  }
-  if (typeof message === 'string' && /^(Incomplete JSON segment|exception parsing stream chunk)/.test(message)) {
-    return new ProviderResponseError(`the endpoint answered the streamed call without a Gemini event stream (${message.slice(0, 160)}); check the base URL`);
-  }
-  return error;
+	const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+	if (name === 'ApiError' && typeof error === 'object' && error !== null) {
+		errorEvents.add(error);
+		return error;
+	}
+	if (
+		typeof message === 'string' &&
+		/^(Incomplete JSON segment|exception parsing stream chunk)/.test(message)
+	) {
+		return new ProviderResponseError(
+			`the endpoint answered the streamed call without a Gemini event stream (${message.slice(0, 160)}); check the base URL`,
+		);
+	}
+	return error;
 }

@@ -14,12 +14,12 @@ import { giveEventLoopATurn, StreamBound } from './stream-bound';
 type AnthropicEventStream = AsyncIterable<unknown> & { controller?: { abort?(): void } };
 
 interface AnthropicStreamingModel {
-  createStreamWithRetry(request: unknown, options?: unknown): Promise<AnthropicEventStream>;
+	createStreamWithRetry(request: unknown, options?: unknown): Promise<AnthropicEventStream>;
 }
 
 /** ChatAnthropic or a subclass, recognised by the method it streams through (typed structurally: n8n's copy is not ours). */
 export function isAnthropicStreamingModel(model: object): model is AnthropicStreamingModel {
-  return typeof (model as { createStreamWithRetry?: unknown }).createStreamWithRetry === 'function';
+	return typeof (model as { createStreamWithRetry?: unknown }).createStreamWithRetry === 'function';
 }
 
 /**
@@ -34,30 +34,34 @@ export function isAnthropicStreamingModel(model: object): model is AnthropicStre
  * connection is aborted and the bound's error thrown, before ChatAnthropic makes the event a chunk and
  * LangChain merges it (issue #38: 5,000 `message_start` events froze the process in that merge).
  */
-export function withEventTap<T extends AnthropicStreamingModel>(model: T, reader: AnthropicStreamReader, bound: StreamBound): T {
-  const original = model.createStreamWithRetry;
-  const view = Object.create(model) as T;
-  Object.defineProperty(view, 'createStreamWithRetry', {
-    value: async (request: unknown, options?: unknown) => {
-      const stream = await original.call(model, request, options);
-      return {
-        controller: stream.controller,
-        async *[Symbol.asyncIterator]() {
-          for await (const event of stream) {
-            const error = bound.count(anthropicEventPiece(event));
-            if (error) {
-              stream.controller?.abort?.();
-              throw error;
-            }
-            reader.read(event);
-            yield event;
-            if (bound.turnDue) await giveEventLoopATurn();
-          }
-        },
-      };
-    },
-  });
-  return view;
+export function withEventTap<T extends AnthropicStreamingModel>(
+	model: T,
+	reader: AnthropicStreamReader,
+	bound: StreamBound,
+): T {
+	const original = model.createStreamWithRetry;
+	const view = Object.create(model) as T;
+	Object.defineProperty(view, 'createStreamWithRetry', {
+		value: async (request: unknown, options?: unknown) => {
+			const stream = await original.call(model, request, options);
+			return {
+				controller: stream.controller,
+				async *[Symbol.asyncIterator]() {
+					for await (const event of stream) {
+						const error = bound.count(anthropicEventPiece(event));
+						if (error) {
+							stream.controller?.abort?.();
+							throw error;
+						}
+						reader.read(event);
+						yield event;
+						if (bound.turnDue) await giveEventLoopATurn();
+					}
+				},
+			};
+		},
+	});
+	return view;
 }
 
 export { AnthropicStreamReader };

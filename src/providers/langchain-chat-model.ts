@@ -1,7 +1,18 @@
 /** Any LangChain chat model (what an n8n chat model sub-node supplies) as the engine's ChatModel, with the same call skeleton as the engine's own adapters. */
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
-import { AnthropicStreamReader, isAnthropicStreamingModel, withEventTap } from './langchain-anthropic-stream';
-import { asMessage, hasContent, readReply, reasoningField, splitContent, type MessageLike } from './langchain-reply';
+import {
+	AnthropicStreamReader,
+	isAnthropicStreamingModel,
+	withEventTap,
+} from './langchain-anthropic-stream';
+import {
+	asMessage,
+	hasContent,
+	readReply,
+	reasoningField,
+	splitContent,
+	type MessageLike,
+} from './langchain-reply';
 import { openAiResponseFormat } from './openai';
 import { readSdkHttpError } from './provider-errors';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
@@ -15,12 +26,12 @@ import { streamedTextFor, type StreamedText } from './streamed-text';
  * and src/ never loads @langchain/* itself.
  */
 interface LangChainModelLike {
-  invoke(messages: unknown, options?: Record<string, unknown>): Promise<unknown>;
-  stream?(messages: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
-  _llmType?(): string;
-  lc_id?: unknown;
-  model?: unknown;
-  modelName?: unknown;
+	invoke(messages: unknown, options?: Record<string, unknown>): Promise<unknown>;
+	stream?(messages: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+	_llmType?(): string;
+	lc_id?: unknown;
+	model?: unknown;
+	modelName?: unknown;
 }
 
 type Fields = Record<string, unknown>;
@@ -30,13 +41,13 @@ type JsonStyle = 'response_format' | 'ollama_format' | 'none';
 
 /** Options of the adapter. */
 export interface LangChainChatModelOptions {
-  /** The node input the model came from, for the error when it is not a chat model (default "Chat Model"). */
-  input?: string;
-  /**
-   * Retries of 408/409/429/5xx made here, on top of the class's own (default 0: an n8n sub-node retries as
-   * its own Max Retries option says, and retrying again here would multiply the requests).
-   */
-  maxRetries?: number;
+	/** The node input the model came from, for the error when it is not a chat model (default "Chat Model"). */
+	input?: string;
+	/**
+	 * Retries of 408/409/429/5xx made here, on top of the class's own (default 0: an n8n sub-node retries as
+	 * its own Max Retries option says, and retrying again here would multiply the requests).
+	 */
+	maxRetries?: number;
 }
 
 /**
@@ -46,173 +57,236 @@ export interface LangChainChatModelOptions {
  * loop around retries around one attempt, and its errors read `<status> <the provider's own message>`.
  */
 export class LangChainChatModel implements ChatModel {
-  readonly provider: string;
-  readonly modelName?: string;
-  readonly secrets: readonly string[];
-  private readonly model: LangChainModelLike;
-  private readonly jsonStyle: JsonStyle;
-  private readonly maxRetries: number;
-  /** Fields the class's endpoint refused, so later calls of the same model object leave them out. */
-  private readonly refused = new Set<DroppableField>();
+	readonly provider: string;
+	readonly modelName?: string;
+	readonly secrets: readonly string[];
+	private readonly model: LangChainModelLike;
+	private readonly jsonStyle: JsonStyle;
+	private readonly maxRetries: number;
+	/** Fields the class's endpoint refused, so later calls of the same model object leave them out. */
+	private readonly refused = new Set<DroppableField>();
 
-  constructor(model: unknown, options: LangChainChatModelOptions | string = {}) {
-    const { input = 'Chat Model', maxRetries = 0 } = typeof options === 'string' ? { input: options } : options;
-    if (!isChatModelLike(model)) {
-      throw new Error(`The ${input} input is not a chat model (it has no invoke method; got ${describeValue(model)})`);
-    }
-    this.model = model;
-    this.maxRetries = maxRetries;
-    this.provider = normaliseProvider(safeLlmType(model));
-    this.jsonStyle = this.provider === 'ollama' ? 'ollama_format' : isOpenAiClass(model) ? 'response_format' : 'none';
-    const name = typeof model.model === 'string' && model.model !== '' ? model.model : model.modelName;
-    if (typeof name === 'string' && name !== '') this.modelName = name;
-    this.secrets = secretsOf(model);
-  }
+	constructor(model: unknown, options: LangChainChatModelOptions | string = {}) {
+		const { input = 'Chat Model', maxRetries = 0 } =
+			typeof options === 'string' ? { input: options } : options;
+		if (!isChatModelLike(model)) {
+			throw new Error(
+				`The ${input} input is not a chat model (it has no invoke method; got ${describeValue(model)})`,
+			);
+		}
+		this.model = model;
+		this.maxRetries = maxRetries;
+		this.provider = normaliseProvider(safeLlmType(model));
+		this.jsonStyle =
+			this.provider === 'ollama'
+				? 'ollama_format'
+				: isOpenAiClass(model)
+					? 'response_format'
+					: 'none';
+		const name =
+			typeof model.model === 'string' && model.model !== '' ? model.model : model.modelName;
+		if (typeof name === 'string' && name !== '') this.modelName = name;
+		this.secrets = secretsOf(model);
+	}
 
-  async generate(request: ChatRequest): Promise<ChatResponse> {
-    const streamed = typeof this.model.stream === 'function' ? streamedTextFor(request) : undefined;
-    try {
-      return await callDroppingRefusedFields(
-        request,
-        this.refused,
-        (dropped) =>
-          withRetries(() => this.attempt(request, dropped, streamed), {
-            maxRetries: this.maxRetries,
-            signal: request.signal,
-            deadline: request.deadline,
-            classify: (error) => {
-              const { status, headers } = (error ?? {}) as { status?: unknown; headers?: { get?: unknown } };
-              if (typeof status !== 'number') return { retry: false };
-              return decideByStatus(status, typeof headers?.get === 'function' ? (headers as { get(name: string): string | null }) : undefined);
-            },
-          }),
-        (error, dropped) => refusedField(error, request, dropped),
-      );
-    } catch (error) {
-      throw readSdkHttpError(error);
-    }
-  }
+	async generate(request: ChatRequest): Promise<ChatResponse> {
+		const streamed = typeof this.model.stream === 'function' ? streamedTextFor(request) : undefined;
+		try {
+			return await callDroppingRefusedFields(
+				request,
+				this.refused,
+				(dropped) =>
+					withRetries(() => this.attempt(request, dropped, streamed), {
+						maxRetries: this.maxRetries,
+						signal: request.signal,
+						deadline: request.deadline,
+						classify: (error) => {
+							const { status, headers } = (error ?? {}) as {
+								status?: unknown;
+								headers?: { get?: unknown };
+							};
+							if (typeof status !== 'number') return { retry: false };
+							return decideByStatus(
+								status,
+								typeof headers?.get === 'function'
+									? (headers as { get(name: string): string | null })
+									: undefined,
+							);
+						},
+					}),
+				(error, dropped) => refusedField(error, request, dropped),
+			);
+		} catch (error) {
+			throw readSdkHttpError(error);
+		}
+	}
 
-  /** One call of the class: streamed when the request has a listener and the class can stream, else `invoke`. */
-  private async attempt(request: ChatRequest, dropped: ReadonlySet<DroppableField>, streamed?: StreamedText): Promise<ChatResponse> {
-    const messages = request.messages.map(({ role, content }) => ({ role, content }));
-    const options = { signal: request.signal, ...this.jsonModeOptions(request, dropped) };
-    if (!streamed) return readReply(asMessage(await this.model.invoke(messages, options)));
-    streamed.beginAttempt();
-    return this.streamReply(messages, options, streamed);
-  }
+	/** One call of the class: streamed when the request has a listener and the class can stream, else `invoke`. */
+	private async attempt(
+		request: ChatRequest,
+		dropped: ReadonlySet<DroppableField>,
+		streamed?: StreamedText,
+	): Promise<ChatResponse> {
+		const messages = request.messages.map(({ role, content }) => ({ role, content }));
+		const options = { signal: request.signal, ...this.jsonModeOptions(request, dropped) };
+		if (!streamed) return readReply(asMessage(await this.model.invoke(messages, options)));
+		streamed.beginAttempt();
+		return this.streamReply(messages, options, streamed);
+	}
 
-  /**
-   * Streams the reply, passing each chunk's text on as it arrives. Text and reasoning are the chunks' pieces
-   * joined; usage, finish reason and tool calls come from the chunks merged by LangChain's own `concat`
-   * (which sums usage and joins tool-call pieces), or from the last chunk when the object has no `concat`.
-   * ChatAnthropic's chunks lose the provider's usage and stop reason, so its events are read beside them.
-   *
-   * Whatever the class, the chunks are counted against a StreamBound (ChatAnthropic's events are counted
-   * before they become chunks): LangChain's `_streamIterator` merges every chunk it hands on, so a stream of
-   * endless empty chunks would hold n8n's main thread. Past the bound the attempt's own signal aborts the
-   * class's request, which releases the connection, and the bound's error ends the call.
-   */
-  private async streamReply(messages: unknown, options: Fields, streamed: StreamedText): Promise<ChatResponse> {
-    const texts: string[] = [];
-    const reasonings: string[] = [];
-    const stop = new AbortController();
-    const signal = options.signal instanceof AbortSignal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    const anthropic = isAnthropicStreamingModel(this.model) ? new AnthropicStreamReader() : undefined;
-    const tapped = this.model as LangChainModelLike & Parameters<typeof withEventTap>[0];
-    const model = anthropic ? withEventTap(tapped, anthropic, new StreamBound(this.provider, 'events')) : this.model;
-    const bound = new StreamBound(this.provider, 'chunks');
-    let merged: MessageLike | undefined;
-    try {
-      for await (const raw of await model.stream!(messages, { ...options, signal })) {
-        const chunk = asMessage(raw);
-        const exceeded = bound.count({ content: hasContent(chunk) });
-        if (exceeded) throw exceeded;
-        const { text, reasoning } = splitContent(chunk);
-        if (text !== '') {
-          texts.push(text);
-          streamed.passOn(text);
-        }
-        if (reasoning !== '') reasonings.push(reasoning);
-        merged = merged && typeof merged.concat === 'function' ? merged.concat(chunk) : chunk;
-        if (bound.turnDue) await giveEventLoopATurn();
-      }
-    } catch (error) {
-      // A failed or bounded stream must not keep its connection open (the class may not have closed it).
-      stop.abort(error);
-      throw error;
-    }
-    const reply: ChatResponse = { ...readReply(merged ?? {}), text: texts.join(''), ...reasoningField(reasonings.join('')) };
-    const usage = anthropic?.tokenUsage;
-    if (usage) Object.assign(reply, { usage, usageReported: true });
-    if (anthropic?.finishReason) Object.assign(reply, { finishReason: anthropic.finishReason, finishMessage: anthropic.finishMessage });
-    if (reply.finishMessage === undefined) delete reply.finishMessage;
-    return reply;
-  }
+	/**
+	 * Streams the reply, passing each chunk's text on as it arrives. Text and reasoning are the chunks' pieces
+	 * joined; usage, finish reason and tool calls come from the chunks merged by LangChain's own `concat`
+	 * (which sums usage and joins tool-call pieces), or from the last chunk when the object has no `concat`.
+	 * ChatAnthropic's chunks lose the provider's usage and stop reason, so its events are read beside them.
+	 *
+	 * Whatever the class, the chunks are counted against a StreamBound (ChatAnthropic's events are counted
+	 * before they become chunks): LangChain's `_streamIterator` merges every chunk it hands on, so a stream of
+	 * endless empty chunks would hold n8n's main thread. Past the bound the attempt's own signal aborts the
+	 * class's request, which releases the connection, and the bound's error ends the call.
+	 */
+	private async streamReply(
+		messages: unknown,
+		options: Fields,
+		streamed: StreamedText,
+	): Promise<ChatResponse> {
+		const texts: string[] = [];
+		const reasonings: string[] = [];
+		const stop = new AbortController();
+		const signal =
+			options.signal instanceof AbortSignal
+				? AbortSignal.any([options.signal, stop.signal])
+				: stop.signal;
+		const anthropic = isAnthropicStreamingModel(this.model)
+			? new AnthropicStreamReader()
+			: undefined;
+		const tapped = this.model as LangChainModelLike & Parameters<typeof withEventTap>[0];
+		const model = anthropic
+			? withEventTap(tapped, anthropic, new StreamBound(this.provider, 'events'))
+			: this.model;
+		const bound = new StreamBound(this.provider, 'chunks');
+		let merged: MessageLike | undefined;
+		try {
+			for await (const raw of await model.stream!(messages, { ...options, signal })) {
+				const chunk = asMessage(raw);
+				const exceeded = bound.count({ content: hasContent(chunk) });
+				if (exceeded) throw exceeded;
+				const { text, reasoning } = splitContent(chunk);
+				if (text !== '') {
+					texts.push(text);
+					streamed.passOn(text);
+				}
+				if (reasoning !== '') reasonings.push(reasoning);
+				merged = merged && typeof merged.concat === 'function' ? merged.concat(chunk) : chunk;
+				if (bound.turnDue) await giveEventLoopATurn();
+			}
+		} catch (error) {
+			// A failed or bounded stream must not keep its connection open (the class may not have closed it).
+			stop.abort(error);
+			throw error;
+		}
+		const reply: ChatResponse = {
+			...readReply(merged ?? {}),
+			text: texts.join(''),
+			...reasoningField(reasonings.join('')),
+		};
+		const usage = anthropic?.tokenUsage;
+		if (usage) Object.assign(reply, { usage, usageReported: true });
+		if (anthropic?.finishReason)
+			Object.assign(reply, {
+				finishReason: anthropic.finishReason,
+				finishMessage: anthropic.finishMessage,
+			});
+		if (reply.finishMessage === undefined) delete reply.finishMessage;
+		return reply;
+	}
 
-  /**
-   * The call options that ask for JSON where the sub-node's class has a JSON mode: OpenAI's `response_format`
-   * (chat completions and, through LangChain, the Responses API; the same mapping as the engine's own
-   * adapter), Ollama's `format`. Other providers get nothing: the text protocol and its repair turn carry
-   * the format there.
-   */
-  private jsonModeOptions(request: ChatRequest, dropped: ReadonlySet<DroppableField>): Fields {
-    if (request.responseFormat.type === 'text' || this.jsonStyle === 'none' || dropped.has('response_format')) return {};
-    if (this.jsonStyle === 'ollama_format') return { format: 'json' };
-    return { response_format: openAiResponseFormat(request.responseFormat, dropped) };
-  }
+	/**
+	 * The call options that ask for JSON where the sub-node's class has a JSON mode: OpenAI's `response_format`
+	 * (chat completions and, through LangChain, the Responses API; the same mapping as the engine's own
+	 * adapter), Ollama's `format`. Other providers get nothing: the text protocol and its repair turn carry
+	 * the format there.
+	 */
+	private jsonModeOptions(request: ChatRequest, dropped: ReadonlySet<DroppableField>): Fields {
+		if (
+			request.responseFormat.type === 'text' ||
+			this.jsonStyle === 'none' ||
+			dropped.has('response_format')
+		)
+			return {};
+		if (this.jsonStyle === 'ollama_format') return { format: 'json' };
+		return { response_format: openAiResponseFormat(request.responseFormat, dropped) };
+	}
 }
 
 /**
  * The JSON-mode field a 400/422 refuses (the class passes the SDK's error on, with its status), so the call
  * is made again without it: a refused schema falls back to plain JSON mode once, JSON mode refused to none.
  */
-function refusedField(error: unknown, request: ChatRequest, dropped: ReadonlySet<DroppableField>): DroppableField | undefined {
-  const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown };
-  if ((status !== 400 && status !== 422) || request.responseFormat.type === 'text' || dropped.has('response_format')) return undefined;
-  if (!/response_format|json_object|json_schema|\bformat\b/i.test(String(message))) return undefined;
-  return request.responseFormat.type === 'json_schema' && !dropped.has('json_schema') ? 'json_schema' : 'response_format';
+function refusedField(
+	error: unknown,
+	request: ChatRequest,
+	dropped: ReadonlySet<DroppableField>,
+): DroppableField | undefined {
+	const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown };
+	if (
+		(status !== 400 && status !== 422) ||
+		request.responseFormat.type === 'text' ||
+		dropped.has('response_format')
+	)
+		return undefined;
+	if (!/response_format|json_object|json_schema|\bformat\b/i.test(String(message)))
+		return undefined;
+	return request.responseFormat.type === 'json_schema' && !dropped.has('json_schema')
+		? 'json_schema'
+		: 'response_format';
 }
 
 /** An object with `invoke`: the one thing every LangChain chat model (and runnable) has. */
 function isChatModelLike(value: unknown): value is LangChainModelLike {
-  return typeof value === 'object' && value !== null && typeof (value as { invoke?: unknown }).invoke === 'function';
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as { invoke?: unknown }).invoke === 'function'
+	);
 }
 
 /** A short description of what was connected instead of a chat model, for the error message. */
 function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (typeof value !== 'object') return `a ${typeof value}`;
-  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object';
+	if (value === null || value === undefined) return String(value);
+	if (typeof value !== 'object') return `a ${typeof value}`;
+	const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+	return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object';
 }
 
 /** `_llmType()` when the object has it and it answers with a string; a wrapper may lack it or throw. */
 function safeLlmType(model: LangChainModelLike): string | undefined {
-  try {
-    const type = typeof model._llmType === 'function' ? model._llmType() : undefined;
-    return typeof type === 'string' && type !== '' ? type : undefined;
-  } catch {
-    return undefined;
-  }
+	try {
+		const type = typeof model._llmType === 'function' ? model._llmType() : undefined;
+		return typeof type === 'string' && type !== '' ? type : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** LangChain's llm type in the names the engine's own adapters use, so traces read the same either way. */
 function normaliseProvider(llmType: string | undefined): string {
-  if (llmType === undefined) return 'langchain';
-  const type = llmType.toLowerCase();
-  if (type === 'openai') return 'openai';
-  if (type.includes('anthropic')) return 'anthropic';
-  if (type.includes('google') || type.includes('gemini') || type.includes('genai')) return 'gemini';
-  if (type.includes('ollama')) return 'ollama';
-  return llmType;
+	if (llmType === undefined) return 'langchain';
+	const type = llmType.toLowerCase();
+	if (type === 'openai') return 'openai';
+	if (type.includes('anthropic')) return 'anthropic';
+	if (type.includes('google') || type.includes('gemini') || type.includes('genai')) return 'gemini';
+	if (type.includes('ollama')) return 'ollama';
+	return llmType;
 }
 
 /** ChatOpenAI or a subclass (Azure, and every OpenAI-compatible sub-node built on it): it takes `response_format`. */
 function isOpenAiClass(model: LangChainModelLike): boolean {
-  if (safeLlmType(model) === 'openai') return true;
-  const id = model.lc_id;
-  return Array.isArray(id) && id.some((part) => typeof part === 'string' && part.includes('ChatOpenAI'));
+	if (safeLlmType(model) === 'openai') return true;
+	const id = model.lc_id;
+	return (
+		Array.isArray(id) && id.some((part) => typeof part === 'string' && part.includes('ChatOpenAI'))
+	);
 }
 
 const SECRET_NAME = /api[_-]?key|token|secret/i;
@@ -223,13 +297,13 @@ const SECRET_NAME = /api[_-]?key|token|secret/i;
  * openAIApiKey, anthropicApiKey, …), and the key of its client configuration.
  */
 function secretsOf(model: object): string[] {
-  const found = new Set<string>();
-  for (const [name, value] of Object.entries(model)) {
-    if (SECRET_NAME.test(name) && typeof value === 'string' && value !== '') found.add(value);
-  }
-  for (const holder of ['clientConfig', 'configuration']) {
-    const apiKey = ((model as Fields)[holder] as { apiKey?: unknown } | undefined)?.apiKey;
-    if (typeof apiKey === 'string' && apiKey !== '') found.add(apiKey);
-  }
-  return [...found];
+	const found = new Set<string>();
+	for (const [name, value] of Object.entries(model)) {
+		if (SECRET_NAME.test(name) && typeof value === 'string' && value !== '') found.add(value);
+	}
+	for (const holder of ['clientConfig', 'configuration']) {
+		const apiKey = ((model as Fields)[holder] as { apiKey?: unknown } | undefined)?.apiKey;
+		if (typeof apiKey === 'string' && apiKey !== '') found.add(apiKey);
+	}
+	return [...found];
 }

@@ -7,9 +7,12 @@
  * piece is kept as it is (a lone space is part of the reasoning); '' when the holder has none.
  */
 export function reasoningPiece(holder: object): string {
-  const { reasoning_content: content, reasoning } = holder as { reasoning_content?: unknown; reasoning?: unknown };
-  if (typeof content === 'string' && content !== '') return content;
-  return typeof reasoning === 'string' ? reasoning : '';
+	const { reasoning_content: content, reasoning } = holder as {
+		reasoning_content?: unknown;
+		reasoning?: unknown;
+	};
+	if (typeof content === 'string' && content !== '') return content;
+	return typeof reasoning === 'string' ? reasoning : '';
 }
 
 /**
@@ -19,8 +22,16 @@ export function reasoningPiece(holder: object): string {
  * and streamed `vercel:xai:xai-text.chunks.txt:protocol:stream`, `pyd:test_zai/test_zai_thinking_stream#0:protocol:stream`.
  */
 export function reasoningOf(message: object): string | undefined {
-  const { reasoning_content: content, reasoning } = message as { reasoning_content?: unknown; reasoning?: unknown };
-  // A blank `reasoning_content` beside a real `reasoning` (a proxy that fills both) is no reasoning of its own.
-  const text = typeof content === 'string' && content.trim() !== '' ? content : typeof reasoning === 'string' ? reasoning : '';
-  return text.trim() === '' ? undefined : text;
+	const { reasoning_content: content, reasoning } = message as {
+		reasoning_content?: unknown;
+		reasoning?: unknown;
+	};
+	// A blank `reasoning_content` beside a real `reasoning` (a proxy that fills both) is no reasoning of its own.
+	const text =
+		typeof content === 'string' && content.trim() !== ''
+			? content
+			: typeof reasoning === 'string'
+				? reasoning
+				: '';
+	return text.trim() === '' ? undefined : text;
 }

@@ -9,46 +9,47 @@ const MAX_MESSAGE_CHARACTERS = 400;
  * `details` holds the rest of the provider's error object (its RPC status name, `details` array, metadata).
  */
 export class ProviderHttpError extends Error {
-  override readonly name = 'ProviderHttpError';
-  constructor(
-    message: string,
-    /** The HTTP status; for an error event inside a stream, the code the event carried. */
-    readonly status: number | undefined,
-    /** The provider's error object without its message, for logs and support; never shown as the message. */
-    readonly details: Record<string, unknown> | undefined,
-    /** The wait the provider's body asked for before a retry (Gemini `RetryInfo.retryDelay`), in ms. */
-    readonly retryAfterMs?: number,
-    /** True for an error event inside a 200 stream, which is the provider's answer to the call and not retried. */
-    readonly inStream = false,
-  ) {
-    super(message);
-  }
+	override readonly name = 'ProviderHttpError';
+	constructor(
+		message: string,
+		/** The HTTP status; for an error event inside a stream, the code the event carried. */
+		readonly status: number | undefined,
+		/** The provider's error object without its message, for logs and support; never shown as the message. */
+		readonly details: Record<string, unknown> | undefined,
+		/** The wait the provider's body asked for before a retry (Gemini `RetryInfo.retryDelay`), in ms. */
+		readonly retryAfterMs?: number,
+		/** True for an error event inside a 200 stream, which is the provider's answer to the call and not retried. */
+		readonly inStream = false,
+	) {
+		super(message);
+	}
 }
 
 /** One line, at most MAX_MESSAGE_CHARACTERS long. */
 export function shortMessage(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > MAX_MESSAGE_CHARACTERS ? `${line.slice(0, MAX_MESSAGE_CHARACTERS)}…` : line;
+	const line = text.replace(/\s+/g, ' ').trim();
+	return line.length > MAX_MESSAGE_CHARACTERS ? `${line.slice(0, MAX_MESSAGE_CHARACTERS)}…` : line;
 }
 
 function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A Google RPC duration ("34.4s", "1s", "0.5s") in ms; undefined for anything else. [GG-errors]: RetryInfo
  * carries `retryDelay` as a protobuf Duration, which JSON writes as decimal seconds with an `s`.
  */
 export function parseRpcDuration(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const match = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
-  return match ? Math.round(Number(match[1]) * 1000) : undefined;
+	if (typeof value !== 'string') return undefined;
+	const match = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
+	return match ? Math.round(Number(match[1]) * 1000) : undefined;
 }
 
 /**
@@ -57,13 +58,13 @@ export function parseRpcDuration(value: unknown): number | undefined {
  * that text is itself such a body (a proxy that re-wraps, provider-behaviours.md §2 [I-g503]) the inner one counts.
  */
 function geminiErrorObject(text: string): Record<string, unknown> | undefined {
-  let error = (parseJson(text) as { error?: unknown } | undefined)?.error;
-  for (let depth = 0; isObject(error) && typeof error.message === 'string' && depth < 3; depth++) {
-    const inner = (parseJson(error.message) as { error?: unknown } | undefined)?.error;
-    if (!isObject(inner)) break;
-    error = inner;
-  }
-  return isObject(error) ? error : undefined;
+	let error = (parseJson(text) as { error?: unknown } | undefined)?.error;
+	for (let depth = 0; isObject(error) && typeof error.message === 'string' && depth < 3; depth++) {
+		const inner = (parseJson(error.message) as { error?: unknown } | undefined)?.error;
+		if (!isObject(inner)) break;
+		error = inner;
+	}
+	return isObject(error) ? error : undefined;
 }
 
 /**
@@ -73,20 +74,47 @@ function geminiErrorObject(text: string): Record<string, unknown> | undefined {
  * `pyd:test_model_name_suggestions/test_model_name_suggestion[google]#0`). Anything else is returned as it is.
  */
 export function readGeminiError(error: unknown): unknown {
-  const { name, message, status } = (error ?? {}) as { name?: unknown; message?: unknown; status?: unknown };
-  if (name !== 'ApiError' || typeof message !== 'string') return error;
-  const inStream = /^got status: /.test(message);
-  const body = inStream ? message.replace(/^got status: [^.]*\.\s*/, '') : message;
-  const object = geminiErrorObject(body);
-  const code = typeof status === 'number' ? status : typeof object?.code === 'number' ? object.code : undefined;
-  if (!object) return new ProviderHttpError(shortMessage(`${code ?? ''} ${message}`), code, undefined, undefined, inStream);
-  const { message: providerMessage, ...rest } = object;
-  const text = typeof providerMessage === 'string' && providerMessage.trim() !== '' ? providerMessage : String(object.status ?? 'no message');
-  const retryInfo = Array.isArray(object.details)
-    ? (object.details as unknown[]).find((detail) => isObject(detail) && String(detail['@type']).endsWith('google.rpc.RetryInfo'))
-    : undefined;
-  const retryAfterMs = isObject(retryInfo) ? parseRpcDuration(retryInfo.retryDelay) : undefined;
-  return new ProviderHttpError(shortMessage(`${code ?? ''} ${text}`), code, rest, retryAfterMs, inStream);
+	const { name, message, status } = (error ?? {}) as {
+		name?: unknown;
+		message?: unknown;
+		status?: unknown;
+	};
+	if (name !== 'ApiError' || typeof message !== 'string') return error;
+	const inStream = /^got status: /.test(message);
+	const body = inStream ? message.replace(/^got status: [^.]*\.\s*/, '') : message;
+	const object = geminiErrorObject(body);
+	const code =
+		typeof status === 'number'
+			? status
+			: typeof object?.code === 'number'
+				? object.code
+				: undefined;
+	if (!object)
+		return new ProviderHttpError(
+			shortMessage(`${code ?? ''} ${message}`),
+			code,
+			undefined,
+			undefined,
+			inStream,
+		);
+	const { message: providerMessage, ...rest } = object;
+	const text =
+		typeof providerMessage === 'string' && providerMessage.trim() !== ''
+			? providerMessage
+			: String(object.status ?? 'no message');
+	const retryInfo = Array.isArray(object.details)
+		? (object.details as unknown[]).find(
+				(detail) => isObject(detail) && String(detail['@type']).endsWith('google.rpc.RetryInfo'),
+			)
+		: undefined;
+	const retryAfterMs = isObject(retryInfo) ? parseRpcDuration(retryInfo.retryDelay) : undefined;
+	return new ProviderHttpError(
+		shortMessage(`${code ?? ''} ${text}`),
+		code,
+		rest,
+		retryAfterMs,
+		inStream,
+	);
 }
 
 /**
@@ -96,16 +124,22 @@ export function readGeminiError(error: unknown): unknown {
  * Returns the message with the reason added, or undefined when the body has none.
  */
 export function withUpstreamReason(message: string, body: unknown): string | undefined {
-  const metadata = isObject(body) && isObject(body.metadata) ? body.metadata : undefined;
-  if (!metadata) return undefined;
-  const raw = metadata.raw;
-  const reason = typeof raw === 'string' ? raw : isObject(raw) || Array.isArray(raw) ? JSON.stringify(raw) : undefined;
-  if (!reason || reason.trim() === '' || message.includes(reason.trim())) return undefined;
-  // A raw reason that is itself an error body reads as its message.
-  const inner = (parseJson(reason) as { error?: { message?: unknown } } | undefined)?.error?.message;
-  const readable = typeof inner === 'string' ? inner : reason;
-  const provider = typeof metadata.provider_name === 'string' ? `${metadata.provider_name}: ` : '';
-  return shortMessage(`${message} (${provider}${readable})`);
+	const metadata = isObject(body) && isObject(body.metadata) ? body.metadata : undefined;
+	if (!metadata) return undefined;
+	const raw = metadata.raw;
+	const reason =
+		typeof raw === 'string'
+			? raw
+			: isObject(raw) || Array.isArray(raw)
+				? JSON.stringify(raw)
+				: undefined;
+	if (!reason || reason.trim() === '' || message.includes(reason.trim())) return undefined;
+	// A raw reason that is itself an error body reads as its message.
+	const inner = (parseJson(reason) as { error?: { message?: unknown } } | undefined)?.error
+		?.message;
+	const readable = typeof inner === 'string' ? inner : reason;
+	const provider = typeof metadata.provider_name === 'string' ? `${metadata.provider_name}: ` : '';
+	return shortMessage(`${message} (${provider}${readable})`);
 }
 
 /**
@@ -117,13 +151,20 @@ export function withUpstreamReason(message: string, body: unknown): string | und
  * `details`. Anything without a status and a provider message is returned as it is.
  */
 export function readSdkHttpError(error: unknown): unknown {
-  if (!isObject(error) || typeof error.status !== 'number' || error instanceof ProviderHttpError) return error;
-  const body = error.error;
-  // Anthropic's body is {type:"error", error:{type, message}, request_id}; openai-node keeps only the inner object.
-  const inner = isObject(body) && isObject(body.error) ? body.error : body;
-  if (!isObject(inner) || typeof inner.message !== 'string' || inner.message.trim() === '') return error;
-  const { message: providerMessage, ...rest } = inner;
-  const requestId = isObject(body) && typeof body.request_id === 'string' ? { request_id: body.request_id } : {};
-  const text = `${error.status} ${providerMessage}`;
-  return new ProviderHttpError(shortMessage(withUpstreamReason(text, inner) ?? text), error.status, { ...rest, ...requestId });
+	if (!isObject(error) || typeof error.status !== 'number' || error instanceof ProviderHttpError)
+		return error;
+	const body = error.error;
+	// Anthropic's body is {type:"error", error:{type, message}, request_id}; openai-node keeps only the inner object.
+	const inner = isObject(body) && isObject(body.error) ? body.error : body;
+	if (!isObject(inner) || typeof inner.message !== 'string' || inner.message.trim() === '')
+		return error;
+	const { message: providerMessage, ...rest } = inner;
+	const requestId =
+		isObject(body) && typeof body.request_id === 'string' ? { request_id: body.request_id } : {};
+	const text = `${error.status} ${providerMessage}`;
+	return new ProviderHttpError(
+		shortMessage(withUpstreamReason(text, inner) ?? text),
+		error.status,
+		{ ...rest, ...requestId },
+	);
 }

@@ -24,52 +24,62 @@ const MAX_HINTED_WAIT_MS = 60_000;
 
 /** What a failed attempt says about retrying. */
 export interface RetryDecision {
-  retry: boolean;
-  /** The server's suggested wait, when it gave one. */
-  waitMs?: number;
+	retry: boolean;
+	/** The server's suggested wait, when it gave one. */
+	waitMs?: number;
 }
 
 /** Runs `attempt` up to `1 + maxRetries` times; waits between attempts end at once when `signal` aborts. */
 export async function withRetries<T>(
-  attempt: () => Promise<T>,
-  options: {
-    maxRetries: number;
-    signal: AbortSignal;
-    classify: (error: unknown) => RetryDecision;
-    /** When the call's time runs out (ms since the epoch, see ChatRequest.deadline). */
-    deadline?: number;
-  },
+	attempt: () => Promise<T>,
+	options: {
+		maxRetries: number;
+		signal: AbortSignal;
+		classify: (error: unknown) => RetryDecision;
+		/** When the call's time runs out (ms since the epoch, see ChatRequest.deadline). */
+		deadline?: number;
+	},
 ): Promise<T> {
-  for (let retriesDone = 0; ; retriesDone++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (options.signal.aborted || retriesDone >= options.maxRetries) throw error;
-      const decision = options.classify(error);
-      if (!decision.retry) throw error;
-      if (decision.waitMs !== undefined && options.deadline !== undefined && Date.now() + decision.waitMs >= options.deadline) {
-        throw withNote(error, `the provider asked to retry in ${formatSeconds(decision.waitMs)}, after this call's deadline, so it was not retried`);
-      }
-      // An abort during the wait rejects with the signal's reason; the engine reports it as a timeout or cancellation.
-      await sleep(decision.waitMs ?? backoffMs(retriesDone), undefined, { signal: options.signal });
-    }
-  }
+	for (let retriesDone = 0; ; retriesDone++) {
+		try {
+			return await attempt();
+		} catch (error) {
+			if (options.signal.aborted || retriesDone >= options.maxRetries) throw error;
+			const decision = options.classify(error);
+			if (!decision.retry) throw error;
+			if (
+				decision.waitMs !== undefined &&
+				options.deadline !== undefined &&
+				Date.now() + decision.waitMs >= options.deadline
+			) {
+				throw withNote(
+					error,
+					`the provider asked to retry in ${formatSeconds(decision.waitMs)}, after this call's deadline, so it was not retried`,
+				);
+			}
+			// An abort during the wait rejects with the signal's reason; the engine reports it as a timeout or cancellation.
+			await sleep(decision.waitMs ?? backoffMs(retriesDone), undefined, { signal: options.signal });
+		}
+	}
 }
 
 /** Adds a sentence in brackets to an error's message (the error keeps its class, status and fields). */
 function withNote(error: unknown, note: string): unknown {
-  if (error instanceof Error || (typeof error === 'object' && error !== null && typeof (error as Error).message === 'string')) {
-    (error as Error).message = `${(error as Error).message} (${note})`;
-  }
-  return error;
+	if (
+		error instanceof Error ||
+		(typeof error === 'object' && error !== null && typeof (error as Error).message === 'string')
+	) {
+		(error as Error).message = `${(error as Error).message} (${note})`;
+	}
+	return error;
 }
 
 function formatSeconds(milliseconds: number): string {
-  return `${Math.round(milliseconds / 100) / 10} s`;
+	return `${Math.round(milliseconds / 100) / 10} s`;
 }
 
 function backoffMs(retriesDone: number): number {
-  return Math.min(500 * 2 ** retriesDone, 8_000) * (1 - Math.random() * 0.25);
+	return Math.min(500 * 2 ** retriesDone, 8_000) * (1 - Math.random() * 0.25);
 }
 
 /**
@@ -77,33 +87,37 @@ function backoffMs(retriesDone: number): number {
  * openai-node makes it. `status` undefined means the request never got an answer (connection error).
  */
 export function decideByStatus(
-  status: number | undefined,
-  headers?: { get(name: string): string | null | undefined },
-  /** A wait the provider asked for in its error body (e.g. Gemini's RetryInfo), used when no header gives one. */
-  bodyWaitMs?: number,
+	status: number | undefined,
+	headers?: { get(name: string): string | null | undefined },
+	/** A wait the provider asked for in its error body (e.g. Gemini's RetryInfo), used when no header gives one. */
+	bodyWaitMs?: number,
 ): RetryDecision {
-  const shouldRetry = headers?.get('x-should-retry');
-  if (shouldRetry === 'true') return { retry: true, waitMs: hintedWaitMs(headers, bodyWaitMs) };
-  if (shouldRetry === 'false') return { retry: false };
-  if (status === undefined) return { retry: true };
-  const retry = status === 408 || status === 409 || status === 429 || status >= 500;
-  return retry ? { retry, waitMs: hintedWaitMs(headers, bodyWaitMs) } : { retry: false };
+	const shouldRetry = headers?.get('x-should-retry');
+	if (shouldRetry === 'true') return { retry: true, waitMs: hintedWaitMs(headers, bodyWaitMs) };
+	if (shouldRetry === 'false') return { retry: false };
+	if (status === undefined) return { retry: true };
+	const retry = status === 408 || status === 409 || status === 429 || status >= 500;
+	return retry ? { retry, waitMs: hintedWaitMs(headers, bodyWaitMs) } : { retry: false };
 }
 
-function hintedWaitMs(headers: { get(name: string): string | null | undefined } | undefined, bodyWaitMs: number | undefined): number | undefined {
-  let waitMs: number | undefined;
-  if (!headers) return withinHintRange(bodyWaitMs);
-  const milliseconds = headers.get('retry-after-ms');
-  if (milliseconds) waitMs = Number.parseFloat(milliseconds);
-  const seconds = headers.get('retry-after');
-  if ((waitMs === undefined || Number.isNaN(waitMs)) && seconds) {
-    const asNumber = Number.parseFloat(seconds);
-    waitMs = Number.isNaN(asNumber) ? Date.parse(seconds) - Date.now() : asNumber * 1000;
-  }
-  return withinHintRange(waitMs === undefined || Number.isNaN(waitMs) ? bodyWaitMs : waitMs);
+function hintedWaitMs(
+	headers: { get(name: string): string | null | undefined } | undefined,
+	bodyWaitMs: number | undefined,
+): number | undefined {
+	let waitMs: number | undefined;
+	if (!headers) return withinHintRange(bodyWaitMs);
+	const milliseconds = headers.get('retry-after-ms');
+	if (milliseconds) waitMs = Number.parseFloat(milliseconds);
+	const seconds = headers.get('retry-after');
+	if ((waitMs === undefined || Number.isNaN(waitMs)) && seconds) {
+		const asNumber = Number.parseFloat(seconds);
+		waitMs = Number.isNaN(asNumber) ? Date.parse(seconds) - Date.now() : asNumber * 1000;
+	}
+	return withinHintRange(waitMs === undefined || Number.isNaN(waitMs) ? bodyWaitMs : waitMs);
 }
 
 function withinHintRange(waitMs: number | undefined): number | undefined {
-  if (waitMs === undefined || Number.isNaN(waitMs) || waitMs < 0 || waitMs > MAX_HINTED_WAIT_MS) return undefined;
-  return waitMs;
+	if (waitMs === undefined || Number.isNaN(waitMs) || waitMs < 0 || waitMs > MAX_HINTED_WAIT_MS)
+		return undefined;
+	return waitMs;
 }

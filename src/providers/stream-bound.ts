@@ -28,10 +28,10 @@ export const PIECES_BETWEEN_TURNS = 100;
 
 /** What one piece of a stream was, for the count. */
 export interface StreamPiece {
-  /** It carried text, reasoning or a tool call (or a piece of one). */
-  content: boolean;
-  /** It starts a message (Anthropic's `message_start`). */
-  start?: boolean;
+	/** It carried text, reasoning or a tool call (or a piece of one). */
+	content: boolean;
+	/** It starts a message (Anthropic's `message_start`). */
+	start?: boolean;
 }
 
 /**
@@ -40,57 +40,63 @@ export interface StreamPiece {
  * from inside the stream (no status, `inStream`), so it is not retried: the same server would send the same.
  */
 export class StreamBound {
-  private inARow = 0;
-  private withoutContent = 0;
-  private starts = 0;
-  private pieces = 0;
+	private inARow = 0;
+	private withoutContent = 0;
+	private starts = 0;
+	private pieces = 0;
 
-  /**
-   * @param provider the provider's name, as the error shows it (`anthropic`, `openai`, `ollama`, …).
-   * @param unit what a piece is called in the error: the provider's `events`, or LangChain's `chunks`.
-   */
-  constructor(
-    private readonly provider: string,
-    private readonly unit: 'events' | 'chunks',
-  ) {}
+	/**
+	 * @param provider the provider's name, as the error shows it (`anthropic`, `openai`, `ollama`, …).
+	 * @param unit what a piece is called in the error: the provider's `events`, or LangChain's `chunks`.
+	 */
+	constructor(
+		private readonly provider: string,
+		private readonly unit: 'events' | 'chunks',
+	) {}
 
-  /** Pieces read so far. */
-  get read(): number {
-    return this.pieces;
-  }
+	/** Pieces read so far. */
+	get read(): number {
+		return this.pieces;
+	}
 
-  /** Counts one piece; returns the error that ends the call when this piece went past a bound. */
-  count(piece: StreamPiece): ProviderHttpError | undefined {
-    this.pieces++;
-    if (piece.start) this.starts++;
-    if (piece.content) this.inARow = 0;
-    else {
-      this.inARow++;
-      this.withoutContent++;
-    }
-    if (this.starts > MAX_MESSAGE_STARTS) return this.error(`${this.starts} message starts`, 'a model stream carries one message');
-    if (this.inARow > MAX_CONTENT_FREE_IN_A_ROW) return this.error(`${this.inARow} ${this.unit} in a row without content`);
-    if (this.withoutContent > MAX_CONTENT_FREE_TOTAL) return this.error(`${this.withoutContent} ${this.unit} without content`);
-    return undefined;
-  }
+	/** Counts one piece; returns the error that ends the call when this piece went past a bound. */
+	count(piece: StreamPiece): ProviderHttpError | undefined {
+		this.pieces++;
+		if (piece.start) this.starts++;
+		if (piece.content) this.inARow = 0;
+		else {
+			this.inARow++;
+			this.withoutContent++;
+		}
+		if (this.starts > MAX_MESSAGE_STARTS)
+			return this.error(`${this.starts} message starts`, 'a model stream carries one message');
+		if (this.inARow > MAX_CONTENT_FREE_IN_A_ROW)
+			return this.error(`${this.inARow} ${this.unit} in a row without content`);
+		if (this.withoutContent > MAX_CONTENT_FREE_TOTAL)
+			return this.error(`${this.withoutContent} ${this.unit} without content`);
+		return undefined;
+	}
 
-  /** True on every PIECES_BETWEEN_TURNS-th piece: the reader should then give the event loop a turn. */
-  get turnDue(): boolean {
-    return this.pieces % PIECES_BETWEEN_TURNS === 0;
-  }
+	/** True on every PIECES_BETWEEN_TURNS-th piece: the reader should then give the event loop a turn. */
+	get turnDue(): boolean {
+		return this.pieces % PIECES_BETWEEN_TURNS === 0;
+	}
 
-  private error(what: string, rule = 'a model stream must send text, reasoning or a tool call'): ProviderHttpError {
-    return new ProviderHttpError(
-      `The ${this.provider} stream sent ${what}, so the call stopped reading it: ${rule}`,
-      undefined,
-      { provider: this.provider, [`${this.unit}_read`]: this.pieces },
-      undefined,
-      true,
-    );
-  }
+	private error(
+		what: string,
+		rule = 'a model stream must send text, reasoning or a tool call',
+	): ProviderHttpError {
+		return new ProviderHttpError(
+			`The ${this.provider} stream sent ${what}, so the call stopped reading it: ${rule}`,
+			undefined,
+			{ provider: this.provider, [`${this.unit}_read`]: this.pieces },
+			undefined,
+			true,
+		);
+	}
 }
 
 /** Lets timers, sockets and other workflows run before the stream is read on (a macrotask, not a microtask). */
 export function giveEventLoopATurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+	return new Promise((resolve) => setImmediate(resolve));
 }

@@ -7,26 +7,26 @@ import type { ChatRequest } from './chat-model';
  * pieces of two attempts into one reply.
  */
 export class StreamedText {
-  private passedOnSinceReset = false;
+	private passedOnSinceReset = false;
 
-  constructor(private readonly request: Pick<ChatRequest, 'onTextDelta' | 'onTextReset'>) {}
+	constructor(private readonly request: Pick<ChatRequest, 'onTextDelta' | 'onTextReset'>) {}
 
-  /** Call at the start of every attempt. */
-  beginAttempt(): void {
-    if (!this.passedOnSinceReset) return;
-    this.passedOnSinceReset = false;
-    this.request.onTextReset?.();
-  }
+	/** Call at the start of every attempt. */
+	beginAttempt(): void {
+		if (!this.passedOnSinceReset) return;
+		this.passedOnSinceReset = false;
+		this.request.onTextReset?.();
+	}
 
-  /** One piece of reply text, in arrival order; empty pieces are not passed on. */
-  passOn(piece: string): void {
-    if (piece === '') return;
-    this.passedOnSinceReset = true;
-    this.request.onTextDelta?.(piece);
-  }
+	/** One piece of reply text, in arrival order; empty pieces are not passed on. */
+	passOn(piece: string): void {
+		if (piece === '') return;
+		this.passedOnSinceReset = true;
+		this.request.onTextDelta?.(piece);
+	}
 }
 
 /** The stream listener of a request, or undefined when the request does not ask for a stream. */
 export function streamedTextFor(request: ChatRequest): StreamedText | undefined {
-  return request.onTextDelta ? new StreamedText(request) : undefined;
+	return request.onTextDelta ? new StreamedText(request) : undefined;
 }

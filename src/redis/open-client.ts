@@ -5,16 +5,16 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { loadOnce } from '../core/load-once';
 import {
-  createClient,
-  createRedisClientOptions,
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  describeRedisFailure,
-  ignoreError,
-  quitClient,
-  redisAddress,
-  waitUntilReady,
-  type RedisConnectionOptions,
+	createClient,
+	createRedisClientOptions,
+	DEFAULT_COMMAND_TIMEOUT_MS,
+	DEFAULT_CONNECT_TIMEOUT_MS,
+	describeRedisFailure,
+	ignoreError,
+	quitClient,
+	redisAddress,
+	waitUntilReady,
+	type RedisConnectionOptions,
 } from './connection';
 import { RedisError, InvalidContextInputError } from './errors';
 
@@ -25,7 +25,7 @@ const ioredis = loadOnce(() => require('ioredis') as typeof import('ioredis'));
 export type RedisClient = Redis | Cluster;
 
 export function isClusterClient(client: RedisClient): client is Cluster {
-  return client.isCluster === true;
+	return client.isCluster === true;
 }
 
 /**
@@ -35,76 +35,77 @@ export function isClusterClient(client: RedisClient): client is Cluster {
  * underlying failure, having closed whatever it opened; a database other than 0 on a cluster is refused.
  */
 export async function openRedisClient(connection: RedisConnectionOptions): Promise<RedisClient> {
-  const options = createRedisClientOptions(connection);
-  const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const probe = createClient(options);
-  let clusterNode: boolean;
-  try {
-    await waitUntilReady(probe, connectTimeout);
-    clusterNode = await isClusterNode(probe);
-  } catch (error) {
-    await quitClient(probe);
-    throw error;
-  }
-  if (!clusterNode) return probe;
-  await quitClient(probe);
-  if (options.db) throw clusterDatabaseError(redisAddress(options), options.db);
-  const cluster = createClusterClient(options);
-  try {
-    await waitUntilReady(cluster, connectTimeout);
-    return cluster;
-  } catch (error) {
-    await quitClient(cluster);
-    throw error;
-  }
+	const options = createRedisClientOptions(connection);
+	const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
+	const probe = createClient(options);
+	let clusterNode: boolean;
+	try {
+		await waitUntilReady(probe, connectTimeout);
+		clusterNode = await isClusterNode(probe);
+	} catch (error) {
+		await quitClient(probe);
+		throw error;
+	}
+	if (!clusterNode) return probe;
+	await quitClient(probe);
+	if (options.db) throw clusterDatabaseError(redisAddress(options), options.db);
+	const cluster = createClusterClient(options);
+	try {
+		await waitUntilReady(cluster, connectTimeout);
+		return cluster;
+	} catch (error) {
+		await quitClient(cluster);
+		throw error;
+	}
 }
 
 /** Opens a ready client (see openRedisClient) or throws a `RedisError` naming the address. */
 export async function connectRedis(connection: RedisConnectionOptions): Promise<RedisClient> {
-  const address = redisAddress(createRedisClientOptions(connection));
-  try {
-    return await openRedisClient(connection);
-  } catch (error) {
-    throw describeRedisFailure(error, address, 'connect');
-  }
+	const address = redisAddress(createRedisClientOptions(connection));
+	try {
+		return await openRedisClient(connection);
+	} catch (error) {
+		throw describeRedisFailure(error, address, 'connect');
+	}
 }
 
 /** Connects, sends PING and closes: what a credential test needs, as a result rather than an exception. */
 export async function pingRedis(
-  connection: RedisConnectionOptions,
+	connection: RedisConnectionOptions,
 ): Promise<{ ok: true; latencyMs: number } | { ok: false; message: string }> {
-  let client: RedisClient | undefined;
-  let address = 'the configured address';
-  try {
-    address = redisAddress(createRedisClientOptions(connection));
-    client = await connectRedis(connection);
-    const started = performance.now();
-    await client.ping();
-    return { ok: true, latencyMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    if (error instanceof InvalidContextInputError) return { ok: false, message: error.message };
-    return { ok: false, message: describeRedisFailure(error, address, 'ping').message };
-  } finally {
-    if (client) await quitClient(client);
-  }
+	let client: RedisClient | undefined;
+	let address = 'the configured address';
+	try {
+		address = redisAddress(createRedisClientOptions(connection));
+		client = await connectRedis(connection);
+		const started = performance.now();
+		await client.ping();
+		return { ok: true, latencyMs: Math.round(performance.now() - started) };
+	} catch (error) {
+		if (error instanceof InvalidContextInputError) return { ok: false, message: error.message };
+		return { ok: false, message: describeRedisFailure(error, address, 'ping').message };
+	} finally {
+		if (client) await quitClient(client);
+	}
 }
 
 async function isClusterNode(client: Redis): Promise<boolean> {
-  try {
-    return /^cluster_enabled:1\s*$/m.test(await client.info('cluster'));
-  } catch (error) {
-    // A user whose ACL denies INFO: taken for a plain Redis, as before cluster support.
-    if (/NOPERM/.test((error as Error | undefined)?.message ?? '')) return false;
-    throw error;
-  }
+	try {
+		return /^cluster_enabled:1\s*$/m.test(await client.info('cluster'));
+	} catch (error) {
+		// A user whose ACL denies INFO: taken for a plain Redis, as before cluster support.
+		if (/NOPERM/.test((error as Error | undefined)?.message ?? '')) return false;
+		throw error;
+	}
 }
 
 function clusterDatabaseError(address: string, db: number): RedisError {
-  return new RedisError(
-    `Redis at ${address} is a node of a Redis Cluster, and a cluster has only database 0: database ${db} cannot be used`,
-    { failure: 'configuration', address, operation: 'connect' },
-    (connection) => `Set the database in ${connection} to 0 (the /${db} at the end of a Redis URL, or the credential's Database).`,
-  );
+	return new RedisError(
+		`Redis at ${address} is a node of a Redis Cluster, and a cluster has only database 0: database ${db} cannot be used`,
+		{ failure: 'configuration', address, operation: 'connect' },
+		(connection) =>
+			`Set the database in ${connection} to 0 (the /${db} at the end of a Redis URL, or the credential's Database).`,
+	);
 }
 
 /**
@@ -116,28 +117,41 @@ function clusterDatabaseError(address: string, db: number): RedisError {
  * ridden out; the caller's deadline bounds the whole (see ManagedRedis).
  */
 function createClusterClient(options: RedisOptions): Cluster {
-  const commandTimeout = options.commandTimeout ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const retryDelay = Math.max(50, Math.round(commandTimeout / 10));
-  const { username, password, tls, connectTimeout, disconnectTimeout } = options;
-  const cluster = new (ioredis().Cluster)([{ host: options.host, port: options.port }], {
-    lazyConnect: true,
-    clusterRetryStrategy: () => null,
-    // Commands wait only while a node's connection is being opened (bounded by connectTimeout) or the slots are
-    // re-read; without it, a command sent while a node connects fails and is retried after a delay instead.
-    enableOfflineQueue: true,
-    enableReadyCheck: true,
-    scaleReads: 'master',
-    maxRedirections: 16,
-    retryDelayOnFailover: retryDelay,
-    retryDelayOnClusterDown: retryDelay,
-    retryDelayOnTryAgain: retryDelay,
-    slotsRefreshTimeout: connectTimeout,
-    // With TLS, nodes are reached by the names they announce, so certificates for those names verify.
-    ...(tls ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) } : {}),
-    redisOptions: { username, password, tls, connectTimeout, commandTimeout, disconnectTimeout, maxRetriesPerRequest: 0 },
-  });
-  // Failures reach callers through rejected commands; these listeners only keep them from being reported twice.
-  cluster.on('error', ignoreError);
-  cluster.on('node error', ignoreError);
-  return cluster;
+	const commandTimeout = options.commandTimeout ?? DEFAULT_COMMAND_TIMEOUT_MS;
+	const retryDelay = Math.max(50, Math.round(commandTimeout / 10));
+	const { username, password, tls, connectTimeout, disconnectTimeout } = options;
+	const cluster = new (ioredis().Cluster)([{ host: options.host, port: options.port }], {
+		lazyConnect: true,
+		clusterRetryStrategy: () => null,
+		// Commands wait only while a node's connection is being opened (bounded by connectTimeout) or the slots are
+		// re-read; without it, a command sent while a node connects fails and is retried after a delay instead.
+		enableOfflineQueue: true,
+		enableReadyCheck: true,
+		scaleReads: 'master',
+		maxRedirections: 16,
+		retryDelayOnFailover: retryDelay,
+		retryDelayOnClusterDown: retryDelay,
+		retryDelayOnTryAgain: retryDelay,
+		slotsRefreshTimeout: connectTimeout,
+		// With TLS, nodes are reached by the names they announce, so certificates for those names verify.
+		...(tls
+			? {
+					dnsLookup: (address: string, callback: (error: null, address: string) => void) =>
+						callback(null, address),
+				}
+			: {}),
+		redisOptions: {
+			username,
+			password,
+			tls,
+			connectTimeout,
+			commandTimeout,
+			disconnectTimeout,
+			maxRetriesPerRequest: 0,
+		},
+	});
+	// Failures reach callers through rejected commands; these listeners only keep them from being reported twice.
+	cluster.on('error', ignoreError);
+	cluster.on('node error', ignoreError);
+	return cluster;
 }

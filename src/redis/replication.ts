@@ -15,15 +15,20 @@ const ioredis = loadOnce(() => require('ioredis') as typeof import('ioredis'));
  * the write again with its id is safe: each write's script applies an id once). A plain Redis: nothing to do.
  */
 export async function confirmWrite(client: RedisClient, key: string): Promise<void> {
-  if (!isClusterClient(client)) return;
-  const slot = keySlot(key);
-  if ((client.slots[slot]?.length ?? 0) < 2) return;
-  const waitMs = Math.max(1, Math.floor((client.options.redisOptions?.commandTimeout ?? DEFAULT_COMMAND_TIMEOUT_MS) / 2));
-  // WAIT names no key: sent with the slot, it goes to the connection of the master that just took the write.
-  const command: CommandType = new (ioredis().Command)('wait', [1, waitMs], { replyEncoding: 'utf8' });
-  const confirmed = Number(await client.sendCommand(command, undefined, { slot }));
-  if (confirmed >= 1) return;
-  // The layout may be stale (a replica gone): read it again, so the next write waits only on what exists.
-  client.refreshSlotsCache();
-  throw new ReplicaUnconfirmedError(waitMs);
+	if (!isClusterClient(client)) return;
+	const slot = keySlot(key);
+	if ((client.slots[slot]?.length ?? 0) < 2) return;
+	const waitMs = Math.max(
+		1,
+		Math.floor((client.options.redisOptions?.commandTimeout ?? DEFAULT_COMMAND_TIMEOUT_MS) / 2),
+	);
+	// WAIT names no key: sent with the slot, it goes to the connection of the master that just took the write.
+	const command: CommandType = new (ioredis().Command)('wait', [1, waitMs], {
+		replyEncoding: 'utf8',
+	});
+	const confirmed = Number(await client.sendCommand(command, undefined, { slot }));
+	if (confirmed >= 1) return;
+	// The layout may be stale (a replica gone): read it again, so the next write waits only on what exists.
+	client.refreshSlotsCache();
+	throw new ReplicaUnconfirmedError(waitMs);
 }

@@ -15,25 +15,30 @@ import type { RunAgentOptions } from '../agent/run-options';
 
 /** A fork that cannot start: the step is not in the record, or has no observation to edit. `field` is the option at fault. */
 export class ForkError extends AgentCoreError {
-  override readonly name = 'ForkError';
-  constructor(message: string, field: 'step' | 'observation' | 'config', fix: string) {
-    super(message, { field, fix });
-  }
+	override readonly name = 'ForkError';
+	constructor(message: string, field: 'step' | 'observation' | 'config', fix: string) {
+		super(message, { field, fix });
+	}
 }
 
 /** What a fork needs: the audited run, the step to start from, and the model (and config) that goes on from there. */
-export interface ForkOptions extends Pick<RunAgentOptions, 'fallbackModel' | 'audit' | 'secrets' | 'signal' | 'onEvent' | 'tracer'>, RecordTrustOptions {
-  record: AuditRecord;
-  /** The recorded step number N: steps up to N are taken from the record, the model is asked from step N + 1 on. */
-  step: number;
-  /** Replaces step N's observation (step N must be a tool call): what the model sees instead of what the tool returned. */
-  observation?: string;
-  /** The model that goes on after step N. */
-  model: ChatModel;
-  /** The fork's config (its tool settings with their secrets, say); absent: the recorded config (redacted). */
-  config?: Record<string, unknown>;
-  /** Real tools beyond the built-ins that calls after step N may reach. */
-  tools?: readonly Tool[];
+export interface ForkOptions
+	extends Pick<
+			RunAgentOptions,
+			'fallbackModel' | 'audit' | 'secrets' | 'signal' | 'onEvent' | 'tracer'
+		>,
+		RecordTrustOptions {
+	record: AuditRecord;
+	/** The recorded step number N: steps up to N are taken from the record, the model is asked from step N + 1 on. */
+	step: number;
+	/** Replaces step N's observation (step N must be a tool call): what the model sees instead of what the tool returned. */
+	observation?: string;
+	/** The model that goes on after step N. */
+	model: ChatModel;
+	/** The fork's config (its tool settings with their secrets, say); absent: the recorded config (redacted). */
+	config?: Record<string, unknown>;
+	/** Real tools beyond the built-ins that calls after step N may reach. */
+	tools?: readonly Tool[];
 }
 
 /** A fork's result: the new run's, with the run and step it was forked from. */
@@ -41,24 +46,34 @@ export type ForkResult = AgentResult & { forked_from: ForkedFrom };
 
 /** The model of a fork: the recorded replies for the first `upTo` turns (no call), then the live model. */
 function forkModel(record: AuditRecord, upTo: number, live: ChatModel): ChatModel {
-  let turn = 0;
-  return {
-    provider: live.provider,
-    modelName: live.modelName,
-    secrets: live.secrets,
-    async generate(request: ChatRequest): Promise<ChatResponse> {
-      if (turn >= upTo) {
-        turn++;
-        return live.generate(request);
-      }
-      const recorded = record.steps[turn++];
-      if (recorded.reply === undefined && !recorded.step.action && !recorded.step.final && recorded.step.error) throw new Error(recorded.step.error.message);
-      return { text: replyOf(recorded), usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, finishReason: stepFinishReason(recorded.step) };
-    },
-    get turn() {
-      return turn;
-    },
-  } as ChatModel & { turn: number };
+	let turn = 0;
+	return {
+		provider: live.provider,
+		modelName: live.modelName,
+		secrets: live.secrets,
+		async generate(request: ChatRequest): Promise<ChatResponse> {
+			if (turn >= upTo) {
+				turn++;
+				return live.generate(request);
+			}
+			const recorded = record.steps[turn++];
+			if (
+				recorded.reply === undefined &&
+				!recorded.step.action &&
+				!recorded.step.final &&
+				recorded.step.error
+			)
+				throw new Error(recorded.step.error.message);
+			return {
+				text: replyOf(recorded),
+				usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+				finishReason: stepFinishReason(recorded.step),
+			};
+		},
+		get turn() {
+			return turn;
+		},
+	} as ChatModel & { turn: number };
 }
 
 /**
@@ -72,42 +87,79 @@ function forkModel(record: AuditRecord, upTo: number, live: ChatModel): ChatMode
  * config today's checks refuse.
  */
 export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> {
-  const { record, step } = options;
-  const mismatch = trustRecord(record, options.unverified);
-  const position = record.steps.findIndex((entry) => entry.step.step === step) + 1;
-  const numbers = record.steps.map((entry) => entry.step.step);
-  if (!Number.isInteger(step) || position === 0) {
-    throw new ForkError(`run ${record.run_id} has no step ${step} (its steps: ${numbers.join(', ') || 'none'})`, 'step', 'Give the number of one of the run\'s recorded steps.');
-  }
-  const forkedStep = record.steps[position - 1].step;
-  if (options.observation !== undefined && (!forkedStep.action || (forkedStep.observation === undefined && !forkedStep.error))) {
-    throw new ForkError(`step ${step} of run ${record.run_id} made no tool call, so it has no observation to replace`, 'observation', 'Fork from a step that called a tool, or leave out the observation.');
-  }
-  const forkedFrom: ForkedFrom = { run_id: record.run_id, step, ...(mismatch ? { verified: false as const, mismatch: mismatch.part } : {}) };
-  const { shared_budget: _budget, ...base } = options.config ?? record.config;
-  // The steps up to N must not ask for approval again (nothing runs there), and after N a fork has no one to
-  // approve: so a config that asks for approval is refused, never quietly run without it. An operator who wants
-  // the fork anyway gives a config without approval_required, which the fork's own audit row then records.
-  const approval = Array.isArray(base.approval_required) ? (base.approval_required as unknown[]) : [];
-  if (approval.length > 0) {
-    throw new ForkError(
-      `the config asks for approval before ${approval.join(', ')}, and a fork goes on live with no one to approve`,
-      'config',
-      'Give the fork a config without approval_required (its audit row records the config it ran with).',
-    );
-  }
-  const config = { ...base, approval_required: [] } as unknown as RunAgentOptions['config'];
-  const model = forkModel(record, position, options.model) as ChatModel & { turn: number };
-  const { tools } = recordedTools({
-    record, mode: { kind: 'fork', step: position, ...(options.observation !== undefined ? { observation: options.observation } : {}) },
-    extraNames: Array.isArray(config.allowed_tools) ? config.allowed_tools : [], realTools: options.tools, currentTurn: () => model.turn,
-  });
-  const registry = new ToolRegistry(tools);
-  const resolved = resolveConfig(config, registry);
-  const allowed = new Map(resolved.allowed_tools.map((name) => [name, registry.get(name)!]));
-  const { record: _record, step: _step, observation: _observation, tools: _tools, config: _config, unverified: _unverified, ...rest } = options;
-  const runOptions: RunAgentOptions = { ...rest, model, config, ...(options.audit ? { audit: { ...options.audit, forkedFrom } } : {}) };
-  const user = record.messages[0] ?? { role: 'user' as const, content: '' };
-  const result = await new AgentRun(runOptions, resolved, allowed, [user], user).run();
-  return { ...result, forked_from: forkedFrom };
+	const { record, step } = options;
+	const mismatch = trustRecord(record, options.unverified);
+	const position = record.steps.findIndex((entry) => entry.step.step === step) + 1;
+	const numbers = record.steps.map((entry) => entry.step.step);
+	if (!Number.isInteger(step) || position === 0) {
+		throw new ForkError(
+			`run ${record.run_id} has no step ${step} (its steps: ${numbers.join(', ') || 'none'})`,
+			'step',
+			"Give the number of one of the run's recorded steps.",
+		);
+	}
+	const forkedStep = record.steps[position - 1].step;
+	if (
+		options.observation !== undefined &&
+		(!forkedStep.action || (forkedStep.observation === undefined && !forkedStep.error))
+	) {
+		throw new ForkError(
+			`step ${step} of run ${record.run_id} made no tool call, so it has no observation to replace`,
+			'observation',
+			'Fork from a step that called a tool, or leave out the observation.',
+		);
+	}
+	const forkedFrom: ForkedFrom = {
+		run_id: record.run_id,
+		step,
+		...(mismatch ? { verified: false as const, mismatch: mismatch.part } : {}),
+	};
+	const { shared_budget: _budget, ...base } = options.config ?? record.config;
+	// The steps up to N must not ask for approval again (nothing runs there), and after N a fork has no one to
+	// approve: so a config that asks for approval is refused, never quietly run without it. An operator who wants
+	// the fork anyway gives a config without approval_required, which the fork's own audit row then records.
+	const approval = Array.isArray(base.approval_required)
+		? (base.approval_required as unknown[])
+		: [];
+	if (approval.length > 0) {
+		throw new ForkError(
+			`the config asks for approval before ${approval.join(', ')}, and a fork goes on live with no one to approve`,
+			'config',
+			'Give the fork a config without approval_required (its audit row records the config it ran with).',
+		);
+	}
+	const config = { ...base, approval_required: [] } as unknown as RunAgentOptions['config'];
+	const model = forkModel(record, position, options.model) as ChatModel & { turn: number };
+	const { tools } = recordedTools({
+		record,
+		mode: {
+			kind: 'fork',
+			step: position,
+			...(options.observation !== undefined ? { observation: options.observation } : {}),
+		},
+		extraNames: Array.isArray(config.allowed_tools) ? config.allowed_tools : [],
+		realTools: options.tools,
+		currentTurn: () => model.turn,
+	});
+	const registry = new ToolRegistry(tools);
+	const resolved = resolveConfig(config, registry);
+	const allowed = new Map(resolved.allowed_tools.map((name) => [name, registry.get(name)!]));
+	const {
+		record: _record,
+		step: _step,
+		observation: _observation,
+		tools: _tools,
+		config: _config,
+		unverified: _unverified,
+		...rest
+	} = options;
+	const runOptions: RunAgentOptions = {
+		...rest,
+		model,
+		config,
+		...(options.audit ? { audit: { ...options.audit, forkedFrom } } : {}),
+	};
+	const user = record.messages[0] ?? { role: 'user' as const, content: '' };
+	const result = await new AgentRun(runOptions, resolved, allowed, [user], user).run();
+	return { ...result, forked_from: forkedFrom };
 }

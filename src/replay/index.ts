@@ -5,16 +5,26 @@
  */
 export { replayRecord, type ReplayReport } from './replay';
 export {
-  counterfactualReplay,
-  counterfactualTotals,
-  firstDivergence,
-  type Candidate,
-  type CounterfactualRunReport,
-  type CounterfactualTotals,
-  type Divergence,
-  type RunBehaviour,
-  type RunFigures,
+	counterfactualReplay,
+	counterfactualTotals,
+	firstDivergence,
+	type Candidate,
+	type CounterfactualRunReport,
+	type CounterfactualTotals,
+	type Divergence,
+	type RunBehaviour,
+	type RunFigures,
 } from './counterfactual';
-export { recordedTools, type RecordedCallLedger, type RecordedToolsMode, type UnrecordedCall } from './recorded-tools';
+export {
+	recordedTools,
+	type RecordedCallLedger,
+	type RecordedToolsMode,
+	type UnrecordedCall,
+} from './recorded-tools';
 export { forkAuditedRun, ForkError, type ForkOptions, type ForkResult } from './fork';
-export { recordMismatch, UnverifiedRecordError, type RecordMismatch, type RecordTrustOptions } from './record-trust';
+export {
+	recordMismatch,
+	UnverifiedRecordError,
+	type RecordMismatch,
+	type RecordTrustOptions,
+} from './record-trust';

@@ -14,17 +14,17 @@ import type { RunAgentOptions } from '../agent/run-options';
 
 /** What `audit replay` found: the run again, offline, beside what the record says it did. */
 export interface ReplayReport {
-  run_id: string;
-  /** True when the replay reached the recorded finish reason and answer, with the same action at every step. */
-  same: boolean;
-  recorded: { finish_reason: string; final_answer: string; steps: number };
-  replayed: { finish_reason: string; final_answer: string; steps: number };
-  /** What differs, step by step (at most 20 lines). */
-  differences: string[];
-  /** Model turns and tool calls answered from the record; no model and no tool was asked. */
-  answered_from_record: { model_turns: number; tool_calls: number };
-  /** With `unverified`, a stored run that did not verify: the first part that did not (see verifyRecord). */
-  unverified?: RecordMismatch;
+	run_id: string;
+	/** True when the replay reached the recorded finish reason and answer, with the same action at every step. */
+	same: boolean;
+	recorded: { finish_reason: string; final_answer: string; steps: number };
+	replayed: { finish_reason: string; final_answer: string; steps: number };
+	/** What differs, step by step (at most 20 lines). */
+	differences: string[];
+	/** Model turns and tool calls answered from the record; no model and no tool was asked. */
+	answered_from_record: { model_turns: number; tool_calls: number };
+	/** With `unverified`, a stored run that did not verify: the first part that did not (see verifyRecord). */
+	unverified?: RecordMismatch;
 }
 
 const MAX_DIFFERENCES = 20;
@@ -39,74 +39,125 @@ const MAX_DIFFERENCES = 20;
  * The record chain is verified first: a run that does not verify throws UnverifiedRecordError unless
  * `unverified` is given, and then the report names the part that did not.
  */
-export async function replayRecord(record: AuditRecord, options: RecordTrustOptions = {}): Promise<ReplayReport> {
-  const mismatch = trustRecord(record, options.unverified);
-  let turn = 0;
-  let toolCalls = 0;
-  const differences: string[] = [];
-  const current = () => record.steps[turn - 1];
-  const model: ChatModel = {
-    provider: 'replay',
-    async generate(_request: ChatRequest): Promise<ChatResponse> {
-      const recorded = record.steps[turn++];
-      if (!recorded) throw new Error(`the record has no model turn ${turn}`);
-      if (recorded.reply === undefined && !recorded.step.action && !recorded.step.final && recorded.step.error) throw new Error(recorded.step.error.message);
-      return { text: replyOf(recorded), usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, finishReason: stepFinishReason(recorded.step) };
-    },
-  };
-  const realTools = new Map(builtInTools.map((tool) => [tool.name, tool]));
-  const standIns: Tool[] = record.tools.map((tool) => ({
-    name: tool.name,
-    description: `${tool.name} (answered from the audit record)`,
-    parameters: tool.schema,
-    sideEffects: sideEffectsRule(tool.side_effects, realTools.get(tool.name)),
-    async execute(args: Record<string, unknown>) {
-      toolCalls++;
-      const recorded = current()?.step;
-      if (!recorded?.action || recorded.action.tool !== tool.name || canonicalJson(recorded.action.args) !== canonicalJson(args)) {
-        throw new Error(`replay: step ${recorded?.step ?? turn} called ${tool.name} ${JSON.stringify(args)}, which the record does not have`);
-      }
-      if (recorded.observation !== undefined) return recorded.observation;
-      throw new Error(recorded.error?.message ?? 'the recorded call failed');
-    },
-  }));
-  const { shared_budget: _budget, ...recordedConfig } = record.config;
-  const config = { ...recordedConfig, approval_required: [], tool_settings: {} } as unknown as RunAgentOptions['config'];
-  const registry = new ToolRegistry(standIns);
-  const resolved = resolveConfig(config, registry);
-  const allowed = new Map(resolved.allowed_tools.map((name) => [name, registry.get(name)!]));
-  const user = record.messages[0] ?? { role: 'user' as const, content: '' };
-  const result = await new AgentRun({ model, config }, resolved, allowed, [], user).run();
+export async function replayRecord(
+	record: AuditRecord,
+	options: RecordTrustOptions = {},
+): Promise<ReplayReport> {
+	const mismatch = trustRecord(record, options.unverified);
+	let turn = 0;
+	let toolCalls = 0;
+	const differences: string[] = [];
+	const current = () => record.steps[turn - 1];
+	const model: ChatModel = {
+		provider: 'replay',
+		async generate(_request: ChatRequest): Promise<ChatResponse> {
+			const recorded = record.steps[turn++];
+			if (!recorded) throw new Error(`the record has no model turn ${turn}`);
+			if (
+				recorded.reply === undefined &&
+				!recorded.step.action &&
+				!recorded.step.final &&
+				recorded.step.error
+			)
+				throw new Error(recorded.step.error.message);
+			return {
+				text: replyOf(recorded),
+				usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+				finishReason: stepFinishReason(recorded.step),
+			};
+		},
+	};
+	const realTools = new Map(builtInTools.map((tool) => [tool.name, tool]));
+	const standIns: Tool[] = record.tools.map((tool) => ({
+		name: tool.name,
+		description: `${tool.name} (answered from the audit record)`,
+		parameters: tool.schema,
+		sideEffects: sideEffectsRule(tool.side_effects, realTools.get(tool.name)),
+		async execute(args: Record<string, unknown>) {
+			toolCalls++;
+			const recorded = current()?.step;
+			if (
+				!recorded?.action ||
+				recorded.action.tool !== tool.name ||
+				canonicalJson(recorded.action.args) !== canonicalJson(args)
+			) {
+				throw new Error(
+					`replay: step ${recorded?.step ?? turn} called ${tool.name} ${JSON.stringify(args)}, which the record does not have`,
+				);
+			}
+			if (recorded.observation !== undefined) return recorded.observation;
+			throw new Error(recorded.error?.message ?? 'the recorded call failed');
+		},
+	}));
+	const { shared_budget: _budget, ...recordedConfig } = record.config;
+	const config = {
+		...recordedConfig,
+		approval_required: [],
+		tool_settings: {},
+	} as unknown as RunAgentOptions['config'];
+	const registry = new ToolRegistry(standIns);
+	const resolved = resolveConfig(config, registry);
+	const allowed = new Map(resolved.allowed_tools.map((name) => [name, registry.get(name)!]));
+	const user = record.messages[0] ?? { role: 'user' as const, content: '' };
+	const result = await new AgentRun({ model, config }, resolved, allowed, [], user).run();
 
-  compareSteps(record.steps.map((entry) => entry.step), result.trace, differences);
-  if (result.finish_reason !== record.finish_reason) differences.unshift(`finish_reason: recorded ${record.finish_reason}, replayed ${result.finish_reason}`);
-  if (result.final_answer !== record.final_answer) differences.unshift('final_answer differs');
-  return {
-    run_id: record.run_id,
-    same: differences.length === 0,
-    recorded: { finish_reason: record.finish_reason, final_answer: record.final_answer, steps: record.steps.length },
-    replayed: { finish_reason: result.finish_reason, final_answer: result.final_answer, steps: result.trace.length },
-    differences: differences.slice(0, MAX_DIFFERENCES),
-    answered_from_record: { model_turns: turn, tool_calls: toolCalls },
-    ...(mismatch ? { unverified: mismatch } : {}),
-  };
+	compareSteps(
+		record.steps.map((entry) => entry.step),
+		result.trace,
+		differences,
+	);
+	if (result.finish_reason !== record.finish_reason)
+		differences.unshift(
+			`finish_reason: recorded ${record.finish_reason}, replayed ${result.finish_reason}`,
+		);
+	if (result.final_answer !== record.final_answer) differences.unshift('final_answer differs');
+	return {
+		run_id: record.run_id,
+		same: differences.length === 0,
+		recorded: {
+			finish_reason: record.finish_reason,
+			final_answer: record.final_answer,
+			steps: record.steps.length,
+		},
+		replayed: {
+			finish_reason: result.finish_reason,
+			final_answer: result.final_answer,
+			steps: result.trace.length,
+		},
+		differences: differences.slice(0, MAX_DIFFERENCES),
+		answered_from_record: { model_turns: turn, tool_calls: toolCalls },
+		...(mismatch ? { unverified: mismatch } : {}),
+	};
 }
 
 /** The reply as the model sent it, or rebuilt from what the step recorded of it. */
 export function replyOf({ reply, step }: AuditStep): string {
-  if (reply !== undefined) return reply;
-  if (step.action) return JSON.stringify({ type: 'action', tool: step.action.tool, args: step.action.args });
-  if (step.final) return JSON.stringify({ type: 'final', answer: step.final.answer });
-  return step.reply_excerpt ?? '';
+	if (reply !== undefined) return reply;
+	if (step.action)
+		return JSON.stringify({ type: 'action', tool: step.action.tool, args: step.action.args });
+	if (step.final) return JSON.stringify({ type: 'final', answer: step.final.answer });
+	return step.reply_excerpt ?? '';
 }
 
 /** Differences in what each step did: its action, and whether it failed (and how). */
-function compareSteps(recorded: readonly TraceStep[], replayed: readonly TraceStep[], differences: string[]): void {
-  if (recorded.length !== replayed.length) differences.push(`steps: recorded ${recorded.length}, replayed ${replayed.length}`);
-  for (let index = 0; index < Math.min(recorded.length, replayed.length); index++) {
-    const [before, after] = [recorded[index], replayed[index]];
-    if (canonicalJson(before.action) !== canonicalJson(after.action)) differences.push(`step ${before.step}: recorded action ${JSON.stringify(before.action ?? null)}, replayed ${JSON.stringify(after.action ?? null)}`);
-    if (before.error?.type !== after.error?.type) differences.push(`step ${before.step}: recorded error ${before.error?.type ?? 'none'}, replayed ${after.error?.type ?? 'none'}`);
-    if (before.observation !== after.observation) differences.push(`step ${before.step}: the observation differs`);
-  }
+function compareSteps(
+	recorded: readonly TraceStep[],
+	replayed: readonly TraceStep[],
+	differences: string[],
+): void {
+	if (recorded.length !== replayed.length)
+		differences.push(`steps: recorded ${recorded.length}, replayed ${replayed.length}`);
+	for (let index = 0; index < Math.min(recorded.length, replayed.length); index++) {
+		const [before, after] = [recorded[index], replayed[index]];
+		if (canonicalJson(before.action) !== canonicalJson(after.action))
+			differences.push(
+				`step ${before.step}: recorded action ${JSON.stringify(before.action ?? null)}, replayed ${JSON.stringify(after.action ?? null)}`,
+			);
+		if (before.error?.type !== after.error?.type)
+			differences.push(
+				`step ${before.step}: recorded error ${before.error?.type ?? 'none'}, replayed ${after.error?.type ?? 'none'}`,
+			);
+		if (before.observation !== after.observation)
+			differences.push(`step ${before.step}: the observation differs`);
+	}
 }

@@ -7,28 +7,28 @@ import { evaluateWrite, luaScript } from '../redis/script';
  * RedisUsedStates holds them for every process and n8n worker; MemoryUsedStates for this process only.
  */
 export interface UsedStates {
-  /** Marks the state used; false when it already was. `ttlSeconds` bounds how long it is remembered. */
-  markUsed(id: string, ttlSeconds: number): Promise<boolean>;
-  close(): Promise<void>;
+	/** Marks the state used; false when it already was. `ttlSeconds` bounds how long it is remembered. */
+	markUsed(id: string, ttlSeconds: number): Promise<boolean>;
+	close(): Promise<void>;
 }
 
 export const DEFAULT_USED_STATE_PREFIX = 'agent_core:run_state:';
 
 /** Used states in this process only: a state resumed in another process is not known here. */
 export class MemoryUsedStates implements UsedStates {
-  private readonly used = new Map<string, number>();
+	private readonly used = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+	constructor(private readonly now: () => number = Date.now) {}
 
-  async markUsed(id: string, ttlSeconds: number): Promise<boolean> {
-    const now = this.now();
-    for (const [known, until] of this.used) if (until <= now) this.used.delete(known);
-    if (this.used.has(id)) return false;
-    this.used.set(id, now + ttlSeconds * 1000);
-    return true;
-  }
+	async markUsed(id: string, ttlSeconds: number): Promise<boolean> {
+		const now = this.now();
+		for (const [known, until] of this.used) if (until <= now) this.used.delete(known);
+		if (this.used.has(id)) return false;
+		this.used.set(id, now + ttlSeconds * 1000);
+		return true;
+	}
 
-  async close(): Promise<void> {}
+	async close(): Promise<void> {}
 }
 
 /**
@@ -48,24 +48,29 @@ return 0
  * Redis Cluster support, and states used before an upgrade stay refused.
  */
 export class RedisUsedStates implements UsedStates {
-  private readonly redis: ManagedRedis;
-  private readonly keyPrefix: string;
+	private readonly redis: ManagedRedis;
+	private readonly keyPrefix: string;
 
-  constructor(options: RedisSource & { keyPrefix?: string }) {
-    this.redis = new ManagedRedis(options, 'Redis run-state registry');
-    this.keyPrefix = options.keyPrefix ?? DEFAULT_USED_STATE_PREFIX;
-  }
+	constructor(options: RedisSource & { keyPrefix?: string }) {
+		this.redis = new ManagedRedis(options, 'Redis run-state registry');
+		this.keyPrefix = options.keyPrefix ?? DEFAULT_USED_STATE_PREFIX;
+	}
 
-  /** `write.token` (default: a new one) identifies this call, so that sending it again is safe (see MARK_SCRIPT). */
-  async markUsed(id: string, ttlSeconds: number, write: { token?: string } = {}): Promise<boolean> {
-    const token = write.token ?? randomUUID();
-    const reply = await this.redis.run('mark the run state used', (client) =>
-      evaluateWrite(client, MARK_SCRIPT, [`${this.keyPrefix}${id}`], [token, Math.max(1, Math.ceil(ttlSeconds))]),
-    );
-    return Number(reply) === 1;
-  }
+	/** `write.token` (default: a new one) identifies this call, so that sending it again is safe (see MARK_SCRIPT). */
+	async markUsed(id: string, ttlSeconds: number, write: { token?: string } = {}): Promise<boolean> {
+		const token = write.token ?? randomUUID();
+		const reply = await this.redis.run('mark the run state used', (client) =>
+			evaluateWrite(
+				client,
+				MARK_SCRIPT,
+				[`${this.keyPrefix}${id}`],
+				[token, Math.max(1, Math.ceil(ttlSeconds))],
+			),
+		);
+		return Number(reply) === 1;
+	}
 
-  close(): Promise<void> {
-    return this.redis.close();
-  }
+	close(): Promise<void> {
+		return this.redis.close();
+	}
 }

@@ -20,14 +20,21 @@ export type JsonMode = AgentConfig['json_mode'];
 
 /** The defaults of every key that has one, from the settings table. */
 export const DEFAULT_CONFIG = Object.fromEntries(
-  settingEntries().flatMap(([key, setting]) => ('default' in setting ? [[key, setting.default]] : [])),
+	settingEntries().flatMap(([key, setting]) =>
+		'default' in setting ? [[key, setting.default]] : [],
+	),
 ) as Omit<Pick<AgentConfig, KeyWithValue>, 'model'>;
 
-
 /** Keys that may be absent (the provider's own default then applies): neither a default nor required. */
-const OPTIONAL_KEYS = new Set<string>(settingEntries().flatMap(([key, setting]) => ('default' in setting || setting.required ? [] : [key])));
+const OPTIONAL_KEYS = new Set<string>(
+	settingEntries().flatMap(([key, setting]) =>
+		'default' in setting || setting.required ? [] : [key],
+	),
+);
 
-const CHECKS = Object.fromEntries(settingEntries().map(([key, setting]) => [key, setting.check])) as Record<keyof AgentConfig, Check>;
+const CHECKS = Object.fromEntries(
+	settingEntries().map(([key, setting]) => [key, setting.check]),
+) as Record<keyof AgentConfig, Check>;
 
 /**
  * Checks a raw configuration (from a JSON file, the node panel or code), fills defaults and returns it.
@@ -35,55 +42,77 @@ const CHECKS = Object.fromEntries(settingEntries().map(([key, setting]) => [key,
  * must exist in the registry, and each tool's settings must match its settings schema.
  */
 export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig {
-  if (!isPlainObject(raw)) throw new ConfigError('config', 'config must be a JSON object', 'Write the config as one JSON object of settings, e.g. {"model":"gpt-4o-mini","max_steps":5}.');
-  const input = { ...raw };
-  if (input.json_mode === true) input.json_mode = 'json_object';
-  if (input.json_mode === false) input.json_mode = 'off';
+	if (!isPlainObject(raw))
+		throw new ConfigError(
+			'config',
+			'config must be a JSON object',
+			'Write the config as one JSON object of settings, e.g. {"model":"gpt-4o-mini","max_steps":5}.',
+		);
+	const input = { ...raw };
+	if (input.json_mode === true) input.json_mode = 'json_object';
+	if (input.json_mode === false) input.json_mode = 'off';
 
-  for (const key of Object.keys(input)) {
-    // Own properties only: "constructor", "toString" or "__proto__" are unknown keys like any other.
-    if (!Object.prototype.hasOwnProperty.call(CHECKS, key)) {
-      throw new ConfigError(key, `unknown config key "${key}" (known keys: ${Object.keys(CHECKS).join(', ')})`);
-    }
-  }
-  if (input.model === undefined) throw new ConfigError('model', 'model is required (the model id, e.g. "gpt-4o-mini")');
+	for (const key of Object.keys(input)) {
+		// Own properties only: "constructor", "toString" or "__proto__" are unknown keys like any other.
+		if (!Object.prototype.hasOwnProperty.call(CHECKS, key)) {
+			throw new ConfigError(
+				key,
+				`unknown config key "${key}" (known keys: ${Object.keys(CHECKS).join(', ')})`,
+			);
+		}
+	}
+	if (input.model === undefined)
+		throw new ConfigError('model', 'model is required (the model id, e.g. "gpt-4o-mini")');
 
-  // A copy of the defaults: a caller that changes its config's allowed_tools or tool_settings must not change every later run's.
-  const config = { ...structuredClone(DEFAULT_CONFIG), ...input } as AgentConfig;
-  for (const [key, check] of Object.entries(CHECKS)) {
-    const value = config[key as keyof AgentConfig];
-    // An absent optional key, or null / "" from an empty panel field, means the provider's default.
-    if (OPTIONAL_KEYS.has(key) && (value === undefined || value === null || value === '')) {
-      delete config[key as keyof AgentConfig];
-      continue;
-    }
-    // Every number first, nested ones included: a NaN or Infinity must not reach a check that compares it.
-    const problem = nonFiniteNumberProblem(value, key, check) ?? check(value, key);
-    if (problem) throw new ConfigError(key, problem);
-  }
+	// A copy of the defaults: a caller that changes its config's allowed_tools or tool_settings must not change every later run's.
+	const config = { ...structuredClone(DEFAULT_CONFIG), ...input } as AgentConfig;
+	for (const [key, check] of Object.entries(CHECKS)) {
+		const value = config[key as keyof AgentConfig];
+		// An absent optional key, or null / "" from an empty panel field, means the provider's default.
+		if (OPTIONAL_KEYS.has(key) && (value === undefined || value === null || value === '')) {
+			delete config[key as keyof AgentConfig];
+			continue;
+		}
+		// Every number first, nested ones included: a NaN or Infinity must not reach a check that compares it.
+		const problem = nonFiniteNumberProblem(value, key, check) ?? check(value, key);
+		if (problem) throw new ConfigError(key, problem);
+	}
 
-  // A cost limit's prices (catalogue or `prices`) are checked per model that may answer, by Spending (shared-budget.ts).
-  const unallowed = config.approval_required.find((name) => !config.allowed_tools.includes(name));
-  if (unallowed !== undefined) {
-    throw new ConfigError('approval_required', `approval_required names "${unallowed}", which is not in allowed_tools; list only tools the agent may call`);
-  }
-  const available = registry.names();
-  for (const name of config.allowed_tools) {
-    if (!registry.get(name)) {
-      throw new ConfigError('allowed_tools', `allowed_tools names unknown tool "${name}" (available: ${available.join(', ') || 'none'})`);
-    }
-  }
-  for (const [name, settings] of Object.entries(config.tool_settings)) {
-    const tool = registry.get(name);
-    if (!tool) {
-      throw new ConfigError('tool_settings', `tool_settings names unknown tool "${name}" (available: ${available.join(', ') || 'none'})`);
-    }
-    if (tool.settingsSchema) {
-      const result = validateAgainst(tool.settingsSchema, settings, `tool_settings.${name}`);
-      if (!result.ok) throw new ConfigError(`tool_settings.${name}`, result.issues.join('; '));
-    }
-    const problems = tool.checkSettings?.(settings) ?? [];
-    if (problems.length > 0) throw new ConfigError(`tool_settings.${name}`, problems.map((problem) => `tool_settings.${name}.${problem}`).join('; '));
-  }
-  return config;
+	// A cost limit's prices (catalogue or `prices`) are checked per model that may answer, by Spending (shared-budget.ts).
+	const unallowed = config.approval_required.find((name) => !config.allowed_tools.includes(name));
+	if (unallowed !== undefined) {
+		throw new ConfigError(
+			'approval_required',
+			`approval_required names "${unallowed}", which is not in allowed_tools; list only tools the agent may call`,
+		);
+	}
+	const available = registry.names();
+	for (const name of config.allowed_tools) {
+		if (!registry.get(name)) {
+			throw new ConfigError(
+				'allowed_tools',
+				`allowed_tools names unknown tool "${name}" (available: ${available.join(', ') || 'none'})`,
+			);
+		}
+	}
+	for (const [name, settings] of Object.entries(config.tool_settings)) {
+		const tool = registry.get(name);
+		if (!tool) {
+			throw new ConfigError(
+				'tool_settings',
+				`tool_settings names unknown tool "${name}" (available: ${available.join(', ') || 'none'})`,
+			);
+		}
+		if (tool.settingsSchema) {
+			const result = validateAgainst(tool.settingsSchema, settings, `tool_settings.${name}`);
+			if (!result.ok) throw new ConfigError(`tool_settings.${name}`, result.issues.join('; '));
+		}
+		const problems = tool.checkSettings?.(settings) ?? [];
+		if (problems.length > 0)
+			throw new ConfigError(
+				`tool_settings.${name}`,
+				problems.map((problem) => `tool_settings.${name}.${problem}`).join('; '),
+			);
+	}
+	return config;
 }

@@ -4,21 +4,23 @@ import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult, TraceStep } from '../trace/types';
 
 /** The OpenTelemetry API, loaded with the first run that has a tracer (see loadOnce). */
-export const otelApi = loadOnce(() => require('@opentelemetry/api') as typeof import('@opentelemetry/api'));
+export const otelApi = loadOnce(
+	() => require('@opentelemetry/api') as typeof import('@opentelemetry/api'),
+);
 
 /** What a finished run's spans are made of. */
 export interface RunSpanFacts {
-  /** The run's output, already redacted. */
-  result: AgentResult;
-  /** The model the config asked for (config.model). */
-  requestModel: string;
-  sessionId?: string;
-  /** Epoch ms when the run began. */
-  startedAt: number;
-  /** The run's redactor: every string attribute value (and every span name) passes through it. */
-  redact: (text: string) => string;
-  /** The parent: by default the active context, so n8n's own span (when it has one) holds the run's. */
-  parent?: Context;
+	/** The run's output, already redacted. */
+	result: AgentResult;
+	/** The model the config asked for (config.model). */
+	requestModel: string;
+	sessionId?: string;
+	/** Epoch ms when the run began. */
+	startedAt: number;
+	/** The run's redactor: every string attribute value (and every span name) passes through it. */
+	redact: (text: string) => string;
+	/** The parent: by default the active context, so n8n's own span (when it has one) holds the run's. */
+	parent?: Context;
 }
 
 /** Finish reasons that are a run going as planned; any other marks the run span as an error. */
@@ -38,106 +40,124 @@ type Clean = (attributes: Record<string, AttributeValue | undefined>) => Attribu
  * Never throws: tracing must not change a run.
  */
 export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
-  try {
-    const { result, redact } = facts;
-    const clean: Clean = (attributes) => {
-      const out: Attributes = {};
-      for (const [key, value] of Object.entries(attributes)) {
-        if (value !== undefined) out[key] = redactValue(value, redact);
-      }
-      return out;
-    };
-    const { context, trace, SpanKind, SpanStatusCode } = otelApi();
-    const parent = facts.parent ?? context.active();
-    const runSpan = tracer.startSpan(
-      redact('invoke_agent Agent Core'),
-      {
-        kind: SpanKind.INTERNAL,
-        startTime: at(facts.startedAt),
-        attributes: clean({
-          'gen_ai.operation.name': 'invoke_agent',
-          'gen_ai.agent.name': 'Agent Core',
-          'gen_ai.request.model': facts.requestModel,
-          'gen_ai.provider.name': result.provider,
-          'gen_ai.response.model': result.model,
-          'gen_ai.usage.input_tokens': result.usage?.prompt_tokens,
-          'gen_ai.usage.output_tokens': result.usage?.completion_tokens,
-          'gen_ai.usage.cache_read.input_tokens': result.usage?.cached_tokens,
-          'gen_ai.usage.cache_creation.input_tokens': result.usage?.cache_write_tokens,
-          // No semantic convention names cost yet: USD, absent when a call's model had no price.
-          'agent_core.cost_usd': result.cost ?? undefined,
-          'gen_ai.conversation.id': facts.sessionId,
-          'session.id': facts.sessionId,
-          'agent_core.finish_reason': result.finish_reason,
-          'agent_core.trace_digest': result.trace_digest,
-          'agent_core.steps': result.trace.length,
-          'agent_core.model_calls': result.metrics?.model_calls,
-        }),
-      },
-      parent,
-    );
-    if (!EXPECTED_ENDINGS.has(result.finish_reason)) runSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.finish_reason });
-    const inRun = trace.setSpan(parent, runSpan);
-    let stepStart = facts.startedAt;
-    for (const step of result.trace) {
-      if (step.provider !== undefined) chatSpan(tracer, inRun, step, stepStart, result.model, clean, redact);
-      if (step.tool_ms !== undefined && step.action) toolSpan(tracer, inRun, step, stepStart + step.model_ms, clean, redact);
-      stepStart += step.elapsed_ms;
-    }
-    runSpan.end(at(facts.startedAt + result.elapsed_ms));
-  } catch {
-    // Ignored on purpose (see above): a span that was not ended is simply never exported.
-  }
+	try {
+		const { result, redact } = facts;
+		const clean: Clean = (attributes) => {
+			const out: Attributes = {};
+			for (const [key, value] of Object.entries(attributes)) {
+				if (value !== undefined) out[key] = redactValue(value, redact);
+			}
+			return out;
+		};
+		const { context, trace, SpanKind, SpanStatusCode } = otelApi();
+		const parent = facts.parent ?? context.active();
+		const runSpan = tracer.startSpan(
+			redact('invoke_agent Agent Core'),
+			{
+				kind: SpanKind.INTERNAL,
+				startTime: at(facts.startedAt),
+				attributes: clean({
+					'gen_ai.operation.name': 'invoke_agent',
+					'gen_ai.agent.name': 'Agent Core',
+					'gen_ai.request.model': facts.requestModel,
+					'gen_ai.provider.name': result.provider,
+					'gen_ai.response.model': result.model,
+					'gen_ai.usage.input_tokens': result.usage?.prompt_tokens,
+					'gen_ai.usage.output_tokens': result.usage?.completion_tokens,
+					'gen_ai.usage.cache_read.input_tokens': result.usage?.cached_tokens,
+					'gen_ai.usage.cache_creation.input_tokens': result.usage?.cache_write_tokens,
+					// No semantic convention names cost yet: USD, absent when a call's model had no price.
+					'agent_core.cost_usd': result.cost ?? undefined,
+					'gen_ai.conversation.id': facts.sessionId,
+					'session.id': facts.sessionId,
+					'agent_core.finish_reason': result.finish_reason,
+					'agent_core.trace_digest': result.trace_digest,
+					'agent_core.steps': result.trace.length,
+					'agent_core.model_calls': result.metrics?.model_calls,
+				}),
+			},
+			parent,
+		);
+		if (!EXPECTED_ENDINGS.has(result.finish_reason))
+			runSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.finish_reason });
+		const inRun = trace.setSpan(parent, runSpan);
+		let stepStart = facts.startedAt;
+		for (const step of result.trace) {
+			if (step.provider !== undefined)
+				chatSpan(tracer, inRun, step, stepStart, result.model, clean, redact);
+			if (step.tool_ms !== undefined && step.action)
+				toolSpan(tracer, inRun, step, stepStart + step.model_ms, clean, redact);
+			stepStart += step.elapsed_ms;
+		}
+		runSpan.end(at(facts.startedAt + result.elapsed_ms));
+	} catch {
+		// Ignored on purpose (see above): a span that was not ended is simply never exported.
+	}
 }
 
-function chatSpan(tracer: Tracer, parent: Context, step: TraceStep, start: number, runModel: string, clean: Clean, redact: (text: string) => string): void {
-  const failure = step.error && CALL_FAILURES.has(step.error.type) ? step.error.type : undefined;
-  const model = step.model ?? runModel;
-  const span = tracer.startSpan(
-    redact(`chat ${model}`),
-    {
-      kind: otelApi().SpanKind.CLIENT,
-      startTime: at(start),
-      attributes: clean({
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.request.model': model,
-        'gen_ai.provider.name': step.provider,
-        'gen_ai.usage.input_tokens': step.usage?.prompt_tokens,
-        'gen_ai.usage.output_tokens': step.usage?.completion_tokens,
-        'gen_ai.usage.cache_read.input_tokens': step.usage?.cached_tokens,
-        'gen_ai.usage.cache_creation.input_tokens': step.usage?.cache_write_tokens,
-        'agent_core.cost_usd': step.cost?.total,
-        'gen_ai.response.finish_reasons': failure ? undefined : [stepFinishReason(step)],
-        'error.type': failure,
-        'agent_core.step': step.step,
-        'agent_core.repair': step.repair,
-      }),
-    },
-    parent,
-  );
-  if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
-  span.end(at(start + step.model_ms));
+function chatSpan(
+	tracer: Tracer,
+	parent: Context,
+	step: TraceStep,
+	start: number,
+	runModel: string,
+	clean: Clean,
+	redact: (text: string) => string,
+): void {
+	const failure = step.error && CALL_FAILURES.has(step.error.type) ? step.error.type : undefined;
+	const model = step.model ?? runModel;
+	const span = tracer.startSpan(
+		redact(`chat ${model}`),
+		{
+			kind: otelApi().SpanKind.CLIENT,
+			startTime: at(start),
+			attributes: clean({
+				'gen_ai.operation.name': 'chat',
+				'gen_ai.request.model': model,
+				'gen_ai.provider.name': step.provider,
+				'gen_ai.usage.input_tokens': step.usage?.prompt_tokens,
+				'gen_ai.usage.output_tokens': step.usage?.completion_tokens,
+				'gen_ai.usage.cache_read.input_tokens': step.usage?.cached_tokens,
+				'gen_ai.usage.cache_creation.input_tokens': step.usage?.cache_write_tokens,
+				'agent_core.cost_usd': step.cost?.total,
+				'gen_ai.response.finish_reasons': failure ? undefined : [stepFinishReason(step)],
+				'error.type': failure,
+				'agent_core.step': step.step,
+				'agent_core.repair': step.repair,
+			}),
+		},
+		parent,
+	);
+	if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
+	span.end(at(start + step.model_ms));
 }
 
-function toolSpan(tracer: Tracer, parent: Context, step: TraceStep, start: number, clean: Clean, redact: (text: string) => string): void {
-  const tool = step.action!.tool;
-  const failure = step.error && TOOL_FAILURES.has(step.error.type) ? step.error.type : undefined;
-  const span = tracer.startSpan(
-    redact(`execute_tool ${tool}`),
-    {
-      kind: otelApi().SpanKind.INTERNAL,
-      startTime: at(start),
-      attributes: clean({
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': tool,
-        'error.type': failure,
-        'agent_core.step': step.step,
-      }),
-    },
-    parent,
-  );
-  if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
-  span.end(at(start + (step.tool_ms ?? 0)));
+function toolSpan(
+	tracer: Tracer,
+	parent: Context,
+	step: TraceStep,
+	start: number,
+	clean: Clean,
+	redact: (text: string) => string,
+): void {
+	const tool = step.action!.tool;
+	const failure = step.error && TOOL_FAILURES.has(step.error.type) ? step.error.type : undefined;
+	const span = tracer.startSpan(
+		redact(`execute_tool ${tool}`),
+		{
+			kind: otelApi().SpanKind.INTERNAL,
+			startTime: at(start),
+			attributes: clean({
+				'gen_ai.operation.name': 'execute_tool',
+				'gen_ai.tool.name': tool,
+				'error.type': failure,
+				'agent_core.step': step.step,
+			}),
+		},
+		parent,
+	);
+	if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
+	span.end(at(start + (step.tool_ms ?? 0)));
 }
 
 /**
@@ -145,11 +165,12 @@ function toolSpan(tracer: Tracer, parent: Context, step: TraceStep, start: numbe
  * the same to any tracer n8n may have set up.
  */
 function at(epochMs: number): Date {
-  return new Date(epochMs);
+	return new Date(epochMs);
 }
 
 function redactValue(value: AttributeValue, redact: (text: string) => string): AttributeValue {
-  if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? redact(item) : item)) as AttributeValue;
-  return value;
+	if (typeof value === 'string') return redact(value);
+	if (Array.isArray(value))
+		return value.map((item) => (typeof item === 'string' ? redact(item) : item)) as AttributeValue;
+	return value;
 }

@@ -1,23 +1,23 @@
 /** What the pool hands the worker once it starts. */
 export interface JmespathWorkerData {
-  /** Absolute path of jmespath.js, resolved by the parent so the worker needs no module resolution of its own. */
-  jmespathPath: string;
-  /** Longest result, in characters of JSON, the worker may send back. */
-  maxResultLength: number;
+	/** Absolute path of jmespath.js, resolved by the parent so the worker needs no module resolution of its own. */
+	jmespathPath: string;
+	/** Longest result, in characters of JSON, the worker may send back. */
+	maxResultLength: number;
 }
 
 /** One evaluation: `dataText` is the JSON text of the data. */
 export interface JmespathWorkerRequest {
-  dataText: string;
-  expression: string;
+	dataText: string;
+	expression: string;
 }
 
 /** How one evaluation ended inside the worker; `json` is the result as JSON text. */
 export type JmespathWorkerReply =
-  | { outcome: 'result'; json: string }
-  | { outcome: 'expression-error'; message: string }
-  | { outcome: 'out-of-room'; message: string }
-  | { outcome: 'result-too-large' };
+	| { outcome: 'result'; json: string }
+	| { outcome: 'expression-error'; message: string }
+	| { outcome: 'out-of-room'; message: string }
+	| { outcome: 'result-too-large' };
 
 /**
  * The worker's code, run with `new Worker(source, { eval: true })`. It is a string rather than a .ts file

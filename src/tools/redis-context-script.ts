@@ -15,7 +15,7 @@ export const WRITE_ID_INFIX = '#write:';
  * session id (and no model key such as "../b" or "x:y") can reach into another session's space.
  */
 export function sessionNamespace(keyPrefix: string, sessionId: string): string {
-  return `${keyPrefix}${hashTag(sessionId)}:`;
+	return `${keyPrefix}${hashTag(sessionId)}:`;
 }
 
 /**
@@ -24,7 +24,7 @@ export function sessionNamespace(keyPrefix: string, sessionId: string): string {
  * upgrade are not lost. (encodeURIComponent never leaves a "{", so no old namespace is a new one.)
  */
 export function legacySessionNamespace(keyPrefix: string, sessionId: string): string {
-  return `${keyPrefix}${encodeURIComponent(sessionId)}:`;
+	return `${keyPrefix}${encodeURIComponent(sessionId)}:`;
 }
 
 /**

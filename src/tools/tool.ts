@@ -2,23 +2,23 @@ import type { JsonSchema } from '../validation/validate';
 
 /** What the engine hands a tool for one call. */
 export interface ToolContext {
-  /** Aborted when the per-call timeout (`single_call_timeout`) or the whole-run timeout fires. */
-  signal: AbortSignal;
-  /** This tool's entry of `tool_settings`, already validated against `settingsSchema`. */
-  settings: Record<string, unknown>;
-  /** The conversation's session id when the run has one (used to scope per-session tools). */
-  sessionId?: string;
-  /**
-   * What the people behind the run wrote: the user's turns and the instructions, never a tool's output.
-   * A tool that must not be steered by observations (http_request with `egress_hosts: "from_prompt"`)
-   * checks its targets against it.
-   */
-  trustedText?: string;
-  /**
-   * In a durable run (one with a run key): a key for this call, the same every time this call is run again
-   * after the run was interrupted (see `passesIdempotencyKey`), different for every other call.
-   */
-  idempotencyKey?: string;
+	/** Aborted when the per-call timeout (`single_call_timeout`) or the whole-run timeout fires. */
+	signal: AbortSignal;
+	/** This tool's entry of `tool_settings`, already validated against `settingsSchema`. */
+	settings: Record<string, unknown>;
+	/** The conversation's session id when the run has one (used to scope per-session tools). */
+	sessionId?: string;
+	/**
+	 * What the people behind the run wrote: the user's turns and the instructions, never a tool's output.
+	 * A tool that must not be steered by observations (http_request with `egress_hosts: "from_prompt"`)
+	 * checks its targets against it.
+	 */
+	trustedText?: string;
+	/**
+	 * In a durable run (one with a run key): a key for this call, the same every time this call is run again
+	 * after the run was interrupted (see `passesIdempotencyKey`), different for every other call.
+	 */
+	idempotencyKey?: string;
 }
 
 /**
@@ -26,51 +26,51 @@ export interface ToolContext {
  * against it before `execute` runs, so `execute` receives args of that shape.
  */
 export interface Tool<Args = any> {
-  name: string;
-  /** One or two sentences for the model: what it does and when to use it. */
-  description: string;
-  parameters: JsonSchema;
-  /** JSON Schema of this tool's `tool_settings` entry; checked when the run is configured. */
-  settingsSchema?: JsonSchema;
-  /**
-   * Rules across settings fields that a schema would state only cryptically; called after the schema
-   * check, returns `field: problem` lines (empty when the settings are fine).
-   */
-  checkSettings?(settings: Record<string, unknown>): string[];
-  /**
-   * Secret values in this tool's settings that a generic look at the settings would miss (the token in a
-   * webhook URL's path, say). The engine redacts them, in every spelling, everywhere the run writes; the
-   * tool itself never redacts. Header values and secret-named fields are found without it.
-   */
-  secretsIn?(settings: Record<string, unknown>): string[];
-  /**
-   * Whether a call with these (validated) args changes anything outside the run: a POST, a write, a message
-   * sent. Absent means yes. The loop breaker answers a repeated call without side effects from the earlier
-   * observation, and never runs a repeated call with side effects twice.
-   */
-  sideEffects?: boolean | ((args: Args) => boolean);
-  /**
-   * What a call with these (validated) args would send, as a JSON value: the loop breaker treats two calls
-   * whose forms are equal (as canonical JSON) as the same call. Absent: the args themselves, key order
-   * aside. A tool whose args can spell one effect several ways gives the effect as it leaves the machine,
-   * leaving out what never reaches the target (http_request: the request on the wire, without timeout_ms
-   * or the URL's fragment). It must agree with `execute`: two forms are equal only when the sends are.
-   */
-  canonicalCall?(args: Args): unknown;
-  /**
-   * Whether `execute` sends `ToolContext.idempotencyKey` to its target (http_request: the Idempotency-Key
-   * header), so that a target which honours it carries out a call that is sent again only once. A durable
-   * run sends again such a call that started but was never recorded as done; any other call with side
-   * effects it never runs twice on its own (see checkpoints.ts).
-   */
-  passesIdempotencyKey?: boolean;
-  /**
-   * Runs the tool. A returned string is the observation as is, a `TruncatedText` is one the tool cut at
-   * its end, anything else is rendered as compact JSON. The engine redacts it, then cuts it to the run's
-   * observation length.
-   * Throwing (or rejecting) is a tool failure: the model sees the message and gets one repair turn.
-   */
-  execute(args: Args, context: ToolContext): Promise<unknown>;
+	name: string;
+	/** One or two sentences for the model: what it does and when to use it. */
+	description: string;
+	parameters: JsonSchema;
+	/** JSON Schema of this tool's `tool_settings` entry; checked when the run is configured. */
+	settingsSchema?: JsonSchema;
+	/**
+	 * Rules across settings fields that a schema would state only cryptically; called after the schema
+	 * check, returns `field: problem` lines (empty when the settings are fine).
+	 */
+	checkSettings?(settings: Record<string, unknown>): string[];
+	/**
+	 * Secret values in this tool's settings that a generic look at the settings would miss (the token in a
+	 * webhook URL's path, say). The engine redacts them, in every spelling, everywhere the run writes; the
+	 * tool itself never redacts. Header values and secret-named fields are found without it.
+	 */
+	secretsIn?(settings: Record<string, unknown>): string[];
+	/**
+	 * Whether a call with these (validated) args changes anything outside the run: a POST, a write, a message
+	 * sent. Absent means yes. The loop breaker answers a repeated call without side effects from the earlier
+	 * observation, and never runs a repeated call with side effects twice.
+	 */
+	sideEffects?: boolean | ((args: Args) => boolean);
+	/**
+	 * What a call with these (validated) args would send, as a JSON value: the loop breaker treats two calls
+	 * whose forms are equal (as canonical JSON) as the same call. Absent: the args themselves, key order
+	 * aside. A tool whose args can spell one effect several ways gives the effect as it leaves the machine,
+	 * leaving out what never reaches the target (http_request: the request on the wire, without timeout_ms
+	 * or the URL's fragment). It must agree with `execute`: two forms are equal only when the sends are.
+	 */
+	canonicalCall?(args: Args): unknown;
+	/**
+	 * Whether `execute` sends `ToolContext.idempotencyKey` to its target (http_request: the Idempotency-Key
+	 * header), so that a target which honours it carries out a call that is sent again only once. A durable
+	 * run sends again such a call that started but was never recorded as done; any other call with side
+	 * effects it never runs twice on its own (see checkpoints.ts).
+	 */
+	passesIdempotencyKey?: boolean;
+	/**
+	 * Runs the tool. A returned string is the observation as is, a `TruncatedText` is one the tool cut at
+	 * its end, anything else is rendered as compact JSON. The engine redacts it, then cuts it to the run's
+	 * observation length.
+	 * Throwing (or rejecting) is a tool failure: the model sees the message and gets one repair turn.
+	 */
+	execute(args: Args, context: ToolContext): Promise<unknown>;
 }
 
 /**
@@ -79,5 +79,5 @@ export interface Tool<Args = any> {
  * the text that begins a known secret.
  */
 export class TruncatedText {
-  constructor(readonly text: string) {}
+	constructor(readonly text: string) {}
 }

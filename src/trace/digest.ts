@@ -9,22 +9,25 @@ import type { JsonSchema } from '../validation/validate';
  * Hex SHA-256 of `text` as UTF-8. The one-shot `crypto.hash` (Node 20.12+, the package needs 20.15) makes the
  * same digest as a Hash object at about a third of the cost; the chain takes one per step of every run.
  */
-export const sha256: (text: string) => string = typeof hash === 'function' ? (text) => hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text).digest('hex');
+export const sha256: (text: string) => string =
+	typeof hash === 'function'
+		? (text) => hash('sha256', text, 'hex')
+		: (text) => createHash('sha256').update(text).digest('hex');
 
 /** A tool's argument schema as the chain base takes it: the hash of its canonical JSON. */
 export const schemaHash = (schema: JsonSchema): string => sha256(canonicalJson(schema));
 
 /** What a run's chain starts from: the config's hash and each allowed tool's argument-schema hash. */
 export interface ChainBase {
-  configHash: string;
-  toolSchemaHashes: Record<string, string>;
+	configHash: string;
+	toolSchemaHashes: Record<string, string>;
 }
 
 /** The chain base of a run with this config hash and these allowed tools. */
 export function chainBase(configHash: string, tools: Iterable<Tool>): ChainBase {
-  const toolSchemaHashes: Record<string, string> = {};
-  for (const tool of tools) toolSchemaHashes[tool.name] = schemaHash(tool.parameters);
-  return { configHash, toolSchemaHashes };
+	const toolSchemaHashes: Record<string, string> = {};
+	for (const tool of tools) toolSchemaHashes[tool.name] = schemaHash(tool.parameters);
+	return { configHash, toolSchemaHashes };
 }
 
 /**
@@ -34,23 +37,23 @@ export function chainBase(configHash: string, tools: Iterable<Tool>): ChainBase 
  * whole trace, and the links name the first step that differs.
  */
 export function traceChain(base: ChainBase, steps: readonly TraceStep[]): string[] {
-  const links = [baseLink(base)];
-  for (const step of steps) links.push(nextLink(links[links.length - 1], step));
-  return links;
+	const links = [baseLink(base)];
+	for (const step of steps) links.push(nextLink(links[links.length - 1], step));
+	return links;
 }
 
 /** The chain's first link: the config hash and the tool schema hashes. */
 export function baseLink(base: ChainBase): string {
-  return sha256(`agent-core-trace-v1\n${base.configHash}\n${canonicalJson(base.toolSchemaHashes)}`);
+	return sha256(`agent-core-trace-v1\n${base.configHash}\n${canonicalJson(base.toolSchemaHashes)}`);
 }
 
 /** The link after one step, from the link before it. */
 export function nextLink(previous: string, step: TraceStep): string {
-  return sha256(`${previous}\n${canonicalJson(step)}`);
+	return sha256(`${previous}\n${canonicalJson(step)}`);
 }
 
 /** The chain's head: what the output calls `trace_digest`. */
 export function traceDigest(base: ChainBase, steps: readonly TraceStep[]): string {
-  const links = traceChain(base, steps);
-  return links[links.length - 1];
+	const links = traceChain(base, steps);
+	return links[links.length - 1];
 }

@@ -4,34 +4,54 @@ import type { StepError, TraceStep } from './types';
 
 /** The same step with its fields in reading order: what was asked, what came of it, then timings. */
 export function readableStep(entry: TraceStep): TraceStep {
-  const { step, provider, model, action, final, observation, error, repair, elapsed_ms, model_ms, tool_ms, usage, cost, ...rest } = entry;
-  return {
-    step,
-    ...(provider !== undefined ? { provider } : {}),
-    ...(model !== undefined ? { model } : {}),
-    ...(action ? { action } : {}),
-    ...(final ? { final } : {}),
-    ...(observation !== undefined ? { observation } : {}),
-    ...(error ? { error } : {}),
-    repair,
-    elapsed_ms,
-    model_ms,
-    ...(tool_ms !== undefined ? { tool_ms } : {}),
-    ...(usage ? { usage } : {}),
-    ...(cost !== undefined ? { cost: cost && roundedCost(cost) } : {}),
-    ...rest,
-  };
+	const {
+		step,
+		provider,
+		model,
+		action,
+		final,
+		observation,
+		error,
+		repair,
+		elapsed_ms,
+		model_ms,
+		tool_ms,
+		usage,
+		cost,
+		...rest
+	} = entry;
+	return {
+		step,
+		...(provider !== undefined ? { provider } : {}),
+		...(model !== undefined ? { model } : {}),
+		...(action ? { action } : {}),
+		...(final ? { final } : {}),
+		...(observation !== undefined ? { observation } : {}),
+		...(error ? { error } : {}),
+		repair,
+		elapsed_ms,
+		model_ms,
+		...(tool_ms !== undefined ? { tool_ms } : {}),
+		...(usage ? { usage } : {}),
+		...(cost !== undefined ? { cost: cost && roundedCost(cost) } : {}),
+		...rest,
+	};
 }
 
 /** The provider's finish reason as a step shows it: `length` for a cut reply, `content_filter` for a withheld one, else `stop`. */
 export function stepFinishReason(step: TraceStep): ModelFinishReason {
-  if (step.error?.type === 'output_limit') return 'length';
-  if (step.error?.type === 'content_filter') return 'content_filter';
-  return 'stop';
+	if (step.error?.type === 'output_limit') return 'length';
+	if (step.error?.type === 'content_filter') return 'content_filter';
+	return 'stop';
 }
 
 /**
  * The step errors of a tool call whose outcome the model was told: the call was refused (not allowed, invalid
  * args), or the tool failed or timed out. A call a limit or the run's end stopped never came back to the model.
  */
-export const TOOL_CALL_ERRORS: ReadonlySet<StepError['type']> = new Set(['tool_not_allowed', 'invalid_args', 'tool_error', 'tool_timeout']);
+export const TOOL_CALL_ERRORS: ReadonlySet<StepError['type']> = new Set([
+	'tool_not_allowed',
+	'invalid_args',
+	'tool_error',
+	'tool_timeout',
+]);

@@ -11,18 +11,21 @@ export const REDACTED = '[REDACTED]';
 
 /** Field names whose values are secrets, in headers, args and settings. Exact names: `max_tokens` is not one. */
 export const SECRET_KEY =
-  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-goog-api-key|x-auth-token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|session[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key)$/i;
+	/^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-goog-api-key|x-auth-token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|session[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key)$/i;
 
 /**
  * A credential shape: `apply` replaces it in a text; `triggers` are literals of which a text holds at least
  * one whenever `apply` could change it, so a text holding none of them is passed over unread.
  */
 interface Shape {
-  triggers: readonly string[];
-  apply: (text: string) => string;
+	triggers: readonly string[];
+	apply: (text: string) => string;
 }
 
-const byPattern = (triggers: readonly string[], pattern: RegExp, replacement: string): Shape => ({ triggers, apply: (text) => text.replace(pattern, replacement) });
+const byPattern = (triggers: readonly string[], pattern: RegExp, replacement: string): Shape => ({
+	triggers,
+	apply: (text) => text.replace(pattern, replacement),
+});
 
 /**
  * Shapes are applied in order, each one to the result of the one before.
@@ -32,35 +35,59 @@ const byPattern = (triggers: readonly string[], pattern: RegExp, replacement: st
  * JWTs and JSON fields need more than a regular expression can do in linear time; they are found in code.
  */
 const SECRET_SHAPES: readonly Shape[] = [
-  byPattern(['Bearer', 'Basic', 'Token'], /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8}[A-Za-z0-9._~+/=-]*/g, `$1 ${REDACTED}`),
-  byPattern(['sk-'], /\bsk-[A-Za-z0-9_-]{16}[A-Za-z0-9_-]*/g, REDACTED),
-  byPattern(['AIza'], /\bAIza[0-9A-Za-z_-]{35}\b/g, REDACTED),
-  byPattern(['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], /\bgh[pousr]_[A-Za-z0-9]{30}[A-Za-z0-9]*\b/g, REDACTED),
-  byPattern(['github_pat_'], /\bgithub_pat_[A-Za-z0-9_]{30}[A-Za-z0-9_]*\b/g, REDACTED),
-  byPattern(['xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'xoxs-'], /\bxox[abprs]-[A-Za-z0-9-]{10}[A-Za-z0-9-]*/g, REDACTED),
-  byPattern(['AKIA'], /\bAKIA[0-9A-Z]{16}\b/g, REDACTED),
-  { triggers: ['eyJ'], apply: redactJsonWebTokens },
-  byPattern(['='], /([?&](?:api[_-]?key|apikey|access_token|token|key|secret|password|sig|signature)=)[^&\s"'#]+/gi, `$1${REDACTED}`),
-  // The same in plain `name=value` text (a config line, a shell line), for names that are secret on their own.
-  byPattern(['='], /\b((?:api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|auth[_-]?token|client[_-]?secret|secret|password|passwd|token)=)[^&\s"'#]+/gi, `$1${REDACTED}`),
-  { triggers: ['"'], apply: redactSecretJsonFields },
+	byPattern(
+		['Bearer', 'Basic', 'Token'],
+		/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8}[A-Za-z0-9._~+/=-]*/g,
+		`$1 ${REDACTED}`,
+	),
+	byPattern(['sk-'], /\bsk-[A-Za-z0-9_-]{16}[A-Za-z0-9_-]*/g, REDACTED),
+	byPattern(['AIza'], /\bAIza[0-9A-Za-z_-]{35}\b/g, REDACTED),
+	byPattern(
+		['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
+		/\bgh[pousr]_[A-Za-z0-9]{30}[A-Za-z0-9]*\b/g,
+		REDACTED,
+	),
+	byPattern(['github_pat_'], /\bgithub_pat_[A-Za-z0-9_]{30}[A-Za-z0-9_]*\b/g, REDACTED),
+	byPattern(
+		['xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'xoxs-'],
+		/\bxox[abprs]-[A-Za-z0-9-]{10}[A-Za-z0-9-]*/g,
+		REDACTED,
+	),
+	byPattern(['AKIA'], /\bAKIA[0-9A-Z]{16}\b/g, REDACTED),
+	{ triggers: ['eyJ'], apply: redactJsonWebTokens },
+	byPattern(
+		['='],
+		/([?&](?:api[_-]?key|apikey|access_token|token|key|secret|password|sig|signature)=)[^&\s"'#]+/gi,
+		`$1${REDACTED}`,
+	),
+	// The same in plain `name=value` text (a config line, a shell line), for names that are secret on their own.
+	byPattern(
+		['='],
+		/\b((?:api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|auth[_-]?token|client[_-]?secret|secret|password|passwd|token)=)[^&\s"'#]+/gi,
+		`$1${REDACTED}`,
+	),
+	{ triggers: ['"'], apply: redactSecretJsonFields },
 ];
 
 /**
  * True when a text holds a trigger of some shape. One scan instead of a pass per shape: most texts a run
  * writes (keys, names, numbers as text, prose) hold none. An alternation of literals is linear.
  */
-const MAY_HOLD_SHAPE = new RegExp([...new Set(SECRET_SHAPES.flatMap((shape) => shape.triggers))].map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+const MAY_HOLD_SHAPE = new RegExp(
+	[...new Set(SECRET_SHAPES.flatMap((shape) => shape.triggers))]
+		.map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+		.join('|'),
+);
 
 /** `text` with every secret shape replaced, each shape applied to the result of the one before. */
 export function redactShapes(text: string): string {
-  if (!MAY_HOLD_SHAPE.test(text)) return text;
-  let result = text;
-  for (const shape of SECRET_SHAPES) {
-    // A shape that cannot change the text is skipped; the test runs on the text as the shapes before left it.
-    if (shape.triggers.some((literal) => result.includes(literal))) result = shape.apply(result);
-  }
-  return result;
+	if (!MAY_HOLD_SHAPE.test(text)) return text;
+	let result = text;
+	for (const shape of SECRET_SHAPES) {
+		// A shape that cannot change the text is skipped; the test runs on the text as the shapes before left it.
+		if (shape.triggers.some((literal) => result.includes(literal))) result = shape.apply(result);
+	}
+	return result;
 }
 
 /** Maximal runs of JWT characters; 23 is the shortest token `eyJ·····.eyJ·····.·····`. */
@@ -72,28 +99,33 @@ const TOKEN_RUN = /[A-Za-z0-9_.-]{23}[A-Za-z0-9_.-]*/g;
  * of token characters is found once and its dot-separated segments are checked in one pass.
  */
 function redactJsonWebTokens(text: string): string {
-  return text.replace(TOKEN_RUN, (run) => {
-    const segments = run.split('.');
-    const pieces: string[] = [];
-    for (let index = 0; index < segments.length; index += 1) {
-      const start = index + 2 < segments.length ? tokenStart(segments[index]) : -1;
-      if (start >= 0 && segments[index + 1].startsWith('eyJ') && segments[index + 1].length >= 8 && segments[index + 2].length >= 5) {
-        pieces.push(segments[index].slice(0, start) + REDACTED);
-        index += 2;
-      } else {
-        pieces.push(segments[index]);
-      }
-    }
-    return pieces.join('.');
-  });
+	return text.replace(TOKEN_RUN, (run) => {
+		const segments = run.split('.');
+		const pieces: string[] = [];
+		for (let index = 0; index < segments.length; index += 1) {
+			const start = index + 2 < segments.length ? tokenStart(segments[index]) : -1;
+			if (
+				start >= 0 &&
+				segments[index + 1].startsWith('eyJ') &&
+				segments[index + 1].length >= 8 &&
+				segments[index + 2].length >= 5
+			) {
+				pieces.push(segments[index].slice(0, start) + REDACTED);
+				index += 2;
+			} else {
+				pieces.push(segments[index]);
+			}
+		}
+		return pieces.join('.');
+	});
 }
 
 /** Where a JWT header starts in a segment: the first `eyJ` after a word boundary, with 5 more characters; or -1. */
 function tokenStart(segment: string): number {
-  let start = segment.indexOf('eyJ');
-  // Inside a segment only "-" is a non-word character; the segment's own start follows "." or a non-token character.
-  while (start > 0 && segment[start - 1] !== '-') start = segment.indexOf('eyJ', start + 1);
-  return start >= 0 && segment.length - start >= 8 ? start : -1;
+	let start = segment.indexOf('eyJ');
+	// Inside a segment only "-" is a non-word character; the segment's own start follows "." or a non-token character.
+	while (start > 0 && segment[start - 1] !== '-') start = segment.indexOf('eyJ', start + 1);
+	return start >= 0 && segment.length - start >= 8 ? start : -1;
 }
 
 /** A JSON key (escapes allowed, up to 100 characters) and its colon; its decoded name is tested against SECRET_KEY. */
@@ -103,13 +135,13 @@ const JSON_NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /** A key's name as JSON reads it (`"\u0070assword"` is `password`); the raw text when it is no valid JSON string. */
 function decodedKey(raw: string): string {
-  // Without a backslash there is no escape, and JSON reads the name as written (or fails on a control character).
-  if (!raw.includes('\\')) return raw;
-  try {
-    return JSON.parse(`"${raw}"`) as string;
-  } catch {
-    return raw;
-  }
+	// Without a backslash there is no escape, and JSON reads the name as written (or fails on a control character).
+	if (!raw.includes('\\')) return raw;
+	try {
+		return JSON.parse(`"${raw}"`) as string;
+	} catch {
+		return raw;
+	}
 }
 
 /**
@@ -119,30 +151,31 @@ function decodedKey(raw: string): string {
  * entry per character and overflow on long values. An unterminated string value is not a JSON field.
  */
 function redactSecretJsonFields(text: string): string {
-  const pieces: string[] = [];
-  let copiedUpTo = 0;
-  JSON_KEY_OPENING.lastIndex = 0;
-  for (let opening = JSON_KEY_OPENING.exec(text); opening; opening = JSON_KEY_OPENING.exec(text)) {
-    const valueStart = opening.index + opening[0].length;
-    // Every quote may open a key: a miss resumes the search just after this one.
-    JSON_KEY_OPENING.lastIndex = opening.index + 1;
-    if (!SECRET_KEY.test(decodedKey(opening[1]))) continue;
-    if (text[valueStart] === '"') {
-      let position = valueStart + 1;
-      while (position < text.length && text[position] !== '"') position += text[position] === '\\' ? 2 : 1;
-      if (position >= text.length) break;
-      pieces.push(text.slice(copiedUpTo, valueStart + 1), REDACTED);
-      copiedUpTo = position;
-      JSON_KEY_OPENING.lastIndex = position + 1;
-    } else {
-      JSON_NUMBER.lastIndex = valueStart;
-      if (!JSON_NUMBER.test(text)) continue;
-      pieces.push(text.slice(copiedUpTo, valueStart), REDACTED);
-      copiedUpTo = JSON_NUMBER.lastIndex;
-      JSON_KEY_OPENING.lastIndex = copiedUpTo;
-    }
-  }
-  if (copiedUpTo === 0) return text;
-  pieces.push(text.slice(copiedUpTo));
-  return pieces.join('');
+	const pieces: string[] = [];
+	let copiedUpTo = 0;
+	JSON_KEY_OPENING.lastIndex = 0;
+	for (let opening = JSON_KEY_OPENING.exec(text); opening; opening = JSON_KEY_OPENING.exec(text)) {
+		const valueStart = opening.index + opening[0].length;
+		// Every quote may open a key: a miss resumes the search just after this one.
+		JSON_KEY_OPENING.lastIndex = opening.index + 1;
+		if (!SECRET_KEY.test(decodedKey(opening[1]))) continue;
+		if (text[valueStart] === '"') {
+			let position = valueStart + 1;
+			while (position < text.length && text[position] !== '"')
+				position += text[position] === '\\' ? 2 : 1;
+			if (position >= text.length) break;
+			pieces.push(text.slice(copiedUpTo, valueStart + 1), REDACTED);
+			copiedUpTo = position;
+			JSON_KEY_OPENING.lastIndex = position + 1;
+		} else {
+			JSON_NUMBER.lastIndex = valueStart;
+			if (!JSON_NUMBER.test(text)) continue;
+			pieces.push(text.slice(copiedUpTo, valueStart), REDACTED);
+			copiedUpTo = JSON_NUMBER.lastIndex;
+			JSON_KEY_OPENING.lastIndex = copiedUpTo;
+		}
+	}
+	if (copiedUpTo === 0) return text;
+	pieces.push(text.slice(copiedUpTo));
+	return pieces.join('');
 }

@@ -5,144 +5,152 @@ import type { McpToolRecord } from '../tools/mcp';
 
 /** Why a run ended. Every run ends with exactly one. */
 export type FinishReason =
-  | 'final'
-  | 'max_steps'
-  | 'max_tool_calls'
-  | 'timeout'
-  | 'token_budget'
-  | 'llm_error'
-  | 'parse_error'
-  | 'tool_error'
-  | 'max_output_tokens'
-  | 'content_filter'
-  | 'output_invalid'
-  | 'loop'
-  | 'budget_exhausted'
-  | 'budget_unavailable'
-  | 'cost_limit'
-  | 'awaiting_approval'
-  | 'interrupted_call'
-  | 'cancelled';
+	| 'final'
+	| 'max_steps'
+	| 'max_tool_calls'
+	| 'timeout'
+	| 'token_budget'
+	| 'llm_error'
+	| 'parse_error'
+	| 'tool_error'
+	| 'max_output_tokens'
+	| 'content_filter'
+	| 'output_invalid'
+	| 'loop'
+	| 'budget_exhausted'
+	| 'budget_unavailable'
+	| 'cost_limit'
+	| 'awaiting_approval'
+	| 'interrupted_call'
+	| 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
 export interface StepError {
-  type:
-    | 'parse_error'
-    | 'output_limit'
-    | 'content_filter'
-    | 'tool_not_allowed'
-    | 'invalid_args'
-    | 'tool_error'
-    | 'tool_timeout'
-    | 'llm_error'
-    | 'timeout'
-    | 'limit'
-    | 'output_invalid';
-  message: string;
-  /** llm_error only: the provider's HTTP status, when the SDK's error carried one (e.g. 401 for a wrong API key). */
-  status?: number;
+	type:
+		| 'parse_error'
+		| 'output_limit'
+		| 'content_filter'
+		| 'tool_not_allowed'
+		| 'invalid_args'
+		| 'tool_error'
+		| 'tool_timeout'
+		| 'llm_error'
+		| 'timeout'
+		| 'limit'
+		| 'output_invalid';
+	message: string;
+	/** llm_error only: the provider's HTTP status, when the SDK's error carried one (e.g. 401 for a wrong API key). */
+	status?: number;
 }
 
 /** One model turn and what came of it. */
 export interface TraceStep {
-  step: number;
-  /** The tool the model asked for, with its (redacted) args. */
-  action?: { tool: string; args: Record<string, unknown> };
-  /** The answer, when the model finished: a string, or with `output_schema` the JSON value that matched it. */
-  final?: { answer: unknown };
-  /** What was fed back to the model (already cut to `observation_max_len`). */
-  observation?: string;
-  /** The step whose identical call this one repeated: the tool was not run again (see `loop_limit`). */
-  repeat_of?: number;
-  error?: StepError;
-  /** Who answered this step (or failed it): the provider adapter and the model id. */
-  provider?: string;
-  model?: string;
-  /** True when this turn was the model's one chance to repair the previous failure. */
-  repair: boolean;
-  /** Wall time of the whole step (model call + tool call). */
-  elapsed_ms: number;
-  model_ms: number;
-  tool_ms?: number;
-  usage?: TokenUsage;
-  /** With usage: what the call cost in USD by part (catalogue or `prices`); null when the model has no price. */
-  cost?: CallCost | null;
-  /** A bounded excerpt of a reply that broke the protocol. */
-  reply_excerpt?: string;
-  /** A bounded excerpt of a leading <think> block, never parsed. */
-  reasoning?: string;
-  /** What the provider adapter did that matters (e.g. retried without JSON mode). */
-  notices?: string[];
-  /** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
-  mcp_tools?: McpToolRecord[];
-  /**
-   * A compaction call (step 0, before the run's first step): the summary written, the newest turn it covers,
-   * how many turns it stands for in all, and tokens before (summary so far and the turns folded) and after.
-   */
-  compaction?: { summary: string; through_seq: number; replaced_turns: number; model: string; tokens_before: number; tokens_after: number; at: string };
+	step: number;
+	/** The tool the model asked for, with its (redacted) args. */
+	action?: { tool: string; args: Record<string, unknown> };
+	/** The answer, when the model finished: a string, or with `output_schema` the JSON value that matched it. */
+	final?: { answer: unknown };
+	/** What was fed back to the model (already cut to `observation_max_len`). */
+	observation?: string;
+	/** The step whose identical call this one repeated: the tool was not run again (see `loop_limit`). */
+	repeat_of?: number;
+	error?: StepError;
+	/** Who answered this step (or failed it): the provider adapter and the model id. */
+	provider?: string;
+	model?: string;
+	/** True when this turn was the model's one chance to repair the previous failure. */
+	repair: boolean;
+	/** Wall time of the whole step (model call + tool call). */
+	elapsed_ms: number;
+	model_ms: number;
+	tool_ms?: number;
+	usage?: TokenUsage;
+	/** With usage: what the call cost in USD by part (catalogue or `prices`); null when the model has no price. */
+	cost?: CallCost | null;
+	/** A bounded excerpt of a reply that broke the protocol. */
+	reply_excerpt?: string;
+	/** A bounded excerpt of a leading <think> block, never parsed. */
+	reasoning?: string;
+	/** What the provider adapter did that matters (e.g. retried without JSON mode). */
+	notices?: string[];
+	/** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
+	mcp_tools?: McpToolRecord[];
+	/**
+	 * A compaction call (step 0, before the run's first step): the summary written, the newest turn it covers,
+	 * how many turns it stands for in all, and tokens before (summary so far and the turns folded) and after.
+	 */
+	compaction?: {
+		summary: string;
+		through_seq: number;
+		replaced_turns: number;
+		model: string;
+		tokens_before: number;
+		tokens_after: number;
+		at: string;
+	};
 }
 
 /** One tool's runs in a run (design §12): how often it ran, how long in all and on average, how often it failed. */
 export interface ToolUsage {
-  count: number;
-  total_ms: number;
-  avg_ms: number;
-  /** Runs that failed or timed out (refused calls never ran and are not counted). */
-  failures: number;
+	count: number;
+	total_ms: number;
+	avg_ms: number;
+	/** Runs that failed or timed out (refused calls never ran and are not counted). */
+	failures: number;
 }
 
 /** The run's own figures (design §12), from its trace. */
 export interface RunMetrics {
-  /** Steps that asked a model (a failover within a step counts once). */
-  model_calls: number;
-  /** Steps that were the model's repair turn. */
-  repairs: number;
-  /** Steps that ended with an error (a refused or failed call, a reply that broke the protocol, …). */
-  failed_steps: number;
-  /** failed_steps ÷ steps, to three decimals; 0 for a run without steps. */
-  failure_rate: number;
+	/** Steps that asked a model (a failover within a step counts once). */
+	model_calls: number;
+	/** Steps that were the model's repair turn. */
+	repairs: number;
+	/** Steps that ended with an error (a refused or failed call, a reply that broke the protocol, …). */
+	failed_steps: number;
+	/** failed_steps ÷ steps, to three decimals; 0 for a run without steps. */
+	failure_rate: number;
 }
 
 /** A run's cost by part, in USD, and the price source: the catalogue (name, version, date) and whether `prices` overrode it. */
 export interface RunCost extends CallCost {
-  currency: 'USD';
-  catalogue: string;
+	currency: 'USD';
+	catalogue: string;
 }
 
 /** The output of every run: the answer, why the run ended, the redacted trace, the tools used and token usage. */
 export interface AgentResult {
-  /** The answer's text; with `output_schema`, the JSON text of `final_output` (a string answer stays as it is). */
-  final_answer: string;
-  /** With `output_schema`, when the run ended `final`: the answer as the JSON value that matched the schema. */
-  final_output?: unknown;
-  finish_reason: FinishReason;
-  trace: TraceStep[];
-  used_tools: Record<string, ToolUsage>;
-  metrics: RunMetrics;
-  usage: TokenUsage;
-  /** This run's new turns in neutral form, for the context manager to persist. */
-  messages: ChatMessage[];
-  /** A sentence saying why a run that did not finish normally stopped. */
-  stop_detail?: string;
-  elapsed_ms: number;
-  model: string;
-  provider: string;
-  /** What the run's model calls cost, in USD (to a millionth); null when a call's model has no price. */
-  cost: number | null;
-  /** The cost by part, and where the prices came from; null when a call's model has no price. */
-  cost_details: RunCost | null;
-  /** With a null cost: which model had no price, and how to give it one. */
-  cost_notice?: string;
-  /** How the history was fitted to its token budget, when the run had one (issue #31; see src/agent/run-memory.ts). */
-  memory?: RunMemoryReport;
-  /** The head of the SHA-256 hash chain over the config, the tools' schemas and every step (see traceChain). */
-  trace_digest: string;
-  /** With an audit database: the run's id there, and whether its row was stored before the answer went out. */
-  audit?: AuditOutcome;
-  /** With `awaiting_approval`: the call that waits for a person, its args redacted. */
-  pending_action?: { tool: string; args: Record<string, unknown> };
-  /** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */
-  run_state?: unknown;
+	/** The answer's text; with `output_schema`, the JSON text of `final_output` (a string answer stays as it is). */
+	final_answer: string;
+	/** With `output_schema`, when the run ended `final`: the answer as the JSON value that matched the schema. */
+	final_output?: unknown;
+	finish_reason: FinishReason;
+	trace: TraceStep[];
+	used_tools: Record<string, ToolUsage>;
+	metrics: RunMetrics;
+	usage: TokenUsage;
+	/** This run's new turns in neutral form, for the context manager to persist. */
+	messages: ChatMessage[];
+	/** A sentence saying why a run that did not finish normally stopped. */
+	stop_detail?: string;
+	elapsed_ms: number;
+	model: string;
+	provider: string;
+	/** What the run's model calls cost, in USD (to a millionth); null when a call's model has no price. */
+	cost: number | null;
+	/** The cost by part, and where the prices came from; null when a call's model has no price. */
+	cost_details: RunCost | null;
+	/** With a null cost: which model had no price, and how to give it one. */
+	cost_notice?: string;
+	/** How the history was fitted to its token budget, when the run had one (issue #31; see src/agent/run-memory.ts). */
+	memory?: RunMemoryReport;
+	/** The head of the SHA-256 hash chain over the config, the tools' schemas and every step (see traceChain). */
+	trace_digest: string;
+	/** With an audit database: the run's id there, and whether its row was stored before the answer went out. */
+	audit?: AuditOutcome;
+	/** With `awaiting_approval`: the call that waits for a person, its args redacted. */
+	pending_action?: { tool: string; args: Record<string, unknown> };
+	/** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */
+	run_state?: unknown;
 }
 
 /**
@@ -150,21 +158,21 @@ export interface AgentResult {
  * unless the notice says it was set aside); `stored: true` has a notice only about earlier rows.
  */
 export interface AuditOutcome {
-  run_id: string;
-  stored: boolean;
-  notice?: string;
-  /** The head of the run's record chain (every stored field, see recordDigest): keep it to pass to `audit verify --digest`. */
-  record_digest?: string;
+	run_id: string;
+	stored: boolean;
+	notice?: string;
+	/** The head of the run's record chain (every stored field, see recordDigest): keep it to pass to `audit verify --digest`. */
+	record_digest?: string;
 }
 
 /** The output's `memory`: the context window and where it came from, the history's budget, what was kept, the summary written. */
 export interface RunMemoryReport {
-  context_window: number;
-  context_window_from: 'setting' | 'catalogue' | 'default';
-  budget_tokens: number;
-  history_tokens: number;
-  kept_turns: number;
-  left_out_turns: number;
-  summary?: SummaryMeta;
-  notices?: string[];
+	context_window: number;
+	context_window_from: 'setting' | 'catalogue' | 'default';
+	budget_tokens: number;
+	history_tokens: number;
+	kept_turns: number;
+	left_out_turns: number;
+	summary?: SummaryMeta;
+	notices?: string[];
 }

@@ -11,25 +11,35 @@ import type { JsonSchema } from './validate';
  * only runs with a connected tool sub-node (LangChain tools carry zod schemas) need them (issue #20).
  */
 export function toJsonSchemaObject(schema: unknown): JsonSchema {
-  let converted: Record<string, unknown>;
-  if (schema && typeof schema === 'object' && '_zod' in schema) {
-    const { toJSONSchema } = require('zod') as typeof import('zod');
-    converted = withoutFormatLookarounds(toJSONSchema(schema as unknown as ZodType, { target: 'draft-7', unrepresentable: 'any' }), 0) as Record<string, unknown>;
-  } else if (schema && typeof schema === 'object' && '_def' in schema) {
-    converted = (require('zod-to-json-schema') as { zodToJsonSchema: typeof zodToJsonSchema }).zodToJsonSchema(schema as Parameters<typeof zodToJsonSchema>[0], { target: 'jsonSchema7', $refStrategy: 'none' }) as Record<string, unknown>;
-  } else if (schema && typeof schema === 'object') {
-    converted = { ...(schema as Record<string, unknown>) };
-  } else {
-    converted = { type: 'object', properties: { input: { type: 'string' } } };
-  }
-  const declared = typeof converted.$schema === 'string' && converted.$schema.replace(/#$/, '') === DIALECT_URIS['2020-12'];
-  const dialect = declared ? { $schema: DIALECT_URIS['2020-12'] } : {};
-  delete converted.$schema;
-  if (converted.type !== 'object') {
-    // A tool taking a bare string (classic LangChain Tool) is offered as {input: string}.
-    return { ...dialect, type: 'object', properties: { input: converted }, required: ['input'] };
-  }
-  return { ...dialect, ...converted };
+	let converted: Record<string, unknown>;
+	if (schema && typeof schema === 'object' && '_zod' in schema) {
+		const { toJSONSchema } = require('zod') as typeof import('zod');
+		converted = withoutFormatLookarounds(
+			toJSONSchema(schema as unknown as ZodType, { target: 'draft-7', unrepresentable: 'any' }),
+			0,
+		) as Record<string, unknown>;
+	} else if (schema && typeof schema === 'object' && '_def' in schema) {
+		converted = (
+			require('zod-to-json-schema') as { zodToJsonSchema: typeof zodToJsonSchema }
+		).zodToJsonSchema(schema as Parameters<typeof zodToJsonSchema>[0], {
+			target: 'jsonSchema7',
+			$refStrategy: 'none',
+		}) as Record<string, unknown>;
+	} else if (schema && typeof schema === 'object') {
+		converted = { ...(schema as Record<string, unknown>) };
+	} else {
+		converted = { type: 'object', properties: { input: { type: 'string' } } };
+	}
+	const declared =
+		typeof converted.$schema === 'string' &&
+		converted.$schema.replace(/#$/, '') === DIALECT_URIS['2020-12'];
+	const dialect = declared ? { $schema: DIALECT_URIS['2020-12'] } : {};
+	delete converted.$schema;
+	if (converted.type !== 'object') {
+		// A tool taking a bare string (classic LangChain Tool) is offered as {input: string}.
+		return { ...dialect, type: 'object', properties: { input: converted }, required: ['input'] };
+	}
+	return { ...dialect, ...converted };
 }
 
 /**
@@ -39,10 +49,16 @@ export function toJsonSchemaObject(schema: unknown): JsonSchema {
  * no `format` beside it) stays, and is refused when RE2 cannot run it.
  */
 function withoutFormatLookarounds(value: unknown, depth: number): unknown {
-  if (typeof value !== 'object' || value === null || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((entry) => withoutFormatLookarounds(entry, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(value)) copy[key] = withoutFormatLookarounds(entry, depth + 1);
-  if (typeof copy.format === 'string' && typeof copy.pattern === 'string' && patternProblem(copy.pattern)) delete copy.pattern;
-  return copy;
+	if (typeof value !== 'object' || value === null || depth > 64) return value;
+	if (Array.isArray(value)) return value.map((entry) => withoutFormatLookarounds(entry, depth + 1));
+	const copy: Record<string, unknown> = {};
+	for (const [key, entry] of Object.entries(value))
+		copy[key] = withoutFormatLookarounds(entry, depth + 1);
+	if (
+		typeof copy.format === 'string' &&
+		typeof copy.pattern === 'string' &&
+		patternProblem(copy.pattern)
+	)
+		delete copy.pattern;
+	return copy;
 }

@@ -34,90 +34,93 @@ const formatted = (count: number) => count.toLocaleString('en-US');
 
 /** Shown in messages: a pattern may be long. */
 export function quotePattern(pattern: string): string {
-  return JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern);
+	return JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern);
 }
 
 /** Whether RE2 has a table for `\p{name}` (its spelling: `L`, `Greek`, `Ascii`). */
 function runsProperty(name: string): boolean {
-  const { RE2JS: Engine } = re2();
-  try {
-    Engine.compile(`\\p{${name}}`);
-    return true;
-  } catch {
-    return false;
-  }
+	const { RE2JS: Engine } = re2();
+	try {
+		Engine.compile(`\\p{${name}}`);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 function compileOrExplain(pattern: string): RE2JS | PatternProblem {
-  if (pattern.length > MAX_PATTERN_LENGTH) {
-    return {
-      problem: `is ${formatted(pattern.length)} characters long, more than ${formatted(MAX_PATTERN_LENGTH)}`,
-      fix: 'Simplify it: list allowed values in "enum", and limit lengths with "maxLength" rather than repeats.',
-    };
-  }
-  const { RE2JS: Engine } = re2();
-  const written = toRe2Syntax(pattern, runsProperty);
-  if (typeof written !== 'string') return written;
-  let program: RE2JS;
-  try {
-    program = Engine.compile(Engine.translateRegExp(written));
-  } catch (error) {
-    return explainRefusal(pattern, (error as Error).message);
-  }
-  if (program.programSize() > MAX_PATTERN_SIZE) {
-    return {
-      problem: `compiles to ${program.programSize()} RE2 instructions, more than ${MAX_PATTERN_SIZE}`,
-      fix: 'Simplify it, e.g. write a length limit as "maxLength" rather than a large repeat such as .{0,5000}.',
-    };
-  }
-  return program;
+	if (pattern.length > MAX_PATTERN_LENGTH) {
+		return {
+			problem: `is ${formatted(pattern.length)} characters long, more than ${formatted(MAX_PATTERN_LENGTH)}`,
+			fix: 'Simplify it: list allowed values in "enum", and limit lengths with "maxLength" rather than repeats.',
+		};
+	}
+	const { RE2JS: Engine } = re2();
+	const written = toRe2Syntax(pattern, runsProperty);
+	if (typeof written !== 'string') return written;
+	let program: RE2JS;
+	try {
+		program = Engine.compile(Engine.translateRegExp(written));
+	} catch (error) {
+		return explainRefusal(pattern, (error as Error).message);
+	}
+	if (program.programSize() > MAX_PATTERN_SIZE) {
+		return {
+			problem: `compiles to ${program.programSize()} RE2 instructions, more than ${MAX_PATTERN_SIZE}`,
+			fix: 'Simplify it, e.g. write a length limit as "maxLength" rather than a large repeat such as .{0,5000}.',
+		};
+	}
+	return program;
 }
 
 function explainRefusal(pattern: string, message: string): PatternProblem {
-  if (/\(\?<?[=!]/.test(pattern)) {
-    return {
-      problem: 'uses a lookahead or lookbehind, which the linear-time pattern engine (RE2) cannot run',
-      fix: 'Write each condition as its own pattern under "allOf" (e.g. "allOf":[{"pattern":"[0-9]"},{"pattern":"[a-z]"}]) and a forbidden one as "not":{"pattern":"…"}.',
-    };
-  }
-  if (/\\[1-9]|\\k</.test(pattern)) {
-    return {
-      problem: 'uses a back-reference, which the linear-time pattern engine (RE2) cannot run',
-      fix: 'Remove the back-reference: no linear-time engine can match repeated text; check that part in the workflow after the run.',
-    };
-  }
-  if (/repeat count/.test(message)) {
-    return {
-      problem: 'repeats a part more than 1,000 times, which the linear-time pattern engine (RE2) cannot compile',
-      fix: 'Write a length limit as "maxLength" (or "minLength") rather than a large repeat such as .{0,5000}.',
-    };
-  }
-  return {
-    problem: `is not a valid regular expression (${message.replace(/^error parsing regexp: /, '')})`,
-    fix: 'Correct the pattern: the syntax is JavaScript\'s (RE2 runs it), without lookahead, lookbehind or back-references.',
-  };
+	if (/\(\?<?[=!]/.test(pattern)) {
+		return {
+			problem:
+				'uses a lookahead or lookbehind, which the linear-time pattern engine (RE2) cannot run',
+			fix: 'Write each condition as its own pattern under "allOf" (e.g. "allOf":[{"pattern":"[0-9]"},{"pattern":"[a-z]"}]) and a forbidden one as "not":{"pattern":"…"}.',
+		};
+	}
+	if (/\\[1-9]|\\k</.test(pattern)) {
+		return {
+			problem: 'uses a back-reference, which the linear-time pattern engine (RE2) cannot run',
+			fix: 'Remove the back-reference: no linear-time engine can match repeated text; check that part in the workflow after the run.',
+		};
+	}
+	if (/repeat count/.test(message)) {
+		return {
+			problem:
+				'repeats a part more than 1,000 times, which the linear-time pattern engine (RE2) cannot compile',
+			fix: 'Write a length limit as "maxLength" (or "minLength") rather than a large repeat such as .{0,5000}.',
+		};
+	}
+	return {
+		problem: `is not a valid regular expression (${message.replace(/^error parsing regexp: /, '')})`,
+		fix: "Correct the pattern: the syntax is JavaScript's (RE2 runs it), without lookahead, lookbehind or back-references.",
+	};
 }
 
 function lookup(pattern: string): RE2JS | PatternProblem {
-  let found = compiled.get(pattern);
-  if (found === undefined) {
-    found = compileOrExplain(pattern);
-    if (compiled.size >= MAX_CACHED_PATTERNS) compiled.delete(compiled.keys().next().value as string);
-    compiled.set(pattern, found);
-  }
-  return found;
+	let found = compiled.get(pattern);
+	if (found === undefined) {
+		found = compileOrExplain(pattern);
+		if (compiled.size >= MAX_CACHED_PATTERNS)
+			compiled.delete(compiled.keys().next().value as string);
+		compiled.set(pattern, found);
+	}
+	return found;
 }
 
 /** Why the engine refuses this pattern; undefined when it runs it. */
 export function patternProblem(pattern: string): PatternProblem | undefined {
-  const found = lookup(pattern);
-  return 'problem' in found ? found : undefined;
+	const found = lookup(pattern);
+	return 'problem' in found ? found : undefined;
 }
 
 /** The RE2 instructions the pattern compiles to (0 for a refused one): schemas have a total limit. */
 export function patternSize(pattern: string): number {
-  const found = lookup(pattern);
-  return 'problem' in found ? 0 : found.programSize();
+	const found = lookup(pattern);
+	return 'problem' in found ? 0 : found.programSize();
 }
 
 /** RE2 steps counted in the current validation, the texts checked, and why a text was not checked. */
@@ -125,34 +128,35 @@ const budget = { steps: 0, texts: 0, refused: undefined as string | undefined };
 
 /** Called at the start of each validation (validation is synchronous: one at a time). */
 export function startPatternBudget(): void {
-  budget.steps = 0;
-  budget.texts = 0;
-  budget.refused = undefined;
+	budget.steps = 0;
+	budget.texts = 0;
+	budget.refused = undefined;
 }
 
 /** Set when a text was not matched as the validation's steps would pass PATTERN_STEP_BUDGET: the value then fails. */
 export function patternBudgetRefusal(): string | undefined {
-  return budget.refused;
+	return budget.refused;
 }
-
 
 /** Counted before matching, at the most the match can cost: an empty text still costs a step per instruction. */
 function testWithinBudget(program: RE2JS, pattern: string, text: string): boolean {
-  if (budget.refused !== undefined) return false;
-  const steps = budget.steps + program.programSize() * Math.max(text.length, 1);
-  budget.texts++;
-  if (steps > PATTERN_STEP_BUDGET) {
-    const what = budget.texts === 1
-      ? `a text of ${formatted(text.length)} characters against pattern ${quotePattern(pattern)}`
-      : `${formatted(budget.texts)} texts against the schema's patterns ` +
-        `(the last, of ${formatted(text.length)} characters, against ${quotePattern(pattern)})`;
-    budget.refused = `checking ${what} would take ${formatted(steps)} RE2 steps ` +
-      `(instructions × characters), more than the ${formatted(PATTERN_STEP_BUDGET)} one validation may take: ` +
-      'shorten the text (the schema can say so with "maxLength") or simplify the pattern';
-    return false;
-  }
-  budget.steps = steps;
-  return program.test(text);
+	if (budget.refused !== undefined) return false;
+	const steps = budget.steps + program.programSize() * Math.max(text.length, 1);
+	budget.texts++;
+	if (steps > PATTERN_STEP_BUDGET) {
+		const what =
+			budget.texts === 1
+				? `a text of ${formatted(text.length)} characters against pattern ${quotePattern(pattern)}`
+				: `${formatted(budget.texts)} texts against the schema's patterns ` +
+					`(the last, of ${formatted(text.length)} characters, against ${quotePattern(pattern)})`;
+		budget.refused =
+			`checking ${what} would take ${formatted(steps)} RE2 steps ` +
+			`(instructions × characters), more than the ${formatted(PATTERN_STEP_BUDGET)} one validation may take: ` +
+			'shorten the text (the schema can say so with "maxLength") or simplify the pattern';
+		return false;
+	}
+	budget.steps = steps;
+	return program.test(text);
 }
 
 /**
@@ -160,11 +164,15 @@ function testWithinBudget(program: RE2JS, pattern: string, text: string): boolea
  * run throws (the schema is refused before it is used: checkSchema names where it sits).
  */
 export const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string) => {
-    const found = lookup(pattern);
-    if ('problem' in found) throw new Error(`pattern ${quotePattern(pattern)} ${found.problem}. ${found.fix}`);
-    return { test: (text: string) => testWithinBudget(found, pattern, text), toString: () => `re2:${pattern}` };
-  },
-  // Only read by ajv's standalone code generation, which this package does not use.
-  { code: 'require("n8n-nodes-agent-core/dist/src/validation/linear-regexp").linearRegExp' },
+	(pattern: string) => {
+		const found = lookup(pattern);
+		if ('problem' in found)
+			throw new Error(`pattern ${quotePattern(pattern)} ${found.problem}. ${found.fix}`);
+		return {
+			test: (text: string) => testWithinBudget(found, pattern, text),
+			toString: () => `re2:${pattern}`,
+		};
+	},
+	// Only read by ajv's standalone code generation, which this package does not use.
+	{ code: 'require("n8n-nodes-agent-core/dist/src/validation/linear-regexp").linearRegExp' },
 );

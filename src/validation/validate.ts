@@ -10,17 +10,19 @@ import { checkSchemaLimits } from './schema-limits';
 export type JsonSchema = Record<string, unknown>;
 
 /** Result of checking a value against a JSON Schema; issues are short `path: problem` sentences. */
-export type ValidationResult<T = unknown> = { ok: true; value: T } | { ok: false; issues: string[] };
+export type ValidationResult<T = unknown> =
+	| { ok: true; value: T }
+	| { ok: false; issues: string[] };
 
 /** A value with at most this many objects, arrays and scalars gets every problem listed; a larger one its first. */
 const MAX_VALUE_NODES_FOR_ALL_PROBLEMS = 2_000;
 
 interface Validators {
-  schema: JsonSchema;
-  dialect: SchemaDialect;
-  firstProblem: ValidateFunction;
-  /** Compiled on the first mismatch of a small value. */
-  allProblems?: ValidateFunction;
+	schema: JsonSchema;
+	dialect: SchemaDialect;
+	firstProblem: ValidateFunction;
+	/** Compiled on the first mismatch of a small value. */
+	allProblems?: ValidateFunction;
 }
 
 /**
@@ -35,49 +37,58 @@ const byObject = new WeakMap<JsonSchema, Validators>();
 const byText = new Map<string, Validators>();
 
 function validatorsFor(schema: JsonSchema, owner: string): Validators {
-  const known = byObject.get(schema);
-  if (known) return known;
-  checkSchemaLimits(schema, owner);
-  const text = JSON.stringify(schema);
-  let entry = byText.get(text);
-  if (entry) {
-    byText.delete(text);
-  } else {
-    const dialect = dialectOf(schema, owner);
-    entry = { schema, dialect, firstProblem: compile(dialect, false, schema, owner) };
-    evictOldest();
-  }
-  byText.set(text, entry);
-  byObject.set(schema, entry);
-  return entry;
+	const known = byObject.get(schema);
+	if (known) return known;
+	checkSchemaLimits(schema, owner);
+	const text = JSON.stringify(schema);
+	let entry = byText.get(text);
+	if (entry) {
+		byText.delete(text);
+	} else {
+		const dialect = dialectOf(schema, owner);
+		entry = { schema, dialect, firstProblem: compile(dialect, false, schema, owner) };
+		evictOldest();
+	}
+	byText.set(text, entry);
+	byObject.set(schema, entry);
+	return entry;
 }
 
 function evictOldest(): void {
-  while (byText.size >= MAX_COMPILED_SCHEMAS) {
-    const [text, oldest] = byText.entries().next().value as [string, Validators];
-    byText.delete(text);
-    ajvFor(oldest.dialect.dialect, false).removeSchema(oldest.schema);
-    if (oldest.allProblems) ajvFor(oldest.dialect.dialect, true).removeSchema(oldest.schema);
-  }
+	while (byText.size >= MAX_COMPILED_SCHEMAS) {
+		const [text, oldest] = byText.entries().next().value as [string, Validators];
+		byText.delete(text);
+		ajvFor(oldest.dialect.dialect, false).removeSchema(oldest.schema);
+		if (oldest.allProblems) ajvFor(oldest.dialect.dialect, true).removeSchema(oldest.schema);
+	}
 }
 
 /** For tests: schemas compiled and kept here, and schema objects ajv itself holds (its meta-schemas included). */
 export function compiledSchemaCounts(): { cached: number; heldByAjv: number } {
-  return { cached: byText.size, heldByAjv: heldByAjv() };
+	return { cached: byText.size, heldByAjv: heldByAjv() };
 }
 
 /** A refused schema leaves the instance as it was (see compileLeavingNoTrace), so the refusal is final. */
-function compile({ dialect }: SchemaDialect, allErrors: boolean, schema: JsonSchema, owner: string): ValidateFunction {
-  try {
-    return compileLeavingNoTrace(ajvFor(dialect, allErrors), schema);
-  } catch (error) {
-    throw new SchemaError(owner, `is not a valid JSON Schema ${dialect}: ${(error as Error).message}`, `Correct the schema (JSON Schema ${dialect} keywords).`);
-  }
+function compile(
+	{ dialect }: SchemaDialect,
+	allErrors: boolean,
+	schema: JsonSchema,
+	owner: string,
+): ValidateFunction {
+	try {
+		return compileLeavingNoTrace(ajvFor(dialect, allErrors), schema);
+	} catch (error) {
+		throw new SchemaError(
+			owner,
+			`is not a valid JSON Schema ${dialect}: ${(error as Error).message}`,
+			`Correct the schema (JSON Schema ${dialect} keywords).`,
+		);
+	}
 }
 
 /** Throws SchemaError naming `owner` (e.g. `output_schema`) when the schema is invalid or past a limit (see schema-limits.ts). */
 export function assertValidSchema(schema: JsonSchema, owner: string): void {
-  validatorsFor(schema, owner);
+	validatorsFor(schema, owner);
 }
 
 /**
@@ -85,41 +96,53 @@ export function assertValidSchema(schema: JsonSchema, owner: string): void {
  * only 2020-12 defines; undefined otherwise. Throws SchemaError as assertValidSchema does.
  */
 export function schemaDialectNotice(schema: JsonSchema, owner: string): string | undefined {
-  return inferredDialectNotice(validatorsFor(schema, owner).dialect, owner);
+	return inferredDialectNotice(validatorsFor(schema, owner).dialect, owner);
 }
 
 /** Values nested deeper than this are refused unchecked: as deep as a reply may nest (protocol MAX_NESTING_DEPTH), so ajv's recursion stays shallow. */
 export const MAX_VALUE_DEPTH = 64;
 
-export function validateAgainst<T = unknown>(schema: JsonSchema, value: unknown, rootName = 'args'): ValidationResult<T> {
-  const validators = validatorsFor(schema, 'the schema');
-  const shape = measure(value, MAX_VALUE_DEPTH, MAX_VALUE_NODES_FOR_ALL_PROBLEMS);
-  if (shape.tooDeep) return { ok: false, issues: [`${rootName}: nests objects or arrays more than ${MAX_VALUE_DEPTH} levels deep`] };
-  startPatternBudget();
-  let validator = validators.firstProblem;
-  let valid = validator(value);
-  if (!valid && !shape.large && !patternBudgetRefusal()) {
-    validator = validators.allProblems ??= compile(validators.dialect, true, schema, 'the schema');
-    valid = validator(value);
-  }
-  const refusal = patternBudgetRefusal();
-  if (refusal) return { ok: false, issues: [`${rootName}: ${refusal}`] };
-  if (valid) return { ok: true, value: value as T };
-  return { ok: false, issues: renderIssues(validator.errors ?? [], rootName) };
+export function validateAgainst<T = unknown>(
+	schema: JsonSchema,
+	value: unknown,
+	rootName = 'args',
+): ValidationResult<T> {
+	const validators = validatorsFor(schema, 'the schema');
+	const shape = measure(value, MAX_VALUE_DEPTH, MAX_VALUE_NODES_FOR_ALL_PROBLEMS);
+	if (shape.tooDeep)
+		return {
+			ok: false,
+			issues: [`${rootName}: nests objects or arrays more than ${MAX_VALUE_DEPTH} levels deep`],
+		};
+	startPatternBudget();
+	let validator = validators.firstProblem;
+	let valid = validator(value);
+	if (!valid && !shape.large && !patternBudgetRefusal()) {
+		validator = validators.allProblems ??= compile(validators.dialect, true, schema, 'the schema');
+		valid = validator(value);
+	}
+	const refusal = patternBudgetRefusal();
+	if (refusal) return { ok: false, issues: [`${rootName}: ${refusal}`] };
+	if (valid) return { ok: true, value: value as T };
+	return { ok: false, issues: renderIssues(validator.errors ?? [], rootName) };
 }
 
 /** Without recursion, so a value nested a million levels deep is measured, not a stack overflow. */
-function measure(value: unknown, maxDepth: number, largeFrom: number): { tooDeep: boolean; large: boolean } {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    nodes++;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= maxDepth) return { tooDeep: true, large: true };
-    for (const entry of Object.values(current)) stack.push([entry, depth + 1]);
-  }
-  return { tooDeep: false, large: nodes > largeFrom };
+function measure(
+	value: unknown,
+	maxDepth: number,
+	largeFrom: number,
+): { tooDeep: boolean; large: boolean } {
+	const stack: Array<[unknown, number]> = [[value, 0]];
+	let nodes = 0;
+	while (stack.length > 0) {
+		const [current, depth] = stack.pop()!;
+		nodes++;
+		if (typeof current !== 'object' || current === null) continue;
+		if (depth >= maxDepth) return { tooDeep: true, large: true };
+		for (const entry of Object.values(current)) stack.push([entry, depth + 1]);
+	}
+	return { tooDeep: false, large: nodes > largeFrom };
 }
 
 /** At most this many `path: problem` lines are rendered; the rest are counted. */
@@ -132,34 +155,41 @@ const MAX_ISSUE_LENGTH = 300;
  * MAX_RENDERED_ISSUES distinct ones, then a line counting the rest, each line bounded in length.
  */
 export function renderIssues(errors: ErrorObject[], rootName: string): string[] {
-  const lines = errors.map((error) => {
-    const path = rootName + error.instancePath.replace(/\/([^/]*)/g, (_, segment: string) =>
-      /^\d+$/.test(segment) ? `[${segment}]` : `.${segment.replace(/~1/g, '/').replace(/~0/g, '~')}`,
-    );
-    const line = `${path}: ${describeError(error)}`;
-    return line.length > MAX_ISSUE_LENGTH ? `${line.slice(0, MAX_ISSUE_LENGTH)}…` : line;
-  });
-  const unique = [...new Set(lines)];
-  if (unique.length <= MAX_RENDERED_ISSUES) return unique;
-  return [...unique.slice(0, MAX_RENDERED_ISSUES), `… and ${unique.length - MAX_RENDERED_ISSUES} more problems`];
+	const lines = errors.map((error) => {
+		const path =
+			rootName +
+			error.instancePath.replace(/\/([^/]*)/g, (_, segment: string) =>
+				/^\d+$/.test(segment)
+					? `[${segment}]`
+					: `.${segment.replace(/~1/g, '/').replace(/~0/g, '~')}`,
+			);
+		const line = `${path}: ${describeError(error)}`;
+		return line.length > MAX_ISSUE_LENGTH ? `${line.slice(0, MAX_ISSUE_LENGTH)}…` : line;
+	});
+	const unique = [...new Set(lines)];
+	if (unique.length <= MAX_RENDERED_ISSUES) return unique;
+	return [
+		...unique.slice(0, MAX_RENDERED_ISSUES),
+		`… and ${unique.length - MAX_RENDERED_ISSUES} more problems`,
+	];
 }
 
 function describeError(error: ErrorObject): string {
-  const params = error.params as Record<string, any>;
-  switch (error.keyword) {
-    case 'required':
-      return `missing required property "${params.missingProperty}"`;
-    case 'additionalProperties':
-      return `unknown property "${params.additionalProperty}" is not allowed`;
-    case 'unevaluatedProperties':
-      return `unknown property "${params.unevaluatedProperty}" is not allowed`;
-    case 'type':
-      return `must be ${params.type}`;
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
-    case 'const':
-      return `must be ${JSON.stringify(params.allowedValue)}`;
-    default:
-      return error.message ?? 'is invalid';
-  }
+	const params = error.params as Record<string, any>;
+	switch (error.keyword) {
+		case 'required':
+			return `missing required property "${params.missingProperty}"`;
+		case 'additionalProperties':
+			return `unknown property "${params.additionalProperty}" is not allowed`;
+		case 'unevaluatedProperties':
+			return `unknown property "${params.unevaluatedProperty}" is not allowed`;
+		case 'type':
+			return `must be ${params.type}`;
+		case 'enum':
+			return `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+		case 'const':
+			return `must be ${JSON.stringify(params.allowedValue)}`;
+		default:
+			return error.message ?? 'is invalid';
+	}
 }

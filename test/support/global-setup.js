@@ -5,7 +5,7 @@ const { join } = require('node:path');
 const { provideTestPostgres } = require('./embedded-postgres');
 
 module.exports = async () => {
-  rmSync(join(__dirname, '..', '..', 'test-output', 'event-loop-stalls.jsonl'), { force: true });
-  // Jest runs the global set-up and teardown in one process: globalThis carries the stop to the teardown.
-  globalThis.agentCoreTestPostgres = await provideTestPostgres();
+	rmSync(join(__dirname, '..', '..', 'test-output', 'event-loop-stalls.jsonl'), { force: true });
+	// Jest runs the global set-up and teardown in one process: globalThis carries the stop to the teardown.
+	globalThis.agentCoreTestPostgres = await provideTestPostgres();
 };

@@ -7,18 +7,18 @@ const { TestEnvironment } = require('jest-environment-node');
 const UNDICI_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 
 class HostFetchEnvironment extends TestEnvironment {
-  constructor(config, context) {
-    super(config, context);
-    this.global.AbortController = AbortController;
-    this.global.AbortSignal = AbortSignal;
-    Object.defineProperty(this.global, UNDICI_DISPATCHER, {
-      configurable: true,
-      get() {
-        if (!globalThis[UNDICI_DISPATCHER]) new Headers(); // Node creates its dispatcher lazily.
-        return globalThis[UNDICI_DISPATCHER];
-      },
-    });
-  }
+	constructor(config, context) {
+		super(config, context);
+		this.global.AbortController = AbortController;
+		this.global.AbortSignal = AbortSignal;
+		Object.defineProperty(this.global, UNDICI_DISPATCHER, {
+			configurable: true,
+			get() {
+				if (!globalThis[UNDICI_DISPATCHER]) new Headers(); // Node creates its dispatcher lazily.
+				return globalThis[UNDICI_DISPATCHER];
+			},
+		});
+	}
 }
 
 module.exports = HostFetchEnvironment;

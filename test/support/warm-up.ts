@@ -10,14 +10,19 @@ import { createTestDatabase, dropTestDatabase } from './postgres';
  * by running one against a database of its own, then drops it.
  */
 export async function warmUpAuditedRun(): Promise<void> {
-  const server = await startScriptedServer();
-  const database = await createTestDatabase();
-  try {
-    server.setScript([final('warm')]);
-    await runAgent({ model: modelFor(server), config: { model: 'm' }, prompt: 'warm up', audit: { postgres: database.url, waitMs: 5_000 } });
-  } finally {
-    await closeAuditSinks();
-    await server.close();
-    await dropTestDatabase(database.name);
-  }
+	const server = await startScriptedServer();
+	const database = await createTestDatabase();
+	try {
+		server.setScript([final('warm')]);
+		await runAgent({
+			model: modelFor(server),
+			config: { model: 'm' },
+			prompt: 'warm up',
+			audit: { postgres: database.url, waitMs: 5_000 },
+		});
+	} finally {
+		await closeAuditSinks();
+		await server.close();
+		await dropTestDatabase(database.name);
+	}
 }

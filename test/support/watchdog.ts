@@ -28,32 +28,37 @@ export const STALL_LOG = join(__dirname, '..', '..', 'test-output', 'event-loop-
 
 /** What the watchdog saw of one test, and whether that fails it. */
 export interface StallVerdict {
-  ratio: number;
-  fails: boolean;
+	ratio: number;
+	fails: boolean;
 }
 
 /** The decision, apart so it can be tested with fed numbers: fails only above the floor AND above the ratio. */
 export function stallVerdict(worstMs: number, baselineMs: number): StallVerdict {
-  const ratio = worstMs / Math.max(baselineMs, 0.001);
-  return { ratio, fails: worstMs >= STALL_FLOOR_MS && ratio >= MAX_STALL_RATIO };
+	const ratio = worstMs / Math.max(baselineMs, 0.001);
+	return { ratio, fails: worstMs >= STALL_FLOOR_MS && ratio >= MAX_STALL_RATIO };
 }
 
 const REFERENCE_JSON = JSON.stringify(
-  Array.from({ length: 200 }, (_, index) => ({ id: index, name: `item ${index}`, tags: ['a', 'b', 'c'], nested: { value: index * 1.5 } })),
+	Array.from({ length: 200 }, (_, index) => ({
+		id: index,
+		name: `item ${index}`,
+		tags: ['a', 'b', 'c'],
+		nested: { value: index * 1.5 },
+	})),
 );
 
 /** One run of the reference work (parsing and writing JSON, as the engine's stalls do), in ms. */
 function referenceWorkMs(): number {
-  const started = performance.now();
-  let text = REFERENCE_JSON;
-  for (let round = 0; round < 20; round++) text = JSON.stringify(JSON.parse(text));
-  return performance.now() - started;
+	const started = performance.now();
+	let text = REFERENCE_JSON;
+	for (let round = 0; round < 20; round++) text = JSON.stringify(JSON.parse(text));
+	return performance.now() - started;
 }
 
 /** The median of five runs: one run preempted by another process does not make the baseline. */
 export function measureBaselineMs(): number {
-  const runs = Array.from({ length: 5 }, referenceWorkMs).sort((left, right) => left - right);
-  return runs[2];
+	const runs = Array.from({ length: 5 }, referenceWorkMs).sort((left, right) => left - right);
+	return runs[2];
 }
 
 /**
@@ -63,37 +68,45 @@ export function measureBaselineMs(): number {
  * ratio go to STALL_LOG, so the whole hostile set's worst can be printed.
  */
 export function useEventLoopWatchdog(label: string): void {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  let worstOfSuite = 0;
-  let before = 0;
-  beforeAll(() => {
-    measureBaselineMs(); // warms the reference work up, so the first test's baseline is not the compiler's
-    histogram.enable();
-    mkdirSync(join(STALL_LOG, '..'), { recursive: true });
-  });
-  beforeEach(() => {
-    before = measureBaselineMs();
-    histogram.reset();
-  });
-  afterEach(() => {
-    const worstMs = histogram.max / 1e6;
-    const baselineMs = Math.max(before, measureBaselineMs());
-    const verdict = stallVerdict(worstMs, baselineMs);
-    worstOfSuite = Math.max(worstOfSuite, worstMs);
-    const test = expect.getState().currentTestName ?? '(unnamed)';
-    const entry = { suite: label, test, worst_ms: round(worstMs), baseline_ms: round(baselineMs, 2), ratio: Math.round(verdict.ratio) };
-    appendFileSync(STALL_LOG, `${JSON.stringify(entry)}\n`);
-    if (verdict.fails) {
-      throw new Error(
-        `event-loop watchdog (${label}): the test stalled the loop for ${entry.worst_ms} ms, ${entry.ratio} times the ` +
-          `reference work's ${entry.baseline_ms} ms (fails at ${MAX_STALL_RATIO} times and ${STALL_FLOOR_MS} ms)`,
-      );
-    }
-  });
-  afterAll(() => {
-    histogram.disable();
-    process.stdout.write(`event-loop watchdog (${label}): worst stall ${worstOfSuite.toFixed(1)} ms\n`);
-  });
+	const histogram = monitorEventLoopDelay({ resolution: 10 });
+	let worstOfSuite = 0;
+	let before = 0;
+	beforeAll(() => {
+		measureBaselineMs(); // warms the reference work up, so the first test's baseline is not the compiler's
+		histogram.enable();
+		mkdirSync(join(STALL_LOG, '..'), { recursive: true });
+	});
+	beforeEach(() => {
+		before = measureBaselineMs();
+		histogram.reset();
+	});
+	afterEach(() => {
+		const worstMs = histogram.max / 1e6;
+		const baselineMs = Math.max(before, measureBaselineMs());
+		const verdict = stallVerdict(worstMs, baselineMs);
+		worstOfSuite = Math.max(worstOfSuite, worstMs);
+		const test = expect.getState().currentTestName ?? '(unnamed)';
+		const entry = {
+			suite: label,
+			test,
+			worst_ms: round(worstMs),
+			baseline_ms: round(baselineMs, 2),
+			ratio: Math.round(verdict.ratio),
+		};
+		appendFileSync(STALL_LOG, `${JSON.stringify(entry)}\n`);
+		if (verdict.fails) {
+			throw new Error(
+				`event-loop watchdog (${label}): the test stalled the loop for ${entry.worst_ms} ms, ${entry.ratio} times the ` +
+					`reference work's ${entry.baseline_ms} ms (fails at ${MAX_STALL_RATIO} times and ${STALL_FLOOR_MS} ms)`,
+			);
+		}
+	});
+	afterAll(() => {
+		histogram.disable();
+		process.stdout.write(
+			`event-loop watchdog (${label}): worst stall ${worstOfSuite.toFixed(1)} ms\n`,
+		);
+	});
 }
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));

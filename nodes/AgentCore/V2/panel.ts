@@ -7,41 +7,54 @@ import { configFromPanel } from '../settings-panel';
 import { settingsFromToolFields } from '../tool-fields';
 import type { WorkflowToolRow } from '../workflow-tools';
 
-const isTrue = (context: IExecuteFunctions, name: string, itemIndex: number) => context.getNodeParameter(name, itemIndex, false) === true;
+const isTrue = (context: IExecuteFunctions, name: string, itemIndex: number) =>
+	context.getNodeParameter(name, itemIndex, false) === true;
 
 /** Version 2: what a new node gets (V2/description.ts). A field not added to Options has the default it shows when added. */
 export const VERSION_2_PANEL: PanelVersion = {
-  version: 2,
-  isResuming: (context, itemIndex) => context.getNodeParameter(RUN_OR_RESUME, itemIndex, 'run') === 'resume',
-  readItem(context, itemIndex) {
-    const sessionId = String(readField(context, 'options.sessionId', itemIndex, SESSION_ID_DEFAULT) ?? '');
-    // The whole collection at once: n8n copies and resolves all of it on every read.
-    const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-    // Governance shows Require Approval, Audit Trail, Durable Runs, Budgets and the credentials: off, none of them counts.
-    const governance = isTrue(context, 'governance', itemIndex);
-    const budgets = governance ? (context.getNodeParameter('budgets', itemIndex, {}) as IDataObject) : {};
-    return {
-      sessionId,
-      developerText: (options.developerText as string | undefined) ?? '',
-      toolSettingsJson: options.toolSettingsJson ?? '{}',
-      options,
-      ...(options.requireOutputFormat === true ? { outputSchema: { value: options.outputSchema } } : {}),
-      config: { ...configFromPanel(2, { options, budgets }), ...sharedBudget(budgets) },
-      workflowTools: (options.workflowTools as { tools?: WorkflowToolRow[] } | undefined)?.tools ?? [],
-      switches: {
-        needsApproval: governance && isTrue(context, 'needsApproval', itemIndex),
-        auditTrail: governance && isTrue(context, 'auditTrail', itemIndex),
-        durableRuns: governance && isTrue(context, 'durableRuns', itemIndex),
-      },
-      credentialsShown: governance,
-    };
-  },
-  readBatching(context) {
-    const batching = context.getNodeParameter('options.batching', 0, {}) as IDataObject;
-    return { size: Number(batching.batchSize ?? 1), delayMs: Number(batching.delayBetweenBatches ?? 0) };
-  },
-  hasApprovalOutput: (context) => isTrue(context, 'governance', 0) && isTrue(context, 'needsApproval', 0),
-  withToolFields: settingsFromToolFields,
-  workflowToolsPath: 'options.workflowTools',
-  credentialHint: { redis: ' (turn on Governance to show it)', runState: ' under Governance' },
+	version: 2,
+	isResuming: (context, itemIndex) =>
+		context.getNodeParameter(RUN_OR_RESUME, itemIndex, 'run') === 'resume',
+	readItem(context, itemIndex) {
+		const sessionId = String(
+			readField(context, 'options.sessionId', itemIndex, SESSION_ID_DEFAULT) ?? '',
+		);
+		// The whole collection at once: n8n copies and resolves all of it on every read.
+		const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+		// Governance shows Require Approval, Audit Trail, Durable Runs, Budgets and the credentials: off, none of them counts.
+		const governance = isTrue(context, 'governance', itemIndex);
+		const budgets = governance
+			? (context.getNodeParameter('budgets', itemIndex, {}) as IDataObject)
+			: {};
+		return {
+			sessionId,
+			developerText: (options.developerText as string | undefined) ?? '',
+			toolSettingsJson: options.toolSettingsJson ?? '{}',
+			options,
+			...(options.requireOutputFormat === true
+				? { outputSchema: { value: options.outputSchema } }
+				: {}),
+			config: { ...configFromPanel(2, { options, budgets }), ...sharedBudget(budgets) },
+			workflowTools:
+				(options.workflowTools as { tools?: WorkflowToolRow[] } | undefined)?.tools ?? [],
+			switches: {
+				needsApproval: governance && isTrue(context, 'needsApproval', itemIndex),
+				auditTrail: governance && isTrue(context, 'auditTrail', itemIndex),
+				durableRuns: governance && isTrue(context, 'durableRuns', itemIndex),
+			},
+			credentialsShown: governance,
+		};
+	},
+	readBatching(context) {
+		const batching = context.getNodeParameter('options.batching', 0, {}) as IDataObject;
+		return {
+			size: Number(batching.batchSize ?? 1),
+			delayMs: Number(batching.delayBetweenBatches ?? 0),
+		};
+	},
+	hasApprovalOutput: (context) =>
+		isTrue(context, 'governance', 0) && isTrue(context, 'needsApproval', 0),
+	withToolFields: settingsFromToolFields,
+	workflowToolsPath: 'options.workflowTools',
+	credentialHint: { redis: ' (turn on Governance to show it)', runState: ' under Governance' },
 };

@@ -18,12 +18,21 @@ import { type ExecutionState, runItem } from './run-item';
  * 4. the output item shaped, or the failure as the node's error or an item.
  * 5. The items routed to Done or Needs Approval, and the last sub-execution linked.
  */
-export async function agentCoreExecute(this: IExecuteFunctions, panel: PanelVersion): Promise<INodeExecutionData[][]> {
-  const state: ExecutionState = { panel, started: [], redis: new ExecutionRedis(this, panel) };
-  const batching = panel.readBatching(this);
-  const runEach = (itemIndex: number) => runItem(this, itemIndex, state);
-  const items = await mapItems(this, runEach, batching, agentCoreFieldNames(panel.version)).finally(() => state.redis.close());
-  const { started } = state;
-  if (started.length > 0) this.setMetadata({ subExecution: started[started.length - 1], subExecutionsCount: started.length });
-  return routeByApproval(items, panel.hasApprovalOutput(this));
+export async function agentCoreExecute(
+	this: IExecuteFunctions,
+	panel: PanelVersion,
+): Promise<INodeExecutionData[][]> {
+	const state: ExecutionState = { panel, started: [], redis: new ExecutionRedis(this, panel) };
+	const batching = panel.readBatching(this);
+	const runEach = (itemIndex: number) => runItem(this, itemIndex, state);
+	const items = await mapItems(this, runEach, batching, agentCoreFieldNames(panel.version)).finally(
+		() => state.redis.close(),
+	);
+	const { started } = state;
+	if (started.length > 0)
+		this.setMetadata({
+			subExecution: started[started.length - 1],
+			subExecutionsCount: started.length,
+		});
+	return routeByApproval(items, panel.hasApprovalOutput(this));
 }

@@ -1,7 +1,17 @@
 // One item of Agent Core's execute: its panel read once, the agent run or resumed, the output item shaped.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, RelatedExecution } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	RelatedExecution,
+} from 'n8n-workflow';
 import { resumeAgent, runAgent } from '../../../src';
-import { chatOutput, failedRunJson, runFailureError, type RunFailurePolicy } from '../../shared/run-failures';
+import {
+	chatOutput,
+	failedRunJson,
+	runFailureError,
+	type RunFailurePolicy,
+} from '../../shared/run-failures';
 import { recordAiCalls } from '../ai-events';
 import { readResume } from '../approval';
 import { readAudit, runTracer } from '../audit';
@@ -13,60 +23,100 @@ import { openItemStream } from '../streaming';
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
 function readFailurePolicy(options: IDataObject): RunFailurePolicy {
-  return {
-    onModelError: options.onModelError === 'returnItem' ? 'returnItem' : 'fail',
-    onLimitReached: options.onLimitReached === 'fail' ? 'fail' : 'returnItem',
-  };
+	return {
+		onModelError: options.onModelError === 'returnItem' ? 'returnItem' : 'fail',
+		onLimitReached: options.onLimitReached === 'fail' ? 'fail' : 'returnItem',
+	};
 }
 
 /** What the items of one execution share: the node version's panel reader, the sub-executions their workflow tools started, and its Redis. */
 export interface ExecutionState {
-  panel: PanelVersion;
-  started: RelatedExecution[];
-  redis: ExecutionRedis;
+	panel: PanelVersion;
+	started: RelatedExecution[];
+	redis: ExecutionRedis;
 }
 
 /** read → run → shape: the item's settings are read once, and the run's config is not changed after. */
-export async function runItem(context: IExecuteFunctions, itemIndex: number, { panel, started, redis }: ExecutionState): Promise<INodeExecutionData> {
-  const resuming = panel.isResuming(context, itemIndex);
-  const run = await readItemRun(context, itemIndex, panel, redis);
-  const { provider, options, sessionId, model, fallbackModel, config, extraTools, stateSecret, durable, mcp, secrets, subExecutions } = run;
-  const stream = openItemStream(context, itemIndex, options);
-  const common = {
-    model,
-    fallbackModel,
-    extraTools,
-    ...(config.shared_budget ? { budgetLedger: await redis.budgetLedger(itemIndex) } : {}),
-    secrets,
-    config,
-    stateSecret,
-    ...durable,
-    ...mcp,
-    sessionId: sessionId || undefined,
-    signal: context.getExecutionCancelSignal?.(),
-    onEvent: stream?.onEvent,
-    streamAnswer: stream?.streamAnswer,
-    ...(await readAudit(context, itemIndex, run.switches.auditTrail)),
-    ...runTracer(),
-  };
-  const resume = async () => resumeAgent({ ...common, ...readResume(context, itemIndex), usedStates: await redis.usedStateRegistry(itemIndex) });
-  const result = await (resuming ? resume() : runAgent({ ...common, ...readInput(context, itemIndex, run.developerText) })).finally(() => stream?.close());
-  started.push(...subExecutions);
-  // A connected chat model's own tracing records its calls; the credential mode records them here.
-  const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
-  // The editor links an item to the last execution its workflow tools started, as for n8n's Workflow Tool.
-  const linked = subExecutions.length ? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } } : {};
-  const failure = runFailureError(context, result, readFailurePolicy(options), itemIndex);
-  if (failure) {
-    if (!context.continueOnFail()) throw failure;
-    // n8n moves an item to the error output only when its json is { error } alone (and replaces the json of
-    // an item carrying `error` with just the message), so the run's details ride only on the regular output.
-    const json = context.getNode().onError === 'continueErrorOutput' ? { error: failure.message } : failedRunJson(result, failure, sessionId);
-    return { json, pairedItem: { item: itemIndex }, ...linked };
-  }
-  // `output` is the field n8n's Chat Trigger and Chat Hub show as the reply: without an answer, why in one sentence.
-  // Options → Return Intermediate Steps (version 2): the tool calls as n8n's AI Agent lists them, for the Evaluation node.
-  const steps = options.returnIntermediateSteps === true ? { intermediateSteps: intermediateStepsOf(result.trace) } : {};
-  const json = { ...result, output: chatOutput(result), ...(sessionId ? { session_id: sessionId } : {}), ...tokens, ...steps };
-  return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
+export async function runItem(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	{ panel, started, redis }: ExecutionState,
+): Promise<INodeExecutionData> {
+	const resuming = panel.isResuming(context, itemIndex);
+	const run = await readItemRun(context, itemIndex, panel, redis);
+	const {
+		provider,
+		options,
+		sessionId,
+		model,
+		fallbackModel,
+		config,
+		extraTools,
+		stateSecret,
+		durable,
+		mcp,
+		secrets,
+		subExecutions,
+	} = run;
+	const stream = openItemStream(context, itemIndex, options);
+	const common = {
+		model,
+		fallbackModel,
+		extraTools,
+		...(config.shared_budget ? { budgetLedger: await redis.budgetLedger(itemIndex) } : {}),
+		secrets,
+		config,
+		stateSecret,
+		...durable,
+		...mcp,
+		sessionId: sessionId || undefined,
+		signal: context.getExecutionCancelSignal?.(),
+		onEvent: stream?.onEvent,
+		streamAnswer: stream?.streamAnswer,
+		...(await readAudit(context, itemIndex, run.switches.auditTrail)),
+		...runTracer(),
+	};
+	const resume = async () =>
+		resumeAgent({
+			...common,
+			...readResume(context, itemIndex),
+			usedStates: await redis.usedStateRegistry(itemIndex),
+		});
+	const result = await (
+		resuming
+			? resume()
+			: runAgent({ ...common, ...readInput(context, itemIndex, run.developerText) })
+	).finally(() => stream?.close());
+	started.push(...subExecutions);
+	// A connected chat model's own tracing records its calls; the credential mode records them here.
+	const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
+	// The editor links an item to the last execution its workflow tools started, as for n8n's Workflow Tool.
+	const linked = subExecutions.length
+		? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } }
+		: {};
+	const failure = runFailureError(context, result, readFailurePolicy(options), itemIndex);
+	if (failure) {
+		if (!context.continueOnFail()) throw failure;
+		// n8n moves an item to the error output only when its json is { error } alone (and replaces the json of
+		// an item carrying `error` with just the message), so the run's details ride only on the regular output.
+		const json =
+			context.getNode().onError === 'continueErrorOutput'
+				? { error: failure.message }
+				: failedRunJson(result, failure, sessionId);
+		return { json, pairedItem: { item: itemIndex }, ...linked };
+	}
+	// `output` is the field n8n's Chat Trigger and Chat Hub show as the reply: without an answer, why in one sentence.
+	// Options → Return Intermediate Steps (version 2): the tool calls as n8n's AI Agent lists them, for the Evaluation node.
+	const steps =
+		options.returnIntermediateSteps === true
+			? { intermediateSteps: intermediateStepsOf(result.trace) }
+			: {};
+	const json = {
+		...result,
+		output: chatOutput(result),
+		...(sessionId ? { session_id: sessionId } : {}),
+		...tokens,
+		...steps,
+	};
+	return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
 }

@@ -24,61 +24,62 @@ const SCHEME_WORD = /(?:bearer|basic|token)$/i;
 const WORD_TAIL = 6;
 
 export class ReleaseCuts {
-  /** Inside a field's value string (opened after `"key":`), and whether the next character is escaped. */
-  private inValue = false;
-  private escaped = false;
-  /** A quote was seen: the text since the last quote may be a key. */
-  private keyOpen = false;
-  private afterKey: AfterKey = 'none';
-  /** The end of the last run of non-whitespace characters, and whether whitespace followed it. */
-  private lastWord = '';
-  private inWhitespace = false;
+	/** Inside a field's value string (opened after `"key":`), and whether the next character is escaped. */
+	private inValue = false;
+	private escaped = false;
+	/** A quote was seen: the text since the last quote may be a key. */
+	private keyOpen = false;
+	private afterKey: AfterKey = 'none';
+	/** The end of the last run of non-whitespace characters, and whether whitespace followed it. */
+	private lastWord = '';
+	private inWhitespace = false;
 
-  /**
-   * Reads the next `text` of the answer (earlier text was read by earlier calls, in order), which starts at
-   * index `offset` of the caller's text, and calls `cut` with each index there at which it may be cut.
-   */
-  read(text: string, offset: number, cut: (index: number) => void): void {
-    for (let index = 0; index < text.length; index++) {
-      const character = text[index];
-      if (/\s/.test(character)) {
-        this.inWhitespace = true;
-        if (this.inValue) this.inValueCharacter(character);
-        if (this.afterKey === 'none' && !this.inValue && !SCHEME_WORD.test(this.lastWord)) cut(offset + index + 1);
-        continue;
-      }
-      if (this.inWhitespace) {
-        this.inWhitespace = false;
-        this.lastWord = '';
-      }
-      this.lastWord = (this.lastWord + character).slice(-WORD_TAIL);
-      if (character === '"') this.quote();
-      else {
-        if (this.inValue) this.inValueCharacter(character);
-        if (this.afterKey === 'key' && character === ':') this.afterKey = 'colon';
-        else this.afterKey = 'none';
-      }
-    }
-  }
+	/**
+	 * Reads the next `text` of the answer (earlier text was read by earlier calls, in order), which starts at
+	 * index `offset` of the caller's text, and calls `cut` with each index there at which it may be cut.
+	 */
+	read(text: string, offset: number, cut: (index: number) => void): void {
+		for (let index = 0; index < text.length; index++) {
+			const character = text[index];
+			if (/\s/.test(character)) {
+				this.inWhitespace = true;
+				if (this.inValue) this.inValueCharacter(character);
+				if (this.afterKey === 'none' && !this.inValue && !SCHEME_WORD.test(this.lastWord))
+					cut(offset + index + 1);
+				continue;
+			}
+			if (this.inWhitespace) {
+				this.inWhitespace = false;
+				this.lastWord = '';
+			}
+			this.lastWord = (this.lastWord + character).slice(-WORD_TAIL);
+			if (character === '"') this.quote();
+			else {
+				if (this.inValue) this.inValueCharacter(character);
+				if (this.afterKey === 'key' && character === ':') this.afterKey = 'colon';
+				else this.afterKey = 'none';
+			}
+		}
+	}
 
-  private quote(): void {
-    // The quote ends an open value unless escaped; the Redactor's value scan skips `\` and the next character.
-    if (this.inValue) {
-      if (this.escaped) this.escaped = false;
-      else this.inValue = false;
-    }
-    // It opens a value after `"key":`; a value's opening quote cannot be escaped (it follows `:` or whitespace).
-    if (this.afterKey === 'colon') {
-      this.inValue = true;
-      this.escaped = false;
-    }
-    // It closes the candidate key opened by the previous quote, and opens a new one.
-    this.afterKey = this.keyOpen ? 'key' : 'none';
-    this.keyOpen = true;
-  }
+	private quote(): void {
+		// The quote ends an open value unless escaped; the Redactor's value scan skips `\` and the next character.
+		if (this.inValue) {
+			if (this.escaped) this.escaped = false;
+			else this.inValue = false;
+		}
+		// It opens a value after `"key":`; a value's opening quote cannot be escaped (it follows `:` or whitespace).
+		if (this.afterKey === 'colon') {
+			this.inValue = true;
+			this.escaped = false;
+		}
+		// It closes the candidate key opened by the previous quote, and opens a new one.
+		this.afterKey = this.keyOpen ? 'key' : 'none';
+		this.keyOpen = true;
+	}
 
-  private inValueCharacter(character: string): void {
-    if (this.escaped) this.escaped = false;
-    else if (character === '\\') this.escaped = true;
-  }
+	private inValueCharacter(character: string): void {
+		if (this.escaped) this.escaped = false;
+		else if (character === '\\') this.escaped = true;
+	}
 }

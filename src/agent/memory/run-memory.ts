@@ -14,35 +14,60 @@ export type RunMemory = Omit<RunMemoryReport, 'summary'> & { summary?: MemoryMes
  * "off", is left as it is.
  */
 export async function fitRunHistory(
-  run: CompactionRun & { conversation: ChatMessage[]; provider: string },
-  history: readonly MemoryMessage[],
+	run: CompactionRun & { conversation: ChatMessage[]; provider: string },
+	history: readonly MemoryMessage[],
 ): Promise<RunMemory | undefined> {
-  const earlier = history.slice(0, -1);
-  if (run.config.history_fit === 'off' || !earlier.some((message) => message.role !== 'system')) return undefined;
-  const question = history[history.length - 1];
-  // What every call sends beside the history: the system message (conversation[0]) and the question.
-  const { window, source, budget } = historyBudget(run.config, run.provider, [run.conversation[0], question]);
-  const { plan, summary, notices } = await fitHistory(run, earlier, { budget, window });
-  const turns = plan.history.filter((message) => message.role !== 'system').map((message) => (message.role === 'assistant' ? { role: message.role, content: protocolAssistantMessage(message.content) } : message));
-  run.conversation.splice(1, run.conversation.length - 1, ...turns, { role: 'user', content: question.content });
-  return {
-    context_window: window,
-    context_window_from: source,
-    budget_tokens: budget,
-    history_tokens: plan.tokens,
-    kept_turns: plan.kept,
-    left_out_turns: plan.dropped,
-    ...(summary ? { summary } : {}),
-    ...(notices.length ? { notices } : {}),
-  };
+	const earlier = history.slice(0, -1);
+	if (run.config.history_fit === 'off' || !earlier.some((message) => message.role !== 'system'))
+		return undefined;
+	const question = history[history.length - 1];
+	// What every call sends beside the history: the system message (conversation[0]) and the question.
+	const { window, source, budget } = historyBudget(run.config, run.provider, [
+		run.conversation[0],
+		question,
+	]);
+	const { plan, summary, notices } = await fitHistory(run, earlier, { budget, window });
+	const turns = plan.history
+		.filter((message) => message.role !== 'system')
+		.map((message) =>
+			message.role === 'assistant'
+				? { role: message.role, content: protocolAssistantMessage(message.content) }
+				: message,
+		);
+	run.conversation.splice(1, run.conversation.length - 1, ...turns, {
+		role: 'user',
+		content: question.content,
+	});
+	return {
+		context_window: window,
+		context_window_from: source,
+		budget_tokens: budget,
+		history_tokens: plan.tokens,
+		kept_turns: plan.kept,
+		left_out_turns: plan.dropped,
+		...(summary ? { summary } : {}),
+		...(notices.length ? { notices } : {}),
+	};
 }
 
 /** This run's tool calls and what they returned, for the answer in `messages`: a store keeps them with the turn (redacted with the output). */
-export function runToolResults(trace: readonly TraceStep[]): NonNullable<MemoryMessage['tool_results']> {
-  const results = trace.flatMap((entry) =>
-    entry.step > 0 && entry.action && (entry.observation !== undefined || entry.error)
-      ? [{ step: entry.step, tool: entry.action.tool, args: entry.action.args, observation: entry.observation ?? '', ...(entry.error && entry.observation === undefined ? { error: entry.error.message } : {}) }]
-      : [],
-  );
-  return rememberedToolResults(results);
+export function runToolResults(
+	trace: readonly TraceStep[],
+): NonNullable<MemoryMessage['tool_results']> {
+	const results = trace.flatMap((entry) =>
+		entry.step > 0 && entry.action && (entry.observation !== undefined || entry.error)
+			? [
+					{
+						step: entry.step,
+						tool: entry.action.tool,
+						args: entry.action.args,
+						observation: entry.observation ?? '',
+						...(entry.error && entry.observation === undefined
+							? { error: entry.error.message }
+							: {}),
+					},
+				]
+			: [],
+	);
+	return rememberedToolResults(results);
 }

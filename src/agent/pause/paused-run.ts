@@ -1,7 +1,16 @@
 import type { ChatMessage } from '../../core/messages';
 import type { TokenUsage } from '../../core/usage';
 import { openSealedValue, sealValue } from '../../run-state/sealed-value';
-import { configHash, newRunStateId, openRunState, RunStateError, signRunState, USED_STATE_MEMORY_DAYS, type SignedRunState, type StateAge } from '../../run-state/signed-state';
+import {
+	configHash,
+	newRunStateId,
+	openRunState,
+	RunStateError,
+	signRunState,
+	USED_STATE_MEMORY_DAYS,
+	type SignedRunState,
+	type StateAge,
+} from '../../run-state/signed-state';
 import { readableStep } from '../../trace/readable-step';
 import type { Redactor } from '../../trace/redact';
 import type { ToolUsage, TraceStep } from '../../trace/types';
@@ -14,26 +23,26 @@ import type { RepeatSnapshot } from '../repeated-calls';
  * for and that has not run (yet).
  */
 export interface RunProgress {
-  /** The step that asked for the pending call (the run answers it and goes on from there), or the last completed step. */
-  step: number;
-  /** The call waiting, exactly as the model asked for it. */
-  pending?: { tool: string; args: Record<string, unknown> };
-  conversation: ChatMessage[];
-  new_user_message: ChatMessage;
-  trace: TraceStep[];
-  usage: TokenUsage;
-  used_tools: Record<string, ToolUsage>;
-  tool_calls: number;
-  cost: number;
-  failures: number;
-  repeats: RepeatSnapshot;
-  /** What the user and the workflow wrote (ToolContext.trustedText), kept as the run started. */
-  trusted_text: string;
+	/** The step that asked for the pending call (the run answers it and goes on from there), or the last completed step. */
+	step: number;
+	/** The call waiting, exactly as the model asked for it. */
+	pending?: { tool: string; args: Record<string, unknown> };
+	conversation: ChatMessage[];
+	new_user_message: ChatMessage;
+	trace: TraceStep[];
+	usage: TokenUsage;
+	used_tools: Record<string, ToolUsage>;
+	tool_calls: number;
+	cost: number;
+	failures: number;
+	repeats: RepeatSnapshot;
+	/** What the user and the workflow wrote (ToolContext.trustedText), kept as the run started. */
+	trusted_text: string;
 }
 
 /** Everything a run paused for approval needs to continue: its progress, with the call waiting for a person. */
 export interface PausedRun extends RunProgress {
-  pending: { tool: string; args: Record<string, unknown> };
+	pending: { tool: string; args: Record<string, unknown> };
 }
 
 /**
@@ -42,19 +51,22 @@ export interface PausedRun extends RunProgress {
  * call that started and was never recorded: run again, as if approved, or `interrupted` (only a person may).
  */
 export interface Resumed {
-  paused: RunProgress;
-  decision?: ApprovalDecision | 'interrupted';
+	paused: RunProgress;
+	decision?: ApprovalDecision | 'interrupted';
 }
 
 /** A person's answer to a paused call: run it, refuse it (the model is told why), or run it with other arguments. */
-export type ApprovalDecision = { approve: true } | { deny: string } | { edit: Record<string, unknown> };
+export type ApprovalDecision =
+	| { approve: true }
+	| { deny: string }
+	| { edit: Record<string, unknown> };
 
 /** How long a used run state is remembered (so it cannot be resumed twice): thirty days, the longest a state may live. */
 export const USED_STATE_TTL_SECONDS = USED_STATE_MEMORY_DAYS * 86_400;
 
 /** The observation the model gets for a refused call. */
 export function refusalObservation(tool: string, reason: string): string {
-  return `A person refused this ${tool} call, and it was not run. Their reason: ${reason || '(none given)'}. Do not make the same call again; answer without it, or ask for what is missing.`;
+	return `A person refused this ${tool} call, and it was not run. Their reason: ${reason || '(none given)'}. Do not make the same call again; answer without it, or ask for what is missing.`;
 }
 
 /**
@@ -63,21 +75,33 @@ export function refusalObservation(tool: string, reason: string): string {
  * what the loop breaker remembers (it compares exact calls) and the trusted text. They travel sealed
  * (AES-256-GCM).
  */
-type ExactPart = Pick<RunProgress, 'conversation' | 'new_user_message' | 'repeats' | 'trusted_text'> & { tool?: string; args?: Record<string, unknown> };
+type ExactPart = Pick<
+	RunProgress,
+	'conversation' | 'new_user_message' | 'repeats' | 'trusted_text'
+> & { tool?: string; args?: Record<string, unknown> };
 
 /** What anyone reading a run state sees: redacted like every output, the exact parts only sealed. */
 type ReadablePart = Omit<RunProgress, keyof ExactPart>;
 
 /** The hash a paused run's config is known by: the maximum age is the resuming side's rule, and may change meanwhile. */
-export const stateConfigHash = (config: AgentConfig) => configHash({ ...(config as unknown as Record<string, unknown>), run_state_max_age_days: undefined });
+export const stateConfigHash = (config: AgentConfig) =>
+	configHash({
+		...(config as unknown as Record<string, unknown>),
+		run_state_max_age_days: undefined,
+	});
 
 /**
  * A paused run's output fields: `pending_action` (the call, redacted, for the person who decides) and the
  * signed `run_state` (see signProgress).
  */
-export function pausedOutput(paused: PausedRun, redactor: Redactor, secret: string, config: AgentConfig): Record<string, unknown> {
-  const state = signProgress(paused, redactor, secret, config);
-  return { pending_action: state.payload.pending, run_state: state };
+export function pausedOutput(
+	paused: PausedRun,
+	redactor: Redactor,
+	secret: string,
+	config: AgentConfig,
+): Record<string, unknown> {
+	const state = signProgress(paused, redactor, secret, config);
+	return { pending_action: state.payload.pending, run_state: state };
 }
 
 /**
@@ -85,38 +109,114 @@ export function pausedOutput(paused: PausedRun, redactor: Redactor, secret: stri
  * output's redaction then leaves it and its signature as they are) and whose exact part is sealed. `extra`
  * is signed with it (a checkpoint's run key).
  */
-export function signProgress(progress: RunProgress, redactor: Redactor, secret: string, config: AgentConfig, extra: Record<string, unknown> = {}): SignedRunState<ReadablePart> {
-  const { step, pending, conversation, new_user_message, trace, usage, used_tools, tool_calls, cost, failures, repeats, trusted_text } = progress;
-  const id = newRunStateId();
-  const exact: ExactPart = { ...(pending ? { tool: pending.tool, args: pending.args } : {}), conversation, new_user_message, repeats, trusted_text };
-  const readable: ReadablePart = redactor.value({ step, ...(pending ? { pending } : {}), trace: trace.map(readableStep), usage, used_tools, tool_calls, cost, failures });
-  return signRunState({ ...extra, ...readable, sealed: sealValue(exact, secret, id) }, secret, stateConfigHash(config), { id });
+export function signProgress(
+	progress: RunProgress,
+	redactor: Redactor,
+	secret: string,
+	config: AgentConfig,
+	extra: Record<string, unknown> = {},
+): SignedRunState<ReadablePart> {
+	const {
+		step,
+		pending,
+		conversation,
+		new_user_message,
+		trace,
+		usage,
+		used_tools,
+		tool_calls,
+		cost,
+		failures,
+		repeats,
+		trusted_text,
+	} = progress;
+	const id = newRunStateId();
+	const exact: ExactPart = {
+		...(pending ? { tool: pending.tool, args: pending.args } : {}),
+		conversation,
+		new_user_message,
+		repeats,
+		trusted_text,
+	};
+	const readable: ReadablePart = redactor.value({
+		step,
+		...(pending ? { pending } : {}),
+		trace: trace.map(readableStep),
+		usage,
+		used_tools,
+		tool_calls,
+		cost,
+		failures,
+	});
+	return signRunState(
+		{ ...extra, ...readable, sealed: sealValue(exact, secret, id) },
+		secret,
+		stateConfigHash(config),
+		{ id },
+	);
 }
 
 /**
  * The paused run a state holds, once its size, signature, age and config check out and its sealed part
  * opens (RunStateError otherwise), with the state's one-time id.
  */
-export function openPausedRun(state: unknown, secret: string, config: AgentConfig, now?: number): { id: string; paused: PausedRun } {
-  const { id, progress, payload } = openProgress(state, secret, stateConfigHash(config), { maxAgeDays: config.run_state_max_age_days, now });
-  // A durable run's checkpoint is signed alike; it never resumes as a paused run.
-  if (!progress.pending || 'checkpoint' in payload) throw new RunStateError('run_state\'s sealed part is not a paused call: pass the run_state of the paused run\'s output, unchanged');
-  return { id, paused: progress as PausedRun };
+export function openPausedRun(
+	state: unknown,
+	secret: string,
+	config: AgentConfig,
+	now?: number,
+): { id: string; paused: PausedRun } {
+	const { id, progress, payload } = openProgress(state, secret, stateConfigHash(config), {
+		maxAgeDays: config.run_state_max_age_days,
+		now,
+	});
+	// A durable run's checkpoint is signed alike; it never resumes as a paused run.
+	if (!progress.pending || 'checkpoint' in payload)
+		throw new RunStateError(
+			"run_state's sealed part is not a paused call: pass the run_state of the paused run's output, unchanged",
+		);
+	return { id, paused: progress as PausedRun };
 }
 
 /**
  * The progress a signed state holds (see signProgress), with the state's id and the payload's other fields,
  * once it checks out for the config of `hash` (see stateConfigHash); RunStateError otherwise.
  */
-export function openProgress(state: unknown, secret: string, hash: string, age: StateAge): { id: string; progress: RunProgress; payload: Record<string, unknown> } {
-  const payload = openRunState<ReadablePart & { sealed: unknown }>(state, secret, hash, age);
-  const exact = openSealedValue(payload.sealed, secret, payload.id) as ExactPart;
-  const badCall = exact?.tool !== undefined && (typeof exact.tool !== 'string' || typeof exact.args !== 'object' || exact.args === null);
-  if (!Array.isArray(exact?.conversation) || badCall) {
-    throw new RunStateError('run_state\'s sealed part is not a run\'s progress: pass the run_state of the paused run\'s output, unchanged');
-  }
-  const { step, trace, usage, used_tools, tool_calls, cost, failures } = payload;
-  const { tool, args, conversation, new_user_message, repeats, trusted_text } = exact;
-  const pending = tool === undefined ? {} : { pending: { tool, args: args! } };
-  return { id: payload.id, payload: payload as unknown as Record<string, unknown>, progress: { step, ...pending, conversation, new_user_message, trace, usage, used_tools, tool_calls, cost, failures, repeats, trusted_text } };
+export function openProgress(
+	state: unknown,
+	secret: string,
+	hash: string,
+	age: StateAge,
+): { id: string; progress: RunProgress; payload: Record<string, unknown> } {
+	const payload = openRunState<ReadablePart & { sealed: unknown }>(state, secret, hash, age);
+	const exact = openSealedValue(payload.sealed, secret, payload.id) as ExactPart;
+	const badCall =
+		exact?.tool !== undefined &&
+		(typeof exact.tool !== 'string' || typeof exact.args !== 'object' || exact.args === null);
+	if (!Array.isArray(exact?.conversation) || badCall) {
+		throw new RunStateError(
+			"run_state's sealed part is not a run's progress: pass the run_state of the paused run's output, unchanged",
+		);
+	}
+	const { step, trace, usage, used_tools, tool_calls, cost, failures } = payload;
+	const { tool, args, conversation, new_user_message, repeats, trusted_text } = exact;
+	const pending = tool === undefined ? {} : { pending: { tool, args: args! } };
+	return {
+		id: payload.id,
+		payload: payload as unknown as Record<string, unknown>,
+		progress: {
+			step,
+			...pending,
+			conversation,
+			new_user_message,
+			trace,
+			usage,
+			used_tools,
+			tool_calls,
+			cost,
+			failures,
+			repeats,
+			trusted_text,
+		},
+	};
 }

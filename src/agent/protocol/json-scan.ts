@@ -14,10 +14,10 @@ export const MAX_NESTING_DEPTH = 64;
  * - `too_deep`: the bracket at `at` opens level MAX_NESTING_DEPTH + 1.
  */
 export type StructureScan =
-  | { kind: 'closed'; end: number; comment?: number }
-  | { kind: 'mismatch'; at: number; opener: number; comment?: number }
-  | { kind: 'unclosed'; open: number; inString?: number; inComment?: number; comment?: number }
-  | { kind: 'too_deep'; at: number };
+	| { kind: 'closed'; end: number; comment?: number }
+	| { kind: 'mismatch'; at: number; opener: number; comment?: number }
+	| { kind: 'unclosed'; open: number; inString?: number; inComment?: number; comment?: number }
+	| { kind: 'too_deep'; at: number };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -37,62 +37,70 @@ const CLOSE_BRACKET = 0x5d;
  * visited once, and the nesting stack holds at most MAX_NESTING_DEPTH entries.
  */
 export function scanStructure(text: string): StructureScan {
-  const openers: number[] = [];
-  let comment: number | undefined;
-  for (let index = 0; index < text.length; index++) {
-    const character = text.charCodeAt(index);
-    if (character === QUOTE) {
-      const end = stringEnd(text, index);
-      if (end === -1) return { kind: 'unclosed', open: openers.length, inString: index, comment };
-      index = end;
-    } else if (character === SLASH && (text.charCodeAt(index + 1) === STAR || (text.charCodeAt(index + 1) === SLASH && !afterUrlScheme(text, index)))) {
-      comment ??= index;
-      const line = text.charCodeAt(index + 1) === SLASH;
-      const end = line ? text.indexOf('\n', index + 2) : text.indexOf('*/', index + 2);
-      if (end === -1) return line ? { kind: 'unclosed', open: openers.length, comment } : { kind: 'unclosed', open: openers.length, inComment: index, comment };
-      index = line ? end : end + 1;
-    } else if (character === OPEN_BRACE || character === OPEN_BRACKET) {
-      if (openers.length >= MAX_NESTING_DEPTH) return { kind: 'too_deep', at: index };
-      openers.push(index);
-    } else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) {
-      const opener = openers.pop();
-      // '{' + 2 is '}', '[' + 2 is ']'.
-      if (opener === undefined || text.charCodeAt(opener) + 2 !== character) return { kind: 'mismatch', at: index, opener: opener ?? -1, comment };
-      if (openers.length === 0) return { kind: 'closed', end: index, comment };
-    }
-  }
-  return { kind: 'unclosed', open: openers.length, comment };
+	const openers: number[] = [];
+	let comment: number | undefined;
+	for (let index = 0; index < text.length; index++) {
+		const character = text.charCodeAt(index);
+		if (character === QUOTE) {
+			const end = stringEnd(text, index);
+			if (end === -1) return { kind: 'unclosed', open: openers.length, inString: index, comment };
+			index = end;
+		} else if (
+			character === SLASH &&
+			(text.charCodeAt(index + 1) === STAR ||
+				(text.charCodeAt(index + 1) === SLASH && !afterUrlScheme(text, index)))
+		) {
+			comment ??= index;
+			const line = text.charCodeAt(index + 1) === SLASH;
+			const end = line ? text.indexOf('\n', index + 2) : text.indexOf('*/', index + 2);
+			if (end === -1)
+				return line
+					? { kind: 'unclosed', open: openers.length, comment }
+					: { kind: 'unclosed', open: openers.length, inComment: index, comment };
+			index = line ? end : end + 1;
+		} else if (character === OPEN_BRACE || character === OPEN_BRACKET) {
+			if (openers.length >= MAX_NESTING_DEPTH) return { kind: 'too_deep', at: index };
+			openers.push(index);
+		} else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) {
+			const opener = openers.pop();
+			// '{' + 2 is '}', '[' + 2 is ']'.
+			if (opener === undefined || text.charCodeAt(opener) + 2 !== character)
+				return { kind: 'mismatch', at: index, opener: opener ?? -1, comment };
+			if (openers.length === 0) return { kind: 'closed', end: index, comment };
+		}
+	}
+	return { kind: 'unclosed', open: openers.length, comment };
 }
 
 /** `//` right after a word and a colon is an unquoted URL's (`url:https://…`, bj223), whose problem is the missing quotes. */
 function afterUrlScheme(text: string, index: number): boolean {
-  return text.charCodeAt(index - 1) === COLON && /[A-Za-z]/.test(text[index - 2] ?? '');
+	return text.charCodeAt(index - 1) === COLON && /[A-Za-z]/.test(text[index - 2] ?? '');
 }
 
 /** The index of the quote ending the string that opens at `start`, or -1 when the text ends first. */
 function stringEnd(text: string, start: number): number {
-  for (let index = start + 1; index < text.length; index++) {
-    const character = text.charCodeAt(index);
-    if (character === BACKSLASH) index++;
-    else if (character === QUOTE) return index;
-  }
-  return -1;
+	for (let index = start + 1; index < text.length; index++) {
+		const character = text.charCodeAt(index);
+		if (character === BACKSLASH) index++;
+		else if (character === QUOTE) return index;
+	}
+	return -1;
 }
 
 /** True when JSON text nests objects or arrays deeper than MAX_NESTING_DEPTH (the same scan the parser uses). */
 export function nestsTooDeep(text: string): boolean {
-  return scanStructure(text.trimStart()).kind === 'too_deep';
+	return scanStructure(text.trimStart()).kind === 'too_deep';
 }
 
 /** "line L, column C" of an index, both counted from 1, for a message that points the model at a place. */
 export function placeOf(text: string, index: number): string {
-  let line = 1;
-  let lineStart = 0;
-  for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) {
-    line++;
-    lineStart = at + 1;
-  }
-  return `line ${line}, column ${index - lineStart + 1}`;
+	let line = 1;
+	let lineStart = 0;
+	for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) {
+		line++;
+		lineStart = at + 1;
+	}
+	return `line ${line}, column ${index - lineStart + 1}`;
 }
 
 /**
@@ -104,29 +112,30 @@ export function placeOf(text: string, index: number): string {
  * between them.
  */
 export function topLevelShape(text: string): { tooDeep: boolean; duplicate?: string } {
-  const keys = new Set<string>();
-  let duplicate: string | undefined;
-  let depth = 0;
-  for (let index = 0; index < text.length; index++) {
-    const character = text.charCodeAt(index);
-    if (character === QUOTE) {
-      const start = index;
-      index = stringEnd(text, index);
-      if (index === -1) break;
-      if (depth !== 1 || duplicate !== undefined) continue;
-      let next = index + 1;
-      while (isJsonWhitespace(text.charCodeAt(next))) next++;
-      if (text.charCodeAt(next) !== COLON) continue;
-      // Without a backslash the key is its text as it stands; with one, JSON decodes it.
-      const quoted = text.slice(start, index + 1);
-      const key = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
-      if (keys.has(key)) duplicate = key;
-      else keys.add(key);
-    } else if (character === OPEN_BRACE || character === OPEN_BRACKET) {
-      if (++depth > MAX_NESTING_DEPTH) return { tooDeep: true };
-    } else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) depth--;
-  }
-  return { tooDeep: false, duplicate };
+	const keys = new Set<string>();
+	let duplicate: string | undefined;
+	let depth = 0;
+	for (let index = 0; index < text.length; index++) {
+		const character = text.charCodeAt(index);
+		if (character === QUOTE) {
+			const start = index;
+			index = stringEnd(text, index);
+			if (index === -1) break;
+			if (depth !== 1 || duplicate !== undefined) continue;
+			let next = index + 1;
+			while (isJsonWhitespace(text.charCodeAt(next))) next++;
+			if (text.charCodeAt(next) !== COLON) continue;
+			// Without a backslash the key is its text as it stands; with one, JSON decodes it.
+			const quoted = text.slice(start, index + 1);
+			const key = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
+			if (keys.has(key)) duplicate = key;
+			else keys.add(key);
+		} else if (character === OPEN_BRACE || character === OPEN_BRACKET) {
+			if (++depth > MAX_NESTING_DEPTH) return { tooDeep: true };
+		} else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) depth--;
+	}
+	return { tooDeep: false, duplicate };
 }
 
-const isJsonWhitespace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+const isJsonWhitespace = (code: number) =>
+	code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;

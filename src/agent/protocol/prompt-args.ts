@@ -13,29 +13,41 @@ const SIGNATURE_KEYS = new Set(['type', 'properties', 'required', 'additionalPro
  * schema, answers an extra one with a precise error. So is `$schema`: which dialect checks the args is validation's concern.
  */
 export function argsText(parameters: JsonSchema): string {
-  const { $schema: _dialect, ...shown } = parameters;
-  return signatureOf(shown) ?? JSON.stringify(withoutClosedFlag(shown));
+	const { $schema: _dialect, ...shown } = parameters;
+	return signatureOf(shown) ?? JSON.stringify(withoutClosedFlag(shown));
 }
 
 function signatureOf(schema: JsonSchema): string | undefined {
-  if (schema.type !== 'object' || Object.keys(schema).some((key) => !SIGNATURE_KEYS.has(key))) return undefined;
-  if (schema.additionalProperties !== undefined && typeof schema.additionalProperties !== 'boolean') return undefined;
-  const properties = (schema.properties ?? {}) as Record<string, unknown>;
-  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
-  const fields: string[] = [];
-  for (const [name, property] of Object.entries(properties)) {
-    const type = (property as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || !PLAIN_TYPES.has(type) || Object.keys(property as object).length !== 1) return undefined;
-    fields.push(`${JSON.stringify(name)}${required.includes(name) ? '' : '?'}: ${type}`);
-  }
-  // A required name that is not a property cannot be said in a signature: the schema says it.
-  if (required.some((name) => typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(properties, name))) return undefined;
-  return `{${fields.join(', ')}}`;
+	if (schema.type !== 'object' || Object.keys(schema).some((key) => !SIGNATURE_KEYS.has(key)))
+		return undefined;
+	if (schema.additionalProperties !== undefined && typeof schema.additionalProperties !== 'boolean')
+		return undefined;
+	const properties = (schema.properties ?? {}) as Record<string, unknown>;
+	const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+	const fields: string[] = [];
+	for (const [name, property] of Object.entries(properties)) {
+		const type = (property as { type?: unknown } | null)?.type;
+		if (
+			typeof type !== 'string' ||
+			!PLAIN_TYPES.has(type) ||
+			Object.keys(property as object).length !== 1
+		)
+			return undefined;
+		fields.push(`${JSON.stringify(name)}${required.includes(name) ? '' : '?'}: ${type}`);
+	}
+	// A required name that is not a property cannot be said in a signature: the schema says it.
+	if (
+		required.some(
+			(name) => typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(properties, name),
+		)
+	)
+		return undefined;
+	return `{${fields.join(', ')}}`;
 }
 
 function withoutClosedFlag(parameters: JsonSchema): JsonSchema {
-  if (parameters.additionalProperties !== false) return parameters;
-  const shown: JsonSchema = { ...parameters };
-  delete shown.additionalProperties;
-  return shown;
+	if (parameters.additionalProperties !== false) return parameters;
+	const shown: JsonSchema = { ...parameters };
+	delete shown.additionalProperties;
+	return shown;
 }

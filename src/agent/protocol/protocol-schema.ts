@@ -7,12 +7,12 @@ import type { TurnRules } from './protocol';
 
 /** How a run asks for its replies: the response format, and a notice for the trace when the schema could not be strict. */
 export interface ProtocolFormat {
-  format: ResponseFormat;
-  /** Set when the compiled schema is sent strict: replies then carry null for every field that does not apply. */
-  strict: boolean;
-  notice?: string;
-  /** What replies may contain beyond the plain protocol: a typed answer, nulls for what does not apply. */
-  rules: TurnRules;
+	format: ResponseFormat;
+	/** Set when the compiled schema is sent strict: replies then carry null for every field that does not apply. */
+	strict: boolean;
+	notice?: string;
+	/** What replies may contain beyond the plain protocol: a typed answer, nulls for what does not apply. */
+	rules: TurnRules;
 }
 
 /** Keywords that name or locate a schema document; harmless alone, but they collide once tools' schemas sit side by side. */
@@ -20,9 +20,9 @@ const DOCUMENT_KEYWORDS = ['$schema', '$id'];
 
 /** The schema as a part of the protocol schema at JSON pointer `at`, its own `$ref`s still pointing into it. */
 function embeddable(schema: JsonSchema, at: string): JsonSchema {
-  const copy = rebaseRefs(schema, at, 0) as JsonSchema;
-  for (const keyword of DOCUMENT_KEYWORDS) delete copy[keyword];
-  return copy;
+	const copy = rebaseRefs(schema, at, 0) as JsonSchema;
+	for (const keyword of DOCUMENT_KEYWORDS) delete copy[keyword];
+	return copy;
 }
 
 /**
@@ -31,14 +31,15 @@ function embeddable(schema: JsonSchema, at: string): JsonSchema {
  * for protocol objects inside its answer. Depth is bounded by the schema limits (64 JSON levels).
  */
 function rebaseRefs(value: unknown, at: string, depth: number): unknown {
-  if (typeof value !== 'object' || value === null || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((entry) => rebaseRefs(entry, at, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(value)) {
-    const local = key === '$ref' && typeof entry === 'string' && (entry === '#' || entry.startsWith('#/'));
-    copy[key] = local ? `#${at}${(entry as string).slice(1)}` : rebaseRefs(entry, at, depth + 1);
-  }
-  return copy;
+	if (typeof value !== 'object' || value === null || depth > 64) return value;
+	if (Array.isArray(value)) return value.map((entry) => rebaseRefs(entry, at, depth + 1));
+	const copy: Record<string, unknown> = {};
+	for (const [key, entry] of Object.entries(value)) {
+		const local =
+			key === '$ref' && typeof entry === 'string' && (entry === '#' || entry.startsWith('#/'));
+		copy[key] = local ? `#${at}${(entry as string).slice(1)}` : rebaseRefs(entry, at, depth + 1);
+	}
+	return copy;
 }
 
 /**
@@ -49,21 +50,31 @@ function rebaseRefs(value: unknown, at: string, depth: number): unknown {
  * tool is the parser's and ajv's check, as for every reply.
  */
 export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema): JsonSchema {
-  const answer = outputSchema ? embeddable(outputSchema, '/properties/answer') : { type: 'string' };
-  if (tools.length === 0) {
-    return { type: 'object', properties: { type: { type: 'string', enum: ['final'] }, answer }, required: ['type', 'answer'], additionalProperties: false };
-  }
-  return {
-    type: 'object',
-    properties: {
-      type: { type: 'string', enum: ['action', 'final'] },
-      tool: { type: 'string', enum: tools.map((tool) => tool.name) },
-      args: { anyOf: tools.map((tool, index) => ({ title: `args of ${tool.name}`, ...embeddable(tool.parameters, `/properties/args/anyOf/${index}`) })) },
-      answer,
-    },
-    required: ['type'],
-    additionalProperties: false,
-  };
+	const answer = outputSchema ? embeddable(outputSchema, '/properties/answer') : { type: 'string' };
+	if (tools.length === 0) {
+		return {
+			type: 'object',
+			properties: { type: { type: 'string', enum: ['final'] }, answer },
+			required: ['type', 'answer'],
+			additionalProperties: false,
+		};
+	}
+	return {
+		type: 'object',
+		properties: {
+			type: { type: 'string', enum: ['action', 'final'] },
+			tool: { type: 'string', enum: tools.map((tool) => tool.name) },
+			args: {
+				anyOf: tools.map((tool, index) => ({
+					title: `args of ${tool.name}`,
+					...embeddable(tool.parameters, `/properties/args/anyOf/${index}`),
+				})),
+			},
+			answer,
+		},
+		required: ['type'],
+		additionalProperties: false,
+	};
 }
 
 /**
@@ -71,32 +82,55 @@ export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema
  * where every branch converts to OpenAI's strict subset; otherwise non-strict, with a notice naming the
  * first branch that could not. Only a help: every reply is still parsed and checked by ajv.
  */
-export function protocolFormat(jsonMode: JsonMode, tools: readonly Tool[], outputSchema?: JsonSchema): ProtocolFormat {
-  const rules: TurnRules = { typedAnswer: outputSchema !== undefined, nullArgsAsAbsent: jsonMode === 'json_schema' };
-  if (jsonMode === 'off') return { format: { type: 'text' }, strict: false, rules };
-  if (jsonMode === 'json_object') return { format: { type: 'json_object' }, strict: false, rules };
-  const schema = protocolSchema(tools, outputSchema);
-  const strict = toStrictSchema(schema);
-  const format: ResponseFormat = { type: 'json_schema', name: 'agent_turn', schema, ...('schema' in strict ? { strictSchema: strict.schema } : {}) };
-  if ('schema' in strict) return { format, strict: true, rules };
-  return { format, strict: false, rules, notice: `json_schema: the protocol schema cannot be strict (${firstProblem(tools, outputSchema) ?? strict.problem}); it is sent with strict: false` };
+export function protocolFormat(
+	jsonMode: JsonMode,
+	tools: readonly Tool[],
+	outputSchema?: JsonSchema,
+): ProtocolFormat {
+	const rules: TurnRules = {
+		typedAnswer: outputSchema !== undefined,
+		nullArgsAsAbsent: jsonMode === 'json_schema',
+	};
+	if (jsonMode === 'off') return { format: { type: 'text' }, strict: false, rules };
+	if (jsonMode === 'json_object') return { format: { type: 'json_object' }, strict: false, rules };
+	const schema = protocolSchema(tools, outputSchema);
+	const strict = toStrictSchema(schema);
+	const format: ResponseFormat = {
+		type: 'json_schema',
+		name: 'agent_turn',
+		schema,
+		...('schema' in strict ? { strictSchema: strict.schema } : {}),
+	};
+	if ('schema' in strict) return { format, strict: true, rules };
+	return {
+		format,
+		strict: false,
+		rules,
+		notice: `json_schema: the protocol schema cannot be strict (${firstProblem(tools, outputSchema) ?? strict.problem}); it is sent with strict: false`,
+	};
 }
 
 /** Which branch stops strict mode, named by its tool (or the output schema). */
 function firstProblem(tools: readonly Tool[], outputSchema?: JsonSchema): string | undefined {
-  const branches: Array<[string, JsonSchema]> = [...tools.map((tool): [string, JsonSchema] => [`${tool.name} args`, tool.parameters])];
-  if (outputSchema) branches.push(['output_schema', outputSchema]);
-  for (const [name, schema] of branches) {
-    const converted = toStrictSchema(embeddable(schema, ''));
-    if ('problem' in converted) return `${name}: ${converted.problem}`;
-  }
-  return undefined;
+	const branches: Array<[string, JsonSchema]> = [
+		...tools.map((tool): [string, JsonSchema] => [`${tool.name} args`, tool.parameters]),
+	];
+	if (outputSchema) branches.push(['output_schema', outputSchema]);
+	for (const [name, schema] of branches) {
+		const converted = toStrictSchema(embeddable(schema, ''));
+		if ('problem' in converted) return `${name}: ${converted.problem}`;
+	}
+	return undefined;
 }
 
 /**
  * A value from a strict reply with its nulls for optional fields taken out again, so the tool's or the
  * output schema's own check sees them absent, as they were meant. Other replies pass unchanged.
  */
-export function withoutNullOptionals(value: unknown, schema: JsonSchema | undefined, format: ProtocolFormat): unknown {
-  return format.strict && schema ? dropNullOptionals(value, schema) : value;
+export function withoutNullOptionals(
+	value: unknown,
+	schema: JsonSchema | undefined,
+	format: ProtocolFormat,
+): unknown {
+	return format.strict && schema ? dropNullOptionals(value, schema) : value;
 }

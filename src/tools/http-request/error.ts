@@ -3,5 +3,5 @@
  * reaching the tool boundary is wrapped as "http_request failed: …".
  */
 export class HttpRequestError extends Error {
-  override name = 'HttpRequestError';
+	override name = 'HttpRequestError';
 }

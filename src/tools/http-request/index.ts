@@ -1,5 +1,8 @@
 import { EgressRefusal } from './egress';
-import { classifyAddress as defaultClassifyAddress, type AddressClassification } from './address-policy';
+import {
+	classifyAddress as defaultClassifyAddress,
+	type AddressClassification,
+} from './address-policy';
 import { resolveWithSystem, type ConnectionPolicy, type HostResolver } from './connection-policy';
 import { Deadline } from './deadline';
 import { fetchFollowingRedirects } from './fetch';
@@ -7,13 +10,13 @@ import { firstHop, type Hop } from './hop';
 import { renderObservation } from './observation';
 import { HttpRequestError } from './error';
 import {
-  DEFAULT_TIMEOUT_MS,
-  httpRequestParameters,
-  checkHttpRequestSettings,
-  httpRequestSettingsSchema,
-  readHttpRequestSettings,
-  type HttpRequestArgs,
-  type HttpRequestSettings,
+	DEFAULT_TIMEOUT_MS,
+	httpRequestParameters,
+	checkHttpRequestSettings,
+	httpRequestSettingsSchema,
+	readHttpRequestSettings,
+	type HttpRequestArgs,
+	type HttpRequestSettings,
 } from './settings';
 import { TruncatedText, type Tool, type ToolContext } from '../tool';
 import { httpRequestOnTheWire } from './wire-form';
@@ -25,13 +28,13 @@ import { httpRequestOnTheWire } from './wire-form';
  */
 
 export {
-  DEFAULT_MAX_REDIRECTS,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  HTTP_METHODS,
-  httpRequestParameters,
-  httpRequestSettingsSchema,
-  readHttpRequestSettings,
+	DEFAULT_MAX_REDIRECTS,
+	DEFAULT_MAX_RESPONSE_BYTES,
+	DEFAULT_TIMEOUT_MS,
+	HTTP_METHODS,
+	httpRequestParameters,
+	httpRequestSettingsSchema,
+	readHttpRequestSettings,
 } from './settings';
 export type { HttpMethod, HttpRequestArgs, HttpRequestSettings } from './settings';
 export type { HostResolver, ResolvedAddress } from './connection-policy';
@@ -40,55 +43,63 @@ export { renderObservation } from './observation';
 
 /** Seams for tests; production uses the defaults (`httpRequestTool`). Neither is reachable from args or settings. */
 export interface HttpRequestToolOptions {
-  /** Defaults to the operating system's resolver (`dns.lookup`, so /etc/hosts applies). */
-  resolveHost?: HostResolver;
-  /**
-   * Defaults to `classifyAddress` from address-policy; a test may declare one loopback address public to stand in for a real server.
-   * Cloud metadata endpoints are refused whatever it answers.
-   */
-  classifyAddress?: (address: string) => AddressClassification;
-  /** PEM certificates trusted for https instead of Node's bundled authorities, so a test can serve https on loopback. */
-  certificateAuthorities?: string[];
+	/** Defaults to the operating system's resolver (`dns.lookup`, so /etc/hosts applies). */
+	resolveHost?: HostResolver;
+	/**
+	 * Defaults to `classifyAddress` from address-policy; a test may declare one loopback address public to stand in for a real server.
+	 * Cloud metadata endpoints are refused whatever it answers.
+	 */
+	classifyAddress?: (address: string) => AddressClassification;
+	/** PEM certificates trusted for https instead of Node's bundled authorities, so a test can serve https on loopback. */
+	certificateAuthorities?: string[];
 }
 
 /** Builds the tool; `httpRequestTool` is this with the production defaults. */
 export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Tool<HttpRequestArgs> {
-  const policy: ConnectionPolicy = {
-    resolveHost: options.resolveHost ?? resolveWithSystem,
-    classifyAddress: options.classifyAddress ?? defaultClassifyAddress,
-    certificateAuthorities: options.certificateAuthorities,
-  };
-  return {
-    name: 'http_request',
-    description:
-      'Call an HTTP(S) API or fetch a web page. Returns the status line, content type and size, then the body (JSON compacted). Non-2xx answers are returned too.',
-    parameters: httpRequestParameters,
-    // GET (the default) reads; POST, PUT, PATCH and DELETE may change the target.
-    sideEffects: (args: HttpRequestArgs) => (args.method ?? 'GET') !== 'GET',
-    canonicalCall: httpRequestOnTheWire,
-    passesIdempotencyKey: true,
-    settingsSchema: httpRequestSettingsSchema,
-    checkSettings: checkHttpRequestSettings,
-    async execute(args: HttpRequestArgs, context: ToolContext): Promise<string | TruncatedText> {
-      // Checked when the run is configured; again here for callers that hand settings to the tool directly.
-      const problems = checkHttpRequestSettings(context.settings);
-      if (problems.length > 0) throw new Error(`http_request is misconfigured: tool_settings.http_request.${problems[0]}`);
-      const settings = readHttpRequestSettings(context.settings, context.trustedText);
-      const deadline = new Deadline(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, context.signal);
-      try {
-        const response = await fetchFollowingRedirects(withIdempotencyKey(firstHop(args, settings), settings, context.idempotencyKey), settings, policy, deadline);
-        // The body ends the observation, so a secret that max_response_bytes cut into is at its very end.
-        const observation = renderObservation(response);
-        return response.truncated ? new TruncatedText(observation) : observation;
-      } catch (error) {
-        // A host nobody named: the model reads why as the observation, like any answer it got.
-        if (error instanceof EgressRefusal) return error.message;
-        throw error instanceof HttpRequestError ? error : new Error(`http_request failed: ${(error as Error).message}`);
-      } finally {
-        deadline.dispose();
-      }
-    },
-  };
+	const policy: ConnectionPolicy = {
+		resolveHost: options.resolveHost ?? resolveWithSystem,
+		classifyAddress: options.classifyAddress ?? defaultClassifyAddress,
+		certificateAuthorities: options.certificateAuthorities,
+	};
+	return {
+		name: 'http_request',
+		description:
+			'Call an HTTP(S) API or fetch a web page. Returns the status line, content type and size, then the body (JSON compacted). Non-2xx answers are returned too.',
+		parameters: httpRequestParameters,
+		// GET (the default) reads; POST, PUT, PATCH and DELETE may change the target.
+		sideEffects: (args: HttpRequestArgs) => (args.method ?? 'GET') !== 'GET',
+		canonicalCall: httpRequestOnTheWire,
+		passesIdempotencyKey: true,
+		settingsSchema: httpRequestSettingsSchema,
+		checkSettings: checkHttpRequestSettings,
+		async execute(args: HttpRequestArgs, context: ToolContext): Promise<string | TruncatedText> {
+			// Checked when the run is configured; again here for callers that hand settings to the tool directly.
+			const problems = checkHttpRequestSettings(context.settings);
+			if (problems.length > 0)
+				throw new Error(`http_request is misconfigured: tool_settings.http_request.${problems[0]}`);
+			const settings = readHttpRequestSettings(context.settings, context.trustedText);
+			const deadline = new Deadline(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, context.signal);
+			try {
+				const response = await fetchFollowingRedirects(
+					withIdempotencyKey(firstHop(args, settings), settings, context.idempotencyKey),
+					settings,
+					policy,
+					deadline,
+				);
+				// The body ends the observation, so a secret that max_response_bytes cut into is at its very end.
+				const observation = renderObservation(response);
+				return response.truncated ? new TruncatedText(observation) : observation;
+			} catch (error) {
+				// A host nobody named: the model reads why as the observation, like any answer it got.
+				if (error instanceof EgressRefusal) return error.message;
+				throw error instanceof HttpRequestError
+					? error
+					: new Error(`http_request failed: ${(error as Error).message}`);
+			} finally {
+				deadline.dispose();
+			}
+		},
+	};
 }
 
 /**
@@ -97,8 +108,13 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
  * model or the settings already give is left as it is.
  */
 function withIdempotencyKey(hop: Hop, settings: HttpRequestSettings, key: string | undefined): Hop {
-  if (key === undefined || 'idempotency-key' in hop.headers || Object.keys(settings.headers).some((name) => name.toLowerCase() === 'idempotency-key')) return hop;
-  return { ...hop, headers: { ...hop.headers, 'idempotency-key': key } };
+	if (
+		key === undefined ||
+		'idempotency-key' in hop.headers ||
+		Object.keys(settings.headers).some((name) => name.toLowerCase() === 'idempotency-key')
+	)
+		return hop;
+	return { ...hop, headers: { ...hop.headers, 'idempotency-key': key } };
 }
 
 /** The `http_request` tool with the production resolver and address policy. */

@@ -18,26 +18,33 @@ import type { HttpRequestArgs } from './settings';
  * a string with other spacing, or a number JSON cannot carry exactly, stays text).
  */
 export function httpRequestOnTheWire(args: HttpRequestArgs): unknown {
-  let hop;
-  try {
-    // Settings headers only decide whether a default content-type is added; that is the same for every call of a run.
-    hop = firstHop(args, { headers: {} });
-  } catch {
-    // A call the tool refuses before sending (an invalid URL, credentials in it) is compared by its args.
-    return args;
-  }
-  const url = new URL(hop.url.href);
-  url.hash = '';
-  return { request: { method: hop.method, url: url.href, headers: hop.headers, ...(args.body === undefined ? {} : { body: bodyForm(args.body) }) } };
+	let hop;
+	try {
+		// Settings headers only decide whether a default content-type is added; that is the same for every call of a run.
+		hop = firstHop(args, { headers: {} });
+	} catch {
+		// A call the tool refuses before sending (an invalid URL, credentials in it) is compared by its args.
+		return args;
+	}
+	const url = new URL(hop.url.href);
+	url.hash = '';
+	return {
+		request: {
+			method: hop.method,
+			url: url.href,
+			headers: hop.headers,
+			...(args.body === undefined ? {} : { body: bodyForm(args.body) }),
+		},
+	};
 }
 
 function bodyForm(body: unknown): { json: unknown } | { text: string } {
-  if (typeof body !== 'string') return { json: body };
-  try {
-    const value: unknown = JSON.parse(body);
-    if (JSON.stringify(value) === body) return { json: value };
-  } catch {
-    // Not JSON: compared as the text it is.
-  }
-  return { text: body };
+	if (typeof body !== 'string') return { json: body };
+	try {
+		const value: unknown = JSON.parse(body);
+		if (JSON.stringify(value) === body) return { json: value };
+	} catch {
+		// Not JSON: compared as the text it is.
+	}
+	return { text: body };
 }

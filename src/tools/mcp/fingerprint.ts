@@ -4,12 +4,12 @@ import { canonicalJson } from '../../validation/canonical-json';
 
 /** What an MCP server says a tool is, as far as the model reads it. */
 export interface McpToolDefinition {
-  /** The server's own name for it. */
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  /** Hints from the server (readOnlyHint, destructiveHint, idempotentHint, openWorldHint): shown, never trusted. */
-  annotations?: Record<string, unknown>;
+	/** The server's own name for it. */
+	name: string;
+	description?: string;
+	inputSchema: Record<string, unknown>;
+	/** Hints from the server (readOnlyHint, destructiveHint, idempotentHint, openWorldHint): shown, never trusted. */
+	annotations?: Record<string, unknown>;
 }
 
 /**
@@ -18,6 +18,10 @@ export interface McpToolDefinition {
  * so a change to either is a change of the tool ("rug pull"); annotations are left out: they are not trusted anyway.
  */
 export function toolFingerprint(definition: McpToolDefinition): string {
-  const canonical = canonicalJson({ name: definition.name, description: definition.description ?? '', inputSchema: definition.inputSchema });
-  return createHash('sha256').update(canonical).digest('hex');
+	const canonical = canonicalJson({
+		name: definition.name,
+		description: definition.description ?? '',
+		inputSchema: definition.inputSchema,
+	});
+	return createHash('sha256').update(canonical).digest('hex');
 }

@@ -15,33 +15,33 @@ import { shownUrl, type McpServerConfig } from './config';
 export type McpFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface GuardedFetchOptions {
-  server: McpServerConfig;
-  /** The server's entry as the config names it (`mcp_servers[0]`), for the fix of a 401 or 403. */
-  at: string;
-  policy: ConnectionPolicy;
-  /** Bytes of one response the transport may read; past it the response fails (the SDK would hold it all). */
-  maxResponseBytes: number;
-  /** When the operation under way must end (ms since the epoch): a POST is cut then, and no retry starts that would end later. */
-  deadline(): number;
-  /** Whether a POST of this JSON-RPC text may be sent again after it may have reached the server (a read, not a tool with side effects). */
-  mayRepeat(body: string): boolean;
-  /**
-   * How often the event stream may be opened again within one operation (see `startOperation`): a resumption with
-   * `Last-Event-ID`, or the server's own stream opened once more. Past it the GET is refused and `onCut` told.
-   */
-  maxReconnections: number;
-  /**
-   * Told when the operation under way cannot get its answer: one cut in the middle (over the byte cap), or an event
-   * stream closed once too often. The SDK only logs those, and its request would wait for its timeout.
-   */
-  onCut(error: McpTransportError): void;
+	server: McpServerConfig;
+	/** The server's entry as the config names it (`mcp_servers[0]`), for the fix of a 401 or 403. */
+	at: string;
+	policy: ConnectionPolicy;
+	/** Bytes of one response the transport may read; past it the response fails (the SDK would hold it all). */
+	maxResponseBytes: number;
+	/** When the operation under way must end (ms since the epoch): a POST is cut then, and no retry starts that would end later. */
+	deadline(): number;
+	/** Whether a POST of this JSON-RPC text may be sent again after it may have reached the server (a read, not a tool with side effects). */
+	mayRepeat(body: string): boolean;
+	/**
+	 * How often the event stream may be opened again within one operation (see `startOperation`): a resumption with
+	 * `Last-Event-ID`, or the server's own stream opened once more. Past it the GET is refused and `onCut` told.
+	 */
+	maxReconnections: number;
+	/**
+	 * Told when the operation under way cannot get its answer: one cut in the middle (over the byte cap), or an event
+	 * stream closed once too often. The SDK only logs those, and its request would wait for its timeout.
+	 */
+	onCut(error: McpTransportError): void;
 }
 
 /** The fetch, what drops its connections, and what starts the count of reconnections afresh (at each operation). */
 export interface GuardedFetch {
-  fetch: McpFetch;
-  close(): void;
-  startOperation(): void;
+	fetch: McpFetch;
+	close(): void;
+	startOperation(): void;
 }
 
 /** Answers that say "try again": 429 always (the server did nothing), 5xx only for requests that may be repeated. */
@@ -62,161 +62,269 @@ const LOOSE_POST_MS = 5_000;
  * server only when `mayRepeat` says so. `close()` drops its connections.
  */
 export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
-  const { server, policy } = options;
-  const origin = new URL(server.url).origin;
-  const allowPrivate = server.allow_private_network === true;
-  const agent = new (origin.startsWith('https:') ? https : http).Agent({ keepAlive: true, maxSockets: 4 });
-  const settings: HttpRequestSettings = { allowedDomains: [], allowedMethods: [...HTTP_METHODS], maxResponseBytes: options.maxResponseBytes, allowPrivateNetwork: allowPrivate, headers: {}, allowInsecureHeaders: true, maxRedirects: 0 };
-  const where = `MCP server "${server.name}" (${shownUrl(server)})`;
-  let eventStreamOpened = false;
-  let reconnections = 0;
+	const { server, policy } = options;
+	const origin = new URL(server.url).origin;
+	const allowPrivate = server.allow_private_network === true;
+	const agent = new (origin.startsWith('https:') ? https : http).Agent({
+		keepAlive: true,
+		maxSockets: 4,
+	});
+	const settings: HttpRequestSettings = {
+		allowedDomains: [],
+		allowedMethods: [...HTTP_METHODS],
+		maxResponseBytes: options.maxResponseBytes,
+		allowPrivateNetwork: allowPrivate,
+		headers: {},
+		allowInsecureHeaders: true,
+		maxRedirects: 0,
+	};
+	const where = `MCP server "${server.name}" (${shownUrl(server)})`;
+	let eventStreamOpened = false;
+	let reconnections = 0;
 
-  const sendOnce = (url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, endAt: number | undefined) => {
-    try {
-      checkHop({ url, method: method as HttpMethod, headers: {}, credentialsDropped: false }, settings, policy);
-    } catch (error) {
-      throw translated(error, where);
-    }
-    if (signal?.aborted) throw new McpTransportError('timeout', `${where}: the request was stopped before it was sent`);
-    return new Promise<Response>((resolve, reject) => {
-      const request = (url.protocol === 'https:' ? https : http).request({
-        hostname: normalizeHost(url.hostname),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
-        agent,
-        lookup: guardedLookup(policy, allowPrivate),
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const stop = (error: Error) => request.destroy(error);
-      const onAbort = () => stop(new McpTransportError('timeout', `${where}: the request was stopped (the run ended or was cancelled)`));
-      const cleanup = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (endAt !== undefined) timer = setTimeout(() => stop(new McpTransportError('timeout', `${where} did not answer in time (mcp_servers[].timeout)`)), Math.max(1, endAt - Date.now()));
-      request.once('response', (incoming) => {
-        incoming.once('close', cleanup);
-        const status = incoming.statusCode ?? 502;
-        const capped = incoming.pipe(byteCap(options.maxResponseBytes, where, incoming, options.onCut));
-        const bodyStream = NULL_BODY_STATUSES.has(status) ? null : webStream(isEventStream(incoming) ? withCappedHints(capped) : capped);
-        resolve(new Response(bodyStream, { status, statusText: incoming.statusMessage ?? '', headers: headersOf(incoming.headers) }));
-      });
-      request.once('error', (error) => {
-        cleanup();
-        reject(translated(error, where));
-      });
-      request.end(body);
-    });
-  };
+	const sendOnce = (
+		url: URL,
+		method: string,
+		headers: Record<string, string>,
+		body: string | undefined,
+		signal: AbortSignal | undefined,
+		endAt: number | undefined,
+	) => {
+		try {
+			checkHop(
+				{ url, method: method as HttpMethod, headers: {}, credentialsDropped: false },
+				settings,
+				policy,
+			);
+		} catch (error) {
+			throw translated(error, where);
+		}
+		if (signal?.aborted)
+			throw new McpTransportError(
+				'timeout',
+				`${where}: the request was stopped before it was sent`,
+			);
+		return new Promise<Response>((resolve, reject) => {
+			const request = (url.protocol === 'https:' ? https : http).request({
+				hostname: normalizeHost(url.hostname),
+				port: url.port || undefined,
+				path: `${url.pathname}${url.search}`,
+				method,
+				headers: {
+					...headers,
+					...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+				},
+				agent,
+				lookup: guardedLookup(policy, allowPrivate),
+			});
+			let timer: NodeJS.Timeout | undefined;
+			const stop = (error: Error) => request.destroy(error);
+			const onAbort = () =>
+				stop(
+					new McpTransportError(
+						'timeout',
+						`${where}: the request was stopped (the run ended or was cancelled)`,
+					),
+				);
+			const cleanup = () => {
+				clearTimeout(timer);
+				signal?.removeEventListener('abort', onAbort);
+			};
+			signal?.addEventListener('abort', onAbort, { once: true });
+			if (endAt !== undefined)
+				timer = setTimeout(
+					() =>
+						stop(
+							new McpTransportError(
+								'timeout',
+								`${where} did not answer in time (mcp_servers[].timeout)`,
+							),
+						),
+					Math.max(1, endAt - Date.now()),
+				);
+			request.once('response', (incoming) => {
+				incoming.once('close', cleanup);
+				const status = incoming.statusCode ?? 502;
+				const capped = incoming.pipe(
+					byteCap(options.maxResponseBytes, where, incoming, options.onCut),
+				);
+				const bodyStream = NULL_BODY_STATUSES.has(status)
+					? null
+					: webStream(isEventStream(incoming) ? withCappedHints(capped) : capped);
+				resolve(
+					new Response(bodyStream, {
+						status,
+						statusText: incoming.statusMessage ?? '',
+						headers: headersOf(incoming.headers),
+					}),
+				);
+			});
+			request.once('error', (error) => {
+				cleanup();
+				reject(translated(error, where));
+			});
+			request.end(body);
+		});
+	};
 
-  const fetch: McpFetch = async (input, init = {}) => {
-    const url = new URL(String(input));
-    if (url.origin !== origin) throw new McpTransportError('origin', `${where} sent the client to ${url.origin}${url.pathname}, another origin; its headers go only to ${origin}, so it was not followed. Put the URL it names in mcp_servers[].url if you trust it`);
-    const method = (init.method ?? 'GET').toUpperCase();
-    const body = typeof init.body === 'string' ? init.body : undefined;
-    // The SDK's headers (session id, protocol version, accept), then the operator's: this is the server's origin.
-    const headers: Record<string, string> = { 'user-agent': 'n8n-agent-core-mcp', ...Object.fromEntries(new Headers(init.headers as ConstructorParameters<typeof Headers>[0])), ...(server.headers ?? {}) };
-    if (method === 'GET') {
-      // The SDK opens the stream again whenever one ends before its answer, each time as if for the first (MCP
-      // 2025-11-25 transports, "Resumability and Redelivery"): the count of this operation bounds it.
-      if ((eventStreamOpened || 'last-event-id' in headers) && ++reconnections > options.maxReconnections) {
-        const error = new McpTransportError('reset', `${where} ended its event stream ${reconnections} times without the answer; it was not opened again (at most ${options.maxReconnections} reconnections)`);
-        options.onCut(error);
-        throw error;
-      }
-      eventStreamOpened = true;
-    }
-    const resuming = method === 'GET' && 'last-event-id' in headers;
-    try {
-      return await send(url, method, headers, body, init.signal, resuming);
-    } catch (error) {
-      // A resumption refused (a 401, an address, a redirect elsewhere) would be refused again: its call fails at once.
-      if (resuming && error instanceof McpTransportError) options.onCut(error);
-      throw error;
-    }
-  };
+	const fetch: McpFetch = async (input, init = {}) => {
+		const url = new URL(String(input));
+		if (url.origin !== origin)
+			throw new McpTransportError(
+				'origin',
+				`${where} sent the client to ${url.origin}${url.pathname}, another origin; its headers go only to ${origin}, so it was not followed. Put the URL it names in mcp_servers[].url if you trust it`,
+			);
+		const method = (init.method ?? 'GET').toUpperCase();
+		const body = typeof init.body === 'string' ? init.body : undefined;
+		// The SDK's headers (session id, protocol version, accept), then the operator's: this is the server's origin.
+		const headers: Record<string, string> = {
+			'user-agent': 'n8n-agent-core-mcp',
+			...Object.fromEntries(new Headers(init.headers as ConstructorParameters<typeof Headers>[0])),
+			...(server.headers ?? {}),
+		};
+		if (method === 'GET') {
+			// The SDK opens the stream again whenever one ends before its answer, each time as if for the first (MCP
+			// 2025-11-25 transports, "Resumability and Redelivery"): the count of this operation bounds it.
+			if (
+				(eventStreamOpened || 'last-event-id' in headers) &&
+				++reconnections > options.maxReconnections
+			) {
+				const error = new McpTransportError(
+					'reset',
+					`${where} ended its event stream ${reconnections} times without the answer; it was not opened again (at most ${options.maxReconnections} reconnections)`,
+				);
+				options.onCut(error);
+				throw error;
+			}
+			eventStreamOpened = true;
+		}
+		const resuming = method === 'GET' && 'last-event-id' in headers;
+		try {
+			return await send(url, method, headers, body, init.signal, resuming);
+		} catch (error) {
+			// A resumption refused (a 401, an address, a redirect elsewhere) would be refused again: its call fails at once.
+			if (resuming && error instanceof McpTransportError) options.onCut(error);
+			throw error;
+		}
+	};
 
-  const send = async (url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | null | undefined, resuming: boolean) => {
-    const repeatable = method !== 'POST' || (body !== undefined && options.mayRepeat(body));
-    // GET opens the server's event stream, which lives as long as the connection: only the transport's own signal ends it.
-    const deadline = options.deadline();
-    const endAt = method === 'GET' ? undefined : deadline > Date.now() ? deadline : Date.now() + LOOSE_POST_MS;
-    for (let attempt = 1; ; attempt++) {
-      let response: Response;
-      try {
-        response = await sendOnce(url, method, headers, body, signal ?? undefined, endAt);
-      } catch (error) {
-        const passing = error instanceof McpTransportError && (error.problem === 'unreachable' || (error.problem === 'reset' && repeatable));
-        if (!passing || !(await pausedForRetry(attempt, undefined, endAt, signal))) throw error;
-        continue;
-      }
-      if (RETRY_STATUSES.has(response.status) && (response.status === 429 || repeatable) && (await pausedForRetry(attempt, response, endAt, signal))) continue;
-      if (response.status === 401 || response.status === 403) {
-        await response.body?.cancel().catch(() => undefined);
-        throw authorizationError(response, server, options.at, where);
-      }
-      const location = resuming && response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
-      const target = location === null ? origin : URL.canParse(location, url.href) ? new URL(location, url).origin : 'an unreadable address';
-      if (target !== origin) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new McpTransportError('origin', `${where} sent the resumption of its event stream to ${target}, another origin; it was not followed`);
-      }
-      return response;
-    }
-  };
-  return { fetch, close: () => agent.destroy(), startOperation: () => (reconnections = 0) };
+	const send = async (
+		url: URL,
+		method: string,
+		headers: Record<string, string>,
+		body: string | undefined,
+		signal: AbortSignal | null | undefined,
+		resuming: boolean,
+	) => {
+		const repeatable = method !== 'POST' || (body !== undefined && options.mayRepeat(body));
+		// GET opens the server's event stream, which lives as long as the connection: only the transport's own signal ends it.
+		const deadline = options.deadline();
+		const endAt =
+			method === 'GET' ? undefined : deadline > Date.now() ? deadline : Date.now() + LOOSE_POST_MS;
+		for (let attempt = 1; ; attempt++) {
+			let response: Response;
+			try {
+				response = await sendOnce(url, method, headers, body, signal ?? undefined, endAt);
+			} catch (error) {
+				const passing =
+					error instanceof McpTransportError &&
+					(error.problem === 'unreachable' || (error.problem === 'reset' && repeatable));
+				if (!passing || !(await pausedForRetry(attempt, undefined, endAt, signal))) throw error;
+				continue;
+			}
+			if (
+				RETRY_STATUSES.has(response.status) &&
+				(response.status === 429 || repeatable) &&
+				(await pausedForRetry(attempt, response, endAt, signal))
+			)
+				continue;
+			if (response.status === 401 || response.status === 403) {
+				await response.body?.cancel().catch(() => undefined);
+				throw authorizationError(response, server, options.at, where);
+			}
+			const location =
+				resuming && response.status >= 300 && response.status < 400
+					? response.headers.get('location')
+					: null;
+			const target =
+				location === null
+					? origin
+					: URL.canParse(location, url.href)
+						? new URL(location, url).origin
+						: 'an unreadable address';
+			if (target !== origin) {
+				await response.body?.cancel().catch(() => undefined);
+				throw new McpTransportError(
+					'origin',
+					`${where} sent the resumption of its event stream to ${target}, another origin; it was not followed`,
+				);
+			}
+			return response;
+		}
+	};
+	return { fetch, close: () => agent.destroy(), startOperation: () => (reconnections = 0) };
 }
 
 function isEventStream(incoming: http.IncomingMessage): boolean {
-  return /^\s*text\/event-stream\s*(;|$)/i.test(incoming.headers['content-type'] ?? '');
+	return /^\s*text\/event-stream\s*(;|$)/i.test(incoming.headers['content-type'] ?? '');
 }
 
 /** The stream with its reconnection hints capped; a failure of the stream (the byte cap) fails what is read. */
 function withCappedHints(source: Readable): Readable {
-  const hints = cappedRetryHints();
-  source.once('error', (error) => hints.destroy(error));
-  return source.pipe(hints);
+	const hints = cappedRetryHints();
+	source.once('error', (error) => hints.destroy(error));
+	return source.pipe(hints);
 }
 
 /** Waits before the next attempt, when there is one and it can start before `endAt`; false: give up. */
-async function pausedForRetry(attempt: number, response: Response | undefined, endAt: number | undefined, signal: AbortSignal | null | undefined): Promise<boolean> {
-  if (attempt >= MAX_ATTEMPTS || signal?.aborted) return false;
-  const asked = retryAfterMs(response?.headers.get('retry-after') ?? null);
-  const delay = asked ?? FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1);
-  if (endAt !== undefined && Date.now() + delay >= endAt) return false;
-  await response?.body?.cancel().catch(() => undefined);
-  await new Promise((resolve) => setTimeout(resolve, delay));
-  return !signal?.aborted;
+async function pausedForRetry(
+	attempt: number,
+	response: Response | undefined,
+	endAt: number | undefined,
+	signal: AbortSignal | null | undefined,
+): Promise<boolean> {
+	if (attempt >= MAX_ATTEMPTS || signal?.aborted) return false;
+	const asked = retryAfterMs(response?.headers.get('retry-after') ?? null);
+	const delay = asked ?? FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1);
+	if (endAt !== undefined && Date.now() + delay >= endAt) return false;
+	await response?.body?.cancel().catch(() => undefined);
+	await new Promise((resolve) => setTimeout(resolve, delay));
+	return !signal?.aborted;
 }
 
 /** `Retry-After` in seconds or as a date, in ms; undefined when absent or unreadable. */
 function retryAfterMs(value: string | null): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+	if (!value) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** Passes the body on, failing it once more than `limit` bytes came: the SDK would otherwise hold any amount. */
-function byteCap(limit: number, where: string, source: http.IncomingMessage, onCut: (error: McpTransportError) => void): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > limit) {
-        const error = new McpTransportError('too_large', `${where} answered more than ${limit} bytes; ask it for less`);
-        source.destroy();
-        onCut(error);
-        callback(error);
-        return;
-      }
-      callback(null, chunk);
-    },
-  });
+function byteCap(
+	limit: number,
+	where: string,
+	source: http.IncomingMessage,
+	onCut: (error: McpTransportError) => void,
+): Transform {
+	let seen = 0;
+	return new Transform({
+		transform(chunk: Buffer, _encoding, callback) {
+			seen += chunk.length;
+			if (seen > limit) {
+				const error = new McpTransportError(
+					'too_large',
+					`${where} answered more than ${limit} bytes; ask it for less`,
+				);
+				source.destroy();
+				onCut(error);
+				callback(error);
+				return;
+			}
+			callback(null, chunk);
+		},
+	});
 }
 
 /**
@@ -224,53 +332,65 @@ function byteCap(limit: number, where: string, source: http.IncomingMessage, onC
  * event handler when the SDK cancels a body whose last bytes are still arriving, which it does after a 202.)
  */
 function webStream(source: Readable): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const settle = (action: () => void) => {
-        try {
-          action();
-        } catch {
-          // Already cancelled or closed: nothing is waiting for more.
-        }
-      };
-      source.on('data', (chunk: Buffer) => {
-        settle(() => controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
-        if ((controller.desiredSize ?? 1) <= 0) source.pause();
-      });
-      source.once('end', () => settle(() => controller.close()));
-      source.once('error', (error) => settle(() => controller.error(error)));
-    },
-    pull() {
-      source.resume();
-    },
-    cancel() {
-      source.destroy();
-    },
-  });
+	return new ReadableStream<Uint8Array>({
+		start(controller) {
+			const settle = (action: () => void) => {
+				try {
+					action();
+				} catch {
+					// Already cancelled or closed: nothing is waiting for more.
+				}
+			};
+			source.on('data', (chunk: Buffer) => {
+				settle(() =>
+					controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+				);
+				if ((controller.desiredSize ?? 1) <= 0) source.pause();
+			});
+			source.once('end', () => settle(() => controller.close()));
+			source.once('error', (error) => settle(() => controller.error(error)));
+		},
+		pull() {
+			source.resume();
+		},
+		cancel() {
+			source.destroy();
+		},
+	});
 }
 
 function headersOf(incoming: http.IncomingHttpHeaders): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  return headers;
+	const headers = new Headers();
+	for (const [name, value] of Object.entries(incoming)) {
+		if (value === undefined) continue;
+		for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+	}
+	return headers;
 }
 
 /** A refusal or network failure, in words that name the server and what to do. */
 function translated(error: unknown, where: string): McpTransportError {
-  if (error instanceof McpTransportError) return error;
-  if (error instanceof HttpRequestError) {
-    const reason = error.message.replace(/^http_request (refused|failed): /, '');
-    const refused = error.message.startsWith('http_request refused');
-    return new McpTransportError(refused ? 'refused' : 'unreachable', `${where} ${refused ? 'refused' : 'failed'}: ${reason}`);
-  }
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const message = (error as Error).message;
-  if (code === 'ECONNREFUSED') return new McpTransportError('unreachable', `${where} refused the connection (ECONNREFUSED): the server is down or the port is wrong`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new McpTransportError('unreachable', `${where}: could not resolve its host (${code})`);
-  if (code === 'ECONNRESET' || code === 'EPIPE') return new McpTransportError('reset', `${where} closed the connection (${code})`);
-  if (/CERT|SSL|TLS/.test(code)) return new McpTransportError('tls', `${where}: TLS problem (${code}: ${message})`);
-  return new McpTransportError('unreachable', `${where}: ${message}${code ? ` (${code})` : ''}`);
+	if (error instanceof McpTransportError) return error;
+	if (error instanceof HttpRequestError) {
+		const reason = error.message.replace(/^http_request (refused|failed): /, '');
+		const refused = error.message.startsWith('http_request refused');
+		return new McpTransportError(
+			refused ? 'refused' : 'unreachable',
+			`${where} ${refused ? 'refused' : 'failed'}: ${reason}`,
+		);
+	}
+	const code = (error as NodeJS.ErrnoException).code ?? '';
+	const message = (error as Error).message;
+	if (code === 'ECONNREFUSED')
+		return new McpTransportError(
+			'unreachable',
+			`${where} refused the connection (ECONNREFUSED): the server is down or the port is wrong`,
+		);
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return new McpTransportError('unreachable', `${where}: could not resolve its host (${code})`);
+	if (code === 'ECONNRESET' || code === 'EPIPE')
+		return new McpTransportError('reset', `${where} closed the connection (${code})`);
+	if (/CERT|SSL|TLS/.test(code))
+		return new McpTransportError('tls', `${where}: TLS problem (${code}: ${message})`);
+	return new McpTransportError('unreachable', `${where}: ${message}${code ? ` (${code})` : ''}`);
 }

@@ -17,38 +17,46 @@ export type PinStatus = 'pinned' | 'pinned_now' | 'config' | 'accepted' | 'unpin
  * process and n8n worker; MemoryMcpPins for this process only.
  */
 export interface McpPinStore {
-  /**
-   * In one step for one server: each offered tool without a kept pin is pinned to its fingerprint (trust on first
-   * use), and each tool in `accept` is pinned to its fingerprint whatever was kept. Returns, per offered tool, the
-   * fingerprint kept before (absent: none).
-   */
-  check(server: string, offered: Readonly<Record<string, string>>, accept: ReadonlySet<string>): Promise<Record<string, string | undefined>>;
-  close(): Promise<void>;
+	/**
+	 * In one step for one server: each offered tool without a kept pin is pinned to its fingerprint (trust on first
+	 * use), and each tool in `accept` is pinned to its fingerprint whatever was kept. Returns, per offered tool, the
+	 * fingerprint kept before (absent: none).
+	 */
+	check(
+		server: string,
+		offered: Readonly<Record<string, string>>,
+		accept: ReadonlySet<string>,
+	): Promise<Record<string, string | undefined>>;
+	close(): Promise<void>;
 }
 
 export const DEFAULT_MCP_PIN_PREFIX = 'agent_core:mcp_pin:';
 
 /** The one key of a server's pins: a hash (tool → fingerprint) at `<prefix>{<server name>}`, the name a Redis Cluster hash tag. */
 export function mcpPinKey(prefix: string, server: string): string {
-  return `${prefix}${hashTag(server)}`;
+	return `${prefix}${hashTag(server)}`;
 }
 
 /** Pins in this process only. */
 export class MemoryMcpPins implements McpPinStore {
-  private readonly servers = new Map<string, Map<string, string>>();
+	private readonly servers = new Map<string, Map<string, string>>();
 
-  async check(server: string, offered: Readonly<Record<string, string>>, accept: ReadonlySet<string>): Promise<Record<string, string | undefined>> {
-    let pins = this.servers.get(server);
-    if (!pins) this.servers.set(server, (pins = new Map()));
-    const previous: Record<string, string | undefined> = {};
-    for (const [tool, fingerprint] of Object.entries(offered)) {
-      previous[tool] = pins.get(tool);
-      if (previous[tool] === undefined || accept.has(tool)) pins.set(tool, fingerprint);
-    }
-    return previous;
-  }
+	async check(
+		server: string,
+		offered: Readonly<Record<string, string>>,
+		accept: ReadonlySet<string>,
+	): Promise<Record<string, string | undefined>> {
+		let pins = this.servers.get(server);
+		if (!pins) this.servers.set(server, (pins = new Map()));
+		const previous: Record<string, string | undefined> = {};
+		for (const [tool, fingerprint] of Object.entries(offered)) {
+			previous[tool] = pins.get(tool);
+			if (previous[tool] === undefined || accept.has(tool)) pins.set(tool, fingerprint);
+		}
+		return previous;
+	}
 
-  async close(): Promise<void> {}
+	async close(): Promise<void> {}
 }
 
 /**
@@ -78,40 +86,58 @@ return kept
  * them `pinned` rather than `pinned_now`.
  */
 export class RedisMcpPins implements McpPinStore {
-  private readonly redis: ManagedRedis;
-  private readonly keyPrefix: string;
+	private readonly redis: ManagedRedis;
+	private readonly keyPrefix: string;
 
-  constructor(options: RedisSource & { keyPrefix?: string }) {
-    this.redis = new ManagedRedis(options, 'Redis MCP pin store');
-    this.keyPrefix = options.keyPrefix ?? DEFAULT_MCP_PIN_PREFIX;
-  }
+	constructor(options: RedisSource & { keyPrefix?: string }) {
+		this.redis = new ManagedRedis(options, 'Redis MCP pin store');
+		this.keyPrefix = options.keyPrefix ?? DEFAULT_MCP_PIN_PREFIX;
+	}
 
-  async check(server: string, offered: Readonly<Record<string, string>>, accept: ReadonlySet<string>): Promise<Record<string, string | undefined>> {
-    const tools = Object.keys(offered);
-    if (tools.length === 0) return {};
-    const key = mcpPinKey(this.keyPrefix, server);
-    const args = tools.flatMap((tool) => [tool, offered[tool], accept.has(tool) ? '1' : '0']);
-    const kept = await this.redis.run('check the MCP tool pins', async (client) => {
-      const reply = (await evaluateScript(client, CHECK_SCRIPT, [key], args)) as string[];
-      const wrote = tools.some((tool, index) => reply[index] === '' || (accept.has(tool) && reply[index] !== offered[tool]));
-      if (wrote) await confirmWrite(client, key);
-      return reply;
-    });
-    return Object.fromEntries(tools.map((tool, index) => [tool, kept[index] === '' ? undefined : kept[index]]));
-  }
+	async check(
+		server: string,
+		offered: Readonly<Record<string, string>>,
+		accept: ReadonlySet<string>,
+	): Promise<Record<string, string | undefined>> {
+		const tools = Object.keys(offered);
+		if (tools.length === 0) return {};
+		const key = mcpPinKey(this.keyPrefix, server);
+		const args = tools.flatMap((tool) => [tool, offered[tool], accept.has(tool) ? '1' : '0']);
+		const kept = await this.redis.run('check the MCP tool pins', async (client) => {
+			const reply = (await evaluateScript(client, CHECK_SCRIPT, [key], args)) as string[];
+			const wrote = tools.some(
+				(tool, index) =>
+					reply[index] === '' || (accept.has(tool) && reply[index] !== offered[tool]),
+			);
+			if (wrote) await confirmWrite(client, key);
+			return reply;
+		});
+		return Object.fromEntries(
+			tools.map((tool, index) => [tool, kept[index] === '' ? undefined : kept[index]]),
+		);
+	}
 
-  close(): Promise<void> {
-    return this.redis.close();
-  }
+	close(): Promise<void> {
+		return this.redis.close();
+	}
 }
 
 /** A tool's pin status from its offered fingerprint, its `pins` entry, and what the store kept (`store` false: none configured). */
-export function pinStatus(offered: string, configured: string | undefined, store: { kept?: string } | false): { status: PinStatus; pinned?: string } {
-  if (configured !== undefined) {
-    if (configured !== offered) return { status: 'changed', pinned: configured };
-    return { status: store && store.kept !== undefined && store.kept !== offered ? 'accepted' : 'config', pinned: configured };
-  }
-  if (!store) return { status: 'unpinned' };
-  if (store.kept === undefined) return { status: 'pinned_now', pinned: offered };
-  return store.kept === offered ? { status: 'pinned', pinned: offered } : { status: 'changed', pinned: store.kept };
+export function pinStatus(
+	offered: string,
+	configured: string | undefined,
+	store: { kept?: string } | false,
+): { status: PinStatus; pinned?: string } {
+	if (configured !== undefined) {
+		if (configured !== offered) return { status: 'changed', pinned: configured };
+		return {
+			status: store && store.kept !== undefined && store.kept !== offered ? 'accepted' : 'config',
+			pinned: configured,
+		};
+	}
+	if (!store) return { status: 'unpinned' };
+	if (store.kept === undefined) return { status: 'pinned_now', pinned: offered };
+	return store.kept === offered
+		? { status: 'pinned', pinned: offered }
+		: { status: 'changed', pinned: store.kept };
 }

@@ -15,34 +15,46 @@ type ContentItem = CallToolResult['content'][number];
  * thrown: the model reads it as the tool's failure.
  */
 export function renderCallResult(result: CallToolResult): string | TruncatedText {
-  const parts = (Array.isArray(result.content) ? result.content : []).map(renderItem);
-  if (result.structuredContent !== undefined) parts.push(`structuredContent: ${JSON.stringify(result.structuredContent)}`);
-  const text = parts.length > 0 ? parts.join('\n') : '(the tool returned no content)';
-  if (result.isError === true) throw new Error(`the tool reported an error: ${text.slice(0, MAX_MCP_RESULT_CHARACTERS)}`);
-  if (text.length <= MAX_MCP_RESULT_CHARACTERS) return text;
-  return new TruncatedText(`[the result was cut to its first ${MAX_MCP_RESULT_CHARACTERS} of ${text.length} characters]\n${text.slice(0, MAX_MCP_RESULT_CHARACTERS)}`);
+	const parts = (Array.isArray(result.content) ? result.content : []).map(renderItem);
+	if (result.structuredContent !== undefined)
+		parts.push(`structuredContent: ${JSON.stringify(result.structuredContent)}`);
+	const text = parts.length > 0 ? parts.join('\n') : '(the tool returned no content)';
+	if (result.isError === true)
+		throw new Error(`the tool reported an error: ${text.slice(0, MAX_MCP_RESULT_CHARACTERS)}`);
+	if (text.length <= MAX_MCP_RESULT_CHARACTERS) return text;
+	return new TruncatedText(
+		`[the result was cut to its first ${MAX_MCP_RESULT_CHARACTERS} of ${text.length} characters]\n${text.slice(0, MAX_MCP_RESULT_CHARACTERS)}`,
+	);
 }
 
 function renderItem(item: ContentItem): string {
-  switch (item.type) {
-    case 'text':
-      return item.text;
-    case 'image':
-    case 'audio':
-      return `[${item.type} ${item.mimeType}, ${approximateBytes(item.data)} bytes, not shown]`;
-    case 'resource_link':
-      return `[resource link ${item.uri}${item.name ? ` (${item.name})` : ''}${item.mimeType ? `, ${item.mimeType}` : ''}]`;
-    case 'resource': {
-      const resource = item.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-      const size = typeof resource.text === 'string' ? `${resource.text.length} characters` : `${approximateBytes(resource.blob ?? '')} bytes`;
-      return `[resource ${resource.uri}${resource.mimeType ? `, ${resource.mimeType}` : ''}, ${size}, not shown]`;
-    }
-    default:
-      return `[content of type ${JSON.stringify((item as { type?: unknown }).type)}, not shown]`;
-  }
+	switch (item.type) {
+		case 'text':
+			return item.text;
+		case 'image':
+		case 'audio':
+			return `[${item.type} ${item.mimeType}, ${approximateBytes(item.data)} bytes, not shown]`;
+		case 'resource_link':
+			return `[resource link ${item.uri}${item.name ? ` (${item.name})` : ''}${item.mimeType ? `, ${item.mimeType}` : ''}]`;
+		case 'resource': {
+			const resource = item.resource as {
+				uri: string;
+				mimeType?: string;
+				text?: string;
+				blob?: string;
+			};
+			const size =
+				typeof resource.text === 'string'
+					? `${resource.text.length} characters`
+					: `${approximateBytes(resource.blob ?? '')} bytes`;
+			return `[resource ${resource.uri}${resource.mimeType ? `, ${resource.mimeType}` : ''}, ${size}, not shown]`;
+		}
+		default:
+			return `[content of type ${JSON.stringify((item as { type?: unknown }).type)}, not shown]`;
+	}
 }
 
 /** The decoded size of base64 text. */
 function approximateBytes(base64: string): number {
-  return Math.floor((base64.length * 3) / 4);
+	return Math.floor((base64.length * 3) / 4);
 }
