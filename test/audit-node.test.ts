@@ -78,14 +78,12 @@ describe('Agent Core audit trail in n8n’s engine', () => {
 			],
 			{ auditRetentionDays: 30 },
 		);
-		const items = result
-			.outputOf('Agent Core')
-			.map(
-				(item) =>
-					item.json as IDataObject & {
-						audit: { run_id: string; stored: boolean; record_digest: string };
-					},
-			);
+		const items = result.outputOf('Agent Core').map(
+			(item) =>
+				item.json as IDataObject & {
+					audit: { run_id: string; stored: boolean; record_digest: string };
+				},
+		);
 		expect(items.map((item) => item.audit.stored)).toEqual([true, true]);
 		const rows = await query(
 			database().url,

@@ -55,13 +55,11 @@ describe('default expressions computed directly', () => {
 			nodeTypes: { agentCore: new AgentCore() },
 			credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl } },
 		});
-		return result
-			.outputOf('Agent Core')
-			.map((item) => ({
-				answer: item.json.final_answer,
-				session: item.json.session_id,
-				error: item.json.error,
-			}));
+		return result.outputOf('Agent Core').map((item) => ({
+			answer: item.json.final_answer,
+			session: item.json.session_id,
+			error: item.json.error,
+		}));
 	}
 
 	it('give what n8n’s evaluation of the same expressions gives, item by item', async () => {

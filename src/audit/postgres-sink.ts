@@ -177,7 +177,10 @@ export class PostgresAuditSink {
 		const found = await pool
 			.query<{
 				run_id: string;
-			}>(`SELECT run_id FROM ${RUNS_TABLE} WHERE created_at >= $1${workflow} ORDER BY created_at, run_id${limit}`, values)
+			}>(
+				`SELECT run_id FROM ${RUNS_TABLE} WHERE created_at >= $1${workflow} ORDER BY created_at, run_id${limit}`,
+				values,
+			)
 			.catch((error: { code?: string }) => {
 				if (error.code === '42P01') return { rows: [] as { run_id: string }[] };
 				throw error;

@@ -264,9 +264,7 @@ export function describeRedisFailure(
 	return fail('command', `Redis at ${address} failed during ${operation}: ${firstLine}`);
 }
 
-function parseRedisUrl(
-	url: string,
-): Partial<{
+function parseRedisUrl(url: string): Partial<{
 	host: string;
 	port: number;
 	username: string;

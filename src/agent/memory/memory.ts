@@ -204,10 +204,8 @@ function keepNewest(turns: HistoryTurn[], costs: number[], budget: number): Hist
 export function rememberedToolResults(
 	results: NonNullable<MemoryMessage['tool_results']>,
 ): NonNullable<MemoryMessage['tool_results']> {
-	return results
-		.slice(0, REMEMBERED_TOOL_RESULTS)
-		.map((result) => ({
-			...result,
-			observation: truncateObservation(result.observation, REMEMBERED_OBSERVATION_CHARS),
-		}));
+	return results.slice(0, REMEMBERED_TOOL_RESULTS).map((result) => ({
+		...result,
+		observation: truncateObservation(result.observation, REMEMBERED_OBSERVATION_CHARS),
+	}));
 }
