@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type RedisConnectionOptions } from '../redis/connection';
-import { ManagedRedis } from '../redis/managed-client';
-import { isClusterClient, type RedisClient } from '../redis/open-client';
+import { isClusterClient } from '../redis/open-client';
 import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
+import { RedisContextError, runOnRedis } from './redis-context-call';
 import {
 	INDEX_SUFFIX,
 	legacySessionNamespace,
@@ -133,11 +133,6 @@ export const redisContextSettingsSchema: JsonSchema = {
 	additionalProperties: false,
 };
 
-/** A refusal or failure whose message is already written for the model. */
-class RedisContextError extends Error {
-	override name = 'RedisContextError';
-}
-
 /** Applies defaults to an (already schema-validated) settings entry. */
 export function readRedisContextSettings(raw: Record<string, unknown> = {}): RedisContextSettings {
 	if (raw.redis_url !== undefined && raw.connection !== undefined) {
@@ -167,7 +162,8 @@ export function readRedisContextSettings(raw: Record<string, unknown> = {}): Red
 export const redisContextTool: Tool<RedisContextArgs> = {
 	name: 'redis_context',
 	description:
-		'Remember small text values across runs of this conversation: set/append/get/delete a key, or list your keys. Values are private to this session and expire after a while.',
+		'Remember small text values across runs of this conversation: set/append/get/delete a key, ' +
+		'or list your keys. Values are private to this session and expire after a while.',
 	parameters: redisContextParameters,
 	// get and list read; set, append and delete write.
 	sideEffects: (args: RedisContextArgs) => args.operation !== 'get' && args.operation !== 'list',
@@ -259,7 +255,8 @@ function renderReply(
 			if (status === 'too_large') throw tooLarge(key, size, settings.maxValueBytes, args.operation);
 			if (status === 'too_many_keys') {
 				throw new RedisContextError(
-					`redis_context refused: this session already holds ${size} keys (max_keys ${settings.maxKeys}); delete a key you no longer need, or overwrite an existing one`,
+					`redis_context refused: this session already holds ${size} keys (max_keys ${settings.maxKeys}); ` +
+						'delete a key you no longer need, or overwrite an existing one',
 				);
 			}
 			const verb = args.operation === 'append' ? 'appended to' : 'stored';
@@ -281,51 +278,5 @@ function tooLarge(
 			: `the value is ${size} bytes`;
 	return new RedisContextError(
 		`redis_context refused: ${what}, over max_value_bytes (${maxBytes}); store less text, or split it over several keys`,
-	);
-}
-
-/**
- * Runs one command on this process's shared client for the connection (see withSharedRedis, reached through
- * ManagedRedis, which opens a cluster client when the connection names a Redis Cluster node): executions reuse
- * one connection instead of opening one per call. An abort (call timeout, run timeout, cancel) ends the call at
- * once; the command itself is bounded by the client's command timeout and the operation's deadline.
- */
-async function runOnRedis<T>(
-	connection: RedisConnectionOptions,
-	operation: string,
-	signal: AbortSignal,
-	command: (client: RedisClient) => Promise<T>,
-): Promise<T> {
-	let redis: ManagedRedis;
-	try {
-		redis = new ManagedRedis({ shared: connection }, 'redis_context tool');
-	} catch (error) {
-		throw new RedisContextError(
-			`redis_context is misconfigured: ${(error as Error).message}; fix tool_settings.redis_context`,
-		);
-	}
-	if (signal.aborted) throw stopped(redis.address, false);
-	let onAbort: (() => void) | undefined;
-	const aborted = new Promise<never>((_, reject) => {
-		onAbort = () => reject(stopped(redis.address, true));
-		signal.addEventListener('abort', onAbort, { once: true });
-	});
-	aborted.catch(() => undefined); // only observed through the race below
-	try {
-		return await Promise.race([redis.run(operation, command), aborted]);
-	} catch (error) {
-		if (error instanceof RedisContextError) throw error;
-		throw new RedisContextError(`redis_context failed: ${(error as Error).message}`);
-	} finally {
-		if (onAbort) signal.removeEventListener('abort', onAbort);
-	}
-}
-
-function stopped(address: string, commandMayHaveRun: boolean): RedisContextError {
-	const outcome = commandMayHaveRun
-		? '; a set, append or delete may or may not have been applied'
-		: '; nothing was sent';
-	return new RedisContextError(
-		`redis_context stopped: the call was cancelled (time limit or cancel) before Redis at ${address} answered${outcome}`,
 	);
 }
