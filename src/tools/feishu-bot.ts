@@ -4,7 +4,10 @@
  */
 import { createHmac } from 'node:crypto';
 import type { JsonSchema } from '../validation/validate';
+import { FeishuBotError, postToWebhook, WEBHOOK, type FeishuBotSettings } from './feishu-webhook';
 import type { Tool, ToolContext } from './tool';
+
+export type { FeishuBotSettings } from './feishu-webhook';
 
 /** A plain text message. */
 export interface FeishuTextArgs {
@@ -20,13 +23,6 @@ export interface FeishuPostArgs {
 /** Args of one feishu_bot call (already validated against `feishuBotParameters`). */
 export type FeishuBotArgs = FeishuTextArgs | FeishuPostArgs;
 
-/** `tool_settings.feishu_bot` after defaults are applied. */
-export interface FeishuBotSettings {
-	webhookUrl: string;
-	signingSecret?: string;
-	timeoutMs: number;
-}
-
 /** Seams for tests; production uses the defaults (`feishuBotTool`). */
 export interface FeishuBotToolOptions {
 	/** Current time in milliseconds; defaults to `Date.now`. */
@@ -36,8 +32,6 @@ export interface FeishuBotToolOptions {
 export const DEFAULT_FEISHU_TIMEOUT_MS = 10_000;
 /** Feishu refuses custom-bot requests over 20 KB; checking first gives the model a clearer message. */
 export const FEISHU_MAX_BODY_BYTES = 20 * 1024;
-const MAX_RESPONSE_BYTES = 64 * 1024;
-const WEBHOOK = 'the configured Feishu webhook';
 
 /** JSON Schema of the args; the descriptions are what the model reads. */
 export const feishuBotParameters: JsonSchema = {
@@ -103,22 +97,6 @@ export const feishuBotSettingsSchema: JsonSchema = {
 	additionalProperties: false,
 };
 
-/** What a Feishu error code usually means and what to do about it. */
-const CODE_HINTS: Record<number, string> = {
-	19021:
-		'the signature did not match: check signing_secret in tool_settings.feishu_bot and the server clock',
-	19022: "this server's IP address is not on the bot's IP allowlist",
-	19024:
-		"the message lacks the keyword the bot's security settings require: include one of the bot's keywords in the text",
-	9499: 'Feishu could not read the request',
-	11232: 'the bot is sending too often: wait, then send fewer messages',
-};
-
-/** A refusal or failure whose message is already written for the model. */
-class FeishuBotError extends Error {
-	override name = 'FeishuBotError';
-}
-
 /**
  * Feishu's custom-bot signature: HMAC-SHA256 keyed with `${timestamp}\n${secret}` over an empty message,
  * base64-encoded (the key, not the message, carries the data, as Feishu documents it).
@@ -131,7 +109,8 @@ export function signFeishuRequest(timestampSeconds: string, secret: string): str
 export function readFeishuBotSettings(raw: Record<string, unknown> = {}): FeishuBotSettings {
 	if (typeof raw.webhook_url !== 'string' || !/^https?:\/\//i.test(raw.webhook_url)) {
 		throw new FeishuBotError(
-			"feishu_bot is not configured: in n8n choose an 'Agent Core: Feishu / Lark Bot' credential on the node; elsewhere set tool_settings.feishu_bot.webhook_url to the custom bot's webhook address (http or https)",
+			"feishu_bot is not configured: in n8n choose an 'Agent Core: Feishu / Lark Bot' credential on the node; " +
+				"elsewhere set tool_settings.feishu_bot.webhook_url to the custom bot's webhook address (http or https)",
 		);
 	}
 	if (!URL.canParse(raw.webhook_url)) {
@@ -190,7 +169,8 @@ export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<Fe
 	return {
 		name: 'feishu_bot',
 		description:
-			'Send a message to the team\'s Feishu (Lark) group through its bot: {"text": "..."} for plain text, or {"title": "...", "lines": ["...", "..."]} for a formatted message.',
+			'Send a message to the team\'s Feishu (Lark) group through its bot: {"text": "..."} for plain text, ' +
+			'or {"title": "...", "lines": ["...", "..."]} for a formatted message.',
 		parameters: feishuBotParameters,
 		// Every call posts a message.
 		sideEffects: true,
@@ -228,124 +208,6 @@ export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<Fe
 
 /** The `feishu_bot` tool. */
 export const feishuBotTool: Tool<FeishuBotArgs> = createFeishuBotTool();
-
-async function postToWebhook(
-	settings: FeishuBotSettings,
-	body: Buffer,
-	signal: AbortSignal,
-): Promise<void> {
-	const timeout = AbortSignal.timeout(settings.timeoutMs);
-	let response: Response;
-	try {
-		response = await fetch(settings.webhookUrl, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json; charset=utf-8' },
-			body,
-			// A redirect would carry the message somewhere nobody configured.
-			redirect: 'manual',
-			signal: AbortSignal.any([signal, timeout]),
-		});
-	} catch (error) {
-		throw describeFetchFailure(error, signal, timeout, settings.timeoutMs);
-	}
-	let text: string;
-	try {
-		text = await readLimited(response, MAX_RESPONSE_BYTES);
-	} catch (error) {
-		throw describeFetchFailure(error, signal, timeout, settings.timeoutMs);
-	}
-	const reply = parseFeishuReply(text);
-	const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-	if (response.status < 200 || response.status > 299) {
-		const detail = reply
-			? `: ${describeCode(reply)}`
-			: text.trim()
-				? `: ${JSON.stringify(text.trim().slice(0, 200))}`
-				: '';
-		const redirect =
-			response.status >= 300 && response.status < 400
-				? ' (a redirect, which is not followed; check webhook_url)'
-				: '';
-		throw new FeishuBotError(
-			`feishu_bot failed: ${WEBHOOK} answered ${status}${redirect}${detail}`,
-		);
-	}
-	if (!reply) {
-		throw new FeishuBotError(
-			`feishu_bot failed: ${WEBHOOK} answered ${status} but not with Feishu's JSON {code, msg}; check that webhook_url is a Feishu custom bot webhook`,
-		);
-	}
-	if (reply.code !== 0)
-		throw new FeishuBotError(
-			`feishu_bot failed: Feishu refused the message: ${describeCode(reply)}`,
-		);
-}
-
-interface FeishuReply {
-	code: number;
-	message: string;
-}
-
-/** Current replies carry `code`/`msg`; older webhooks answered `StatusCode`/`StatusMessage`. */
-function parseFeishuReply(text: string): FeishuReply | undefined {
-	try {
-		const parsed = JSON.parse(text) as Record<string, unknown>;
-		const code = parsed.code ?? parsed.StatusCode;
-		if (typeof code !== 'number') return undefined;
-		const message = parsed.msg ?? parsed.StatusMessage;
-		return { code, message: typeof message === 'string' ? message : '' };
-	} catch {
-		return undefined;
-	}
-}
-
-function describeCode(reply: FeishuReply): string {
-	const hint = CODE_HINTS[reply.code];
-	return `code ${reply.code}${reply.message ? ` (${reply.message})` : ''}${hint ? `; ${hint}` : ''}`;
-}
-
-function describeFetchFailure(
-	error: unknown,
-	signal: AbortSignal,
-	timeout: AbortSignal,
-	timeoutMs: number,
-): FeishuBotError {
-	if (signal.aborted)
-		return new FeishuBotError(
-			`feishu_bot stopped: the call was cancelled (time limit or cancel) before ${WEBHOOK} answered; the message may or may not have been sent`,
-		);
-	if (timeout.aborted) {
-		return new FeishuBotError(
-			`feishu_bot failed: ${WEBHOOK} did not answer within ${timeoutMs} ms (timeout_ms); the message may or may not have been sent`,
-		);
-	}
-	// fetch hides the reason in `cause`; only its code is shown, as its message can name the address.
-	const cause = (error as { cause?: { code?: unknown } })?.cause;
-	const code =
-		typeof cause?.code === 'string' ? cause.code : ((error as Error)?.name ?? 'network error');
-	return new FeishuBotError(
-		`feishu_bot failed: could not reach ${WEBHOOK} (${code}); check webhook_url and the network`,
-	);
-}
-
-/** Reads at most `limit` bytes of the body and drops the rest; a webhook reply is a few dozen bytes. */
-async function readLimited(response: Response, limit: number): Promise<string> {
-	if (!response.body) return '';
-	const reader = response.body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		chunks.push(value);
-		size += value.length;
-		if (size >= limit) {
-			await reader.cancel().catch(() => undefined);
-			break;
-		}
-	}
-	return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
 
 /**
  * The token-like parts of the webhook URL (its path segments and query values), which a server may echo
