@@ -1,15 +1,15 @@
 // The fetch the MCP transport sends through: http_request's address policy, headers for the server's origin only, no redirect, caps, retries.
 import http from 'node:http';
 import https from 'node:https';
-import { Transform, type Readable } from 'node:stream';
 import { normalizeHost } from '../http-request/address-policy';
 import { checkHop, guardedLookup, type ConnectionPolicy } from '../http-request/connection-policy';
 import { HttpRequestError } from '../http-request/error';
 import { HTTP_METHODS, type HttpMethod, type HttpRequestSettings } from '../http-request/settings';
 import { authorizationError } from './authorization';
 import { McpTransportError } from './errors';
-import { cappedRetryHints } from './event-stream';
 import { shownUrl, type McpServerConfig } from './config';
+import { byteCap, headersOf, isEventStream, webStream, withCappedHints } from './response-body';
+import { pausedForRetry, RETRY_STATUSES } from './retry';
 
 /** The fetch the SDK's transport takes (`FetchLike`). */
 export type McpFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -44,10 +44,6 @@ export interface GuardedFetch {
 	startOperation(): void;
 }
 
-/** Answers that say "try again": 429 always (the server did nothing), 5xx only for requests that may be repeated. */
-const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
-const MAX_ATTEMPTS = 3;
-const FIRST_RETRY_DELAY_MS = 250;
 /** Statuses whose Response has no body (the WHATWG Response refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** A POST outside any operation (the SDK's cancel notice after a timeout, say) still ends within this. */
@@ -172,7 +168,8 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
 		if (url.origin !== origin)
 			throw new McpTransportError(
 				'origin',
-				`${where} sent the client to ${url.origin}${url.pathname}, another origin; its headers go only to ${origin}, so it was not followed. Put the URL it names in mcp_servers[].url if you trust it`,
+				`${where} sent the client to ${url.origin}${url.pathname}, another origin; ` +
+					`its headers go only to ${origin}, so it was not followed. Put the URL it names in mcp_servers[].url if you trust it`,
 			);
 		const method = (init.method ?? 'GET').toUpperCase();
 		const body = typeof init.body === 'string' ? init.body : undefined;
@@ -263,109 +260,6 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
 		}
 	};
 	return { fetch, close: () => agent.destroy(), startOperation: () => (reconnections = 0) };
-}
-
-function isEventStream(incoming: http.IncomingMessage): boolean {
-	return /^\s*text\/event-stream\s*(;|$)/i.test(incoming.headers['content-type'] ?? '');
-}
-
-/** The stream with its reconnection hints capped; a failure of the stream (the byte cap) fails what is read. */
-function withCappedHints(source: Readable): Readable {
-	const hints = cappedRetryHints();
-	source.once('error', (error) => hints.destroy(error));
-	return source.pipe(hints);
-}
-
-/** Waits before the next attempt, when there is one and it can start before `endAt`; false: give up. */
-async function pausedForRetry(
-	attempt: number,
-	response: Response | undefined,
-	endAt: number | undefined,
-	signal: AbortSignal | null | undefined,
-): Promise<boolean> {
-	if (attempt >= MAX_ATTEMPTS || signal?.aborted) return false;
-	const asked = retryAfterMs(response?.headers.get('retry-after') ?? null);
-	const delay = asked ?? FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1);
-	if (endAt !== undefined && Date.now() + delay >= endAt) return false;
-	await response?.body?.cancel().catch(() => undefined);
-	await new Promise((resolve) => setTimeout(resolve, delay));
-	return !signal?.aborted;
-}
-
-/** `Retry-After` in seconds or as a date, in ms; undefined when absent or unreadable. */
-function retryAfterMs(value: string | null): number | undefined {
-	if (!value) return undefined;
-	const seconds = Number(value);
-	if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/** Passes the body on, failing it once more than `limit` bytes came: the SDK would otherwise hold any amount. */
-function byteCap(
-	limit: number,
-	where: string,
-	source: http.IncomingMessage,
-	onCut: (error: McpTransportError) => void,
-): Transform {
-	let seen = 0;
-	return new Transform({
-		transform(chunk: Buffer, _encoding, callback) {
-			seen += chunk.length;
-			if (seen > limit) {
-				const error = new McpTransportError(
-					'too_large',
-					`${where} answered more than ${limit} bytes; ask it for less`,
-				);
-				source.destroy();
-				onCut(error);
-				callback(error);
-				return;
-			}
-			callback(null, chunk);
-		},
-	});
-}
-
-/**
- * The body as a web stream, read as the SDK pulls it. (Readable.toWeb throws "Controller is already closed" from an
- * event handler when the SDK cancels a body whose last bytes are still arriving, which it does after a 202.)
- */
-function webStream(source: Readable): ReadableStream<Uint8Array> {
-	return new ReadableStream<Uint8Array>({
-		start(controller) {
-			const settle = (action: () => void) => {
-				try {
-					action();
-				} catch {
-					// Already cancelled or closed: nothing is waiting for more.
-				}
-			};
-			source.on('data', (chunk: Buffer) => {
-				settle(() =>
-					controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
-				);
-				if ((controller.desiredSize ?? 1) <= 0) source.pause();
-			});
-			source.once('end', () => settle(() => controller.close()));
-			source.once('error', (error) => settle(() => controller.error(error)));
-		},
-		pull() {
-			source.resume();
-		},
-		cancel() {
-			source.destroy();
-		},
-	});
-}
-
-function headersOf(incoming: http.IncomingHttpHeaders): Headers {
-	const headers = new Headers();
-	for (const [name, value] of Object.entries(incoming)) {
-		if (value === undefined) continue;
-		for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-	}
-	return headers;
 }
 
 /** A refusal or network failure, in words that name the server and what to do. */
