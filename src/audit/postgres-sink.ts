@@ -1,6 +1,5 @@
 // The PostgreSQL audit sink: one pool per database, writes that never crash or block, and reading a run back.
 import type { Pool, PoolClient } from 'pg';
-import { AgentCoreError } from '../core/agent-core-error';
 import {
 	destroyConnection,
 	poolConfig,
@@ -15,43 +14,14 @@ import {
 	describeError,
 	refusedForContent,
 } from './pending-writes';
-import {
-	MIGRATION,
-	RUNS_TABLE,
-	STEPS_TABLE,
-	TABLES_READY,
-	prepareWrite,
-	recordFromRows,
-	type PreparedWrite,
-} from './postgres-tables';
+import { readRun, storedRunIds } from './postgres-read';
+import { migrate, RUNS_TABLE } from './postgres-schema';
+import { prepareWrite, type PreparedWrite } from './postgres-tables';
 import type { AuditRecord } from './record';
-import { escapeStoredText, unescapeStoredText } from './stored-text';
+import { AuditWriteError, type AuditWriteReport } from './write-outcome';
 
 export { pingAuditDatabase, type PostgresTarget } from './postgres-connection';
-
-/**
- * A write that was not stored: `retried` says whether this process tries it again (see PostgresAuditSink.write).
- * `field` is `audit.postgres`, the run option naming the database.
- */
-export class AuditWriteError extends AgentCoreError {
-	override readonly name = 'AuditWriteError';
-	constructor(
-		message: string,
-		readonly retried: boolean,
-	) {
-		super(message, {
-			field: 'audit.postgres',
-			fix: retried
-				? 'Check that the audit.postgres database is reachable; this process stores the row once it answers.'
-				: 'Check the audit.postgres database for the reason given; this process does not try the row again.',
-		});
-	}
-}
-
-/** What a stored write reports beside success: earlier pending rows that were set aside or given up meanwhile. */
-export interface AuditWriteReport {
-	notices: string[];
-}
+export { AuditWriteError, type AuditWriteReport } from './write-outcome';
 
 /** Waits before the next try of pending writes: a database that is down for minutes is waited out. */
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
@@ -147,20 +117,7 @@ export class PostgresAuditSink {
 
 	/** A stored run, or undefined when there is none with this id (or no audit table at all: reading creates nothing). */
 	async read(runId: string): Promise<AuditRecord | undefined> {
-		const pool = await this.connected();
-		const run = await pool
-			.query(`SELECT * FROM ${RUNS_TABLE} WHERE run_id = $1`, [runId])
-			.catch((error: { code?: string }) => {
-				// 42P01 undefined_table: nothing was ever audited in this database.
-				if (error.code === '42P01') return { rowCount: 0, rows: [] };
-				throw error;
-			});
-		if (run.rowCount === 0) return undefined;
-		const steps = await pool.query(
-			`SELECT * FROM ${STEPS_TABLE} WHERE run_id = $1 ORDER BY position`,
-			[runId],
-		);
-		return recordFromRows(run.rows[0], steps.rows);
+		return readRun(await this.connected(), runId);
 	}
 
 	/**
@@ -168,24 +125,7 @@ export class PostgresAuditSink {
 	 * (what `audit replay --since` replays); none when nothing was ever audited here (reading creates nothing).
 	 */
 	async runIds(filter: { since: Date; workflowId?: string; limit?: number }): Promise<string[]> {
-		const pool = await this.connected();
-		const values: unknown[] = [filter.since];
-		if (filter.workflowId !== undefined) values.push(escapeStoredText(filter.workflowId));
-		const workflow = filter.workflowId !== undefined ? ' AND workflow_id = $2' : '';
-		const limit =
-			filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
-		const found = await pool
-			.query<{
-				run_id: string;
-			}>(
-				`SELECT run_id FROM ${RUNS_TABLE} WHERE created_at >= $1${workflow} ORDER BY created_at, run_id${limit}`,
-				values,
-			)
-			.catch((error: { code?: string }) => {
-				if (error.code === '42P01') return { rows: [] as { run_id: string }[] };
-				throw error;
-			});
-		return found.rows.map((row) => unescapeStoredText(row.run_id));
+		return storedRunIds(await this.connected(), filter);
 	}
 
 	/** Closes the connections for good: pending writes are not tried again (see the class comment). */
@@ -261,7 +201,8 @@ export class PostgresAuditSink {
 		if (givenUp.length > 0) {
 			this.dropped += givenUp.length;
 			this.notice(
-				`${givenUp.length} earlier audit row(s) waiting for a retry were given up, the pending queue being full (at most ${MAX_PENDING} rows and ${MAX_PENDING_BYTES} bytes): run ${givenUp.join(', ')}`,
+				`${givenUp.length} earlier audit row(s) waiting for a retry were given up, the pending queue being full ` +
+					`(at most ${MAX_PENDING} rows and ${MAX_PENDING_BYTES} bytes): run ${givenUp.join(', ')}`,
 			);
 		}
 		if (kept) this.scheduleRetry();
@@ -310,17 +251,6 @@ export class PostgresAuditSink {
 			[retentionDays],
 		);
 	}
-}
-
-async function migrate(pool: Pool, active: Set<PoolClient>): Promise<void> {
-	await withClient(
-		pool,
-		async (client) => {
-			if ((await client.query<{ ready: boolean }>(TABLES_READY)).rows[0]?.ready) return;
-			for (const statement of MIGRATION) await client.query(statement);
-		},
-		active,
-	);
 }
 
 const sinks = new Map<string, PostgresAuditSink>();

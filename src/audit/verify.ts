@@ -114,7 +114,10 @@ export function verifyRecord(record: AuditRecord, expectedDigest?: string): Veri
 		if (!covers && !mismatch) {
 			mismatch = {
 				part: 'digest',
-				detail: `the digest given (${expectedDigest}) is neither the recomputed ${recordHead ? `record_digest (${recordHead}) nor the ` : ''}trace_digest (${link}): the stored run is not the run that output it`,
+				detail:
+					`the digest given (${expectedDigest}) is neither the recomputed ` +
+					`${recordHead ? `record_digest (${recordHead}) nor the ` : ''}trace_digest (${link}): ` +
+					'the stored run is not the run that output it',
 			};
 		}
 	}
