@@ -76,7 +76,8 @@ function dataAsJson(data: unknown): string {
 	text ??= 'null';
 	if (text.length > JSON_TRANSFORM_MAX_DATA_LENGTH) {
 		throw new Error(
-			`data is ${formatCount(text.length)} characters of JSON, more than the limit of ${formatCount(JSON_TRANSFORM_MAX_DATA_LENGTH)}; pass only the part the expression needs`,
+			`data is ${formatCount(text.length)} characters of JSON, ` +
+				`more than the limit of ${formatCount(JSON_TRANSFORM_MAX_DATA_LENGTH)}; pass only the part the expression needs`,
 		);
 	}
 	return text;
@@ -91,7 +92,10 @@ function describeFailure(
 		case 'expression-error':
 			return describeJmespathError(expression, outcome.message);
 		case 'result-too-large':
-			return `the result of ${quoted} is more than ${formatCount(JSON_TRANSFORM_MAX_RESULT_LENGTH)} characters of JSON; select less, e.g. add a filter such as [?price > \`10\`] or keep the first items with [:10]`;
+			return (
+				`the result of ${quoted} is more than ${formatCount(JSON_TRANSFORM_MAX_RESULT_LENGTH)} characters of JSON; ` +
+				'select less, e.g. add a filter such as [?price > `10`] or keep the first items with [:10]'
+			);
 		case 'out-of-memory':
 			return `the expression ${quoted} needed more than ${JSON_TRANSFORM_WORKER_MEMORY_MB} MB of memory; simplify it or select less data first`;
 		case 'out-of-room':

@@ -24,7 +24,8 @@ export function authorizationError(
 	const sentNames = sent.map((name) => `${at}.headers.${name}`).join(', ');
 	const bearerKey = `${at}.headers.${tokenHeader ?? 'Authorization'}`;
 	const oauth = challenge.oauth
-		? `; its WWW-Authenticate says it uses OAuth${challenge.metadata ? ` (resource metadata: ${challenge.metadata})` : ''}, which Agent Core does not perform: a bearer token header is the way`
+		? `; its WWW-Authenticate says it uses OAuth${challenge.metadata ? ` (resource metadata: ${challenge.metadata})` : ''}, ` +
+			'which Agent Core does not perform: a bearer token header is the way'
 		: '';
 	const getToken = challenge.oauth
 		? 'a token from its OAuth authorization server (or its operator)'

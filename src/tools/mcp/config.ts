@@ -102,7 +102,10 @@ export function mcpServersProblem(value: unknown, key = 'mcp_servers'): string |
 	for (const [index, server] of (value as McpServerConfig[]).entries()) {
 		const at = `${key}[${index}]`;
 		if (!SERVER_NAME.test(server.name)) {
-			return `${at}.name must be 1 to ${MAX_SERVER_NAME_LENGTH} characters of a-z, 0-9, "_" and "-", starting with a letter or "_" (its tools are offered as "<name>.<tool>", at most ${MAX_TOOL_NAME_LENGTH} characters), not ${JSON.stringify(server.name)}`;
+			return (
+				`${at}.name must be 1 to ${MAX_SERVER_NAME_LENGTH} characters of a-z, 0-9, "_" and "-", starting with a letter or "_" ` +
+				`(its tools are offered as "<name>.<tool>", at most ${MAX_TOOL_NAME_LENGTH} characters), not ${JSON.stringify(server.name)}`
+			);
 		}
 		if (names.has(server.name))
 			return `${at}.name "${server.name}" is used twice; give each server its own name`;
@@ -134,7 +137,10 @@ function serverUrlProblem(server: McpServerConfig): string | undefined {
 		Object.keys(server.headers ?? {}).length > 0 &&
 		server.allow_private_network !== true
 	) {
-		return `is plain http, and headers are sent only over https (or, for a server on your own network, with allow_private_network: true); use https://${url.host}${url.pathname}`;
+		return (
+			'is plain http, and headers are sent only over https ' +
+			`(or, for a server on your own network, with allow_private_network: true); use https://${url.host}${url.pathname}`
+		);
 	}
 	return undefined;
 }

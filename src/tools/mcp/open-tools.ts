@@ -221,7 +221,8 @@ async function serverTools(
 	});
 	if (unpinned.length > 0) {
 		notices.push(
-			`not pinned (no pin store, no mcp_servers "${server.name}" pins entry), so a changed definition would not be noticed: ${unpinned.join(', ')}; their fingerprints are in mcp_tools`,
+			`not pinned (no pin store, no mcp_servers "${server.name}" pins entry), ` +
+				`so a changed definition would not be noticed: ${unpinned.join(', ')}; their fingerprints are in mcp_tools`,
 		);
 	}
 	// A server whose every allowed tool was left out still says why, where the trace reads it.
@@ -236,7 +237,8 @@ async function serverTools(
 
 function changedNotice(server: string, tool: string, pinned: string, offered: string): string {
 	return (
-		`${server}.${tool} is BLOCKED: its definition changed since it was pinned (pinned ${pinned}, offered ${offered}); it is never called until the change is accepted: ` +
+		`${server}.${tool} is BLOCKED: its definition changed since it was pinned (pinned ${pinned}, offered ${offered}); ` +
+		'it is never called until the change is accepted: ' +
 		`review the server's new description and schema, then set "pins": {"${tool}": "${offered}"} on mcp_servers "${server}"`
 	);
 }
@@ -261,7 +263,9 @@ function candidate(server: McpServerConfig, definition: McpToolDefinition): Cand
 		return {
 			definition,
 			parameters,
-			refusal: `its name ${JSON.stringify(fullName)} is not a tool name the engine takes (at most ${MAX_TOOL_NAME_LENGTH} characters of letters, digits, "_", "." and "-"); a shorter server name may help`,
+			refusal:
+				`its name ${JSON.stringify(fullName)} is not a tool name the engine takes ` +
+				`(at most ${MAX_TOOL_NAME_LENGTH} characters of letters, digits, "_", "." and "-"); a shorter server name may help`,
 		};
 	}
 	try {
