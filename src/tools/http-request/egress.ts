@@ -30,8 +30,16 @@ const HTTPS_PORTS = [443];
  * script (IDN). A match cannot start inside a word (the look-behinds), and no quantifier can backtrack into
  * another, so the scan is linear in the text (1 MB in tens of milliseconds, tested).
  */
-const NAME_PATTERN =
-	/(?<![\p{L}\p{N}+.-])(https?):\/\/((?:[^\s/?#\\<>"'`@[\]()]*@)?(?:\[[0-9a-f:.]*\]|[^\s/?#\\<>"'`@[\]():,;!|^{}*]*)(?::[0-9]*)?)|(?<![\p{L}\p{N}_@.\-[])\[([0-9a-f:.]+)\]|(?<![\p{L}\p{N}_@.-])((?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|[\p{L}\p{N}_-]+(?=\.?:[0-9]))/giu;
+const URL_AUTHORITY =
+	/(?<![\p{L}\p{N}+.-])(https?):\/\/((?:[^\s/?#\\<>"'`@[\]()]*@)?(?:\[[0-9a-f:.]*\]|[^\s/?#\\<>"'`@[\]():,;!|^{}*]*)(?::[0-9]*)?)/u;
+const BRACKETED_IPV6 = /(?<![\p{L}\p{N}_@.\-[])\[([0-9a-f:.]+)\]/u;
+const BARE_NAME =
+	/(?<![\p{L}\p{N}_@.-])((?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|[\p{L}\p{N}_-]+(?=\.?:[0-9]))/u;
+/** The three alternatives in this order, so their groups stay 1-2 (URL), 3 (bracketed IPv6) and 4 (name). */
+const NAME_PATTERN = new RegExp(
+	[URL_AUTHORITY.source, BRACKETED_IPV6.source, BARE_NAME.source].join('|'),
+	'giu',
+);
 const LABEL_CHARACTER = /[\p{L}\p{N}_-]/u;
 const DECIMAL_OCTET = /^(?:0|[1-9][0-9]{0,2})$/;
 /** Distinct spellings of names read from one text; no prompt written for a run comes near it. */

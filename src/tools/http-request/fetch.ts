@@ -63,7 +63,8 @@ export async function fetchFollowingRedirects(
 		response.destroy();
 		if (redirects >= settings.maxRedirects) {
 			throw new HttpRequestError(
-				`http_request stopped: more than ${settings.maxRedirects} redirects (max_redirects); the last answer was ${status} to ${location}. Request the final URL directly or use another endpoint`,
+				`http_request stopped: more than ${settings.maxRedirects} redirects (max_redirects); ` +
+					`the last answer was ${status} to ${location}. Request the final URL directly or use another endpoint`,
 			);
 		}
 		hop = redirectedHop(hop, status, location);

@@ -94,7 +94,9 @@ export const httpRequestSettingsSchema: JsonSchema = {
 			type: 'array',
 			items: { type: 'string', minLength: 1 },
 			description:
-				'Hosts the tool may call: exact names or IPs ("api.example.com") and wildcards ("*.example.com" matches subdomains, not example.com itself); case-insensitive; host names only, without scheme, port or path. Empty or absent: any host that passes the address policy.',
+				'Hosts the tool may call: exact names or IPs ("api.example.com") and wildcards ' +
+				'("*.example.com" matches subdomains, not example.com itself); case-insensitive; ' +
+				'host names only, without scheme, port or path. Empty or absent: any host that passes the address policy.',
 		},
 		allowed_methods: {
 			type: 'array',
@@ -110,19 +112,23 @@ export const httpRequestSettingsSchema: JsonSchema = {
 		allow_private_network: {
 			type: 'boolean',
 			description:
-				'Allow loopback, private, link-local and other internal addresses; default false. allowed_domains still applies, and cloud metadata endpoints (169.254.169.254, metadata.google.internal, …) stay refused.',
+				'Allow loopback, private, link-local and other internal addresses; default false. allowed_domains still applies, ' +
+				'and cloud metadata endpoints (169.254.169.254, metadata.google.internal, …) stay refused.',
 		},
 		headers: {
 			type: 'object',
 			propertyNames: { pattern: HEADER_NAME_PATTERN },
 			additionalProperties: { type: 'string', pattern: HEADER_VALUE_PATTERN },
 			description:
-				'Headers added to every request (e.g. an API token); the model never sees them and they are dropped when a redirect leaves the origin. They go only over https to the default port (443): a call to http:// or another port is refused unless allow_insecure_headers.',
+				'Headers added to every request (e.g. an API token); the model never sees them and they are dropped ' +
+				'when a redirect leaves the origin. They go only over https to the default port (443): ' +
+				'a call to http:// or another port is refused unless allow_insecure_headers.',
 		},
 		allow_insecure_headers: {
 			type: 'boolean',
 			description:
-				'Also send headers over plain http and to non-default ports; default false. For a plain-http API on a private network or a local test server: the token then crosses the network readable by anyone on the path.',
+				'Also send headers over plain http and to non-default ports; default false. For a plain-http API ' +
+				'on a private network or a local test server: the token then crosses the network readable by anyone on the path.',
 		},
 		max_redirects: {
 			type: 'integer',
@@ -134,7 +140,12 @@ export const httpRequestSettingsSchema: JsonSchema = {
 			type: 'string',
 			enum: ['any', 'from_prompt'],
 			description:
-				'Where requests may go: "any" (default) host that passes the address policy and allowed_domains, or "from_prompt": only hosts named in the user\'s messages or the instructions (or in allowed_domains), never one that only a tool\'s output mentioned. A host is named by a URL, a dotted name (example.com, api.example.com:8443, 10.0.0.5, [::1]) or a word with a port (localhost:3000), not by a bare word; a named port allows only that port, no port allows 443 (and 80, except for an https:// URL). Redirects are checked the same way.',
+				'Where requests may go: "any" (default) host that passes the address policy and allowed_domains, ' +
+				'or "from_prompt": only hosts named in the user\'s messages or the instructions (or in allowed_domains), ' +
+				"never one that only a tool's output mentioned. A host is named by a URL, a dotted name " +
+				'(example.com, api.example.com:8443, 10.0.0.5, [::1]) or a word with a port (localhost:3000), ' +
+				'not by a bare word; a named port allows only that port, no port allows 443 ' +
+				'(and 80, except for an https:// URL). Redirects are checked the same way.',
 		},
 	},
 	additionalProperties: false,
