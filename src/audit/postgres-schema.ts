@@ -1,6 +1,4 @@
 // The audit tables' names and their migration: created when missing, columns added since, run under a lock.
-import type { Pool, PoolClient } from 'pg';
-import { withClient } from './postgres-connection';
 
 /** The audit's two tables: one row per run, one per step. README "Audit and tracing" shows the layout. */
 export const RUNS_TABLE = 'agent_core_audit_runs';
@@ -99,15 +97,3 @@ export const MIGRATION = [
   )`,
 	'COMMIT',
 ];
-
-/** Runs the migration unless the tables are already current (see TABLES_READY). */
-export async function migrate(pool: Pool, active: Set<PoolClient>): Promise<void> {
-	await withClient(
-		pool,
-		async (client) => {
-			if ((await client.query<{ ready: boolean }>(TABLES_READY)).rows[0]?.ready) return;
-			for (const statement of MIGRATION) await client.query(statement);
-		},
-		active,
-	);
-}

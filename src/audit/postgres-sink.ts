@@ -15,7 +15,7 @@ import {
 	refusedForContent,
 } from './pending-writes';
 import { readRun, storedRunIds } from './postgres-read';
-import { migrate, RUNS_TABLE } from './postgres-schema';
+import { MIGRATION, RUNS_TABLE, TABLES_READY } from './postgres-schema';
 import { prepareWrite, type PreparedWrite } from './postgres-tables';
 import type { AuditRecord } from './record';
 import { AuditWriteError, type AuditWriteReport } from './write-outcome';
@@ -251,6 +251,18 @@ export class PostgresAuditSink {
 			[retentionDays],
 		);
 	}
+}
+
+/** Runs the migration unless the tables are already current (see TABLES_READY). */
+async function migrate(pool: Pool, active: Set<PoolClient>): Promise<void> {
+	await withClient(
+		pool,
+		async (client) => {
+			if ((await client.query<{ ready: boolean }>(TABLES_READY)).rows[0]?.ready) return;
+			for (const statement of MIGRATION) await client.query(statement);
+		},
+		active,
+	);
 }
 
 const sinks = new Map<string, PostgresAuditSink>();
