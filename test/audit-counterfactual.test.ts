@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { counterfactualReplay, counterfactualTotals } from '../src/replay/counterfactual';
+import { counterfactualReplay, counterfactualTotals } from '../src/replay';
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { createChatModel } from '../src/providers/create-model';

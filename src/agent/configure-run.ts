@@ -35,7 +35,8 @@ export function configureRun(
 
 /** Said once, at step 1, when http_request is allowed with nothing that limits its hosts. */
 export const OPEN_HTTP_REQUEST_NOTICE =
-	'http_request may reach any public host: tool_settings.http_request.allowed_domains is empty (in n8n: Tool Settings (JSON), or an HTTP Request Tool credential, which names its hosts)';
+	'http_request may reach any public host: tool_settings.http_request.allowed_domains is empty (in ' +
+	'n8n: Tool Settings (JSON), or an HTTP Request Tool credential, which names its hosts)';
 
 /**
  * The set-up notices of the first step: the protocol format's, an http_request open to any host (egress_hosts

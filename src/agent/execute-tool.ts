@@ -59,7 +59,11 @@ export function checkToolCall(
 		return {
 			error: {
 				type: 'tool_not_allowed',
-				message: `tool "${name}" is not available. ${available.length ? `Available tools: ${available.join(', ')}.` : 'No tools are available; reply with a final answer.'}`,
+				message:
+					`tool "${name}" is not available. ` +
+					(available.length
+						? `Available tools: ${available.join(', ')}.`
+						: 'No tools are available; reply with a final answer.'),
 			},
 		};
 	}

@@ -42,6 +42,9 @@ export class ModelChoice {
 		if (!this.fallback) return undefined;
 		this.answering = this.fallback;
 		this.fallback = undefined;
-		return `${failed.chat.provider} ${failed.name} failed (${error.message}); the fallback ${this.answering.chat.provider} ${this.answering.name} answers from this step on`;
+		return (
+			`${failed.chat.provider} ${failed.name} failed (${error.message}); the fallback ` +
+			`${this.answering.chat.provider} ${this.answering.name} answers from this step on`
+		);
 	}
 }

@@ -95,7 +95,9 @@ export class RepeatedCalls {
 		return {
 			next: 'answer',
 			ofStep: earlier.step,
-			observation: `(repeated call: this identical ${tool.name} call already ran at step ${earlier.step} and was not run again, since it has side effects. It ${result})`,
+			observation:
+				`(repeated call: this identical ${tool.name} call already ran at step ${earlier.step} and was not ` +
+				`run again, since it has side effects. It ${result})`,
 		};
 	}
 

@@ -30,7 +30,8 @@ import {
 	type Resumed,
 	type RunProgress,
 } from './pause/paused-run';
-import { DurableRun, interruptedDetail } from './pause/checkpoints';
+import { DurableRun } from './pause/checkpoints';
+import { interruptedDetail } from './pause/interrupted-call';
 import { configureRun, noteSetUp, withMcpTools } from './configure-run';
 import { afterRun } from './after-run';
 import { replayHistory, splitHistory } from './memory/memory';

@@ -21,7 +21,10 @@ export interface CallLimit {
 	readonly signal: AbortSignal;
 	/** True once the call's own time ran out (as opposed to the run's). */
 	timedOut(): boolean;
-	/** Settles with `work`, or rejects with the abort's reason as soon as the call is aborted: a tool or SDK that ignores its signal cannot hold the run past its limits. */
+	/**
+	 * Settles with `work`, or rejects with the abort's reason as soon as the call is aborted: a tool or SDK that
+	 * ignores its signal cannot hold the run past its limits.
+	 */
 	race<T>(work: Promise<T>): Promise<T>;
 	/** Ends the call's limit: later aborts of the run no longer reach it. */
 	dispose(): void;

@@ -64,7 +64,9 @@ export class Spending {
 		if (limit && unpriced) {
 			throw new ConfigError(
 				limit === 'max_cost' ? 'max_cost' : 'shared_budget',
-				`${limit} needs every model's price, and ${unpriced.provider} model "${unpriced.name}" has none in the catalogue (${CATALOGUE_NAME}): add it to prices, e.g. {"${unpriced.name}": {"input_per_million": 0.15, "output_per_million": 0.6}}`,
+				`${limit} needs every model's price, and ${unpriced.provider} model "${unpriced.name}" has none in ` +
+					`the catalogue (${CATALOGUE_NAME}): add it to prices, e.g. {"${unpriced.name}": ` +
+					`{"input_per_million": 0.15, "output_per_million": 0.6}}`,
 			);
 		}
 	}
@@ -142,7 +144,8 @@ export class Spending {
 		} catch (error) {
 			const charge = `${usage.total_tokens} tokens${cost ? ` (cost ${roundCost(cost.total)} USD)` : ''}`;
 			return unavailable(
-				`shared budget "${budget.scope}" could not be charged the ${charge} of this step's model call (${messageOf(error)}); the run stopped without acting on the reply`,
+				`shared budget "${budget.scope}" could not be charged the ${charge} of this step's model call ` +
+					`(${messageOf(error)}); the run stopped without acting on the reply`,
 			);
 		}
 	}

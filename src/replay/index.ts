@@ -6,15 +6,14 @@
 export { replayRecord, type ReplayReport } from './replay';
 export {
 	counterfactualReplay,
-	counterfactualTotals,
 	firstDivergence,
 	type Candidate,
 	type CounterfactualRunReport,
-	type CounterfactualTotals,
 	type Divergence,
 	type RunBehaviour,
 	type RunFigures,
 } from './counterfactual';
+export { counterfactualTotals, type CounterfactualTotals } from './counterfactual-totals';
 export {
 	recordedTools,
 	type RecordedCallLedger,

@@ -148,7 +148,10 @@ export function recordedTools(options: RecordedToolsOptions): {
 				? 'it is read-only but not in the record, and new read-only calls run only with --run-read-only'
 				: 'it is read-only but not in the record, and this tool is not available outside its run';
 		ledger.refused.push({ ...call, reason });
-		return `This ${name} call was not run: ${reason}. This is a replay of a recorded run, which never changes anything. Answer without this call, or with a call the run made.`;
+		return (
+			`This ${name} call was not run: ${reason}. This is a replay of a recorded run, which never changes ` +
+			`anything. Answer without this call, or with a call the run made.`
+		);
 	}
 
 	function fork(

@@ -1,4 +1,5 @@
-// Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens, remembered text replayed as data, and what compaction folds.
+// Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens,
+// remembered text replayed as data, and what compaction folds.
 import { newestTurnsThatFit } from '../../core/history-window';
 import type { ChatMessage } from '../../core/messages';
 import { truncateObservation } from '../../core/text-cut';

@@ -5,7 +5,10 @@ import { rememberedToolResults, type MemoryMessage } from './memory';
 import { protocolAssistantMessage } from '../protocol/prompt';
 import type { RunMemoryReport, TraceStep } from '../../trace/types';
 
-/** What the run keeps of its history's fitting: the output's `memory` report, with the summary message written (also the first of `messages`, for the store). */
+/**
+ * What the run keeps of its history's fitting: the output's `memory` report, with the summary message written
+ * (also the first of `messages`, for the store).
+ */
 export type RunMemory = Omit<RunMemoryReport, 'summary'> & { summary?: MemoryMessage };
 
 /**

@@ -10,7 +10,6 @@ import {
 	stateSecretProblem,
 	USED_STATE_MEMORY_DAYS,
 } from '../../run-state/signed-state';
-import type { Tool } from '../../tools/tool';
 import type { Redactor } from '../../trace/redact';
 import type { AgentResult, FinishReason } from '../../trace/types';
 import { canonicalJson } from '../../validation/canonical-json';
@@ -22,7 +21,8 @@ import {
 	type Resumed,
 	type RunProgress,
 } from './paused-run';
-import { hasSideEffects } from '../repeated-calls';
+import type { Tool } from '../../tools/tool';
+import { runsAgain } from './interrupted-call';
 import type { RunAgentOptions } from '../run-options';
 
 /** A run key cannot be used as it is given, or its checkpoint cannot be used; `field` is `runKey` (or `stateSecret`). */
@@ -156,7 +156,10 @@ export class DurableRun {
 		return () => this.write(record);
 	}
 
-	/** Keeps a finished run's result for a retry, unless it ended on something outside the run (CONTINUED_AFTER): its last step then stays the place to go on from. */
+	/**
+	 * Keeps a finished run's result for a retry, unless it ended on something outside the run (CONTINUED_AFTER): its
+	 * last step then stays the place to go on from.
+	 */
 	async finish(result: AgentResult): Promise<void> {
 		if (CONTINUED_AFTER.has(result.finish_reason)) return;
 		const state = signRunState(
@@ -188,7 +191,9 @@ export class DurableRun {
 	private async write(record: string): Promise<void> {
 		if (await this.store.write(this.stamp.run_key, this.attempt, record)) return;
 		throw new CheckpointError(
-			`run key "${this.stamp.run_key}" was taken over by another attempt of this run (a retry, or a job picked up again while this one still ran), or its checkpoint expired: this attempt stops here so that no step runs twice`,
+			`run key "${this.stamp.run_key}" was taken over by another attempt of this run (a retry, or a job ` +
+				`picked up again while this one still ran), or its checkpoint expired: this attempt stops here so ` +
+				`that no step runs twice`,
 			'Nothing to fix when a retry took over: the other attempt goes on with the run. Otherwise give checkpoints a longer TTL than a run takes.',
 		);
 	}
@@ -260,7 +265,8 @@ function openCheckpoint(
 	}
 	if (opened.checkpoint.input_hash !== stamp.input_hash) {
 		throw new CheckpointError(
-			`run key "${runKey}" has a checkpoint of a run that answered another request (the prompt, or the last user message): a run goes on only with the request it started with`,
+			`run key "${runKey}" has a checkpoint of a run that answered another request (the prompt, or the ` +
+				`last user message): a run goes on only with the request it started with`,
 			NEW_KEY_FIX,
 		);
 	}
@@ -275,30 +281,6 @@ function openCheckpoint(
 				: 'interrupted',
 		},
 	};
-}
-
-/**
- * Whether a call that started and was never recorded as done may simply run again: a read (it changes
- * nothing), or a call whose tool sends the run's idempotency key (http_request), so a target that honours
- * the key acts once. A tool no longer allowed runs "again" only to be refused like any unknown tool.
- */
-function runsAgain(tool: Tool | undefined, args: Record<string, unknown>): boolean {
-	if (!tool) return true;
-	let changesSomething = true;
-	try {
-		changesSomething = hasSideEffects(tool, args);
-	} catch {
-		// A tool that cannot say counts as one that writes.
-	}
-	return !changesSomething || tool.passesIdempotencyKey === true;
-}
-
-/** What an interrupted call's step says: which call, and why it is not run again without a person. */
-export function interruptedDetail(tool: string, step: number, paused: boolean): string {
-	const what = `the ${tool} call of step ${step} started before the run was interrupted, and its end was never recorded; it has side effects, so it is not run again`;
-	return paused
-		? `${what} without a person's approval (approve runs it again, deny goes on without it)`
-		: `${what}: check whether it took effect, then start a new run (a config with approval_required asks a person instead)`;
 }
 
 function parseRecord(record: string): { payload?: Record<string, unknown> } | undefined {

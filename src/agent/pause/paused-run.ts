@@ -66,7 +66,10 @@ export const USED_STATE_TTL_SECONDS = USED_STATE_MEMORY_DAYS * 86_400;
 
 /** The observation the model gets for a refused call. */
 export function refusalObservation(tool: string, reason: string): string {
-	return `A person refused this ${tool} call, and it was not run. Their reason: ${reason || '(none given)'}. Do not make the same call again; answer without it, or ask for what is missing.`;
+	return (
+		`A person refused this ${tool} call, and it was not run. Their reason: ${reason || '(none given)'}. ` +
+		`Do not make the same call again; answer without it, or ask for what is missing.`
+	);
 }
 
 /**

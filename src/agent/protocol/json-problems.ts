@@ -44,14 +44,17 @@ export function readObject(text: string): { value: Record<string, unknown> } | {
 	if (scan.kind === 'unclosed') {
 		const where =
 			scan.inString !== undefined
-				? `the string that opens at ${placeOf(text, scan.inString)} never ends (a quote inside a string needs a backslash before it; else a closing quote is missing, or the reply was cut off)`
+				? `the string that opens at ${placeOf(text, scan.inString)} never ends (a quote inside a string needs ` +
+					`a backslash before it; else a closing quote is missing, or the reply was cut off)`
 				: scan.inComment !== undefined
 					? `the comment that opens at ${placeOf(text, scan.inComment)} never ends, and JSON has no comments`
 					: `${scan.open} bracket${scan.open === 1 ? ' is' : 's are'} still open at its end`;
 		if (scan.comment !== undefined && scan.inComment === undefined && scan.inString === undefined) {
 			// A `//` comment runs to the end of its line, taking any bracket after it on that line (bj053).
 			return {
-				problem: `Your reply was not valid JSON: it holds a comment at ${placeOf(text, scan.comment)}, and JSON has no comments; a comment also hides the rest of its line, so the object never closed.`,
+				problem:
+					`Your reply was not valid JSON: it holds a comment at ${placeOf(text, scan.comment)}, and JSON has ` +
+					`no comments; a comment also hides the rest of its line, so the object never closed.`,
 			};
 		}
 		return {
@@ -62,7 +65,9 @@ export function readObject(text: string): { value: Record<string, unknown> } | {
 	const objectText = rest === '' ? text : text.slice(0, scan.end + 1);
 	if (scan.comment !== undefined) {
 		return {
-			problem: `Your reply was not valid JSON: it holds a comment at ${placeOf(text, scan.comment)}; JSON has no comments, so leave them out.${rest === '' ? '' : ' It also had text after the object.'}`,
+			problem:
+				`Your reply was not valid JSON: it holds a comment at ${placeOf(text, scan.comment)}; JSON has no ` +
+				`comments, so leave them out.${rest === '' ? '' : ' It also had text after the object.'}`,
 		};
 	}
 	const parsed = parse(objectText);
@@ -70,7 +75,10 @@ export function readObject(text: string): { value: Record<string, unknown> } | {
 		'error' in parsed ? ` The object itself was not valid JSON either: ${parsed.error}.` : '';
 	if (rest.startsWith('}') || rest.startsWith(']')) {
 		return {
-			problem: `Your reply had text after the JSON object: a "${rest[0]}" after the object's end at ${placeOf(text, scan.end)} that closes nothing (an extra closing bracket, or an opening one missing).${invalid}`,
+			problem:
+				`Your reply had text after the JSON object: a "${rest[0]}" after the object's end at ` +
+				`${placeOf(text, scan.end)} that closes nothing (an extra closing bracket, or an opening one ` +
+				`missing).${invalid}`,
 		};
 	}
 	if (rest.replace(/^,\s*/, '').startsWith('{'))

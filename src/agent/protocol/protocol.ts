@@ -165,7 +165,8 @@ export function nativeToolCallError(toolNames: readonly string[]): ProtocolError
 		.map((name) => JSON.stringify(name.slice(0, 64)))
 		.join(', ');
 	return protocolError(
-		`Your reply was a native function call (${names}) with no text; this agent does not use native function calling. Write the call as the JSON action object in your reply text.`,
+		`Your reply was a native function call (${names}) with no text; this agent does not use native ` +
+			`function calling. Write the call as the JSON action object in your reply text.`,
 	);
 }
 
