@@ -6,6 +6,7 @@ import { schemaDialectNotice } from '../validation/validate';
 import { type AgentConfig, ConfigError, resolveConfig } from '../settings/config';
 import type { RunAgentOptions } from './run-options';
 import { runToolRegistry } from './run-tools';
+import { resolvedByMcpRun } from './mcp-run';
 
 export { withMcpTools } from './mcp-run';
 
@@ -23,7 +24,8 @@ export function configureRun(
 		);
 	}
 	const registry = runToolRegistry(options.extraTools);
-	const config = resolveConfig(options.config, registry);
+	// With MCP servers the config was resolved before they were opened: their tools are in the registry now.
+	const config = resolvedByMcpRun(options.config) ?? resolveConfig(options.config, registry);
 	const keyProblem =
 		config.approval_required.length > 0 ? stateSecretProblem(options.stateSecret) : undefined;
 	if (keyProblem) throw new ConfigError('approval_required', keyProblem);

@@ -7,9 +7,19 @@ import {
 } from '../tools/mcp';
 import { Redactor } from '../trace/redact';
 import type { AgentResult } from '../trace/types';
-import { ConfigError, resolveConfig } from '../settings/config';
+import { type AgentConfig, ConfigError, resolveConfig } from '../settings/config';
 import type { RunAgentOptions } from './run-options';
 import { runToolRegistry } from './run-tools';
+
+/** Configs withMcpTools resolved and checked: configureRun takes them as they are instead of resolving them again. */
+const resolvedWithMcpTools = new WeakSet<object>();
+
+/** The config withMcpTools resolved once for this run (its MCP tools spelled out), or undefined for any other. */
+export function resolvedByMcpRun(config: unknown): AgentConfig | undefined {
+	return typeof config === 'object' && config !== null && resolvedWithMcpTools.has(config)
+		? (config as AgentConfig)
+		: undefined;
+}
 
 type RunOptions = Pick<RunAgentOptions, 'config' | 'extraTools' | 'secrets' | 'mcpPins' | 'signal'>;
 
@@ -45,7 +55,7 @@ export async function withMcpTools<Options extends RunOptions>(
 	const ofServers = (name: string) =>
 		(servers as McpServerConfig[]).some((server) => name.startsWith(`${server.name}.`));
 	const others = (list: string[] | undefined) => list?.filter((name) => !ofServers(name));
-	resolveConfig(
+	const checked = resolveConfig(
 		{
 			...config,
 			allowed_tools: others(allowedTools),
@@ -70,15 +80,21 @@ export async function withMcpTools<Options extends RunOptions>(
 	try {
 		return await run({
 			...options,
-			config: {
-				...config!,
+			config: resolvedOnce({
+				...checked,
 				allowed_tools: set.allowedTools,
-				...(set.approvalRequired ? { approval_required: set.approvalRequired } : {}),
-			},
+				approval_required: set.approvalRequired ?? checked.approval_required,
+			}) as Options['config'],
 			extraTools: [...(options.extraTools ?? []), ...set.tools],
 			secrets: [...(options.secrets ?? []), ...secrets],
 		});
 	} finally {
 		await set.close();
 	}
+}
+
+/** Marks the config this run resolved, with its MCP tools spelled out, so that it is resolved once, not twice. */
+function resolvedOnce(config: AgentConfig): AgentConfig {
+	resolvedWithMcpTools.add(config);
+	return config;
 }
