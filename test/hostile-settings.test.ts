@@ -2,7 +2,7 @@
 import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/settings/config';
 import { SETTINGS } from '../src/settings/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
-import { configFromCollections } from '../nodes/AgentCore/settings-panel';
+import { configFromCollections, configFromPanel } from '../nodes/AgentCore/settings-panel';
 import { useEventLoopWatchdog } from './support/watchdog';
 
 const registry = new ToolRegistry(builtInTools);
@@ -66,14 +66,12 @@ describe('settings under hostile input', () => {
 	it.each([Infinity, Number.NaN])(
 		'refuses a panel number an expression made %p (Max Cost, Context Window) naming its key',
 		(value) => {
-			const costly = configFromCollections({ limits: { maxCost: value }, options: {} });
+			// Max Cost is a version 2 field (Governance → Budgets); version 1 has none.
+			const costly = configFromPanel(2, { budgets: { maxCost: value }, options: {} });
 			expect(refusal({ model: 'm', ...costly }).message).toMatch(
 				/^max_cost: (Infinity|NaN) is not a finite number/,
 			);
-			const windowed = configFromCollections({
-				limits: {},
-				options: { contextWindowTokens: value },
-			});
+			const windowed = configFromPanel(2, { options: { contextWindowTokens: value } });
 			expect(refusal({ model: 'm', ...windowed }).key).toBe('context_window_tokens');
 		},
 	);

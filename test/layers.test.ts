@@ -233,6 +233,18 @@ describe('layers of src/', () => {
 		]);
 	});
 
+	it('no line of src/ or nodes/ is over 160 characters: a file stays small by being about one thing, not by widening lines', () => {
+		const { files } = readTree();
+		const wide = [...files].flatMap(([file, source]) =>
+			source
+				.split('\n')
+				.flatMap((line, index) =>
+					line.length > 160 ? [`${file}:${index + 1} (${line.length})`] : [],
+				),
+		);
+		expect(wide).toEqual([]);
+	});
+
 	it('src/ never imports n8n: the engine stands alone and the node translates', () => {
 		const { files } = readTree();
 		const n8nImports = [...files].filter(

@@ -24,9 +24,11 @@ export async function readDurableRun(
 	if (key === '') {
 		throw nodeError(
 			context,
-			`Run Key is ${typeof value === 'string' || value === undefined || value === null ? 'empty' : `not text but ${Array.isArray(value) ? 'an array' : typeof value}`}`,
+			`Run Key is ${runKeyShape(value)}`,
 			itemIndex,
-			"Set Run Key to what names this run across its attempts: the default {{ $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}, or a key from the request such as {{ $('Webhook').item.json.headers['idempotency-key'] }}.",
+			'Set Run Key to what names this run across its attempts: the default {{ $execution.id }}:{{ ' +
+				'$runIndex }}:{{ $itemIndex }}, or a key from the request such as {{ ' +
+				"$('Webhook').item.json.headers['idempotency-key'] }}.",
 		);
 	}
 	const instance = context.getInstanceId().slice(0, 16);
@@ -34,4 +36,10 @@ export async function readDurableRun(
 		runKey: `${context.getWorkflow().id ?? ''}:${context.getNode().name}:${key}@${instance}`,
 		checkpoints: await redis.checkpoints(itemIndex),
 	};
+}
+
+/** What a Run Key that is not usable text is: empty, or which other kind of value. */
+function runKeyShape(value: unknown): string {
+	if (typeof value === 'string' || value === undefined || value === null) return 'empty';
+	return `not text but ${Array.isArray(value) ? 'an array' : typeof value}`;
 }

@@ -103,7 +103,8 @@ if ARGV[2] ~= '' then
   end
 end
 local entries = redis.call('LRANGE', KEYS[1], tonumber(ARGV[1]), -1)
-return { 'read', entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('TTL', KEYS[1]), redis.call('GET', KEYS[3]), redis.call('GET', KEYS[5]), token }
+return { 'read', entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]),
+  redis.call('TTL', KEYS[1]), redis.call('GET', KEYS[3]), redis.call('GET', KEYS[5]), token }
 `);
 
 /**

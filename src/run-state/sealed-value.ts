@@ -36,7 +36,8 @@ export function sealValue(value: unknown, secret: string, stateId: string): Seal
 }
 
 const REFUSED =
-	"run_state's sealed part does not open: it was altered, taken from another state, or sealed with another key; resume with the state exactly as the paused run gave it, and the same signing key";
+	"run_state's sealed part does not open: it was altered, taken from another state, or sealed with " +
+	'another key; resume with the state exactly as the paused run gave it, and the same signing key';
 
 /** The value sealed for the state `stateId`; RunStateError when anything in it was changed or moved. */
 export function openSealedValue(sealed: unknown, secret: string, stateId: string): unknown {

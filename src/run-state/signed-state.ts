@@ -66,8 +66,11 @@ export function stateSecretProblem(secret: string | undefined): string | undefin
 			? 'none is set'
 			: `this one has ${length} characters, ${distinct} of them different`;
 	return (
-		`pausing for approval needs a signing key of at least ${MIN_SECRET_LENGTH} characters, ${MIN_SECRET_DISTINCT_CHARACTERS} of them different, so that nobody can guess it and alter the paused run (${found}): ` +
-		'generate one with `openssl rand -hex 32` and set it as AGENT_CORE_STATE_SECRET for the CLI, in an "Agent Core: Run State API" credential on the node, or as stateSecret for the library'
+		`pausing for approval needs a signing key of at least ${MIN_SECRET_LENGTH} characters, ` +
+		`${MIN_SECRET_DISTINCT_CHARACTERS} of them different, so that nobody can guess it and alter the ` +
+		`paused run (${found}): ` +
+		'generate one with `openssl rand -hex 32` and set it as AGENT_CORE_STATE_SECRET for the CLI, in an ' +
+		'"Agent Core: Run State API" credential on the node, or as stateSecret for the library'
 	);
 }
 
@@ -130,7 +133,8 @@ export function openRunState<Payload>(
 ): SignedRunState<Payload>['payload'] {
 	if (typeof state === 'string' && state.length > MAX_STATE_CHARACTERS)
 		throw new RunStateError(
-			`run_state is larger than ${MAX_STATE_CHARACTERS} characters, more than a paused run's state can be: pass the run_state of the paused run's output, unchanged`,
+			`run_state is larger than ${MAX_STATE_CHARACTERS} characters, more than a paused run's state can be: ` +
+				`pass the run_state of the paused run's output, unchanged`,
 		);
 	const candidate = typeof state === 'string' ? parseJson(state) : state;
 	// Before anything walks it: the signature's canonical JSON and the copy below recurse.
@@ -159,7 +163,8 @@ export function openRunState<Payload>(
 	const given = Buffer.from(signature, 'hex');
 	if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
 		throw new RunStateError(
-			'run_state was altered, or signed with another key: its signature does not match; resume with the state exactly as the paused run gave it, and the same signing key',
+			'run_state was altered, or signed with another key: its signature does not match; resume with the ' +
+				'state exactly as the paused run gave it, and the same signing key',
 		);
 	}
 	checkAge(payload.created_at, age);
@@ -180,12 +185,15 @@ function checkAge(createdAt: unknown, { maxAgeDays, now = Date.now() }: StateAge
 		);
 	if (created - now > CLOCK_SKEW_MS) {
 		throw new RunStateError(
-			`run_state was made in the future (${createdAt}): the clock of the machine that paused the run is ahead by more than ${CLOCK_SKEW_MS / 60_000} minutes; set it right and pause the run again`,
+			`run_state was made in the future (${createdAt}): the clock of the machine that paused the run is ` +
+				`ahead by more than ${CLOCK_SKEW_MS / 60_000} minutes; set it right and pause the run again`,
 		);
 	}
 	if (now - created > maxAgeDays * DAY_MS) {
 		throw new RunStateError(
-			`run_state is older than run_state_max_age_days (${maxAgeDays} days): it was made at ${createdAt}; run the task again to pause it anew, or raise run_state_max_age_days (at most ${USED_STATE_MEMORY_DAYS})`,
+			`run_state is older than run_state_max_age_days (${maxAgeDays} days): it was made at ${createdAt}; ` +
+				`run the task again to pause it anew, or raise run_state_max_age_days (at most ` +
+				`${USED_STATE_MEMORY_DAYS})`,
 		);
 	}
 }

@@ -22,6 +22,8 @@ export const MCP_SETTINGS = {
 	mcp_servers: {
 		check: mcpServers,
 		meaning:
-			'`[{name, url, headers?, timeout?, tools?, allow_private_network?, read_only?, pins?}]`: MCP servers (streamable HTTP) whose tools are offered as `<name>.<tool>` when `allowed_tools` names them (or `<name>.*`); their definitions are pinned (see *MCP tools*)',
+			'`[{name, url, headers?, timeout?, tools?, allow_private_network?, read_only?, pins?}]`: MCP servers ' +
+			'(streamable HTTP) whose tools are offered as `<name>.<tool>` when `allowed_tools` names them (or ' +
+			'`<name>.*`); their definitions are pinned (see *MCP tools*)',
 	},
 } satisfies Record<string, Setting>;

@@ -11,7 +11,9 @@ export const MEMORY_SETTINGS = {
 		default: 'summarise' as const,
 		check: check.oneOf(['summarise', 'drop_oldest', 'off'] as const),
 		meaning:
-			"a history (`messages`, or Agent Context's) over its token budget: `summarise` folds the oldest turns into a summary written by the run's model (turns numbered by a context store; otherwise the oldest are left out), `drop_oldest` leaves them out, `off` sends it as given (see *Long memory*)",
+			"a history (`messages`, or Agent Context's) over its token budget: `summarise` folds the oldest " +
+			"turns into a summary written by the run's model (turns numbered by a context store; otherwise the " +
+			'oldest are left out), `drop_oldest` leaves them out, `off` sends it as given (see *Long memory*)',
 		panel: {
 			collection: 'options',
 			name: 'historyFit',
@@ -40,7 +42,10 @@ export const MEMORY_SETTINGS = {
 	context_window_tokens: {
 		default: 0,
 		check: check.integer(0, 10_000_000),
-		meaning: `the model's context window in tokens, for the history's budget (half of it, less the system message and the question); 0 = the model catalogue's figure, or ${DEFAULT_CONTEXT_WINDOW_TOKENS} for a model it does not know`,
+		meaning:
+			`the model's context window in tokens, for the history's budget (half of it, less the system message ` +
+			`and the question); 0 = the model catalogue's figure, or ${DEFAULT_CONTEXT_WINDOW_TOKENS} for a ` +
+			`model it does not know`,
 		panel: {
 			collection: 'options',
 			name: 'contextWindowTokens',

@@ -46,7 +46,9 @@ export const SETTINGS = {
 	temperature: {
 		check: check.decimal(0, 2),
 		meaning:
-			"0–2; sent only when set, otherwise the model's own default applies. GPT-5 and o-series models accept only their default: when an endpoint refuses a set temperature (HTTP 400 naming it), the call is retried once without it and the step's `notices` say so",
+			"0–2; sent only when set, otherwise the model's own default applies. GPT-5 and o-series models " +
+			'accept only their default: when an endpoint refuses a set temperature (HTTP 400 naming it), the ' +
+			"call is retried once without it and the step's `notices` say so",
 		panel: {
 			collection: 'options',
 			name: 'temperature',
@@ -55,7 +57,9 @@ export const SETTINGS = {
 			typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
 			default: 0.2,
 			description:
-				"Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series models accept only their default: a refused temperature is dropped and the call retried, noted in the trace.",
+				"Sent only when this option is added; without it the model's own default applies. GPT-5 and o-series " +
+				'models accept only their default: a refused temperature is dropped and the call retried, noted in ' +
+				'the trace.',
 		},
 	},
 	/** Cap on each reply's tokens (OpenAI `max_completion_tokens`, Gemini `maxOutputTokens`); absent = the provider's default. */
@@ -132,7 +136,9 @@ export const SETTINGS = {
 		panel: limit(
 			'loopLimit',
 			'Loop Limit',
-			'The same tool called with the same arguments this many times ends the run with finish_reason loop (0 = never). Repeats before that are answered from the earlier result; a call with side effects never runs twice.',
+			'The same tool called with the same arguments this many times ends the run with finish_reason loop ' +
+				'(0 = never). Repeats before that are answered from the earlier result; a call with side effects ' +
+				'never runs twice.',
 		),
 	},
 	/** Tools the model may see and call. */
@@ -169,10 +175,13 @@ export const SETTINGS = {
 		check: check.withMessage(
 			check.decimal(0.001, USED_STATE_MEMORY_DAYS),
 			(key) =>
-				`${key} must be a number of days from 0.001 to ${USED_STATE_MEMORY_DAYS}: a used state is remembered ${USED_STATE_MEMORY_DAYS} days, so an older one could be resumed again`,
+				`${key} must be a number of days from 0.001 to ${USED_STATE_MEMORY_DAYS}: a used state is remembered ` +
+				`${USED_STATE_MEMORY_DAYS} days, so an older one could be resumed again`,
 		),
 		meaning:
-			"a paused run's `run_state` older than this is refused on resume (exit 2 / `RunStateError` naming `run_state`); 0.001 to 30, since a used state is remembered 30 days. The resuming side's config decides, and changing it does not invalidate paused runs.",
+			"a paused run's `run_state` older than this is refused on resume (exit 2 / `RunStateError` naming " +
+			"`run_state`); 0.001 to 30, since a used state is remembered 30 days. The resuming side's config " +
+			'decides, and changing it does not invalidate paused runs.',
 		panel: {
 			collection: 'top',
 			name: 'runStateMaxAgeDays',
@@ -215,7 +224,9 @@ export const SETTINGS = {
 		default: 0,
 		check: check.decimal(0, MAX_COST_USD),
 		meaning:
-			"stop before the next model call once the run's calls cost this many USD (the bundled catalogue's prices, or `prices`); 0 = none → `cost_limit`. A model or fallback without a price is refused before the first call",
+			"stop before the next model call once the run's calls cost this many USD (the bundled catalogue's " +
+			'prices, or `prices`); 0 = none → `cost_limit`. A model or fallback without a price is refused ' +
+			'before the first call',
 		panel: {
 			collection: 'limits',
 			name: 'maxCost',
@@ -233,7 +244,8 @@ export const SETTINGS = {
 		default: 2000,
 		check: check.integer(0, 1_000_000),
 		meaning:
-			'characters of tool output fed back to the model, cut with a visible `… [cut N of M characters]` marker; 0 = no cut. (The design suggested 256; that cuts most HTTP responses to uselessness.)',
+			'characters of tool output fed back to the model, cut with a visible `… [cut N of M characters]` ' +
+			'marker; 0 = no cut. (The design suggested 256; that cuts most HTTP responses to uselessness.)',
 		panel: limit(
 			'observationMaxLen',
 			'Observation Max Length',
@@ -268,7 +280,10 @@ export const SETTINGS = {
 		default: 'json_object',
 		check: check.oneOf(['json_object', 'json_schema', 'off']),
 		meaning:
-			"provider JSON output mode: `json_object` (any JSON object), `json_schema` (the protocol compiled into one output schema, see *Typed answers and the schema mode*), or `off`. When an endpoint rejects the schema, the run falls back to `json_object` once; when it rejects `response_format` altogether, it retries once without it; each says so in the trace step's `notices`",
+			'provider JSON output mode: `json_object` (any JSON object), `json_schema` (the protocol compiled ' +
+			'into one output schema, see *Typed answers and the schema mode*), or `off`. When an endpoint ' +
+			'rejects the schema, the run falls back to `json_object` once; when it rejects `response_format` ' +
+			"altogether, it retries once without it; each says so in the trace step's `notices`",
 		panel: {
 			collection: 'options',
 			name: 'jsonMode',
@@ -285,7 +300,9 @@ export const SETTINGS = {
 					name: 'JSON Schema',
 					value: 'json_schema',
 					description:
-						'Send the whole protocol as an output schema: the allowed tools with their arguments and the answer (Output Schema when set). Where the endpoint enforces it (OpenAI strict mode), no other tool can even be written. Falls back to JSON Object once if refused.',
+						'Send the whole protocol as an output schema: the allowed tools with their arguments and the answer ' +
+						'(Output Schema when set). Where the endpoint enforces it (OpenAI strict mode), no other tool can ' +
+						'even be written. Falls back to JSON Object once if refused.',
 				},
 				{
 					name: 'Off',
@@ -301,7 +318,10 @@ export const SETTINGS = {
 		default: 'on_error',
 		check: check.oneOf(['on_error', 'always']),
 		meaning:
-			"the few-shot examples (a tool call and its answer, a corrected call, a direct answer): `on_error` sends them only with the repair turn after a reply that broke the protocol, `always` with every model call's system message (about 133 more prompt tokens per call (o200k_base); for models that often stray from the JSON format).",
+			'the few-shot examples (a tool call and its answer, a corrected call, a direct answer): `on_error` ' +
+			'sends them only with the repair turn after a reply that broke the protocol, `always` with every ' +
+			"model call's system message (about 133 more prompt tokens per call (o200k_base); for models that " +
+			'often stray from the JSON format).',
 		panel: {
 			collection: 'options',
 			name: 'promptExamples',
@@ -340,7 +360,9 @@ export const SETTINGS = {
 			'{"gpt-4o-mini":{"input_per_million":0.15,"output_per_million":0.6}}',
 		),
 		meaning:
-			'per model id, USD per million tokens: `{input_per_million, output_per_million, cached_input_per_million?, cache_write_per_million?}`; overrides the bundled catalogue for that model (see *Cost*)',
+			'per model id, USD per million tokens: `{input_per_million, output_per_million, ' +
+			'cached_input_per_million?, cache_write_per_million?}`; overrides the bundled catalogue for that ' +
+			'model (see *Cost*)',
 	},
 	/**
 	 * The final answer is a JSON value checked against this JSON Schema (a mismatch gets the repair turn, a

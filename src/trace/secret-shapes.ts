@@ -10,8 +10,30 @@
 export const REDACTED = '[REDACTED]';
 
 /** Field names whose values are secrets, in headers, args and settings. Exact names: `max_tokens` is not one. */
-export const SECRET_KEY =
-	/^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-goog-api-key|x-auth-token|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|session[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key)$/i;
+/** The names, one alternative each (`[-_]?` allows `api-key`, `api_key` and `apikey`). */
+const SECRET_KEY_NAMES = [
+	'authorization',
+	'proxy-authorization',
+	'cookie',
+	'set-cookie',
+	'x-api-key',
+	'x-goog-api-key',
+	'x-auth-token',
+	'api[-_]?key',
+	'apikey',
+	'access[-_]?token',
+	'refresh[-_]?token',
+	'id[-_]?token',
+	'auth[-_]?token',
+	'session[-_]?token',
+	'token',
+	'secret',
+	'client[-_]?secret',
+	'password',
+	'passwd',
+	'private[-_]?key',
+];
+export const SECRET_KEY = new RegExp(`^(${SECRET_KEY_NAMES.join('|')})$`, 'i');
 
 /**
  * A credential shape: `apply` replaces it in a text; `triggers` are literals of which a text holds at least

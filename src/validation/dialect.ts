@@ -107,7 +107,8 @@ export function dialectOf(schema: SchemaNode, owner: string): SchemaDialect {
 			throw new SchemaError(
 				owner,
 				`has "items" as an array (at ${tuple[1] || '/'}), draft-07's tuple form, which JSON Schema 2020-12 writes as "prefixItems"`,
-				'Write the tuple as "prefixItems": [...] (and what follows it as "items"), or declare draft-07 with "$schema": "http://json-schema.org/draft-07/schema#" and no 2020-12 keyword.',
+				'Write the tuple as "prefixItems": [...] (and what follows it as "items"), or declare draft-07 with ' +
+					'"$schema": "http://json-schema.org/draft-07/schema#" and no 2020-12 keyword.',
 			);
 		}
 	}
@@ -133,7 +134,10 @@ function fixFor(keyword: string, dialect: Dialect, declared: boolean): string {
 	if (keyword === '$recursiveRef' || keyword === '$recursiveAnchor')
 		return 'Write the recursion with "$ref" (or 2020-12\'s "$dynamicRef" and "$dynamicAnchor"); draft 2019-09 is not checked.';
 	if (dialect === '2020-12' && keyword === 'additionalItems')
-		return 'In 2020-12, write the tuple as "prefixItems" and what follows it as "items"; or declare draft-07 with "$schema": "http://json-schema.org/draft-07/schema#".';
+		return (
+			'In 2020-12, write the tuple as "prefixItems" and what follows it as "items"; or declare draft-07 ' +
+			'with "$schema": "http://json-schema.org/draft-07/schema#".'
+		);
 	return declared
 		? `Remove it, or ${DECLARE_2020} instead of draft-07.`
 		: `Remove it, or ${DECLARE_2020}.`;

@@ -78,7 +78,9 @@ function explainRefusal(pattern: string, message: string): PatternProblem {
 		return {
 			problem:
 				'uses a lookahead or lookbehind, which the linear-time pattern engine (RE2) cannot run',
-			fix: 'Write each condition as its own pattern under "allOf" (e.g. "allOf":[{"pattern":"[0-9]"},{"pattern":"[a-z]"}]) and a forbidden one as "not":{"pattern":"…"}.',
+			fix:
+				'Write each condition as its own pattern under "allOf" (e.g. ' +
+				'"allOf":[{"pattern":"[0-9]"},{"pattern":"[a-z]"}]) and a forbidden one as "not":{"pattern":"…"}.',
 		};
 	}
 	if (/\\[1-9]|\\k</.test(pattern)) {

@@ -171,7 +171,8 @@ function checkApplications(
 	const order = topologicalOrder(same, (from) => {
 		const site = walk.refs.find((ref) => ref.node === nodes[from]);
 		refuse(
-			`has $ref "${site?.ref ?? '#'}" at ${site?.path ?? walk.paths.get(nodes[from])} that leads back to a schema applying to the same value, so checking any value would recurse forever`,
+			`has $ref "${site?.ref ?? '#'}" at ${site?.path ?? walk.paths.get(nodes[from])} that leads back to a ` +
+				`schema applying to the same value, so checking any value would recurse forever`,
 			'Recurse only through a part of the value, e.g. {"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#"}}}}.',
 		);
 	});
@@ -183,7 +184,9 @@ function checkApplications(
 	const total = (vector: Float64Array) => vector.reduce((sum, count) => sum + count, 0);
 	const tooMany = (level: number) =>
 		refuse(
-			`has $refs that apply more than ${SCHEMA_LIMITS.applicationsPerValue} schemas to one value${level > 0 ? ` ${level} levels deep` : ''}, and each level or chain of references multiplies them`,
+			`has $refs that apply more than ${SCHEMA_LIMITS.applicationsPerValue} schemas to one ` +
+				`value${level > 0 ? ` ${level} levels deep` : ''}, and each level or chain of references multiplies ` +
+				`them`,
 			'Refer to each definition once per property or item (e.g. "items":{"$ref":"#/$defs/Node"}), not from several branches of the same value.',
 		);
 	let current = closure(unit(nodes.length, index.get(root)!));

@@ -24,12 +24,19 @@ export class AgentCoreV1 implements INodeType {
 			version: 1,
 			// Model and how many tools the panel defines (allowed built-ins + workflow tools), singular when one.
 			subtitle:
-				'={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || $parameter["model"])) + " · " + ((($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) === 1 ? "1 tool" : (($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length) + " tools") }}',
+				'={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || ' +
+				'$parameter["model"])) + " · " + ((($parameter["allowedTools"] || []).length + ' +
+				'(($parameter["workflowTools"] || {}).tools || []).length) === 1 ? "1 tool" : ' +
+				'(($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || ' +
+				'[]).length) + " tools") }}',
 			defaults: { name: 'Agent Core' },
 			usableAsTool: true,
 			// Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model
 			// (unless the fallback is another model of the credential).
-			inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource) }}`,
+			inputs:
+				(`={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return ` +
+					`agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, ` +
+					`$parameter.needsFallback === true, $parameter.fallbackSource) }}`) as `={{${string}}}`,
 			// With Require Approval, runs that wait for a person leave by a second output, Needs Approval.
 			outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); })($parameter.needsApproval === true) }}`,
 			credentials: [

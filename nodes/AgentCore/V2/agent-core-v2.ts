@@ -23,12 +23,19 @@ export class AgentCoreV2 implements INodeType {
 		this.description = {
 			...baseDescription,
 			version: 2,
-			subtitle: `={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || $parameter["model"])) + " · " + (${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
+			subtitle:
+				`={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || ` +
+				`$parameter["model"])) + " · " + (${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
 			defaults: { name: 'Agent Core' },
 			usableAsTool: true,
-			inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource) }}`,
+			inputs:
+				(`={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return ` +
+					`agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, ` +
+					`$parameter.needsFallback === true, $parameter.fallbackSource) }}`) as `={{${string}}}`,
 			// Require Approval counts only while Governance, which shows it, is on.
-			outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); })($parameter.governance === true && $parameter.needsApproval === true) }}`,
+			outputs:
+				(`={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); ` +
+					`})($parameter.governance === true && $parameter.needsApproval === true) }}`) as `={{${string}}}`,
 			// Each picker shows only with the setting that uses it, labelled by its credential type's name.
 			credentials: [
 				{
