@@ -84,7 +84,8 @@ export const agentCoreProperties: INodeProperties[] = [
 		default: false,
 		noDataExpression: true,
 		description:
-			'Whether a second model takes over when a model call fails after its retries or times out: it answers that step and the rest of the run, and no tool runs twice',
+			'Whether a second model takes over when a model call fails after its retries or ' +
+			'times out: it answers that step and the rest of the run, and no tool runs twice',
 	},
 	{
 		displayName: 'Fallback From',
@@ -154,7 +155,10 @@ export const agentCoreProperties: INodeProperties[] = [
 		default: false,
 		noDataExpression: true,
 		description:
-			'Whether calls to some tools wait for a person: the run pauses before such a call and leaves by the Needs Approval output with the call and a signed run state, for any approval step (Wait, Send and Wait, a Form) and then Agent Core → Resume a Paused Run',
+			'Whether calls to some tools wait for a person: the run pauses before such a ' +
+			'call and leaves by the Needs Approval output with the call and a signed run ' +
+			'state, for any approval step (Wait, Send and Wait, a Form) and then Agent Core ' +
+			'→ Resume a Paused Run',
 	},
 	{
 		displayName: 'Tools Needing Approval',
@@ -166,7 +170,9 @@ export const agentCoreProperties: INodeProperties[] = [
 		},
 		default: [],
 		description:
-			'Calls to these tools wait for approval (a connected tool sub-node is named in an expression). Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			'Calls to these tools wait for approval (a connected tool sub-node is named in ' +
+			'an expression). Choose from the list, or specify IDs using an <a ' +
+			'href="https://docs.n8n.io/code/expressions/">expression</a>.',
 		displayOptions: { show: { needsApproval: [true] } },
 	},
 	settingProperty('run_state_max_age_days', {
@@ -179,7 +185,10 @@ export const agentCoreProperties: INodeProperties[] = [
 		default: false,
 		noDataExpression: true,
 		description:
-			"Whether each run is kept in a PostgreSQL database (Agent Core: Audit Database API credential) once its answer is ready: config, tool schemas, every step and the hash chain, with the workflow and execution IDs, beyond n8n's pruning; the output's audit field says whether it was stored",
+			'Whether each run is kept in a PostgreSQL database (Agent Core: Audit Database ' +
+			'API credential) once its answer is ready: config, tool schemas, every step and ' +
+			"the hash chain, with the workflow and execution IDs, beyond n8n's pruning; the " +
+			"output's audit field says whether it was stored",
 	},
 	{
 		displayName: 'Audit Retention (Days)',
@@ -239,7 +248,9 @@ export const agentCoreProperties: INodeProperties[] = [
 		type: 'string',
 		default: '={{ $json.session_id ?? $json.sessionId ?? "" }}',
 		description:
-			"The conversation this run belongs to (set by Agent Context prepare, or the Chat Trigger's sessionId); copied to the output for persist and given to per-session tools",
+			'The conversation this run belongs to (set by Agent Context prepare, or the Chat ' +
+			"Trigger's sessionId); copied to the output for persist and given to per-session " +
+			'tools',
 	},
 	{
 		displayName: 'Instructions',
@@ -258,7 +269,9 @@ export const agentCoreProperties: INodeProperties[] = [
 		placeholder: 'Add Workflow Tool',
 		default: {},
 		description:
-			'Workflows of this n8n instance that the agent may call as tools (they are allowed automatically). The validated arguments are the workflow’s input item; its output is what the agent sees.',
+			'Workflows of this n8n instance that the agent may call as tools (they are ' +
+			'allowed automatically). The validated arguments are the workflow’s input item; ' +
+			'its output is what the agent sees.',
 		options: [
 			{
 				name: 'tools',
@@ -325,7 +338,10 @@ export const agentCoreProperties: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: 0,
 				description:
-					'Tokens all runs of the scope may use per period, counted in Redis (Agent Core: Redis API credential); when they are used up, runs end with finish_reason budget_exhausted without calling the model; if Redis is lost mid-run, the run ends budget_unavailable before its next model call. 0 = none.',
+					'Tokens all runs of the scope may use per period, counted in Redis (Agent Core: ' +
+					'Redis API credential); when they are used up, runs end with finish_reason ' +
+					'budget_exhausted without calling the model; if Redis is lost mid-run, the run ' +
+					'ends budget_unavailable before its next model call. 0 = none.',
 			},
 		]),
 	},
@@ -344,6 +360,8 @@ export const agentCoreProperties: INodeProperties[] = [
 		type: 'json',
 		default: '{}',
 		description:
-			'Settings per tool, e.g. {"http_request": {"allowed_domains": ["api.example.com"], "allowed_methods": ["GET"]}}. Saved with the workflow as it is: keep API keys and bot addresses in the tool credentials above.',
+			'Settings per tool, e.g. {"http_request": {"allowed_domains": ' +
+			'["api.example.com"], "allowed_methods": ["GET"]}}. Saved with the workflow as ' +
+			'it is: keep API keys and bot addresses in the tool credentials above.',
 	},
 ];
