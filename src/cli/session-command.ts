@@ -29,7 +29,9 @@ export async function sessionCommand(args: string[]): Promise<number> {
 	const [subcommand, ...rest] = args;
 	if (subcommand === undefined || !Object.hasOwn(NEEDS, subcommand)) {
 		throw new UsageError(
-			`${subcommand === undefined ? 'agent-core session needs list, fork or rewind' : `unknown session command "${subcommand}": list, fork or rewind`}\n${SESSION_USAGE}`,
+			(subcommand === undefined
+				? 'agent-core session needs list, fork or rewind'
+				: `unknown session command "${subcommand}": list, fork or rewind`) + `\n${SESSION_USAGE}`,
 		);
 	}
 	let values: Partial<Record<keyof typeof SESSION_FLAGS, string>>;

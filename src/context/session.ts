@@ -157,7 +157,8 @@ const SKIPPED: Record<
 	superseded: (session) =>
 		`a later message took session "${session}" over while this run was answering (busy policy latest); this run's turn was not stored`,
 	changed: (session) =>
-		`session "${session}" changed while this run was answering (its lock had expired, and another run took the session or stored a turn, or it was cleared); this run's turn was not stored`,
+		`session "${session}" changed while this run was answering (its lock had expired, ` +
+		"and another run took the session or stored a turn, or it was cleared); this run's turn was not stored",
 };
 
 /**

@@ -124,7 +124,8 @@ export interface WindowInput {
  * summary (an assistant message carrying `summary`), then the window's turns, numbered (see numberEntries).
  *
  * The turns are cut by the one history window (core/history-window.ts), counting characters: when the
- * newest turn alone is over budget, no turn is included and `truncated` is set. The system message and the summary are always included, first, and count toward neither limit.
+ * newest turn alone is over budget, no turn is included and `truncated` is set. The system message and the
+ * summary are always included, first, and count toward neither limit.
  * Unreadable entries are skipped and counted; they do not use up the turn limit's slots in the
  * output, but they did use a slot of the read, so a window can hold fewer than `maxTurns` turns.
  */

@@ -51,7 +51,10 @@ function problemAt(schema: unknown, path: string[]): string | undefined {
 		const required = Array.isArray(node.required) ? (node.required as string[]) : [];
 		const missing = keys.find((key) => !required.includes(key));
 		if (missing !== undefined || !Array.isArray(node.required)) {
-			return `In context=${context(path)}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing ?? keys[0]}'.`;
+			return (
+				`In context=${context(path)}, 'required' is required to be supplied and to be an array ` +
+				`including every key in properties. Missing '${missing ?? keys[0]}'.`
+			);
 		}
 		for (const key of keys) {
 			const found = problemAt((node.properties as Schema)[key], [...path, 'properties', key]);
