@@ -11,8 +11,8 @@ import {
 } from './busy';
 import { ConversationError } from './errors';
 import { agentTurn } from './persisted-turn';
+import { assertSessionKey } from './store-checks';
 import {
-	assertSessionKey,
 	DEFAULT_KEY_PREFIX,
 	DEFAULT_MAX_TURN_CHARACTERS,
 	type ContextStore,
