@@ -1,6 +1,12 @@
 // The Options collection's fields the node owns (batching, failure handling, output format, streaming); the rest come from the settings table.
 import type { INodeProperties } from 'n8n-workflow';
 
+/** Output Schema's default: an example schema (an object with a number and a currency). */
+const OUTPUT_SCHEMA_EXAMPLE =
+	'{\n  "type": "object",\n  "properties": {\n' +
+	'    "total": { "type": "number" },\n    "currency": { "type": "string" }\n  },\n' +
+	'  "required": ["total", "currency"]\n}';
+
 /** Options fields that are not config keys: how the node batches items, fails, shapes and streams its output. */
 export const nodeOptions: INodeProperties[] = [
 	{
@@ -90,10 +96,7 @@ export const nodeOptions: INodeProperties[] = [
 		displayName: 'Output Schema',
 		name: 'outputSchema',
 		type: 'json',
-		default:
-			'{\n  "type": "object",\n  "properties": {\n' +
-			'    "total": { "type": "number" },\n    "currency": { "type": "string" }\n  },\n' +
-			'  "required": ["total", "currency"]\n}',
+		default: OUTPUT_SCHEMA_EXAMPLE,
 		description:
 			'A JSON Schema the answer must match. A mismatch gets one repair turn with the exact problems; a second ends the run with finish_reason output_invalid.',
 		displayOptions: { show: { outputFormat: ['json'] } },

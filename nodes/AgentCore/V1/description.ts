@@ -15,6 +15,13 @@ const TOOL_LABELS: Record<string, string> = {
 	redis_context: 'Redis Context (Per-Session Values)',
 };
 
+/**
+ * The first sentence of Tools Needing Approval's description, without its period; n8n's standard sentence for a
+ * list loaded from a method follows it in the description's own literal, where n8n's lint rule reads it.
+ */
+const APPROVAL_TOOLS_LEAD =
+	'Calls to these tools wait for approval (a connected tool sub-node is named in an expression)';
+
 /** Only for Operation → Run a New Task. */
 const forNewRuns = { hide: { operation: ['resume'] } };
 
@@ -80,10 +87,7 @@ export const agentCoreProperties: INodeProperties[] = [
 			loadOptionsDependsOn: ['allowedTools', 'workflowTools'],
 		},
 		default: [],
-		description:
-			'Calls to these tools wait for approval (a connected tool sub-node is named in ' +
-			'an expression). Choose from the list, or specify IDs using an <a ' +
-			'href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		description: `${APPROVAL_TOOLS_LEAD}. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
 		displayOptions: { show: { needsApproval: [true] } },
 	},
 	settingProperty('run_state_max_age_days', {
