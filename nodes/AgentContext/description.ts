@@ -123,8 +123,9 @@ export const agentContextProperties: INodeProperties[] = [
 		typeOptions: { rows: 2 },
 		default: '={{ $json.chatInput ?? $json.body?.prompt ?? $json.prompt }}',
 		description:
-			"The new message to answer (by default the Chat Trigger's chatInput or a webhook body's prompt); " +
-			'appended to messages_json after the history. Leave empty to emit the history only.',
+			"The new message to answer (by default the Chat Trigger's chatInput or a webhook " +
+			"body's prompt); appended to messages_json after the history. Leave empty to " +
+			'emit the history only.',
 		displayOptions: onlyFor('prepare'),
 	},
 	{

@@ -33,8 +33,9 @@ export const agentContextOptions: INodeProperties = {
 			type: 'string',
 			default: '',
 			description:
-				"Persist: the busy_token field of prepare's output, for when persist cannot find it itself (it reads " +
-				'it from the item of the Agent Context prepare node before it that this item is paired with)',
+				"Persist: the busy_token field of prepare's output, for when persist cannot find " +
+				'it itself (it reads it from the item of the Agent Context prepare node before ' +
+				'it that this item is paired with)',
 		},
 		{
 			displayName: 'Busy Lock TTL (Seconds)',
@@ -137,8 +138,9 @@ export const agentContextOptions: INodeProperties = {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether persist also stores a run that ended without an answer (a limit, an error), marked as ' +
-				'unanswered: kept for Get, never replayed to the model. Off: such a run stores nothing.',
+				'Whether persist also stores a run that ended without an answer (a limit, an ' +
+				'error), marked as unanswered: kept for Get, never replayed to the model. Off: ' +
+				'such a run stores nothing.',
 		},
 		{
 			displayName: 'System Message',

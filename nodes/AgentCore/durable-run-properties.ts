@@ -17,9 +17,10 @@ export const durableRunProperties: INodeProperties[] = [
 		default: false,
 		noDataExpression: true,
 		description:
-			'Whether each completed step is checkpointed in Redis under the Run Key, so that a run n8n starts ' +
-			'again after a worker died goes on after its last completed step: no completed model call or tool ' +
-			'call is repeated. Needs the Redis and Run State credentials.',
+			'Whether each completed step is checkpointed in Redis under the Run Key, so that ' +
+			'a run n8n starts again after a worker died goes on after its last completed ' +
+			'step: no completed model call or tool call is repeated. Needs the Redis and Run ' +
+			'State credentials.',
 	},
 	{
 		displayName: 'Run Key',
@@ -27,9 +28,10 @@ export const durableRunProperties: INodeProperties[] = [
 		type: 'string',
 		default: RUN_KEY_DEFAULT,
 		description:
-			'What names this run across its attempts. The default (execution, node run, item) holds when n8n 1.x ' +
-			're-processes a stalled job. A retry in n8n 2.x is a new execution: use a key from the request ' +
-			'instead, such as its Idempotency-Key header or an order number.',
+			'What names this run across its attempts. The default (execution, node run, ' +
+			'item) holds when n8n 1.x re-processes a stalled job. A retry in n8n 2.x is a ' +
+			'new execution: use a key from the request instead, such as its Idempotency-Key ' +
+			'header or an order number.',
 		displayOptions: { show: { durableRuns: [true] } },
 	},
 ];

@@ -24,11 +24,14 @@ export async function readDurableRun(
 	if (key === '') {
 		throw nodeError(
 			context,
-			`Run Key is ${runKeyShape(value)}`,
+			'Run Key is ' +
+				(typeof value === 'string' || value === undefined || value === null
+					? 'empty'
+					: `not text but ${Array.isArray(value) ? 'an array' : typeof value}`),
 			itemIndex,
-			'Set Run Key to what names this run across its attempts: the default {{ $execution.id }}:{{ ' +
-				'$runIndex }}:{{ $itemIndex }}, or a key from the request such as {{ ' +
-				"$('Webhook').item.json.headers['idempotency-key'] }}.",
+			'Set Run Key to what names this run across its attempts: the default ' +
+				'{{ $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}, or a key from the request such as ' +
+				"{{ $('Webhook').item.json.headers['idempotency-key'] }}.",
 		);
 	}
 	const instance = context.getInstanceId().slice(0, 16);

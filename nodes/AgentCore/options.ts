@@ -1,7 +1,7 @@
 // The Options collection's fields the node owns (batching, failure handling, output format, streaming); the rest come from the settings table.
 import type { INodeProperties } from 'n8n-workflow';
 
-/** Output Schema's default: an example of a typed answer (a named constant, so n8n's lint rule reads it as a default). */
+/** Output Schema's default: an example schema (an object with a number and a currency). */
 const OUTPUT_SCHEMA_EXAMPLE =
 	'{\n  "type": "object",\n  "properties": {\n' +
 	'    "total": { "type": "number" },\n    "currency": { "type": "string" }\n  },\n' +
@@ -44,8 +44,9 @@ export const nodeOptions: INodeProperties[] = [
 				name: 'Return the Run as an Item',
 				value: 'returnItem',
 				description:
-					'A run stopped by a limit (max_steps, max_tool_calls, token_budget, parse_error, tool_error, ' +
-					'max_output_tokens, content_filter, output_invalid) comes out as an item with that finish_reason',
+					'A run stopped by a limit (max_steps, max_tool_calls, token_budget, parse_error, ' +
+					'tool_error, max_output_tokens, content_filter, output_invalid) comes out as an ' +
+					'item with that finish_reason',
 			},
 			{
 				name: 'Fail the Node',
@@ -64,8 +65,9 @@ export const nodeOptions: INodeProperties[] = [
 				name: 'Fail the Node',
 				value: 'fail',
 				description:
-					"A model call that failed after the retries, or a run timeout, is a node error with the provider's " +
-					'status: Retry On Fail, the error output and Error Workflows act on it',
+					'A model call that failed after the retries, or a run timeout, is a node error ' +
+					"with the provider's status: Retry On Fail, the error output and Error Workflows " +
+					'act on it',
 			},
 			{
 				name: 'Return the Run as an Item',
@@ -106,9 +108,10 @@ export const nodeOptions: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. lookup_customer, get_weather',
 		description:
-			'Names of workflow tools and connected tool sub-nodes that only read, comma-separated: a repeated ' +
-			'identical call to one is answered from the earlier result. Any other such tool is taken to have ' +
-			'side effects, and a repeated identical call to it never runs twice.',
+			'Names of workflow tools and connected tool sub-nodes that only read, ' +
+			'comma-separated: a repeated identical call to one is answered from the earlier ' +
+			'result. Any other such tool is taken to have side effects, and a repeated ' +
+			'identical call to it never runs twice.',
 	},
 	{
 		displayName: 'Stream Response',
@@ -116,9 +119,10 @@ export const nodeOptions: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to stream the run as it happens when the workflow streams (a Webhook in Response Mode ' +
-			'Streaming, a Chat Trigger in streaming mode): one line per tool call and the answer as the model ' +
-			'writes it. The output item is the same either way.',
+			'Whether to stream the run as it happens when the workflow streams (a Webhook in ' +
+			'Response Mode Streaming, a Chat Trigger in streaming mode): one line per tool ' +
+			'call and the answer as the model writes it. The output item is the same either ' +
+			'way.',
 	},
 ];
 
@@ -129,10 +133,10 @@ export const streamAnswerCheckedOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether streaming sends the answer's text only once the model's reply has closed and been checked " +
-		'as the answer, in one piece, instead of as the model writes it. A chat cannot take text back: with ' +
-		'this on, no text of a reply that turns out not to be the answer (a broken or hostile reply) ever ' +
-		'reaches it.',
+		"Whether streaming sends the answer's text only once the model's reply has " +
+		'closed and been checked as the answer, in one piece, instead of as the model ' +
+		'writes it. A chat cannot take text back: with this on, no text of a reply that ' +
+		'turns out not to be the answer (a broken or hostile reply) ever reaches it.',
 };
 
 /** Version 2's MCP servers (the config's `mcp_servers`, read by mcp-servers.ts); version 1's panel stays as published. */
@@ -143,13 +147,14 @@ export const mcpServersOption: INodeProperties = {
 	default: '',
 	placeholder: '[{"name": "docs", "url": "https://mcp.example.com/mcp", "tools": ["search"]}]',
 	description:
-		"MCP servers (streamable HTTP) whose tools the agent may use: an array as the config's mcp_servers, " +
-		'each with name and URL, and optionally headers, tools, read_only, pins, allow_private_network and ' +
-		"timeout. A server's tools are offered as &lt;name&gt;.&lt;tool&gt;: those named in its tools list, " +
-		'or every tool it offers. Their definitions are pinned: in Redis on first use with the Agent Core: ' +
-		'Redis API credential (under Governance), else only by pins; a changed definition is blocked until ' +
-		'its new fingerprint is put in pins. Headers are saved with the workflow as they are (the run ' +
-		'redacts them from its output).',
+		'MCP servers (streamable HTTP) whose tools the agent may use: an array as the ' +
+		"config's mcp_servers, each with name and URL, and optionally headers, tools, " +
+		"read_only, pins, allow_private_network and timeout. A server's tools are " +
+		'offered as &lt;name&gt;.&lt;tool&gt;: those named in its tools list, or every ' +
+		'tool it offers. Their definitions are pinned: in Redis on first use with the ' +
+		'Agent Core: Redis API credential (under Governance), else only by pins; a ' +
+		'changed definition is blocked until its new fingerprint is put in pins. Headers ' +
+		'are saved with the workflow as they are (the run redacts them from its output).',
 };
 
 /** Version 2's Read-Only Tools: the same field, which also takes MCP tools as <server>.<tool>. */
@@ -157,9 +162,10 @@ export const readOnlyToolsWithMcpOption: INodeProperties = {
 	...nodeOptions.find((property) => property.name === 'readOnlyTools')!,
 	placeholder: 'e.g. lookup_customer, docs.search',
 	description:
-		'Names of workflow tools, connected tool sub-nodes and MCP tools (&lt;server&gt;.&lt;tool&gt;, added ' +
-		"to that server's read_only) that only read, comma-separated: a repeated identical call to one is " +
-		'answered from the earlier result. Any other such tool is taken to have side effects, and a repeated ' +
+		'Names of workflow tools, connected tool sub-nodes and MCP tools ' +
+		"(&lt;server&gt;.&lt;tool&gt;, added to that server's read_only) that only read, " +
+		'comma-separated: a repeated identical call to one is answered from the earlier ' +
+		'result. Any other such tool is taken to have side effects, and a repeated ' +
 		'identical call to it never runs twice.',
 };
 
@@ -173,6 +179,7 @@ export const returnIntermediateStepsOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether the output also carries intermediateSteps as n8n's AI Agent returns them (each tool call's " +
-		"tool, input and what it returned), e.g. for the Evaluation node's Tools Used metric",
+		"Whether the output also carries intermediateSteps as n8n's AI Agent returns " +
+		"them (each tool call's tool, input and what it returned), e.g. for the " +
+		"Evaluation node's Tools Used metric",
 };

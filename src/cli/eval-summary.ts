@@ -164,8 +164,11 @@ export function summaryTable(summary: EvalSummary, records: readonly CaseRecord[
 	);
 	const { totals } = summary;
 	lines.push(
-		`totals: ${totals.steps} steps, ${totals.tokens} tokens, ${totals.cost} ` +
-			`USD${totals.unpriced ? ` (+ ${totals.unpriced} case${totals.unpriced === 1 ? '' : 's'} without a known cost)` : ''}, ` +
+		`totals: ${totals.steps} steps, ${totals.tokens} tokens, ${totals.cost} USD` +
+			(totals.unpriced
+				? ` (+ ${totals.unpriced} case${totals.unpriced === 1 ? '' : 's'} without a known cost)`
+				: '') +
+			', ' +
 			`${totals.tool_errors} tool error${totals.tool_errors === 1 ? '' : 's'}, ${totals.run_errors} failed run${totals.run_errors === 1 ? '' : 's'}`,
 	);
 	const failedCases = records.filter((record) => !record.passed);

@@ -28,11 +28,11 @@ const NEEDS: Record<
 export async function sessionCommand(args: string[]): Promise<number> {
 	const [subcommand, ...rest] = args;
 	if (subcommand === undefined || !Object.hasOwn(NEEDS, subcommand)) {
-		const problem =
-			subcommand === undefined
+		throw new UsageError(
+			(subcommand === undefined
 				? 'agent-core session needs list, fork or rewind'
-				: `unknown session command "${subcommand}": list, fork or rewind`;
-		throw new UsageError(`${problem}\n${SESSION_USAGE}`);
+				: `unknown session command "${subcommand}": list, fork or rewind`) + `\n${SESSION_USAGE}`,
+		);
 	}
 	let values: Partial<Record<keyof typeof SESSION_FLAGS, string>>;
 	try {

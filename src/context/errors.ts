@@ -49,10 +49,10 @@ function describeRefusal(refusal: ConversationRefusal): {
 			return {
 				message:
 					refusal.policy === 'persist'
-						? `session "${refusal.session}" is busy with another run, and this persist carries no busy token from ` +
-							`its prepare, so it cannot show that the run is its own; nothing was stored`
-						: `session "${refusal.session}" is busy with another run; try again when it ` +
-							`answered${refusal.waitedMs ? ` (waited ${Math.round(refusal.waitedMs / 1000)} s)` : ''}`,
+						? `session "${refusal.session}" is busy with another run, and this persist carries no busy token ` +
+							'from its prepare, so it cannot show that the run is its own; nothing was stored'
+						: `session "${refusal.session}" is busy with another run; try again when it answered` +
+							(refusal.waitedMs ? ` (waited ${Math.round(refusal.waitedMs / 1000)} s)` : ''),
 				field: 'session_id',
 				fix:
 					refusal.policy === 'persist'
@@ -68,8 +68,8 @@ function describeRefusal(refusal: ConversationRefusal): {
 		case 'turn_out_of_range':
 			return {
 				message:
-					`turn ${refusal.turn} is out of range: session "${refusal.session}" has turns ${refusal.least} to ` +
-					`${refusal.last}${refusal.last < refusal.least ? ' (none)' : ''}`,
+					`turn ${refusal.turn} is out of range: session "${refusal.session}" has turns ${refusal.least} to ${refusal.last}` +
+					(refusal.last < refusal.least ? ' (none)' : ''),
 				field: 'turn',
 				fix: `Give a whole number from ${refusal.least} to ${refusal.last}; list the session's turns to see them.`,
 			};
@@ -88,8 +88,8 @@ function describeRefusal(refusal: ConversationRefusal): {
 		case 'through_seq_ahead':
 			return {
 				message:
-					`${refusal.path} is ${refusal.throughSeq}, but session "${refusal.session}" has no turn after ` +
-					`${refusal.newest}: a summary can only cover turns that are stored`,
+					`${refusal.path} is ${refusal.throughSeq}, but session "${refusal.session}" has no turn after ${refusal.newest}: ` +
+					'a summary can only cover turns that are stored',
 				field: 'messages',
 				fix: "Persist Agent Core's own messages output: only Agent Core writes a summary, of turns prepare gave it.",
 			};

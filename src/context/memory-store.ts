@@ -18,10 +18,8 @@ import {
 	withToken,
 } from './outcomes';
 import { listingOf, planFork, sessionExists, type RawSession } from './snapshot';
+import { archiveBounds, assertPersistOptions, assertSessionKey } from './store-checks';
 import {
-	archiveBounds,
-	assertPersistOptions,
-	assertSessionKey,
 	InvalidContextInputError,
 	type BranchOptions,
 	type ContextStore,

@@ -14,6 +14,23 @@ export type PersistReply =
 /** What REWIND_SCRIPT answers: `done` with `moved:restored:dropped:live`. */
 export type RewindReply = ['done', string] | ['not_found'] | ['busy'] | ['range', number];
 
+/** What READ_SCRIPT answers: `busy`, or the entries, length, system message, TTL, summary, counter and lock token. */
+export type ReadReply =
+	| ['busy']
+	| ['read', string[], number, string | null, number, string | null, string | null, string | null];
+
+/** What SNAPSHOT_SCRIPT answers: live and archived entries, system, summary, counter, busy, TTLs. */
+export type SnapshotReply = [
+	string[],
+	string[],
+	string | null,
+	string | null,
+	string | null,
+	number,
+	number,
+	number,
+];
+
 /** The persist's result, or the refusal it met (naming `session`, the summary's `through_seq` at `summaryPath`). */
 export function persistOutcome(
 	reply: PersistReply,

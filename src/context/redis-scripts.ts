@@ -88,7 +88,8 @@ const LIBRARY = `${MIGRATE_LUA}${ENTRY_LUA}`;
  * `take` on a held lock answers `busy` and reads nothing; `take_over` notes the holder's token as superseded.
  * KEYS: turns, system, summary, archive, counter, busy, superseded[, old turns, old system].
  */
-export const READ_SCRIPT = luaScript(`${LIBRARY}
+export const READ_SCRIPT = luaScript(
+	`${LIBRARY}
 migrate(KEYS[1], KEYS[2], KEYS[8], KEYS[9])
 local token = false
 if ARGV[2] ~= '' then
@@ -103,9 +104,11 @@ if ARGV[2] ~= '' then
   end
 end
 local entries = redis.call('LRANGE', KEYS[1], tonumber(ARGV[1]), -1)
-return { 'read', entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]),
-  redis.call('TTL', KEYS[1]), redis.call('GET', KEYS[3]), redis.call('GET', KEYS[5]), token }
-`);
+return { 'read', entries, redis.call('LLEN', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('TTL', KEYS[1]), ` +
+		// the return line goes on: one line of the script, split here so that no source line is over 160
+		`redis.call('GET', KEYS[3]), redis.call('GET', KEYS[5]), token }
+`,
+);
 
 /**
  * Persist: appends the turn numbered by the counter, trims, sets or removes the system message and refreshes the

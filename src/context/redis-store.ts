@@ -1,7 +1,7 @@
+// The conversation store in Redis: every session's keys written only by the Lua scripts of redis-scripts.ts.
 import { randomUUID } from 'node:crypto';
-import { hashTag } from '../redis/hash-tag';
 import { ManagedRedis, type RedisSource } from '../redis/managed-client';
-import { isClusterClient, type RedisClient } from '../redis/open-client';
+import type { RedisClient } from '../redis/open-client';
 import { confirmWrite } from '../redis/replication';
 import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
 import type { BusyAcquire, BusyOutcome } from './busy';
@@ -13,8 +13,12 @@ import {
 	rewindOutcome,
 	withToken,
 	type PersistReply,
+	type ReadReply,
 	type RewindReply,
+	type SnapshotReply,
 } from './outcomes';
+import { redisSessionKeys, scriptKeys, writeIdKey } from './redis-keys';
+import { forkArgs, persistArgs } from './redis-script-args';
 import {
 	FORK_CREATE_SCRIPT,
 	PERSIST_SCRIPT,
@@ -24,10 +28,8 @@ import {
 	SNAPSHOT_SCRIPT,
 } from './redis-scripts';
 import { listingOf, planFork, sessionExists, type RawSession } from './snapshot';
+import { archiveBounds, assertPersistOptions, assertSessionKey } from './store-checks';
 import {
-	archiveBounds,
-	assertPersistOptions,
-	assertSessionKey,
 	type BranchOptions,
 	type ContextStore,
 	type ForkResult,
@@ -52,81 +54,10 @@ export {
 	type RedisConnectionOptions,
 } from '../redis/connection';
 export { connectRedis, pingRedis } from '../redis/open-client';
+export { legacyRedisSessionKeys, redisSessionKeys, type RedisSessionKeys } from './redis-keys';
 
 /** Either a connection the store opens and owns, or a client the caller owns and closes. */
 export type RedisContextStoreOptions = { keyPrefix?: string } & RedisSource;
-
-/** A session's keys: its live turns, system message, summary, archive, turn counter and busy lock. */
-export interface RedisSessionKeys {
-	turns: string;
-	system: string;
-	summary: string;
-	archive: string;
-	seq: string;
-	busy: string;
-	superseded: string;
-}
-
-/**
- * The one key layout of a session: `<store prefix>{<session key>}:turns` (a list of JSON turns), `…:system` (a
- * string), `…:summary` (a JSON string), `…:archive` (a list of archived turns, with its own expiry), `…:seq` (the
- * turn counter), `…:busy` (the lock of the run answering now) and `…:superseded` (the tokens of runs a later
- * message took the session from, while they may still persist). The session key is the hash tag, so on a Redis
- * Cluster every key (and the write ids below) share one slot and one script may touch them together.
- */
-export function redisSessionKeys(keyPrefix: string, sessionKey: string): RedisSessionKeys {
-	const session = `${keyPrefix}${hashTag(sessionKey)}`;
-	return {
-		turns: `${session}:turns`,
-		system: `${session}:system`,
-		summary: `${session}:summary`,
-		archive: `${session}:archive`,
-		seq: `${session}:seq`,
-		busy: `${session}:busy`,
-		superseded: `${session}:superseded`,
-	};
-}
-
-/**
- * Where a write's id is remembered (WRITE_ID_TTL_SECONDS), so a write sent twice applies once: `turn:<id>` for a
- * persist (as before), `write:<id>` for a fork's target or a rewind.
- */
-function writeIdKey(
-	keyPrefix: string,
-	sessionKey: string,
-	kind: 'turn' | 'write',
-	id: string,
-): string {
-	return `${keyPrefix}${hashTag(sessionKey)}:${kind}:${id}`;
-}
-
-/**
- * The layout before Redis Cluster support, `<store prefix><session key>:turns` and `…:system`, still read on a
- * plain Redis: the scripts move a session found there into the layout above on its first touch (see
- * MIGRATE_LUA), so a deployment that upgrades keeps its conversations. None when the old key could be another
- * session's key in the new layout (a session key that is itself `{…}`), so no session ever takes another's.
- */
-export function legacyRedisSessionKeys(
-	keyPrefix: string,
-	sessionKey: string,
-): { turns: string; system: string } | undefined {
-	if (/^\{[^{}]*\}$/.test(sessionKey)) return undefined;
-	return { turns: `${keyPrefix}${sessionKey}:turns`, system: `${keyPrefix}${sessionKey}:system` };
-}
-
-type ReadReply =
-	| ['busy']
-	| ['read', string[], number, string | null, number, string | null, string | null, string | null];
-type SnapshotReply = [
-	string[],
-	string[],
-	string | null,
-	string | null,
-	string | null,
-	number,
-	number,
-	number,
-];
 
 /**
  * Conversation history in Redis, shared by every n8n process that uses the same Redis and prefix. Every key of a
@@ -207,32 +138,13 @@ export class RedisContextStore implements ContextStore {
 		const { archiveTtlSeconds, maxArchivedTurns } = assertPersistOptions(options);
 		const entry = encodeStoredTurn(turn);
 		const summary = summaryWrite(write.summary);
-		const systemMode =
-			options.systemMessage === undefined
-				? 'keep'
-				: options.systemMessage === ''
-					? 'delete'
-					: 'set';
 		const turnId = write.turnId ?? randomUUID();
 		const reply = (await this.redis.run('persist', (client) =>
 			evaluateWrite(
 				client,
 				PERSIST_SCRIPT,
 				this.keys(client, key, writeIdKey(this.keyPrefix, key, 'turn', turnId)),
-				[
-					entry,
-					options.maxStoredTurns,
-					options.ttlSeconds,
-					systemMode,
-					options.systemMessage ?? '',
-					WRITE_ID_TTL_SECONDS,
-					write.busyToken ?? '',
-					summary.encoded,
-					summary.throughSeq,
-					archiveTtlSeconds,
-					maxArchivedTurns,
-					new Date().toISOString(),
-				],
+				persistArgs(entry, options, write, summary, { archiveTtlSeconds, maxArchivedTurns }),
 			),
 		)) as PersistReply;
 		return persistOutcome(reply, key, summary.throughSeq, 'summary.through_seq');
@@ -308,19 +220,7 @@ export class RedisContextStore implements ContextStore {
 				client,
 				FORK_CREATE_SCRIPT,
 				this.keys(client, target, writeIdKey(this.keyPrefix, target, 'write', forkId)),
-				[
-					WRITE_ID_TTL_SECONDS,
-					options.ttlSeconds,
-					archiveTtlSeconds,
-					plan.lastSeq,
-					plan.system ?? '',
-					plan.system === null ? '0' : '1',
-					plan.summary ?? '',
-					plan.live.length,
-					plan.archive.length,
-					...plan.live,
-					...plan.archive,
-				],
+				forkArgs(plan, options.ttlSeconds, archiveTtlSeconds),
 			),
 		)) as [string];
 		if (reply[0] === 'exists') throw new ConversationError({ code: 'target_exists', target });
@@ -373,25 +273,8 @@ export class RedisContextStore implements ContextStore {
 		};
 	}
 
-	/**
-	 * The session's keys in the scripts' order (turns, system, summary, archive, counter, busy, superseded), then the write id
-	 * when given, then on a plain Redis the old layout's turns and system (see legacyRedisSessionKeys).
-	 */
+	/** The session's keys in the scripts' order (see scriptKeys). */
 	private keys(client: RedisClient, sessionKey: string, writeId?: string): string[] {
-		const keys = redisSessionKeys(this.keyPrefix, sessionKey);
-		const legacy = isClusterClient(client)
-			? undefined
-			: legacyRedisSessionKeys(this.keyPrefix, sessionKey);
-		return [
-			keys.turns,
-			keys.system,
-			keys.summary,
-			keys.archive,
-			keys.seq,
-			keys.busy,
-			keys.superseded,
-			...(writeId ? [writeId] : []),
-			...(legacy ? [legacy.turns, legacy.system] : []),
-		];
+		return scriptKeys(client, this.keyPrefix, sessionKey, writeId);
 	}
 }

@@ -11,8 +11,8 @@ import {
 } from './busy';
 import { ConversationError } from './errors';
 import { agentTurn } from './persisted-turn';
+import { assertSessionKey } from './store-checks';
 import {
-	assertSessionKey,
 	DEFAULT_KEY_PREFIX,
 	DEFAULT_MAX_TURN_CHARACTERS,
 	type ContextStore,
@@ -157,8 +157,8 @@ const SKIPPED: Record<
 	superseded: (session) =>
 		`a later message took session "${session}" over while this run was answering (busy policy latest); this run's turn was not stored`,
 	changed: (session) =>
-		`session "${session}" changed while this run was answering (its lock had expired, and another run ` +
-		`took the session or stored a turn, or it was cleared); this run's turn was not stored`,
+		`session "${session}" changed while this run was answering (its lock had expired, ` +
+		"and another run took the session or stored a turn, or it was cleared); this run's turn was not stored",
 };
 
 /**

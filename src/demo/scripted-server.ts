@@ -6,51 +6,23 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatMessage } from '../core/messages';
 import { parseModelCall } from './scripted-request';
 import {
-	sendEventStream,
-	streamFor,
-	waitUnlessClientLeaves,
-	type StreamShape,
-} from './scripted-stream';
+	estimateUsage,
+	pickReply,
+	resolveReply,
+	type ResolvedReply,
+	type Script,
+} from './scripted-script';
+import { sendEventStream, streamFor, waitUnlessClientLeaves } from './scripted-stream';
 import { anthropicSamplingRefusal } from './scripted-anthropic';
 import { anthropicCompatRefusal, anthropicCompatView } from './scripted-anthropic-compat';
 import { jsonSchemaRefusal, strictRefusal } from './scripted-strict';
 import { COMPLETIONS, errorFormatOf, modelListing, modelRoute } from './scripted-routes';
-import { errorBody, reasoningModelRefusal, type WireReply, type WireUsage } from './scripted-wire';
+import { errorBody, reasoningModelRefusal } from './scripted-wire';
 import type { ScriptedRequest } from './scripted-types';
 export type { ScriptedRequest } from './scripted-types';
-
-/**
- * What the server answers to one call. A string is the assistant text. In the object form, a `status`
- * of 400 or more (or an `errorMessage` without a status, which means 500) answers an error in the
- * provider's own error format; `delayMs` waits before answering; `usage` replaces the estimated token
- * counts (any JSON, to play a broken endpoint; its `cached_tokens` and `cache_write_tokens`, parts of
- * `prompt_tokens`, go out in each format's own cache fields, see `WireUsage`); `headers` are added to the response (e.g. `retry-after`);
- * `rawBody` (with `contentType`) is sent as it is, with `status`, instead of a completion or error body; the rest shape the completion
- * as the provider would (see `WireReply`). A call that asks for a stream gets the same reply as events,
- * shaped by `StreamShape` (`chunks`, `chunkDelayMs`, `streamCutAfter`, `streamErrorAfter`, which makes
- * `errorMessage` the in-stream error's message instead of an HTTP 500); `chunks` alone also gives the text.
- */
-export type ScriptedReply =
-	| string
-	| (Partial<WireReply> &
-			StreamShape & {
-				status?: number;
-				errorMessage?: string;
-				delayMs?: number;
-				usage?: WireUsage;
-				headers?: Record<string, string>;
-				rawBody?: string;
-				contentType?: string;
-			});
-
-/** One reply for every call, an array indexed by call number, or a function of the request. */
-export type Script =
-	| ScriptedReply
-	| ScriptedReply[]
-	| ((request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>);
+export type { Script, ScriptedReply } from './scripted-script';
 
 export interface ScriptedServerOptions {
 	/** Defaults to an empty array: every call answers HTTP 500 "no reply scripted". */
@@ -95,16 +67,6 @@ export interface ScriptedServer {
 }
 
 const DEFAULT_MODELS = ['scripted-model', 'gpt-4o-mini', 'gemini-2.5-flash'];
-type Usage = { prompt_tokens: number; completion_tokens: number };
-interface ResolvedReply extends WireReply, StreamShape {
-	status: number;
-	errorMessage: string;
-	delayMs: number;
-	usage?: WireUsage;
-	headers: Record<string, string>;
-	rawBody?: string;
-	contentType?: string;
-}
 type ParsedRequest = Omit<ScriptedRequest, 'callIndex' | 'clientLeftEarly'>;
 
 /** Starts a scripted model server on 127.0.0.1 and resolves once it listens. */
@@ -284,59 +246,6 @@ export async function startScriptedServer(
 			});
 			return closing;
 		},
-	};
-}
-
-function pickReply(
-	script: Script,
-	request: ScriptedRequest,
-): ScriptedReply | Promise<ScriptedReply> {
-	if (typeof script === 'function') return script(request);
-	if (!Array.isArray(script)) return script;
-	if (request.callIndex < script.length) return script[request.callIndex];
-	return {
-		status: 500,
-		errorMessage: `scripted server: no reply scripted for call ${request.callIndex}`,
-	};
-}
-
-function resolveReply(reply: ScriptedReply): ResolvedReply {
-	if (typeof reply === 'string')
-		return { text: reply, status: 200, errorMessage: '', delayMs: 0, headers: {} };
-	const text = reply.text ?? reply.chunks?.join('') ?? '';
-	if (reply.chunks && reply.chunks.join('') !== text) {
-		return resolveReply({
-			status: 500,
-			errorMessage: 'scripted server: the scripted chunks do not join to the scripted text',
-		});
-	}
-	// With streamErrorAfter the error comes inside a 200 stream, so errorMessage alone does not mean HTTP 500.
-	const status =
-		reply.status ??
-		(reply.errorMessage !== undefined && reply.streamErrorAfter === undefined ? 500 : 200);
-	const headers: Record<string, string> = {};
-	// Lower-cased so that a scripted header replaces ours instead of being sent twice.
-	for (const [name, value] of Object.entries(reply.headers ?? {}))
-		headers[name.toLowerCase()] = value;
-	return {
-		...reply,
-		text,
-		status,
-		errorMessage:
-			reply.errorMessage ??
-			(status === 200
-				? 'scripted server: the stream broke off'
-				: `scripted server: HTTP ${status}`),
-		delayMs: reply.delayMs ?? 0,
-		headers,
-	};
-}
-
-function estimateUsage(messages: ChatMessage[], text: string): Usage {
-	const promptCharacters = messages.reduce((total, message) => total + message.content.length, 0);
-	return {
-		prompt_tokens: Math.ceil(promptCharacters / 4),
-		completion_tokens: Math.ceil(text.length / 4),
 	};
 }
 

@@ -52,8 +52,8 @@ function problemAt(schema: unknown, path: string[]): string | undefined {
 		const missing = keys.find((key) => !required.includes(key));
 		if (missing !== undefined || !Array.isArray(node.required)) {
 			return (
-				`In context=${context(path)}, 'required' is required to be supplied and to be an array including ` +
-				`every key in properties. Missing '${missing ?? keys[0]}'.`
+				`In context=${context(path)}, 'required' is required to be supplied and to be an array ` +
+				`including every key in properties. Missing '${missing ?? keys[0]}'.`
 			);
 		}
 		for (const key of keys) {

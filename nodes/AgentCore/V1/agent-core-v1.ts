@@ -11,6 +11,15 @@ import { whileOn } from '../credential-conditions';
 import { agentCoreMethods } from '../node-methods';
 import { agentCoreProperties } from './description';
 
+/** How many tools the panel defines: the allowed built-ins and the workflow tools. */
+const TOOL_COUNT =
+	'(($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || []).length)';
+
+/** The inputs expression's call of agentCoreInputs with the panel's parameters. */
+const INPUTS_CALL =
+	'return agentCoreInputs(provider, needsFallback, fallbackSource); })' +
+	'($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource)';
+
 /** Version 1: the panel published first, kept as it was for the workflows built on it (test/agent-core-v1-panel.test.ts). */
 export class AgentCoreV1 implements INodeType {
 	description: INodeTypeDescription;
@@ -24,19 +33,14 @@ export class AgentCoreV1 implements INodeType {
 			version: 1,
 			// Model and how many tools the panel defines (allowed built-ins + workflow tools), singular when one.
 			subtitle:
-				'={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || ' +
-				'$parameter["model"])) + " · " + ((($parameter["allowedTools"] || []).length + ' +
-				'(($parameter["workflowTools"] || {}).tools || []).length) === 1 ? "1 tool" : ' +
-				'(($parameter["allowedTools"] || []).length + (($parameter["workflowTools"] || {}).tools || ' +
-				'[]).length) + " tools") }}',
+				'={{ ($parameter["provider"] === "connected" ? "connected model" : ' +
+				'($parameter["model"].value || $parameter["model"])) + " · " + ' +
+				`(${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
 			defaults: { name: 'Agent Core' },
 			usableAsTool: true,
 			// Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model
 			// (unless the fallback is another model of the credential).
-			inputs:
-				(`={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return ` +
-					`agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, ` +
-					`$parameter.needsFallback === true, $parameter.fallbackSource) }}`) as `={{${string}}}`,
+			inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; ${INPUTS_CALL} }}`,
 			// With Require Approval, runs that wait for a person leave by a second output, Needs Approval.
 			outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); })($parameter.needsApproval === true) }}`,
 			credentials: [

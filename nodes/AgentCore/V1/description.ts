@@ -5,6 +5,7 @@ import { nodeOptions } from '../options';
 import { resumeProperties } from '../resume-properties';
 import { collectionProperties, settingProperty } from '../settings-panel';
 import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from '../workflow-tool-schema';
+import { modelProperties } from './model-properties';
 
 /** How the built-in tools read in the panel; the model sees their names. */
 const TOOL_LABELS: Record<string, string> = {
@@ -13,6 +14,13 @@ const TOOL_LABELS: Record<string, string> = {
 	json_transform: 'JSON Transform (JMESPath)',
 	redis_context: 'Redis Context (Per-Session Values)',
 };
+
+/**
+ * The first sentence of Tools Needing Approval's description, without its period; n8n's standard sentence for a
+ * list loaded from a method follows it in the description's own literal, where n8n's lint rule reads it.
+ */
+const APPROVAL_TOOLS_LEAD =
+	'Calls to these tools wait for approval (a connected tool sub-node is named in an expression)';
 
 /** Only for Operation → Run a New Task. */
 const forNewRuns = { hide: { operation: ['resume'] } };
@@ -49,97 +57,7 @@ export const agentCoreProperties: INodeProperties[] = [
 		default: 'run',
 	},
 	...resumeProperties,
-	{
-		displayName: 'Provider',
-		name: 'provider',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{ name: 'OpenAI or OpenAI-Compatible', value: 'openai' },
-			{ name: 'Google Gemini', value: 'gemini' },
-			{
-				name: 'Connected Chat Model',
-				value: 'connected',
-				description:
-					'Any n8n chat model sub-node (OpenAI, Anthropic, Gemini, Ollama, …) connected to the Chat Model input, with its own credential and settings',
-			},
-		],
-		default: 'openai',
-	},
-	{
-		displayName: 'Model',
-		name: 'model',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		description: 'The model to run. Pick one the endpoint lists, or type any model ID.',
-		displayOptions: { hide: { provider: ['connected'] } },
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchModels', searchable: true },
-			},
-			{ displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4o-mini' },
-		],
-	},
-	{
-		displayName: 'Enable Fallback Model',
-		name: 'needsFallback',
-		type: 'boolean',
-		default: false,
-		noDataExpression: true,
-		description:
-			'Whether a second model takes over when a model call fails after its retries or times out: it ' +
-			'answers that step and the rest of the run, and no tool runs twice',
-	},
-	{
-		displayName: 'Fallback From',
-		name: 'fallbackSource',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{
-				name: 'Fallback Model Input',
-				value: 'input',
-				description:
-					'Any chat model sub-node connected to the Fallback Model input, with its own credential: another provider or another account',
-			},
-			{
-				name: 'This Credential, Another Model',
-				value: 'credential',
-				description: 'Another model of the same endpoint and key, e.g. a smaller one',
-			},
-		],
-		default: 'input',
-		displayOptions: { show: { needsFallback: [true], provider: ['openai', 'gemini'] } },
-	},
-	{
-		displayName: 'Fallback Model',
-		name: 'fallbackModel',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		description:
-			'The model that takes over, on the same credential. Pick one the endpoint lists, or type any model ID.',
-		displayOptions: {
-			show: {
-				needsFallback: [true],
-				fallbackSource: ['credential'],
-				provider: ['openai', 'gemini'],
-			},
-		},
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchModels', searchable: true },
-			},
-			{ displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4.1-mini' },
-		],
-	},
+	...modelProperties,
 	{
 		displayName: 'Allowed Tools',
 		name: 'allowedTools',
@@ -162,9 +80,10 @@ export const agentCoreProperties: INodeProperties[] = [
 		default: false,
 		noDataExpression: true,
 		description:
-			'Whether calls to some tools wait for a person: the run pauses before such a call and leaves by the ' +
-			'Needs Approval output with the call and a signed run state, for any approval step (Wait, Send and ' +
-			'Wait, a Form) and then Agent Core → Resume a Paused Run',
+			'Whether calls to some tools wait for a person: the run pauses before such a ' +
+			'call and leaves by the Needs Approval output with the call and a signed run ' +
+			'state, for any approval step (Wait, Send and Wait, a Form) and then Agent Core ' +
+			'→ Resume a Paused Run',
 	},
 	{
 		displayName: 'Tools Needing Approval',
@@ -188,9 +107,10 @@ export const agentCoreProperties: INodeProperties[] = [
 		default: false,
 		noDataExpression: true,
 		description:
-			'Whether each run is kept in a PostgreSQL database (Agent Core: Audit Database API credential) once ' +
-			'its answer is ready: config, tool schemas, every step and the hash chain, with the workflow and ' +
-			"execution IDs, beyond n8n's pruning; the output's audit field says whether it was stored",
+			'Whether each run is kept in a PostgreSQL database (Agent Core: Audit Database ' +
+			'API credential) once its answer is ready: config, tool schemas, every step and ' +
+			"the hash chain, with the workflow and execution IDs, beyond n8n's pruning; the " +
+			"output's audit field says whether it was stored",
 	},
 	{
 		displayName: 'Audit Retention (Days)',
@@ -250,8 +170,9 @@ export const agentCoreProperties: INodeProperties[] = [
 		type: 'string',
 		default: '={{ $json.session_id ?? $json.sessionId ?? "" }}',
 		description:
-			"The conversation this run belongs to (set by Agent Context prepare, or the Chat Trigger's " +
-			'sessionId); copied to the output for persist and given to per-session tools',
+			'The conversation this run belongs to (set by Agent Context prepare, or the Chat ' +
+			"Trigger's sessionId); copied to the output for persist and given to per-session " +
+			'tools',
 	},
 	{
 		displayName: 'Instructions',
@@ -270,8 +191,9 @@ export const agentCoreProperties: INodeProperties[] = [
 		placeholder: 'Add Workflow Tool',
 		default: {},
 		description:
-			'Workflows of this n8n instance that the agent may call as tools (they are allowed automatically). ' +
-			'The validated arguments are the workflow’s input item; its output is what the agent sees.',
+			'Workflows of this n8n instance that the agent may call as tools (they are ' +
+			'allowed automatically). The validated arguments are the workflow’s input item; ' +
+			'its output is what the agent sees.',
 		options: [
 			{
 				name: 'tools',
@@ -338,10 +260,10 @@ export const agentCoreProperties: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: 0,
 				description:
-					'Tokens all runs of the scope may use per period, counted in Redis (Agent Core: Redis API ' +
-					'credential); when they are used up, runs end with finish_reason budget_exhausted without calling ' +
-					'the model; if Redis is lost mid-run, the run ends budget_unavailable before its next model call. 0 ' +
-					'= none.',
+					'Tokens all runs of the scope may use per period, counted in Redis (Agent Core: ' +
+					'Redis API credential); when they are used up, runs end with finish_reason ' +
+					'budget_exhausted without calling the model; if Redis is lost mid-run, the run ' +
+					'ends budget_unavailable before its next model call. 0 = none.',
 			},
 		]),
 	},
@@ -360,8 +282,8 @@ export const agentCoreProperties: INodeProperties[] = [
 		type: 'json',
 		default: '{}',
 		description:
-			'Settings per tool, e.g. {"http_request": {"allowed_domains": ["api.example.com"], ' +
-			'"allowed_methods": ["GET"]}}. Saved with the workflow as it is: keep API keys and bot addresses in ' +
-			'the tool credentials above.',
+			'Settings per tool, e.g. {"http_request": {"allowed_domains": ' +
+			'["api.example.com"], "allowed_methods": ["GET"]}}. Saved with the workflow as ' +
+			'it is: keep API keys and bot addresses in the tool credentials above.',
 	},
 ];

@@ -15,6 +15,16 @@ import { agentCoreMethods } from '../node-methods';
 const TOOL_COUNT =
 	'(($parameter["allowedTools"] || []).length + ((($parameter["options"] || {}).workflowTools || {}).tools || []).length)';
 
+/** The inputs expression's call of agentCoreInputs with the panel's parameters. */
+const INPUTS_CALL =
+	'return agentCoreInputs(provider, needsFallback, fallbackSource); })' +
+	'($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource)';
+
+/** The outputs expression's call of agentCoreOutputs: Require Approval counts only while Governance is on. */
+const OUTPUTS_CALL =
+	'return agentCoreOutputs(needsApproval); })' +
+	'($parameter.governance === true && $parameter.needsApproval === true)';
+
 /** Agent Core version 2: what a new node gets. */
 export class AgentCoreV2 implements INodeType {
 	description: INodeTypeDescription;
@@ -24,18 +34,14 @@ export class AgentCoreV2 implements INodeType {
 			...baseDescription,
 			version: 2,
 			subtitle:
-				`={{ ($parameter["provider"] === "connected" ? "connected model" : ($parameter["model"].value || ` +
-				`$parameter["model"])) + " · " + (${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
+				'={{ ($parameter["provider"] === "connected" ? "connected model" : ' +
+				'($parameter["model"].value || $parameter["model"])) + " · " + ' +
+				`(${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
 			defaults: { name: 'Agent Core' },
 			usableAsTool: true,
-			inputs:
-				(`={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; return ` +
-					`agentCoreInputs(provider, needsFallback, fallbackSource); })($parameter.provider, ` +
-					`$parameter.needsFallback === true, $parameter.fallbackSource) }}`) as `={{${string}}}`,
+			inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; ${INPUTS_CALL} }}`,
 			// Require Approval counts only while Governance, which shows it, is on.
-			outputs:
-				(`={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; return agentCoreOutputs(needsApproval); ` +
-					`})($parameter.governance === true && $parameter.needsApproval === true) }}`) as `={{${string}}}`,
+			outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; ${OUTPUTS_CALL} }}`,
 			// Each picker shows only with the setting that uses it, labelled by its credential type's name.
 			credentials: [
 				{

@@ -88,9 +88,9 @@ const optionsV2: INodeProperties[] = (
 		fromVersionOne('workflowTools'),
 		fromVersionOne('toolSettingsJson', {
 			description:
-				'Settings per tool, e.g. {"http_request": {"allowed_domains": ["api.example.com"], ' +
-				'"allowed_methods": ["GET"]}}. Saved with the workflow as it is: keep API keys and bot addresses in ' +
-				'the tool credentials.',
+				'Settings per tool, e.g. {"http_request": {"allowed_domains": ' +
+				'["api.example.com"], "allowed_methods": ["GET"]}}. Saved with the workflow as ' +
+				'it is: keep API keys and bot addresses in the tool credentials.',
 		}),
 		{
 			displayName: 'Batch Processing',
@@ -151,8 +151,9 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 	fromVersionOne('provider', {
 		default: 'connected',
 		description:
-			"Connected Chat Model (as in n8n's AI Agent) uses the chat model sub-node you attach, with its own " +
-			'credential; or call OpenAI or Gemini with an Agent Core credential',
+			"Connected Chat Model (as in n8n's AI Agent) uses the chat model sub-node you " +
+			'attach, with its own credential; or call OpenAI or Gemini with an Agent Core ' +
+			'credential',
 	}),
 	modelFor('openai', 'gpt-4o-mini'),
 	modelFor('gemini', 'gemini-2.5-flash'),
@@ -167,15 +168,16 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. api.example.com, *.example.org',
 		description:
-			'The only hosts HTTP Request may call, comma-separated (http_request.allowed_domains). Tool Settings ' +
-			'(JSON) overrides it; an HTTP Request Tool credential brings its own hosts instead.',
+			'The only hosts HTTP Request may call, comma-separated ' +
+			'(http_request.allowed_domains). Tool Settings (JSON) overrides it; an HTTP ' +
+			'Request Tool credential brings its own hosts instead.',
 		displayOptions: { show: { allowedTools: ['http_request'] } },
 	},
 	{
 		displayName:
-			'HTTP Request may reach any public host: list its hosts above, or select an HTTP Request Tool ' +
-			'credential (which names its hosts), unless Options → Tool Settings (JSON) lists ' +
-			'http_request.allowed_domains',
+			'HTTP Request may reach any public host: list its hosts above, or select an HTTP ' +
+			'Request Tool credential (which names its hosts), unless Options → Tool Settings ' +
+			'(JSON) lists http_request.allowed_domains',
 		name: 'httpRequestNotice',
 		type: 'notice',
 		default: '',
@@ -190,9 +192,10 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 		default: false,
 		noDataExpression: true,
 		description:
-			'Whether to show the controls for people approving tool calls, an audit trail in PostgreSQL, ' +
-			'budgets, durable runs, and the Redis and Run State credentials (shared budgets, durable runs, ' +
-			'resuming a paused run only once, the Redis Context tool)',
+			'Whether to show the controls for people approving tool calls, an audit trail in ' +
+			'PostgreSQL, budgets, durable runs, and the Redis and Run State credentials ' +
+			'(shared budgets, durable runs, resuming a paused run only once, the Redis ' +
+			'Context tool)',
 	},
 	fromVersionOne('needsApproval', {}, governed),
 	fromVersionOne(
@@ -236,9 +239,10 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 				typeOptions: { minValue: 0, numberPrecision: 4 },
 				default: 0,
 				description:
-					'USD all runs of the scope may spend per period, priced from the bundled model catalogue and counted ' +
-					'in Redis (Agent Core: Redis API credential); when it is spent, runs end with finish_reason ' +
-					'budget_exhausted without calling the model. 0 = none.',
+					'USD all runs of the scope may spend per period, priced from the bundled model ' +
+					'catalogue and counted in Redis (Agent Core: Redis API credential); when it is ' +
+					'spent, runs end with finish_reason budget_exhausted without calling the model. ' +
+					'0 = none.',
 			},
 		].sort(byDisplayName),
 	},
