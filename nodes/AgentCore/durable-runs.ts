@@ -40,9 +40,3 @@ export async function readDurableRun(
 		checkpoints: await redis.checkpoints(itemIndex),
 	};
 }
-
-/** What a Run Key that is not usable text is: empty, or which other kind of value. */
-function runKeyShape(value: unknown): string {
-	if (typeof value === 'string' || value === undefined || value === null) return 'empty';
-	return `not text but ${Array.isArray(value) ? 'an array' : typeof value}`;
-}

@@ -25,13 +25,6 @@ const APPROVAL_TOOLS_LEAD =
 /** Only for Operation → Run a New Task. */
 const forNewRuns = { hide: { operation: ['resume'] } };
 
-/**
- * The first sentence of Tools Needing Approval's description, without its period; n8n's standard sentence for a
- * list loaded from a method follows it in the description's own literal, where n8n's lint rule reads it.
- */
-const APPROVAL_TOOLS_LEAD =
-	'Calls to these tools wait for approval (a connected tool sub-node is named in an expression)';
-
 /** The panel: provider and model, input, tools, limits. */
 export const agentCoreProperties: INodeProperties[] = [
 	{
