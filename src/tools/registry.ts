@@ -3,7 +3,12 @@ import { httpRequestTool } from './http-request';
 import { jsonTransformTool } from './json-transform';
 import { redisContextTool } from './redis-context';
 import type { Tool } from './tool';
-import { assertValidSchema } from '../validation/validate';
+import { loadOnce } from '../core/load-once';
+
+/** The validator, loaded when the first registry is made: the node panels list the built-in tools without one. */
+const validation = loadOnce(
+	() => require('../validation/validate') as typeof import('../validation/validate'),
+);
 
 /** The tools that ship with the package, by name. */
 export const builtInTools: readonly Tool[] = [
@@ -32,9 +37,12 @@ export class ToolRegistry {
 		if (this.tools.has(tool.name))
 			throw new Error(`tool name "${tool.name}" is used twice; tool names must be unique`);
 		// Throws SchemaError (invalid, past a limit, a pattern RE2 cannot run) naming the tool.
-		assertValidSchema(tool.parameters, `the args schema of tool "${tool.name}"`);
+		validation().assertValidSchema(tool.parameters, `the args schema of tool "${tool.name}"`);
 		if (tool.settingsSchema)
-			assertValidSchema(tool.settingsSchema, `the settings schema of tool "${tool.name}"`);
+			validation().assertValidSchema(
+				tool.settingsSchema,
+				`the settings schema of tool "${tool.name}"`,
+			);
 		this.tools.set(tool.name, tool);
 	}
 
