@@ -10,6 +10,7 @@ import * as path from 'node:path';
  */
 const LAYERS: readonly (readonly string[])[] = [
 	['core'], // ChatMessage, roles, TokenUsage and its arithmetic, message parsing, InputError, loadOnce
+	['files'], // a run's files: their type read from the bytes, their checks, the RunFile that holds the bytes
 	['validation', 'providers'], // schemas and checks; the ChatModel contract and its adapters
 	['redis'], // connections, scripts, shared clients (uses canonical JSON from validation)
 	['tools', 'budget', 'run-state'], // the Tool type and built-ins; the token ledger; signed run state
@@ -227,8 +228,8 @@ describe('layers of src/', () => {
 			),
 		).toEqual([
 			'src/unplaced/ has no layer: add it to LAYERS in test/layers.test.ts where its imports put it',
-			"src/core/upward.ts imports '../agent/run-agent': up from core (layer 0) to agent (layer 6)",
-			"src/context/sideways.ts imports '../audit/record': across layer 5, from context to audit (folders of one layer stay independent)",
+			"src/core/upward.ts imports '../agent/run-agent': up from core (layer 0) to agent (layer 7)",
+			"src/context/sideways.ts imports '../audit/record': across layer 6, from context to audit (folders of one layer stay independent)",
 			"nodes/Deep/deep.ts imports '../../src/agent/run-agent' (src/agent/run-agent.ts): nodes/ use src/index.ts or src/context/index.ts",
 		]);
 	});

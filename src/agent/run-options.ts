@@ -8,6 +8,7 @@ import type { Tool } from '../tools/tool';
 import type { McpPinStore } from '../tools/mcp';
 import type { AgentConfig } from '../settings/config';
 import type { AgentEventListener } from './events';
+import type { FileInput } from '../files';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
@@ -17,6 +18,13 @@ export interface RunAgentOptions {
 	prompt?: string;
 	/** Conversation so far in neutral form (e.g. from the Agent Context node); must end with a user message unless `prompt` is given. */
 	messages?: unknown;
+	/**
+	 * Files sent with the user's message (an invoice PDF, a photo, a CSV): checked before any model call — type
+	 * read from the bytes, size and count against `max_file_bytes`, `max_files_bytes` and `max_files` — then
+	 * images and PDFs go to the model as parts (when `pass_images` / `pass_pdfs`), text files as text inside the
+	 * data wrapper. Only their references (name, type, bytes, sha256) reach the trace, memory and the audit.
+	 */
+	files?: readonly FileInput[];
 	/** Extra system text from the workflow: the task, its constraints. */
 	developerText?: string;
 	/** Tools beyond the built-in ones (e.g. n8n sub-workflows); `allowed_tools` still decides what is offered. */

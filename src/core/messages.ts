@@ -26,6 +26,17 @@ export interface SummaryMeta {
 	at: string;
 }
 
+/** A file's facts as memory, traces, run states and audit rows keep them: never its bytes (see src/files). */
+export interface FileRef {
+	name: string;
+	/** The MIME type read from the file's bytes. */
+	type: string;
+	/** Its size in bytes. */
+	bytes: number;
+	/** Lowercase hex SHA-256 of its bytes. */
+	sha256: string;
+}
+
 /**
  * One message of the neutral conversation form shared by the engine, the context store and the providers.
  * Providers only ever read `role` and `content`; the optional fields are the context store's memory metadata.
@@ -39,6 +50,11 @@ export interface ChatMessage {
 	tool_results?: ToolResultMemory[];
 	/** On an assistant message whose content is a summary of older turns (written by Agent Core's compaction). */
 	summary?: SummaryMeta;
+	/**
+	 * On a user message: the files sent with it. During the run that got them they are RunFiles holding their bytes
+	 * (images and PDFs the providers send as parts); stored, they are references only, shown to later turns as a note.
+	 */
+	files?: FileRef[];
 }
 
 /** The roles of the neutral form; no other role is accepted anywhere. */
@@ -61,6 +77,19 @@ function toolResultProblem(value: unknown, path: string): string | undefined {
 	return undefined;
 }
 
+/** The problem of one file reference at `path`, or undefined. */
+function fileRefProblem(value: unknown, path: string): string | undefined {
+	if (!isObject(value)) return `${path} must be an object with name, type, bytes and sha256`;
+	if (typeof value.name !== 'string' || value.name === '')
+		return `${path}.name must be a non-empty string`;
+	if (typeof value.type !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(value.type))
+		return `${path}.type must be a MIME type such as image/png`;
+	if (!isCount(value.bytes, 1)) return `${path}.bytes must be a whole number ≥ 1`;
+	if (typeof value.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(value.sha256))
+		return `${path}.sha256 must be 64 lowercase hex digits`;
+	return undefined;
+}
+
 /** The problem of a summary's metadata at `path`, or undefined. */
 function summaryProblem(value: unknown, path: string): string | undefined {
 	if (!isObject(value))
@@ -78,7 +107,16 @@ function summaryProblem(value: unknown, path: string): string | undefined {
 
 /** The problem of the memory metadata of a message (seq, tool_results, summary), or undefined. */
 function metadataProblem(message: Record<string, unknown>, path: string): string | undefined {
-	const { role, seq, tool_results: toolResults, summary } = message;
+	const { role, seq, tool_results: toolResults, summary, files } = message;
+	if (files !== undefined) {
+		if (role !== 'user')
+			return `${path}.files belongs on a user message, not on a ${String(role)} message`;
+		if (!Array.isArray(files)) return `${path}.files must be a list of {name, type, bytes, sha256}`;
+		for (const [index, file] of files.entries()) {
+			const problem = fileRefProblem(file, `${path}.files[${index}]`);
+			if (problem) return problem;
+		}
+	}
 	if (seq !== undefined) {
 		if (role !== 'user')
 			return `${path}.seq belongs on the user message that opens a turn, not on a ${String(role)} message`;
@@ -133,6 +171,13 @@ export function cleanMessage(message: ChatMessage): ChatMessage {
 			...(error === undefined ? {} : { error }),
 		}));
 	}
+	if (message.files !== undefined)
+		clean.files = message.files.map(({ name, type, bytes, sha256 }) => ({
+			name,
+			type,
+			bytes,
+			sha256,
+		}));
 	if (message.summary !== undefined) {
 		const { through_seq, replaced_turns, model, tokens_before, tokens_after, at } = message.summary;
 		clean.summary = { through_seq, replaced_turns, model, tokens_before, tokens_after, at };

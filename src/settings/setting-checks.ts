@@ -87,6 +87,9 @@ export function oneOf<const Value extends string>(
 			: `${key} must be ${list}`;
 }
 
+export const boolean: Check<boolean> = (value, key) =>
+	typeof value === 'boolean' ? undefined : `${key} must be true or false`;
+
 export const nonEmptyString =
 	(what: string): Check<string> =>
 	(value, key) =>

@@ -18,10 +18,10 @@ export interface PanelFacts {
 	/** The parameter's name in workflows; never renamed in a published version. */
 	name: string;
 	displayName: string;
-	type: 'number' | 'options' | 'multiOptions' | 'string' | 'json' | 'resourceLocator';
+	type: 'number' | 'options' | 'multiOptions' | 'string' | 'json' | 'resourceLocator' | 'boolean';
 	description?: string;
 	/** The panel's default, where it differs from the engine's (an option the engine leaves unset is sent only when added). */
-	default?: number | string;
+	default?: number | string | boolean;
 	typeOptions?: { minValue?: number; maxValue?: number; numberPrecision?: number };
 	choices?: readonly PanelChoice[];
 	/** A panel value that means "unset": the provider's default applies. */

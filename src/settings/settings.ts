@@ -9,6 +9,7 @@ import type { Check } from './setting-checks';
 import type { PanelFacts, Setting } from './setting-types';
 import { MEMORY_SETTINGS } from './memory-settings';
 import { MCP_SETTINGS } from './mcp-settings';
+import { FILE_SETTINGS } from './file-settings';
 
 export type { PanelChoice, PanelFacts, Setting } from './setting-types';
 
@@ -383,6 +384,7 @@ export const SETTINGS = {
 	},
 	...MEMORY_SETTINGS,
 	...MCP_SETTINGS,
+	...FILE_SETTINGS,
 } satisfies Record<string, Setting>;
 
 /** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */

@@ -1,4 +1,4 @@
-import type { ChatMessage, SummaryMeta } from '../core/messages';
+import type { ChatMessage, FileRef, SummaryMeta } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
 import type { CallCost } from '../budget/model-catalogue';
 import type { McpToolRecord } from '../tools/mcp';
@@ -130,6 +130,8 @@ export interface AgentResult {
 	usage: TokenUsage;
 	/** This run's new turns in neutral form, for the context manager to persist. */
 	messages: ChatMessage[];
+	/** The files the run's model was given with the user's message, by reference: never their bytes (see src/files). */
+	files?: FileRef[];
 	/** A sentence saying why a run that did not finish normally stopped. */
 	stop_detail?: string;
 	elapsed_ms: number;
