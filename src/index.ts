@@ -39,7 +39,8 @@ export type {
 	ToolUsage,
 } from './trace/types';
 export { TOOL_CALL_ERRORS } from './trace/readable-step';
-export type { ChatMessage } from './core/messages';
+export type { ChatMessage, FileRef } from './core/messages';
+export { RunFile, type FileInput } from './files';
 export type { TokenUsage } from './core/usage';
 export type {
 	ChatModel,

@@ -6,10 +6,12 @@ import { checkToolCall } from './execute-tool';
 import { InputError } from '../core/input-error';
 import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
 import { AgentRun } from './run-agent';
+import { takeFiles } from './input-files';
 import { DurableRun } from './pause/checkpoints';
 import type { RunAgentOptions } from './run-options';
 import { withMcpTools } from './mcp-run';
 
+/** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
 	/** The `run_state` of the output that ended `awaiting_approval`, unchanged (the object, or its JSON text). */
 	runState: unknown;
@@ -39,6 +41,8 @@ async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult
 	const keyProblem = stateSecretProblem(options.stateSecret);
 	if (keyProblem) throw new RunStateError(`run_state cannot be checked: ${keyProblem}`);
 	const { id, paused } = openPausedRun(options.runState, options.stateSecret!, config);
+	// The state holds its files by reference: the same files given again go back to the model (matched by hash).
+	const taken = takeFiles(options, config);
 	const decision = checkDecision(options.decision);
 	if ('edit' in decision) {
 		// A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
@@ -62,6 +66,7 @@ async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult
 			paused.new_user_message,
 			resumed,
 			durable,
+			taken,
 		).run();
 	if (options.usedStates && !(await options.usedStates.markUsed(id, USED_STATE_TTL_SECONDS))) {
 		throw new RunStateError(
@@ -76,6 +81,7 @@ async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult
 		paused.new_user_message,
 		{ paused, decision },
 		durable,
+		taken,
 	).run();
 }
 

@@ -37,6 +37,15 @@ import { afterRun } from './after-run';
 import { replayHistory, splitHistory } from './memory/memory';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
 import { failedStep, limitReached, type StepOutcome } from './step-outcome';
+import {
+	fileRefs,
+	NO_FILES,
+	reattachFiles,
+	takeFiles,
+	withFiles,
+	type TakenFiles,
+} from './input-files';
+import { modelMessages, partTokens } from './protocol/file-messages';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 
@@ -45,6 +54,8 @@ export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
 	withMcpTools(given, async (options) => {
 		const { config, allowed } = configureRun(options);
 		const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
+		const taken = takeFiles(options, config);
+		withFiles(newUserMessage, taken.files);
 		const durable = await DurableRun.open(options, config, allowed, newUserMessage);
 		return (
 			durable?.found.finished ??
@@ -56,6 +67,7 @@ export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
 				newUserMessage,
 				durable?.found.resumed,
 				durable,
+				taken,
 			).run()
 		);
 	});
@@ -88,6 +100,7 @@ export class AgentRun {
 		private readonly newUserMessage: ChatMessage,
 		private readonly resumed?: Resumed, // a paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts)
 		private readonly durable?: DurableRun, // with a run key: where each completed step is checkpointed (see checkpoints.ts)
+		private readonly taken: TakenFiles = NO_FILES, // the files the caller gave, checked (see input-files.ts)
 	) {
 		const paused = resumed?.paused;
 		// Remembered text (a summary, tool results of earlier turns) goes back inside the observation wrapper.
@@ -100,6 +113,8 @@ export class AgentRun {
 				config.prompt_examples,
 				config.output_schema,
 			);
+		// A conversation restored from a run state holds file references: the caller's files give back their bytes.
+		if (paused) reattachFiles(this.conversation, taken.files);
 		this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
 		this.repeats = new RepeatedCalls(config.loop_limit, paused?.repeats);
 		this.failures = new FailureStreak(paused?.failures);
@@ -192,12 +207,19 @@ export class AgentRun {
 	/** One model turn and, when it asks for one, its tool call. */
 	private async takeStep(step: number): Promise<StepOutcome> {
 		const entry: TraceStep = { step, repair: this.failures.repairing, elapsed_ms: 0, model_ms: 0 };
-		if (step === 1) noteSetUp(entry, this.format.notice, this.config, this.tools.values());
+		if (step === 1) {
+			noteSetUp(entry, this.format.notice, this.config, this.tools.values());
+			const files = fileRefs(this.newUserMessage.files);
+			if (files) entry.files = files;
+			if (this.taken.notices.length)
+				entry.notices = [...(entry.notices ?? []), ...this.taken.notices];
+		}
 		this.trace.push(entry);
 		this.openStep = { entry, started: performance.now() };
 		this.emit({ type: 'step_start', step });
 
-		const { call, release } = await this.askModel(entry);
+		const sent = modelMessages(this.conversation, this.config.observation_max_len);
+		const { call, release } = await this.askModel(entry, sent);
 		entry.model_ms = Math.round(call.elapsedMs);
 		if (!call.ok) {
 			entry.error = call.error;
@@ -209,7 +231,12 @@ export class AgentRun {
 			};
 		}
 		const response = call.response;
-		entry.usage = estimateWhenUnreported(call.usage, response, this.conversation);
+		entry.usage = estimateWhenUnreported(
+			call.usage,
+			response,
+			sent,
+			partTokens(sent, entry.provider ?? ''),
+		);
 		if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
 		addUsage(this.usage, call.usage);
 		const uncharged = await this.spending.record(entry, call.usage, {
@@ -278,7 +305,10 @@ export class AgentRun {
 	}
 
 	/** The step's model call, on the fallback model from the step where the primary failed (see callWithFailover). */
-	private askModel(entry: TraceStep): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
+	private askModel(
+		entry: TraceStep,
+		messages: ChatMessage[],
+	): Promise<{ call: ModelCallOutcome; release?: AnswerRelease }> {
 		// The reply's answer text on its way to the listener, when there is one.
 		const release = () =>
 			this.options.onEvent
@@ -287,7 +317,7 @@ export class AgentRun {
 		return callWithFailover(this.models, entry, release, {
 			config: this.config,
 			format: this.format.format,
-			messages: this.conversation,
+			messages,
 			runSignal: this.runController.signal,
 		});
 	}

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../core/messages';
+import { fileRefs } from './input-files';
 import type { TokenUsage } from '../core/usage';
 import type { Redactor } from '../trace/redact';
 import { readableStep } from '../trace/readable-step';
@@ -56,9 +57,14 @@ export function runResult(
 	const summary = record.memory?.summary;
 	const toolResults = answer ? runToolResults(record.trace) : [];
 	// For a context store: the summary this run wrote, the question, and the answer with the turn's tool results.
-	const messages = [
+	const files = fileRefs(record.newUserMessage.files);
+	const messages: ChatMessage[] = [
 		...(summary ? [summary] : []),
-		{ role: record.newUserMessage.role, content: record.newUserMessage.content },
+		{
+			role: record.newUserMessage.role,
+			content: record.newUserMessage.content,
+			...(files ? { files } : {}),
+		},
 	];
 	if (answer)
 		messages.push({

@@ -109,11 +109,13 @@ export function estimateWhenUnreported(
 	usage: TokenUsage,
 	response: UsageReport,
 	messages: readonly ChatMessage[],
+	/** The tokens of the images and documents sent, by the provider's rule (see src/files/file-tokens.ts). */
+	partTokens = 0,
 ): TokenUsage {
 	if (!reportedNone(response)) return usage;
 	const prompt = messages.reduce(
 		(total, message) => total + TOKENS_PER_MESSAGE + estimateTokens(message.content),
-		0,
+		partTokens,
 	);
 	const completion = estimateTokens(response.text) + estimateTokens(response.reasoning ?? '');
 	// An estimated prompt has no known cached part: parts of the unreported one could exceed it.

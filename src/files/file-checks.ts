@@ -74,6 +74,15 @@ export function acceptFiles(
 			field,
 			`${inputs.length} files were given, over max_files (${limits.max_files}); send fewer or raise max_files`,
 		);
+	// One file too big is named before the total is: the fix is that file.
+	for (const [index, input] of inputs.entries()) {
+		const tooBig = sizeProblem(
+			input.label ?? `${field}[${index}]`,
+			input.data?.byteLength ?? 1,
+			limits,
+		);
+		if (tooBig) throw new InputError(field, tooBig);
+	}
 	const total = inputs.reduce((sum, input) => sum + (input.data?.byteLength ?? 0), 0);
 	if (total > limits.max_files_bytes)
 		throw new InputError(
@@ -92,8 +101,6 @@ export function acceptFiles(
 		const name = input.name ?? `file-${index + 1}`;
 		const nameProblem = fileNameProblem(name);
 		if (nameProblem) throw new InputError(field, `${label}: the file name ${nameProblem}`);
-		const tooBig = sizeProblem(label, input.data.byteLength, limits);
-		if (tooBig) throw new InputError(field, tooBig);
 		const sniffed = sniffType(input.data, name, input.mimeType);
 		if (!sniffed.ok) {
 			const declared = input.mimeType ? ` (declared ${input.mimeType})` : '';

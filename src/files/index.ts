@@ -10,3 +10,5 @@ export {
 	type FileInput,
 	type FileLimits,
 } from './file-checks';
+export { fileTokens } from './file-tokens';
+export { measureFile, type FileMeasure } from './file-measure';

@@ -1,6 +1,7 @@
 /** One file a run holds: its checked facts, and its bytes, which nothing but a model request ever reads. */
 import { createHash } from 'node:crypto';
 import type { FileRef } from '../core/messages';
+import { measureFile, type FileMeasure } from './file-measure';
 
 /** How a file reaches the model: as an image part, a document part, or text inside the data wrapper. */
 export type FileKind = 'image' | 'pdf' | 'text';
@@ -12,6 +13,7 @@ export type FileKind = 'image' | 'pdf' | 'text';
 export class RunFile implements FileRef {
 	readonly #base64: string;
 	readonly #text?: string;
+	readonly #measure: FileMeasure;
 
 	private constructor(
 		readonly name: string,
@@ -20,9 +22,11 @@ export class RunFile implements FileRef {
 		readonly bytes: number,
 		readonly sha256: string,
 		base64: string,
+		measure: FileMeasure,
 		text?: string,
 	) {
 		this.#base64 = base64;
+		this.#measure = measure;
 		this.#text = text;
 	}
 
@@ -33,7 +37,8 @@ export class RunFile implements FileRef {
 		const text = kind === 'text' ? buffer.toString('utf8') : undefined;
 		// A text file goes to the model as text: its base64 is never needed.
 		const base64 = kind === 'text' ? '' : buffer.toString('base64');
-		return new RunFile(name, type, kind, buffer.byteLength, sha256, base64, text);
+		const measure = measureFile(buffer, type);
+		return new RunFile(name, type, kind, buffer.byteLength, sha256, base64, measure, text);
 	}
 
 	/** The bytes as base64, for a provider's image or document part. */
@@ -49,6 +54,11 @@ export class RunFile implements FileRef {
 	/** A text file's content (UTF-8); empty for other kinds. */
 	text(): string {
 		return this.#text ?? '';
+	}
+
+	/** An image's width and height, a PDF's pages, as its header says (for the providers' token rules). */
+	measure(): FileMeasure {
+		return this.#measure;
 	}
 
 	/** What the file is everywhere but in a model request. */

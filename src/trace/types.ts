@@ -73,6 +73,8 @@ export interface TraceStep {
 	reasoning?: string;
 	/** What the provider adapter did that matters (e.g. retried without JSON mode). */
 	notices?: string[];
+	/** Step 1: the files sent with the user's message, by reference (never their bytes; see src/files). */
+	files?: FileRef[];
 	/** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
 	mcp_tools?: McpToolRecord[];
 	/**
@@ -130,8 +132,6 @@ export interface AgentResult {
 	usage: TokenUsage;
 	/** This run's new turns in neutral form, for the context manager to persist. */
 	messages: ChatMessage[];
-	/** The files the run's model was given with the user's message, by reference: never their bytes (see src/files). */
-	files?: FileRef[];
 	/** A sentence saying why a run that did not finish normally stopped. */
 	stop_detail?: string;
 	elapsed_ms: number;

@@ -20,6 +20,7 @@ import { observationMessage } from '../protocol/prompt';
 import { readReply } from '../protocol/protocol';
 import { protocolFormat } from '../protocol/protocol-schema';
 import type { Spending } from '../shared-budget';
+import { modelMessages, partTokens } from '../protocol/file-messages';
 
 /** Share of the context window the history may take; the rest is for the system message, the question, the run's own steps and the answer. */
 export const HISTORY_SHARE = 0.5;
@@ -29,6 +30,16 @@ const SUMMARY_SHARE = 0.25;
 const MAX_ROUNDS = 4;
 /** Share of the context window a summary call's transcript may take. */
 const SUMMARY_INPUT_SHARE = 0.6;
+
+/** What the system message and the question take as sent: their text, text files included, and their images and PDFs. */
+function fixedTokens(
+	config: AgentConfig,
+	provider: string | undefined,
+	fixed: readonly ChatMessage[],
+): number {
+	const sent = modelMessages(fixed, config.observation_max_len);
+	return messagesTokens(sent) + partTokens(sent, provider ?? '');
+}
 
 /** The history's budget for a run: its context window (setting, catalogue, or the default) and what the history may take of it. */
 export function historyBudget(
@@ -46,7 +57,7 @@ export function historyBudget(
 	return {
 		window,
 		source,
-		budget: Math.max(0, Math.floor(window * HISTORY_SHARE) - messagesTokens(fixed)),
+		budget: Math.max(0, Math.floor(window * HISTORY_SHARE) - fixedTokens(config, provider, fixed)),
 	};
 }
 

@@ -82,7 +82,7 @@ export function replayHistory(split: SplitHistory): ChatMessage[] {
 	const summary = summaryObservation(split.summary);
 	const first = split.system.length;
 	if (replayed[first]?.role === 'user')
-		replayed[first] = { role: 'user', content: `${summary}\n\n${replayed[first].content}` };
+		replayed[first] = { ...replayed[first], content: `${summary}\n\n${replayed[first].content}` };
 	else replayed.splice(first, 0, { role: 'user', content: summary });
 	return replayed;
 }
@@ -121,6 +121,7 @@ function replayedTurn(turn: HistoryTurn): ChatMessage[] {
 			role: message.role,
 			content:
 				message.role === 'assistant' ? protocolAssistantMessage(message.content) : message.content,
+			...(message.files?.length ? { files: message.files } : {}),
 		});
 	}
 	return messages;

@@ -40,6 +40,7 @@ export async function fitRunHistory(
 	run.conversation.splice(1, run.conversation.length - 1, ...turns, {
 		role: 'user',
 		content: question.content,
+		...(question.files ? { files: question.files } : {}),
 	});
 	return {
 		context_window: window,
