@@ -48,14 +48,17 @@ async function main(argv: string[]): Promise<number> {
 		);
 	let values: Record<string, string | undefined>;
 	let stream: StreamChoice;
+	let filePaths: string[] | undefined;
 	try {
-		const parsed: Record<string, string | boolean | undefined> = parseArgs({
+		const parsed: Record<string, string | boolean | string[] | undefined> = parseArgs({
 			args: rest,
 			options: RUN_FLAGS,
 			strict: true,
 			allowPositionals: false,
 		}).values;
 		stream = streamChoice(parsed.stream === true, parsed['stream-answer'] as string | undefined);
+		filePaths = parsed.file as string[] | undefined;
+		delete parsed.file;
 		if (parsed.approve === true) parsed.approve = 'yes';
 		delete parsed.stream;
 		delete parsed['stream-answer'];
@@ -66,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
 
 	const numbers = integerFlags(RUN_FLAGS, values);
 	if (!values.config) throw new UsageError(`--config FILE is required\n${USAGE}`);
-	const extras = runExtras(values, numbers['audit-retention-days']);
+	const extras = runExtras(values, numbers['audit-retention-days'], filePaths);
 	if (command === 'resume' && values['run-key'] !== undefined)
 		throw new UsageError(
 			'--run-key belongs to agent-core run: a resumed run continues from its --state',

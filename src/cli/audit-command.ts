@@ -31,6 +31,7 @@ export const AUDIT_FLAGS = {
 	unverified: { type: 'boolean' },
 	step: integerOption({ min: 1, meaning: "the number of one of the run's steps" }),
 	observation: { type: 'string' },
+	files: { type: 'string' },
 	...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, { type: 'string' }])),
 } as const;
 
@@ -46,6 +47,7 @@ const BELONGS_TO: Record<string, string[]> = {
 	'run-read-only': ['replay'],
 	step: ['fork'],
 	observation: ['fork'],
+	files: ['replay', 'fork'],
 	unverified: ['replay', 'fork'],
 	...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, ['replay', 'fork']])),
 };
@@ -116,7 +118,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
 			const report = verifyRecord(records[0], values.digest?.toLowerCase());
 			outcome = { report, same: report.ok };
 		} else if (chosen) {
-			outcome = await counterfactualReport(records, chosen);
+			outcome = await counterfactualReport(records, chosen, values.files);
 		} else if (values.run !== undefined) {
 			const report = await replayOrRefusal(records[0], (record) =>
 				replayRecord(record, { unverified }),

@@ -1,7 +1,8 @@
 // `agent-core audit fork` (issue #33): a new run from step N of an audited run, its row naming the original run and step.
 import { readFileSync } from 'node:fs';
 import { ForkError, forkAuditedRun } from '../replay';
-import { UnverifiedRecordError } from '../replay';
+import { MissingFilesError, recordedSizes, UnverifiedRecordError } from '../replay';
+import { readFolderFiles } from './file-flags';
 import { NOT_VERIFIED, printRefusal } from './audit-refusal';
 import type { AuditRecord } from '../audit/record';
 import { createChatModel } from '../providers/create-model';
@@ -56,10 +57,15 @@ export async function forkCommand(
 			...(observation !== undefined ? { observation } : {}),
 			...(config ? { config } : {}),
 			model: createChatModel(primary),
+			...(values.files !== undefined
+				? { files: readFolderFiles(values.files, recordedSizes(record)) }
+				: {}),
 			...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
 			audit: { postgres: values.postgres!, waitMs: CLI_AUDIT_WAIT_MS },
 		});
 	} catch (error) {
+		if (error instanceof MissingFilesError)
+			throw new UsageError(`--files: ${error.message}. ${error.fix}`);
 		if (error instanceof ForkError)
 			throw new UsageError(
 				`--${error.field === 'config' ? 'with-config' : error.field}: ${error.message}. ${error.fix}`,

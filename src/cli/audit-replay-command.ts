@@ -6,7 +6,8 @@ import {
 	type Candidate,
 	type CounterfactualRunReport,
 } from '../replay';
-import { UnverifiedRecordError } from '../replay';
+import { MissingFilesError, recordedSizes, UnverifiedRecordError } from '../replay';
+import { readFolderFiles } from './file-flags';
 import { replayRecord } from '../replay';
 import type { PostgresAuditSink } from '../audit/postgres-sink';
 import type { AuditRecord } from '../audit/record';
@@ -51,6 +52,12 @@ export async function replayOrRefusal<T>(
 		// A row --unverified let through that is malformed (trustRecord refuses it still): named like any other.
 		if (error instanceof UnverifiedRecordError)
 			return { run_id: record.run_id, same: false, first_mismatch: error.mismatch };
+		if (error instanceof MissingFilesError)
+			return {
+				run_id: record.run_id,
+				same: false,
+				first_mismatch: { part: 'files', detail: `${error.message}. ${error.fix}` },
+			};
 		if (!(error instanceof ConfigError || error instanceof SchemaError)) throw error;
 		const part = error instanceof ConfigError ? `config ${error.key}` : error.field;
 		return {
@@ -118,6 +125,8 @@ const isReport = (
 export async function counterfactualReport(
 	records: AuditRecord[],
 	candidate: Candidate,
+	/** `--files DIR`: where the runs' files are found again (see readFolderFiles). */
+	filesDir?: string,
 ): Promise<{ report: unknown; same: boolean }> {
 	if (
 		candidate.config !== undefined &&
@@ -131,7 +140,14 @@ export async function counterfactualReport(
 	}
 	const runs: (CounterfactualRunReport | Unreplayable)[] = [];
 	for (const record of records)
-		runs.push(await replayOrRefusal(record, (stored) => counterfactualReplay(stored, candidate)));
+		runs.push(
+			await replayOrRefusal(record, (stored) =>
+				counterfactualReplay(stored, {
+					...candidate,
+					...(filesDir ? { files: readFolderFiles(filesDir, recordedSizes(stored)) } : {}),
+				}),
+			),
+		);
 	const reports = runs.filter(isReport);
 	const total = {
 		...counterfactualTotals(reports),

@@ -2,14 +2,15 @@ import type { RunAgentOptions } from '../agent/run-options';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { FLUSH_BOUND_MS, tracingFromEnvironment } from '../telemetry/otlp';
 import type { AgentResult } from '../trace/types';
-import { UsageError } from './flags';
+import { readJsonFile, UsageError } from './flags';
+import { readFileFlags } from './file-flags';
 
 /** The CLI waits this long for its audit row: a command line has no one else to hand the write to. */
 const CLI_AUDIT_WAIT_MS = 10_000;
 
 /** What `run` and `resume` add around a run: the audit database and OpenTelemetry export, when asked for. */
 export interface RunExtras {
-	options: Pick<RunAgentOptions, 'audit' | 'tracer'>;
+	options: Pick<RunAgentOptions, 'audit' | 'tracer' | 'files'>;
 	/** After the output is printed: says on stderr what became of the audit row, flushes spans, closes connections. */
 	finish(output: AgentResult | undefined): Promise<void>;
 }
@@ -18,7 +19,10 @@ export interface RunExtras {
 export function runExtras(
 	values: Record<string, string | undefined>,
 	retentionDays: number | undefined,
+	filePaths?: readonly string[],
 ): RunExtras {
+	const config = values.config ? readJsonFile(values.config, '--config') : undefined;
+	const files = readFileFlags(filePaths, config);
 	const postgres = values['audit-postgres'];
 	if (retentionDays !== undefined && !postgres)
 		throw new UsageError('--audit-retention-days needs --audit-postgres URL');
@@ -32,6 +36,7 @@ export function runExtras(
 		options: {
 			...(postgres ? { audit: { postgres, retentionDays, waitMs: CLI_AUDIT_WAIT_MS } } : {}),
 			...(tracing ? { tracer: tracing.tracer } : {}),
+			...(files.length ? { files } : {}),
 		},
 		async finish(output) {
 			if (output?.audit && !output.audit.stored) {

@@ -8,6 +8,7 @@ const MAX_RETENTION_DAYS = 36_500;
 export const RUN_FLAGS = {
 	config: { type: 'string' },
 	prompt: { type: 'string' },
+	file: { type: 'string', multiple: true },
 	'messages-json': { type: 'string' },
 	...PROVIDER_FLAGS,
 	...SETTING_FLAGS,

@@ -29,9 +29,9 @@ export const SESSION_USAGE = `usage:${SESSION_USAGE_LINES.slice('usage:'.length)
 
 const AUDIT_USAGE_LINES = `       agent-core audit verify --postgres URL --run ID [--digest HEX]
        agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N]) [--unverified]
-                      [--model ID] [--with-config FILE] [--run-read-only] [provider and fallback flags as for run]
+                      [--model ID] [--with-config FILE] [--run-read-only] [--files DIR] [provider and fallback flags as for run]
        agent-core audit fork --postgres URL --run ID --step N [--observation FILE] [--unverified]
-                      [--model ID] [--with-config FILE] [provider and fallback flags as for run]`;
+                      [--model ID] [--with-config FILE] [--files DIR] [provider and fallback flags as for run]`;
 
 /** The usage of \`agent-core audit\`, shown with its command-line mistakes. */
 export const AUDIT_USAGE = `usage:${AUDIT_USAGE_LINES.slice('usage:'.length)}`;
@@ -42,7 +42,7 @@ const EVAL_USAGE_LINES = `       agent-core eval --dataset FILE.jsonl --config F
 /** The usage of \`agent-core eval\`, shown with its command-line mistakes. */
 export const EVAL_USAGE = `usage:${EVAL_USAGE_LINES.slice('usage:'.length)}`;
 
-export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE)
+export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --messages-json FILE) [--file PATH ...]
                       [--provider openai|gemini] [--base-url URL] [--api-key KEY]
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
                        [--fallback-api-key KEY]]
@@ -51,7 +51,7 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
                       [--redis-url URL] [--run-key KEY]
                       [--stream [--stream-answer checked]]
                       [--audit-postgres URL [--audit-retention-days N]]
-       agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON)
+       agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON) [--file PATH ...]
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
 ${AUDIT_USAGE_LINES}
 ${SESSION_USAGE_LINES}
@@ -64,6 +64,9 @@ Runs one agent task and prints its result as JSON: final_answer, finish_reason, 
 ${CONFIG_FLAG_HELP}
   --prompt TEXT          the user's message; or --messages-json FILE: a [{role, content}] conversation
                          that ends with the user's message
+  --file PATH            a file sent with the message (repeatable): images and PDFs as parts, text files as
+                         text; its type is read from its bytes (see docs/files.md). resume: the paused run's
+                         files again (its state keeps only their hashes)
   --provider NAME        openai (default; any OpenAI-compatible endpoint) or gemini
   --base-url URL         the endpoint (else OPENAI_BASE_URL / GEMINI_BASE_URL, else the provider's own)
   --api-key KEY          else OPENAI_API_KEY / GEMINI_API_KEY
@@ -120,6 +123,8 @@ report gives per run and in total: same answer, same actions, the first divergen
 tokens, cost, elapsed time and finish reason against the original; exit 3 when any run differs. audit fork
 starts a new run from step N of a stored run (steps up to N from the record, --observation FILE replacing
 step N's observation), the model going on live; its audit row names the run and step it was forked from.
+A run given files keeps only their names, types, sizes and hashes: a candidate or a fork needs them again,
+--files DIR (a folder holding them, matched by SHA-256); a missing one is named and nothing is asked.
 replay and fork first verify each row they use as audit verify does: a row that does not verify is refused
 (exit 3, run and part named; with --since, one such row refuses them all) before any model is asked or tool
 runs. --unverified uses it anyway, each report saying unverified and why, a fork's row recording

@@ -13,6 +13,9 @@ import { AgentRun } from '../agent/run-agent';
 import type { RunAgentOptions } from '../agent/run-options';
 import { runCost } from '../agent/shared-budget';
 
+import { questionWithFiles } from './record-files';
+import type { FileInput } from '../files';
+
 /** What the candidate is: its model (and fallback), the config it runs with instead of the recorded one, and `unverified` (see replayRecord). */
 export interface Candidate extends RecordTrustOptions {
 	model: ChatModel;
@@ -28,6 +31,8 @@ export interface Candidate extends RecordTrustOptions {
 	/** Values never to appear in the report (the candidate's API key). */
 	secrets?: readonly string[];
 	signal?: AbortSignal;
+	/** The files the audited run was given, again (its row keeps their references): matched by SHA-256. */
+	files?: readonly FileInput[];
 }
 
 /** How a run ended, as a word: a candidate that loops, breaks the protocol or refuses shows as such. */
@@ -202,7 +207,7 @@ export async function counterfactualReplay(
 		secrets,
 		...(candidate.signal ? { signal: candidate.signal } : {}),
 	};
-	const user = record.messages[0] ?? { role: 'user' as const, content: '' };
+	const user = questionWithFiles(record, candidate.files, resolved);
 	// The history ends with the question, as runAgent hands it over (see normaliseInput).
 	const result = await new AgentRun(options, resolved, allowed, [user], user).run();
 

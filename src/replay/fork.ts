@@ -1,4 +1,6 @@
 // Forking an audited run (issue #33): its steps up to N taken again from the record, step N's observation optionally edited, then live.
+import { questionWithFiles } from './record-files';
+import type { FileInput } from '../files';
 import type { AuditRecord, ForkedFrom } from '../audit/record';
 import { AgentCoreError } from '../core/agent-core-error';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model';
@@ -39,6 +41,8 @@ export interface ForkOptions
 	config?: Record<string, unknown>;
 	/** Real tools beyond the built-ins that calls after step N may reach. */
 	tools?: readonly Tool[];
+	/** The files the audited run was given, again (its row keeps their references): matched by SHA-256. */
+	files?: readonly FileInput[];
 }
 
 /** A fork's result: the new run's, with the run and step it was forked from. */
@@ -151,6 +155,7 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
 		tools: _tools,
 		config: _config,
 		unverified: _unverified,
+		files: _files,
 		...rest
 	} = options;
 	const runOptions: RunAgentOptions = {
@@ -159,7 +164,7 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
 		config,
 		...(options.audit ? { audit: { ...options.audit, forkedFrom } } : {}),
 	};
-	const user = record.messages[0] ?? { role: 'user' as const, content: '' };
+	const user = questionWithFiles(record, options.files, resolved);
 	const result = await new AgentRun(runOptions, resolved, allowed, [user], user).run();
 	return { ...result, forked_from: forkedFrom };
 }

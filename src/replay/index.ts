@@ -27,3 +27,4 @@ export {
 	type RecordMismatch,
 	type RecordTrustOptions,
 } from './record-trust';
+export { MissingFilesError, questionWithFiles, recordedFiles, recordedSizes } from './record-files';
