@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../validation/validate';
+import type { FileInput } from '../files';
 
 /** What the engine hands a tool for one call. */
 export interface ToolContext {
@@ -80,4 +81,19 @@ export interface Tool<Args = any> {
  */
 export class TruncatedText {
 	constructor(readonly text: string) {}
+}
+
+/**
+ * An observation with files (issue #40): an MCP tool's image, an http_request download of an image or a PDF, a
+ * workflow's binary. `observation` is read as any result is (a string, a TruncatedText, or JSON); each file is
+ * checked as the run's own files are (type from its bytes, names, sizes) and counts toward the run's
+ * max_files and max_files_bytes. Those that pass, and that the run passes through (pass_images, pass_pdfs), go
+ * to the model with the observation, inside its wrapper; any other is left out with a one-line note the model
+ * reads in the observation instead. A tool names each file's source in `label` (e.g. "image 2 of the result").
+ */
+export class WithFiles {
+	constructor(
+		readonly observation: unknown,
+		readonly files: readonly FileInput[],
+	) {}
 }
