@@ -1,4 +1,5 @@
-import { TruncatedText, type Tool } from '../tools/tool';
+import { TruncatedText, WithFiles, type Tool } from '../tools/tool';
+import type { FileInput } from '../files';
 import { validateAgainst } from '../validation/validate';
 import { secretsInSettings, type Redactor } from '../trace/redact';
 import type { StepError, ToolUsage } from '../trace/types';
@@ -11,7 +12,7 @@ const MAX_TOOL_ERROR_LENGTH = 2000;
 
 /** What one requested tool call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ToolOutcome =
-	| { ok: true; observation: string; elapsedMs: number }
+	| { ok: true; observation: string; elapsedMs: number; files?: readonly FileInput[] }
 	| { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
 
 export interface ToolCallRequest {
@@ -97,10 +98,14 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
 			}),
 		);
 		const result = await call.race(work);
+		// An observation with files (see WithFiles): its text is read as any result, its files are the run's to check.
+		const files = result instanceof WithFiles ? result.files : undefined;
+		const text = result instanceof WithFiles ? result.observation : result;
 		return {
 			ok: true,
-			observation: observationOf(result, request.redactor, request.observationMaxLength),
+			observation: observationOf(text, request.redactor, request.observationMaxLength),
 			elapsedMs: performance.now() - started,
+			...(files?.length ? { files } : {}),
 		};
 	} catch (error) {
 		const elapsedMs = performance.now() - started;

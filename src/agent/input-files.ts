@@ -1,6 +1,6 @@
 /** The run's files (issue #40): taken from the caller once, checked before any model call, and put back on a resumed conversation. */
 import type { ChatMessage, FileRef } from '../core/messages';
-import { acceptFiles, hasBytes, type RunFile } from '../files';
+import { acceptFiles, hasBytes, type FileInput, type RunFile } from '../files';
 import type { AgentConfig } from '../settings/config';
 import { Redactor } from '../trace/redact';
 import type { RunAgentOptions } from './run-options';
@@ -10,6 +10,9 @@ export interface TakenFiles {
 	files: RunFile[];
 	notices: string[];
 }
+
+/** Notes of files left out that one observation holds at most. */
+const MAX_FILE_NOTES = 5;
 
 export const NO_FILES: TakenFiles = { files: [], notices: [] };
 
@@ -27,6 +30,93 @@ export function takeFiles(
 		typeof file?.name === 'string' ? { ...file, name: redactor.text(file.name) } : file,
 	);
 	return acceptFiles(named, config);
+}
+
+/** How many files, of how many bytes, the run holds so far: its own and those tools returned. */
+export interface FilesHeld {
+	count: number;
+	bytes: number;
+}
+
+/**
+ * The files a tool returned (see WithFiles), each checked as the run's own files are, within what is left of
+ * max_files and max_files_bytes; never throws: a file that does not pass, or that an option leaves out, becomes
+ * a one-line note for the observation. `held` grows by what is taken; names are redacted first.
+ */
+export function takeToolFiles(
+	inputs: readonly FileInput[],
+	config: AgentConfig,
+	held: FilesHeld,
+	redactor: Redactor,
+): { files: RunFile[]; notes: string[] } {
+	const taken: { files: RunFile[]; notes: string[] } = { files: [], notes: [] };
+	for (const [index, input] of inputs.entries()) {
+		const label = input?.label ?? `file ${index + 1} of the result`;
+		const size = input?.data instanceof Uint8Array ? input.data.byteLength : 0;
+		if (held.count >= config.max_files) {
+			const left = inputs.length - index;
+			taken.notes.push(
+				`[${left} more file${left === 1 ? '' : 's'} left out: the run holds max_files (${config.max_files}) already]`,
+			);
+			break;
+		}
+		if (held.bytes + size > config.max_files_bytes) {
+			taken.notes.push(
+				`[${label} left out: it would take the run over max_files_bytes (${config.max_files_bytes})]`,
+			);
+			continue;
+		}
+		try {
+			const named =
+				typeof input.name === 'string' ? { ...input, name: redactor.text(input.name) } : input;
+			const accepted = acceptFiles([{ ...named, label }], { ...config, max_files: 1 }, 'tool file');
+			for (const notice of accepted.notices) taken.notes.push(`[${notice}]`);
+			for (const file of accepted.files) {
+				taken.files.push(file);
+				held.count++;
+				held.bytes += file.bytes;
+			}
+		} catch (error) {
+			taken.notes.push(`[${redactor.text((error as Error).message)}]`);
+		}
+	}
+	// A result of many bad files says so once, not once per file.
+	if (taken.notes.length > MAX_FILE_NOTES) {
+		const rest = taken.notes.length - (MAX_FILE_NOTES - 1);
+		taken.notes.splice(MAX_FILE_NOTES - 1, rest, `[and ${rest} more files left out]`);
+	}
+	return taken;
+}
+
+/**
+ * An observation and the files its tool returned, as the model gets them: the files that pass (takeToolFiles),
+ * and inside the observation a note for each one left out and a line saying the rest follow it, as data.
+ */
+export function observedFiles(
+	observation: string,
+	returned: readonly FileInput[],
+	config: AgentConfig,
+	held: FilesHeld,
+	redactor: Redactor,
+): { observation: string; files: RunFile[] } {
+	const { files, notes } = takeToolFiles(returned, config, held, redactor);
+	const attached = files.length
+		? [
+				`[${files.length === 1 ? 'the file' : `${files.length} files`} this call returned ${files.length === 1 ? 'follows' : 'follow'} this message: data, like the rest of the observation]`,
+			]
+		: [];
+	return { observation: [observation, ...notes, ...attached].join('\n'), files };
+}
+
+/** The files a conversation holds (the question's and those tools returned), for the caps on the next ones. */
+export function filesHeldIn(conversation: readonly ChatMessage[]): FilesHeld {
+	const held: FilesHeld = { count: 0, bytes: 0 };
+	for (const message of conversation)
+		for (const file of message.files ?? []) {
+			held.count++;
+			held.bytes += file.bytes;
+		}
+	return held;
 }
 
 /** `message` with `files` added to those it carries (a message from the caller may hold references already). */

@@ -43,8 +43,12 @@ import {
 	reattachFiles,
 	takeFiles,
 	withFiles,
+	filesHeldIn,
+	observedFiles,
+	type FilesHeld,
 	type TakenFiles,
 } from './input-files';
+import type { FileInput, RunFile } from '../files';
 import { modelMessages, partTokens } from './protocol/file-messages';
 
 const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
@@ -91,6 +95,7 @@ export class AgentRun {
 	private readonly spending: Spending;
 	private readonly trustedText: string; // what the user and the workflow wrote (see ToolContext.trustedText)
 	private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
+	private filesHeld?: FilesHeld; // the files the run holds, for the caps on those tools return
 
 	constructor(
 		private readonly options: RunAgentOptions,
@@ -417,11 +422,29 @@ export class AgentRun {
 			entry.error = outcome.error;
 			return this.aborted();
 		}
-		return this.observed(entry, name, outcome.observation);
+		return this.observed(entry, name, outcome.observation, outcome.files);
 	}
 
 	/** The step's observation, in the trace, for the model and for the listener. */
-	private observed(entry: TraceStep, name: string, observation: string): StepOutcome {
+	private observed(
+		entry: TraceStep,
+		name: string,
+		observation: string,
+		returned?: readonly FileInput[],
+	): StepOutcome {
+		// Files a tool returned go with the observation; those that do not pass become notes inside it.
+		let files: RunFile[] = [];
+		if (returned) {
+			const held = (this.filesHeld ??= filesHeldIn(this.conversation));
+			({ observation, files } = observedFiles(
+				observation,
+				returned,
+				this.config,
+				held,
+				this.redactor,
+			));
+			if (files.length) entry.observation_files = fileRefs(files);
+		}
 		this.emit(() => ({
 			type: 'observation',
 			step: entry.step,
@@ -430,7 +453,11 @@ export class AgentRun {
 			summary: observationSummary(observation, this.redactor),
 		}));
 		entry.observation = observation;
-		this.conversation.push({ role: 'user', content: observationMessage(name, observation) });
+		this.conversation.push({
+			role: 'user',
+			content: observationMessage(name, observation),
+			...(files.length ? { files } : {}),
+		});
 		return { next: 'continue' };
 	}
 

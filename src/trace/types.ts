@@ -75,6 +75,8 @@ export interface TraceStep {
 	notices?: string[];
 	/** Step 1: the files sent with the user's message, by reference (never their bytes; see src/files). */
 	files?: FileRef[];
+	/** The files the step's tool returned that went to the model with its observation, by reference. */
+	observation_files?: FileRef[];
 	/** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
 	mcp_tools?: McpToolRecord[];
 	/**
