@@ -87,6 +87,41 @@ describe('files through the command line and the audit', () => {
 		expect(server().requests).toHaveLength(0);
 	});
 
+	it('an eval case names its files, relative to the dataset; a missing one stops the set before any model call', async () => {
+		writeFileSync(
+			join(folder, 'cases.jsonl'),
+			`${JSON.stringify({ id: 'receipt', input: 'What is this?', files: ['receipt.png'], expected: { contains: 'receipt' } })}\n`,
+		);
+		server().setScript([final('a receipt for 12 EUR')]);
+		const results = join(folder, 'results.jsonl');
+		const run = await cli([
+			'eval',
+			'--dataset',
+			join(folder, 'cases.jsonl'),
+			'--config',
+			join(folder, 'config.json'),
+			'--results',
+			results,
+		]);
+		expect(run.code).toBe(0);
+		expect(server().requests).toHaveLength(1);
+		writeFileSync(
+			join(folder, 'broken.jsonl'),
+			`${JSON.stringify({ input: 'q', files: ['gone.png'] })}\n`,
+		);
+		server().requests.length = 0;
+		const broken = await cli([
+			'eval',
+			'--dataset',
+			join(folder, 'broken.jsonl'),
+			'--config',
+			join(folder, 'config.json'),
+		]);
+		expect(broken.code).toBe(2);
+		expect(broken.stderr).toContain(`line 1: files[0]: ${join(folder, 'gone.png')} does not exist`);
+		expect(server().requests).toHaveLength(0);
+	});
+
 	it("keeps the files' references in the row, covered by the chain: an edited hash fails verify", async () => {
 		const { runId } = await audited();
 		expect(

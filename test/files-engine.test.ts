@@ -276,6 +276,9 @@ describe('files across a pause for approval', () => {
 			files: [{ name: 'cat.png', data: image }],
 		});
 		expect(paused.finish_reason).toBe('awaiting_approval');
+		expect(paused.files_held).toEqual([
+			{ name: 'cat.png', type: 'image/png', bytes: image.length, sha256: sha256(image) },
+		]);
 		expect(JSON.stringify(paused.run_state)).not.toContain(image.toString('base64').slice(0, 24));
 		const resumedModel = recordingModel([final('ok')]);
 		await resumeAgent({

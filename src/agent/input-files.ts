@@ -108,6 +108,11 @@ export function observedFiles(
 	return { observation: [observation, ...notes, ...attached].join('\n'), files };
 }
 
+/** Every file of a conversation, by reference, in order: what an approver is shown the run holds. */
+export function heldFiles(conversation: readonly ChatMessage[]): FileRef[] {
+	return conversation.flatMap((message) => fileRefs(message.files) ?? []);
+}
+
 /** The files a conversation holds (the question's and those tools returned), for the caps on the next ones. */
 export function filesHeldIn(conversation: readonly ChatMessage[]): FilesHeld {
 	const held: FilesHeld = { count: 0, bytes: 0 };

@@ -27,6 +27,7 @@ import {
 } from './flags';
 import { hasMcpServers, mcpPinOptions } from './mcp-options';
 import { EVAL_USAGE } from './usage';
+import { readFileFlags } from './file-flags';
 
 /** Cases run at once by default, and at most: enough to finish a set quickly, few enough not to draw 429s. */
 const DEFAULT_CONCURRENCY = 4;
@@ -147,6 +148,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
 							...(fallback ? { fallbackModel: createChatModel(fallback) } : {}),
 							config: config as never,
 							...evalCase.input,
+							...(evalCase.files ? { files: readFileFlags(evalCase.files, config, 'files:') } : {}),
 							...runOptionsFromFlags(values),
 							budgetLedger,
 							...mcp,

@@ -4,6 +4,8 @@ import { parseMessages, type ChatMessage } from '../core/messages';
 import { datasetLines, refuseTooDeep } from './eval-bounds';
 import { parseGateSpec, type GateSpec } from './eval-spec';
 import { UsageError } from './flags';
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /** One case of the dataset. */
 export interface EvalCase {
@@ -15,9 +17,28 @@ export interface EvalCase {
 	input: { prompt: string } | { messages: ChatMessage[] };
 	/** The line's `expected` gates (the gates file's every_case is added when the case runs). */
 	expected: GateSpec;
+	/** Files sent with the case's message (issue #40): paths, resolved from the dataset's folder; read when the case runs. */
+	files?: string[];
 }
 
-const CASE_KEYS = ['id', 'input', 'expected'];
+const CASE_KEYS = ['id', 'input', 'expected', 'files'];
+
+/** A case's `files`: paths of regular files, relative to the dataset's folder; each must exist when the set starts. */
+function caseFiles(value: unknown, where: string, datasetPath: string): string[] {
+	if (!Array.isArray(value) || value.some((path) => typeof path !== 'string' || path === ''))
+		throw new UsageError(
+			`${where} files must be a list of file paths (relative to the dataset's folder), e.g. ["invoices/17.pdf"]`,
+		);
+	return value.map((path: string, index) => {
+		const resolved = resolve(dirname(datasetPath), path);
+		const stats = statSync(resolved, { throwIfNoEntry: false });
+		if (!stats?.isFile())
+			throw new UsageError(
+				`${where} files[${index}]: ${resolved} ${stats ? 'is not a file' : 'does not exist'}`,
+			);
+		return resolved;
+	});
+}
 
 function caseInput(value: unknown, where: string): EvalCase['input'] {
 	if (typeof value === 'string') {
@@ -86,6 +107,7 @@ function parseCase(text: string, line: number, path: string): EvalCase {
 		input: caseInput(record.input, where),
 		expected:
 			record.expected === undefined ? {} : parseGateSpec(record.expected, `${where} expected`),
+		...(record.files === undefined ? {} : { files: caseFiles(record.files, where, path) }),
 	};
 }
 

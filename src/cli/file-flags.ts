@@ -30,15 +30,19 @@ function regularFileSize(path: string, flag: string): number {
  * The files of `--file` flags, in order: each named by its base name. A file over the config's max_file_bytes
  * is refused before it is read (the run would refuse it anyway, after holding all of it in memory).
  */
-export function readFileFlags(paths: readonly string[] | undefined, config: unknown): FileInput[] {
+export function readFileFlags(
+	paths: readonly string[] | undefined,
+	config: unknown,
+	flag = '--file',
+): FileInput[] {
 	const limit = maxFileBytes(config);
 	return (paths ?? []).map((path) => {
-		const size = regularFileSize(path, '--file');
+		const size = regularFileSize(path, flag);
 		if (size > limit)
 			throw new UsageError(
-				`--file ${path}: ${size} bytes, over max_file_bytes (${limit}); send a smaller file or raise max_file_bytes in --config`,
+				`${flag} ${path}: ${size} bytes, over max_file_bytes (${limit}); send a smaller file or raise max_file_bytes in --config`,
 			);
-		return { name: basename(path), data: readFileSync(path), label: `--file ${path}` };
+		return { name: basename(path), data: readFileSync(path), label: `${flag} ${path}` };
 	});
 }
 

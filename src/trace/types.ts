@@ -153,6 +153,8 @@ export interface AgentResult {
 	audit?: AuditOutcome;
 	/** With `awaiting_approval`: the call that waits for a person, its args redacted. */
 	pending_action?: { tool: string; args: Record<string, unknown> };
+	/** With `awaiting_approval`, when the run holds files: each one's reference, for whoever approves. */
+	files_held?: FileRef[];
 	/** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */
 	run_state?: unknown;
 }

@@ -61,6 +61,17 @@ export function measureBaselineMs(): number {
 	return runs[2];
 }
 
+/** The reference work's time on an idle machine of this kind (see MAX_STALL_RATIO). */
+const IDLE_BASELINE_MS = 4;
+
+/**
+ * A time bound set on an idle machine, stretched by how much slower the reference work runs now: a test that
+ * bounds a refusal's time keeps failing when the work is really done, and passes on a machine five times as busy.
+ */
+export function loadScaledMs(idleMs: number): number {
+	return idleMs * Math.max(1, measureBaselineMs() / IDLE_BASELINE_MS);
+}
+
 /**
  * Watches the event loop for the enclosing describe block, test by test: a test fails when its worst stall
  * is stallVerdict's failure against the reference work timed just before and after it (the slower of the

@@ -16,6 +16,7 @@ import type { Redactor } from '../../trace/redact';
 import type { ToolUsage, TraceStep } from '../../trace/types';
 import type { AgentConfig } from '../../settings/config';
 import type { RepeatSnapshot } from '../repeated-calls';
+import { heldFiles } from '../input-files';
 
 /**
  * Everything a run needs to go on from a step, as the run had it (secrets included): what a paused run's
@@ -104,7 +105,13 @@ export function pausedOutput(
 	config: AgentConfig,
 ): Record<string, unknown> {
 	const state = signProgress(paused, redactor, secret, config);
-	return { pending_action: state.payload.pending, run_state: state };
+	// For whoever approves: every file the run holds (the question's and those tools returned), by reference.
+	const held = heldFiles(paused.conversation);
+	return {
+		pending_action: state.payload.pending,
+		...(held.length ? { files_held: held } : {}),
+		run_state: state,
+	};
 }
 
 /**
