@@ -42,7 +42,11 @@ const REFUSED: ReadonlyArray<[string, (bytes: Uint8Array) => boolean, string?]> 
 	['a gzip archive', (b) => startsWith(b, [0x1f, 0x8b])],
 	['a BMP image', (b) => startsWith(b, ascii('BM'))],
 	['a TIFF image', (b) => startsWith(b, ascii('II*\x00')) || startsWith(b, ascii('MM\x00*'))],
-	['a HEIC image', (b) => startsWith(b, ascii('ftyp'), 4)],
+	[
+		'an ISO media file (HEIC, AVIF or MP4)',
+		(b) => startsWith(b, ascii('ftyp'), 4),
+		'convert an image to PNG or JPEG',
+	],
 ];
 
 /** Text types that go to the model as text, by declared type or by the name's extension. */

@@ -8,6 +8,7 @@ import { final, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
 import { png, sha256 } from './support/files';
 import { postgresEnvironment, query, useTestDatabase } from './support/postgres';
+import { getTestRedis, openTestClient } from './support/redis';
 
 const STEPS = 'agent_core_audit_steps';
 
@@ -85,6 +86,55 @@ describe('files through the command line and the audit', () => {
 		]);
 		expect(dir.stderr).toContain(`--file ${folder}: not a file`);
 		expect(server().requests).toHaveLength(0);
+	});
+
+	it('a session in Redis keeps the reference only, and the next turn reads that the file was sent', async () => {
+		const redis = await getTestRedis();
+		const client = openTestClient(redis.url);
+		const session = `files-${process.pid}-${Date.now()}`;
+		const turn = (prompt: string, extra: string[] = []) =>
+			cli([
+				'run',
+				'--config',
+				join(folder, 'config.json'),
+				'--prompt',
+				prompt,
+				...extra,
+				'--session',
+				session,
+				'--context',
+				'redis',
+				'--redis-url',
+				redis.url,
+			]);
+		try {
+			server().setScript([final('A receipt.'), final('12 EUR.')]);
+			expect((await turn('What is this?', ['--file', join(folder, 'receipt.png')])).code).toBe(0);
+			expect((await turn('How much was it?')).code).toBe(0);
+			const earlier = server().requests[1].messages.find((message) =>
+				message.content.startsWith('What is this?'),
+			);
+			expect(earlier?.content).toContain(
+				`[File receipt.png (image/png, ${image.length} bytes), sha256 ${sha256(image).slice(0, 12)}…, was sent with this message;`,
+			);
+			const keys = await client.keys(`*${session}*`);
+			expect(keys.length).toBeGreaterThan(0);
+			let stored = '';
+			for (const key of keys) {
+				const type = await client.type(key);
+				if (type === 'string') stored += await client.get(key);
+				if (type === 'list') stored += (await client.lrange(key, 0, -1)).join('\n');
+				if (type === 'hash') stored += JSON.stringify(await client.hgetall(key));
+				if (type === 'zset') stored += (await client.zrange(key, 0, -1)).join('\n');
+			}
+			expect(stored).toContain(sha256(image));
+			expect(stored).not.toContain(image.toString('base64').slice(0, 20));
+		} finally {
+			const keys = await client.keys(`*${session}*`);
+			if (keys.length) await client.del(...keys);
+			client.disconnect();
+			await redis.stop();
+		}
 	});
 
 	it('an eval case names its files, relative to the dataset; a missing one stops the set before any model call', async () => {
