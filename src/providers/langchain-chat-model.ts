@@ -14,7 +14,9 @@ import {
 	type MessageLike,
 } from './langchain-reply';
 import { openAiResponseFormat } from './openai';
-import { readSdkHttpError } from './provider-errors';
+import { langChainMessages, pdfStyleOf } from './langchain-parts';
+import { fileRefusal, readSdkHttpError } from './provider-errors';
+import { fileKindsOf } from './file-parts';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, withRetries } from './retry';
 import { giveEventLoopATurn, StreamBound } from './stream-bound';
@@ -117,7 +119,10 @@ export class LangChainChatModel implements ChatModel {
 				(error, dropped) => refusedField(error, request, dropped),
 			);
 		} catch (error) {
-			throw readSdkHttpError(error);
+			const read = readSdkHttpError(error);
+			throw (
+				fileRefusal(read, fileKindsOf(request.messages), this.modelName ?? request.model) ?? read
+			);
 		}
 	}
 
@@ -127,8 +132,11 @@ export class LangChainChatModel implements ChatModel {
 		dropped: ReadonlySet<DroppableField>,
 		streamed?: StreamedText,
 	): Promise<ChatResponse> {
-		const messages = request.messages.map(({ role, content }) => ({ role, content }));
 		const options = { signal: request.signal, ...this.jsonModeOptions(request, dropped) };
+		// Files as content parts in the form this class converts right (langchain-parts.ts).
+		const openAi = this.jsonStyle === 'response_format';
+		const style = pdfStyleOf(this.model, this.provider, openAi, options);
+		const messages = langChainMessages(request.messages, style);
 		if (!streamed) return readReply(asMessage(await this.model.invoke(messages, options)));
 		streamed.beginAttempt();
 		return this.streamReply(messages, options, streamed);

@@ -168,3 +168,54 @@ export function readSdkHttpError(error: unknown): unknown {
 		{ ...rest, ...requestId },
 	);
 }
+
+/** The Agent Core option that sends each kind of file, in the panel's words and the settings table's. */
+const FILE_OPTIONS = {
+	image: { noun: 'images', option: 'Automatically Passthrough Binary Images (pass_images)' },
+	pdf: { noun: 'PDFs', option: 'Passthrough Binary PDFs (pass_pdfs)' },
+} as const;
+
+/**
+ * How providers say a model does not take a kind of input. Images: OpenAI's "Invalid content type. image_url
+ * is only supported by certain models." (vllm-project/vllm#11629, quoting GPT-3.5; `input_image` on the
+ * Responses API), and the "does not support image input" of compatible servers and gateways
+ * (cloudflare/cloudflare-os#97, zai-org/feedback#570). PDFs: OpenAI's "Content blocks are expected to be
+ * either text or image_url type." (realworld case
+ * `pyd:test_multimodal_tool_returns/test_multimodal_tool_return_matrix[direct-binary-audio-openai_chat]#1`),
+ * the same "only supported by certain models" sentence naming `file`/`input_file`, and "does not support
+ * PDF/document/file input".
+ */
+const REFUSES: Record<'image' | 'pdf', RegExp> = {
+	image:
+		/\b(?:image_url|input_image) is only supported by certain models|\b(?:does ?n[o']t|do not) support (?:the )?image|\bimages? (?:input )?(?:is|are) not supported/i,
+	pdf: /expected to be either text or image_url|\b(?:file|input_file) is only supported by certain models|\b(?:does ?n[o']t|do not) support (?:the )?(?:pdf|document|file)|\b(?:pdfs?|documents?) (?:input )?(?:is|are) not supported/i,
+};
+
+/**
+ * A provider's refusal of the files a request held, as ONE clear sentence naming the model and the option to
+ * turn off (issue #40): `model <m> does not take images: choose a model that reads them, or turn off
+ * Automatically Passthrough Binary Images (pass_images)`. Recognised only on an HTTP 400/422 (or, for a
+ * LangChain class, an error without a status but with the provider's words) whose message says so, and
+ * only when the request held that kind of file; anything else is returned as undefined. The provider's own
+ * message stays in `details.provider_message`.
+ */
+export function fileRefusal(
+	error: unknown,
+	kinds: ReadonlySet<'image' | 'pdf'>,
+	model: string,
+): ProviderHttpError | undefined {
+	if (kinds.size === 0 || !isObject(error)) return undefined;
+	const status = typeof error.status === 'number' ? error.status : undefined;
+	if (status !== undefined && status !== 400 && status !== 422) return undefined;
+	const message = typeof error.message === 'string' ? error.message : '';
+	const kind = (['image', 'pdf'] as const).find(
+		(candidate) => kinds.has(candidate) && REFUSES[candidate].test(message),
+	);
+	if (!kind) return undefined;
+	const { noun, option } = FILE_OPTIONS[kind];
+	return new ProviderHttpError(
+		`model ${model} does not take ${noun}: choose a model that reads them, or turn off ${option}`,
+		status ?? 400,
+		{ provider_message: shortMessage(message), refused: kind },
+	);
+}
