@@ -168,10 +168,11 @@ describe('recognised only when the request held such files', () => {
 
 	it('an image refusal to a request holding only a PDF is not called an image refusal', () => {
 		const error = { status: 400, message: 'this model does not support image input' };
-		expect(fileRefusal(error, new Set(['pdf']), 'm')).toBeUndefined();
-		expect(fileRefusal(error, new Set(['image']), 'm')?.message).toBe(`model m ${IMAGE_SENTENCE}`);
+		const holding = (files: RunFile[]) => requestWith(files, 'm');
+		expect(fileRefusal(error, holding([invoice()]))).toBeUndefined();
+		expect(fileRefusal(error, holding([photo()]))?.message).toBe(`model m ${IMAGE_SENTENCE}`);
 		// Another status (a 500, a 429) is never read as a refusal of files.
-		expect(fileRefusal({ ...error, status: 500 }, new Set(['image']), 'm')).toBeUndefined();
+		expect(fileRefusal({ ...error, status: 500 }, holding([photo()]))).toBeUndefined();
 	});
 
 	it('Gemini: a model that answers a 400 refusing the image gets the same sentence', async () => {

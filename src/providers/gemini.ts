@@ -18,7 +18,6 @@ import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gem
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';
 import { fileRefusal, ProviderHttpError, readGeminiError, shortMessage } from './provider-errors';
-import { fileKindsOf } from './file-parts';
 import { fetchKeepingFinishMessage, type RawReplyNotes } from './gemini-raw';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
@@ -68,9 +67,7 @@ export class GeminiChatModel implements ChatModel {
 			this.refused,
 			(dropped) => this.generateOnce(request, dropped, streamed),
 			(error, dropped) => refusedField(error, request, dropped),
-		).catch((error: unknown) =>
-			Promise.reject(fileRefusal(error, fileKindsOf(request.messages), request.model) ?? error),
-		);
+		).catch((error: unknown) => Promise.reject(fileRefusal(error, request) ?? error));
 	}
 
 	private async generateOnce(

@@ -24,6 +24,7 @@
  */
 import type { ChatMessage } from '../core/messages';
 import { sentFiles, type SentFile } from './file-parts';
+import { isOpenAiClass, normaliseProvider, safeLlmType } from './langchain-class';
 
 /** How the class takes a PDF (see the file comment). */
 export type PdfStyle = 'responses' | 'anthropic' | 'data_block';
@@ -77,19 +78,14 @@ export function langChainMessages(
 }
 
 /**
- * The PDF style of a class: `anthropic` for ChatAnthropic (its provider name), `responses` for a ChatOpenAI
- * that calls the Responses API for these call options (its own `_useResponsesApi`, which n8n's OpenAI Chat
- * Model turns on with its Responses API option), else the data content block.
+ * The PDF style of a class: `anthropic` for ChatAnthropic (its llm type), `responses` for a ChatOpenAI that
+ * calls the Responses API with these call options (its own `_useResponsesApi`, which n8n's OpenAI Chat Model
+ * turns on with its Responses API option), else the data content block.
  */
-export function pdfStyleOf(
-	model: object,
-	provider: string,
-	isOpenAiClass: boolean,
-	options: Record<string, unknown>,
-): PdfStyle {
-	if (provider === 'anthropic') return 'anthropic';
+export function pdfStyleOf(model: object, options: Record<string, unknown>): PdfStyle {
+	if (normaliseProvider(safeLlmType(model)) === 'anthropic') return 'anthropic';
 	const { _useResponsesApi: usesResponses } = model as { _useResponsesApi?: unknown };
-	if (isOpenAiClass && typeof usesResponses === 'function') {
+	if (isOpenAiClass(model) && typeof usesResponses === 'function') {
 		try {
 			if (usesResponses.call(model, options) === true) return 'responses';
 		} catch {

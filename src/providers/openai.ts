@@ -15,7 +15,6 @@ import { callDroppingRefusedFields, type DroppableField } from './refused-fields
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 import { fileRefusal, withUpstreamReason } from './provider-errors';
-import { fileKindsOf } from './file-parts';
 import { openAiSdk } from './openai-sdk';
 import { mapOpenAiFinishReason } from './finish-reasons';
 import { openAiMessages } from './openai-parts';
@@ -67,10 +66,7 @@ export class OpenAiChatModel implements ChatModel {
 				(error, dropped) => refusedField(error, request, dropped),
 			);
 		} catch (error) {
-			throw (
-				fileRefusal(error, fileKindsOf(request.messages), request.model) ??
-				withReadableMessage(error)
-			);
+			throw fileRefusal(error, request) ?? withReadableMessage(error);
 		}
 	}
 

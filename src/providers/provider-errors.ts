@@ -1,4 +1,6 @@
 /** Provider errors read one way: the HTTP status and the provider's own short message, every other detail kept in a field. */
+import type { ChatMessage } from '../core/messages';
+import { fileKindsOf } from './file-parts';
 
 /** Longest provider message kept in an error's message; the whole body stays in `details`. */
 const MAX_MESSAGE_CHARACTERS = 400;
@@ -185,10 +187,25 @@ const FILE_OPTIONS = {
  * the same "only supported by certain models" sentence naming `file`/`input_file`, and "does not support
  * PDF/document/file input".
  */
+const NOT_SUPPORTED = String.raw`(?:does ?n[o']t|do not) support (?:the )?`;
 const REFUSES: Record<'image' | 'pdf', RegExp> = {
-	image:
-		/\b(?:image_url|input_image) is only supported by certain models|\b(?:does ?n[o']t|do not) support (?:the )?image|\bimages? (?:input )?(?:is|are) not supported/i,
-	pdf: /expected to be either text or image_url|\b(?:file|input_file) is only supported by certain models|\b(?:does ?n[o']t|do not) support (?:the )?(?:pdf|document|file)|\b(?:pdfs?|documents?) (?:input )?(?:is|are) not supported/i,
+	image: new RegExp(
+		[
+			String.raw`\b(?:image_url|input_image) is only supported by certain models`,
+			String.raw`\b${NOT_SUPPORTED}image`,
+			String.raw`\bimages? (?:input )?(?:is|are) not supported`,
+		].join('|'),
+		'i',
+	),
+	pdf: new RegExp(
+		[
+			'expected to be either text or image_url',
+			String.raw`\b(?:file|input_file) is only supported by certain models`,
+			String.raw`\b${NOT_SUPPORTED}(?:pdf|document|file)`,
+			String.raw`\b(?:pdfs?|documents?) (?:input )?(?:is|are) not supported`,
+		].join('|'),
+		'i',
+	),
 };
 
 /**
@@ -201,9 +218,10 @@ const REFUSES: Record<'image' | 'pdf', RegExp> = {
  */
 export function fileRefusal(
 	error: unknown,
-	kinds: ReadonlySet<'image' | 'pdf'>,
-	model: string,
+	request: { model: string; messages: readonly ChatMessage[] },
+	model = request.model,
 ): ProviderHttpError | undefined {
+	const kinds = fileKindsOf(request.messages);
 	if (kinds.size === 0 || !isObject(error)) return undefined;
 	const status = typeof error.status === 'number' ? error.status : undefined;
 	if (status !== undefined && status !== 400 && status !== 422) return undefined;
