@@ -20,8 +20,9 @@ import { anthropicCompatRefusal, anthropicCompatView } from './scripted-anthropi
 import { jsonSchemaRefusal, strictRefusal } from './scripted-strict';
 import { COMPLETIONS, errorFormatOf, modelListing, modelRoute } from './scripted-routes';
 import { errorBody, reasoningModelRefusal } from './scripted-wire';
+import { filesOf, malformedFilePart, refusedFileInput, type RefusedInput } from './scripted-files';
 import type { ScriptedRequest } from './scripted-types';
-export type { ScriptedRequest } from './scripted-types';
+export type { ScriptedFile, ScriptedRequest } from './scripted-types';
 export type { Script, ScriptedReply } from './scripted-script';
 
 export interface ScriptedServerOptions {
@@ -45,6 +46,8 @@ export interface ScriptedServerOptions {
 	 * hoisted into one leading system message).
 	 */
 	anthropicOpenAiCompat?: boolean;
+	/** Play a model without image or PDF input: OpenAI calls holding them get the API's refusal (scripted-files.ts). */
+	refuseFiles?: RefusedInput;
 	/** Defaults to 0: a free port. */
 	port?: number;
 }
@@ -113,6 +116,8 @@ export async function startScriptedServer(
 			});
 		}
 		const refusal =
+			malformedFilePart(call.provider, call.body) ??
+			refusedFileInput(call.provider, call.body, options.refuseFiles) ??
 			(compat ? anthropicCompatRefusal(call.body) : undefined) ??
 			(options.rejectJsonSchema ? jsonSchemaRefusal(call.provider, call.body) : undefined) ??
 			(call.provider === 'openai' && !compat ? strictRefusal(call.body) : undefined) ??
@@ -192,6 +197,7 @@ export async function startScriptedServer(
 					...parsed,
 					headers: request.headers,
 					streamed: modelCall.streamed(parsed.body),
+					files: filesOf(provider, parsed.body),
 				},
 				response,
 			);

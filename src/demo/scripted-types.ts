@@ -18,8 +18,26 @@ export interface ScriptedRequest {
 	streamed: boolean;
 	/** Becomes true when the client closed the connection before the whole answer was sent (e.g. an abort mid-stream). */
 	clientLeftEarly: boolean;
+	/** The call's image and document parts, in order: their facts, never their bytes (see scripted-files.ts). */
+	files: ScriptedFile[];
 	/** With `anthropicOpenAiCompat`: the temperature the endpoint applied (capped at 1), when one was sent. */
 	effectiveTemperature?: number;
+}
+
+/** One file part of a call: where it was, what it was, and its bytes' facts. */
+export interface ScriptedFile {
+	/** Index of the message it came in, in the body's own list (`messages`, `contents` or `input`). */
+	message: number;
+	/** Index of the part in that message's content (`content` or `parts`). */
+	part: number;
+	/** The part's type as sent: `image_url`, `file`, `input_image`, `input_file`, `inlineData`, `image`, `document`, `images`. */
+	wire: string;
+	/** The MIME type the part declared (a data URL's, `mimeType`, `media_type`); '' when it declared none. */
+	type: string;
+	/** The file name the part carried (`filename`), if any. */
+	name?: string;
+	bytes: number;
+	sha256: string;
 }
 
 /** A model call as the server understood it; `body` is the JSON exactly as sent. */

@@ -1,4 +1,4 @@
-import type { Content, GenerateContentParameters, GoogleGenAI } from '@google/genai';
+import type { GenerateContentParameters, GoogleGenAI } from '@google/genai';
 import { mapGeminiFinishReason } from './finish-reasons';
 import { loadOnce } from '../core/load-once';
 
@@ -12,11 +12,12 @@ import {
 	type ChatResponse,
 	type ReasoningEffort,
 } from './chat-model';
-import type { ChatMessage } from '../core/messages';
+import { toGeminiContents } from './gemini-parts';
+export { toGeminiContents } from './gemini-parts';
 import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gemini-stream';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';
-import { ProviderHttpError, readGeminiError, shortMessage } from './provider-errors';
+import { fileRefusal, ProviderHttpError, readGeminiError, shortMessage } from './provider-errors';
 import { fetchKeepingFinishMessage, type RawReplyNotes } from './gemini-raw';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
@@ -66,7 +67,7 @@ export class GeminiChatModel implements ChatModel {
 			this.refused,
 			(dropped) => this.generateOnce(request, dropped, streamed),
 			(error, dropped) => refusedField(error, request, dropped),
-		);
+		).catch((error: unknown) => Promise.reject(fileRefusal(error, request) ?? error));
 	}
 
 	private async generateOnce(
@@ -308,27 +309,4 @@ function counted<T>(stream: AsyncIterable<T>): AsyncIterable<T> & { count: numbe
 		},
 	};
 	return wrapper;
-}
-
-/**
- * Every finish or block reason Gemini and Vertex use for a reply withheld by a filter ([GG-types];
- * MODEL_ARMOR from Vertex Model Armor, realworld case `pyd:test_google/test_google_model_armor_response_template_real_block#0`).
- */
-/** Gemini takes one system instruction and alternating user/model contents; consecutive same-role turns are merged. */
-export function toGeminiContents(messages: readonly ChatMessage[]): {
-	systemInstruction?: string;
-	contents: Content[];
-} {
-	const system = messages
-		.filter((message) => message.role === 'system')
-		.map((message) => message.content);
-	const contents: Content[] = [];
-	for (const message of messages) {
-		if (message.role === 'system') continue;
-		const role = message.role === 'assistant' ? 'model' : 'user';
-		const previous = contents[contents.length - 1];
-		if (previous && previous.role === role) previous.parts!.push({ text: message.content });
-		else contents.push({ role, parts: [{ text: message.content }] });
-	}
-	return { systemInstruction: system.length ? system.join('\n\n') : undefined, contents };
 }

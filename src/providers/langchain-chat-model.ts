@@ -14,7 +14,9 @@ import {
 	type MessageLike,
 } from './langchain-reply';
 import { openAiResponseFormat } from './openai';
-import { readSdkHttpError } from './provider-errors';
+import { langChainMessages, pdfStyleOf } from './langchain-parts';
+import { isOpenAiClass, normaliseProvider, safeLlmType } from './langchain-class';
+import { fileRefusal, readSdkHttpError } from './provider-errors';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, withRetries } from './retry';
 import { giveEventLoopATurn, StreamBound } from './stream-bound';
@@ -117,7 +119,8 @@ export class LangChainChatModel implements ChatModel {
 				(error, dropped) => refusedField(error, request, dropped),
 			);
 		} catch (error) {
-			throw readSdkHttpError(error);
+			const read = readSdkHttpError(error);
+			throw fileRefusal(read, request, this.modelName) ?? read;
 		}
 	}
 
@@ -127,8 +130,9 @@ export class LangChainChatModel implements ChatModel {
 		dropped: ReadonlySet<DroppableField>,
 		streamed?: StreamedText,
 	): Promise<ChatResponse> {
-		const messages = request.messages.map(({ role, content }) => ({ role, content }));
 		const options = { signal: request.signal, ...this.jsonModeOptions(request, dropped) };
+		// Files as content parts in the form this class converts right (langchain-parts.ts).
+		const messages = langChainMessages(request.messages, pdfStyleOf(this.model, options));
 		if (!streamed) return readReply(asMessage(await this.model.invoke(messages, options)));
 		streamed.beginAttempt();
 		return this.streamReply(messages, options, streamed);
@@ -257,36 +261,6 @@ function describeValue(value: unknown): string {
 	if (typeof value !== 'object') return `a ${typeof value}`;
 	const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
 	return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object';
-}
-
-/** `_llmType()` when the object has it and it answers with a string; a wrapper may lack it or throw. */
-function safeLlmType(model: LangChainModelLike): string | undefined {
-	try {
-		const type = typeof model._llmType === 'function' ? model._llmType() : undefined;
-		return typeof type === 'string' && type !== '' ? type : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-/** LangChain's llm type in the names the engine's own adapters use, so traces read the same either way. */
-function normaliseProvider(llmType: string | undefined): string {
-	if (llmType === undefined) return 'langchain';
-	const type = llmType.toLowerCase();
-	if (type === 'openai') return 'openai';
-	if (type.includes('anthropic')) return 'anthropic';
-	if (type.includes('google') || type.includes('gemini') || type.includes('genai')) return 'gemini';
-	if (type.includes('ollama')) return 'ollama';
-	return llmType;
-}
-
-/** ChatOpenAI or a subclass (Azure, and every OpenAI-compatible sub-node built on it): it takes `response_format`. */
-function isOpenAiClass(model: LangChainModelLike): boolean {
-	if (safeLlmType(model) === 'openai') return true;
-	const id = model.lc_id;
-	return (
-		Array.isArray(id) && id.some((part) => typeof part === 'string' && part.includes('ChatOpenAI'))
-	);
 }
 
 const SECRET_NAME = /api[_-]?key|token|secret/i;

@@ -14,9 +14,10 @@ import { reasoningOf } from './openai-reasoning';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries, type RetryDecision } from './retry';
 import { streamedTextFor, type StreamedText } from './streamed-text';
-import { withUpstreamReason } from './provider-errors';
+import { fileRefusal, withUpstreamReason } from './provider-errors';
 import { openAiSdk } from './openai-sdk';
 import { mapOpenAiFinishReason } from './finish-reasons';
+import { openAiMessages } from './openai-parts';
 
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {
@@ -65,7 +66,7 @@ export class OpenAiChatModel implements ChatModel {
 				(error, dropped) => refusedField(error, request, dropped),
 			);
 		} catch (error) {
-			throw withReadableMessage(error);
+			throw fileRefusal(error, request) ?? withReadableMessage(error);
 		}
 	}
 
@@ -80,7 +81,7 @@ export class OpenAiChatModel implements ChatModel {
 			: openAiResponseFormat(request.responseFormat, dropped);
 		const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
 			model: request.model,
-			messages: request.messages,
+			messages: openAiMessages(request.messages),
 			...(request.temperature === undefined || dropped.has('temperature')
 				? {}
 				: { temperature: request.temperature }),

@@ -1,4 +1,6 @@
 /** Provider errors read one way: the HTTP status and the provider's own short message, every other detail kept in a field. */
+import type { ChatMessage } from '../core/messages';
+import { fileKindsOf } from './file-parts';
 
 /** Longest provider message kept in an error's message; the whole body stays in `details`. */
 const MAX_MESSAGE_CHARACTERS = 400;
@@ -166,5 +168,72 @@ export function readSdkHttpError(error: unknown): unknown {
 		shortMessage(withUpstreamReason(text, inner) ?? text),
 		error.status,
 		{ ...rest, ...requestId },
+	);
+}
+
+/** The Agent Core option that sends each kind of file, in the panel's words and the settings table's. */
+const FILE_OPTIONS = {
+	image: { noun: 'images', option: 'Automatically Passthrough Binary Images (pass_images)' },
+	pdf: { noun: 'PDFs', option: 'Passthrough Binary PDFs (pass_pdfs)' },
+} as const;
+
+/**
+ * How providers say a model does not take a kind of input. Images: OpenAI's "Invalid content type. image_url
+ * is only supported by certain models." (vllm-project/vllm#11629, quoting GPT-3.5; `input_image` on the
+ * Responses API), and the "does not support image input" of compatible servers and gateways
+ * (cloudflare/cloudflare-os#97, zai-org/feedback#570). PDFs: OpenAI's "Content blocks are expected to be
+ * either text or image_url type." (realworld case
+ * `pyd:test_multimodal_tool_returns/test_multimodal_tool_return_matrix[direct-binary-audio-openai_chat]#1`),
+ * the same "only supported by certain models" sentence naming `file`/`input_file`, and "does not support
+ * PDF/document/file input".
+ */
+const NOT_SUPPORTED = String.raw`(?:does ?n[o']t|do not) support (?:the )?`;
+const REFUSES: Record<'image' | 'pdf', RegExp> = {
+	image: new RegExp(
+		[
+			String.raw`\b(?:image_url|input_image) is only supported by certain models`,
+			String.raw`\b${NOT_SUPPORTED}image`,
+			String.raw`\bimages? (?:input )?(?:is|are) not supported`,
+		].join('|'),
+		'i',
+	),
+	pdf: new RegExp(
+		[
+			'expected to be either text or image_url',
+			String.raw`\b(?:file|input_file) is only supported by certain models`,
+			String.raw`\b${NOT_SUPPORTED}(?:pdf|document|file)`,
+			String.raw`\b(?:pdfs?|documents?) (?:input )?(?:is|are) not supported`,
+		].join('|'),
+		'i',
+	),
+};
+
+/**
+ * A provider's refusal of the files a request held, as ONE clear sentence naming the model and the option to
+ * turn off (issue #40): `model <m> does not take images: choose a model that reads them, or turn off
+ * Automatically Passthrough Binary Images (pass_images)`. Recognised only on an HTTP 400/422 (or, for a
+ * LangChain class, an error without a status but with the provider's words) whose message says so, and
+ * only when the request held that kind of file; anything else is returned as undefined. The provider's own
+ * message stays in `details.provider_message`.
+ */
+export function fileRefusal(
+	error: unknown,
+	request: { model: string; messages: readonly ChatMessage[] },
+	model = request.model,
+): ProviderHttpError | undefined {
+	const kinds = fileKindsOf(request.messages);
+	if (kinds.size === 0 || !isObject(error)) return undefined;
+	const status = typeof error.status === 'number' ? error.status : undefined;
+	if (status !== undefined && status !== 400 && status !== 422) return undefined;
+	const message = typeof error.message === 'string' ? error.message : '';
+	const kind = (['image', 'pdf'] as const).find(
+		(candidate) => kinds.has(candidate) && REFUSES[candidate].test(message),
+	);
+	if (!kind) return undefined;
+	const { noun, option } = FILE_OPTIONS[kind];
+	return new ProviderHttpError(
+		`model ${model} does not take ${noun}: choose a model that reads them, or turn off ${option}`,
+		status ?? 400,
+		{ provider_message: shortMessage(message), refused: kind },
 	);
 }

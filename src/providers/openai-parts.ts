@@ -1,0 +1,37 @@
+/**
+ * Chat completions messages with a run's files (issue #40). A user message with images or PDFs becomes a
+ * list of content parts, its text first and then each file in order, in the shapes of openai-node's types
+ * (node_modules/openai/resources/chat/completions/completions.d.ts):
+ * - an image: `ChatCompletionContentPartImage` `{type: 'image_url', image_url: {url}}`, the url a `data:`
+ *   URL ("Either a URL of the image or the base64 encoded image data");
+ * - a PDF: `ChatCompletionContentPart.File` `{type: 'file', file: {filename, file_data}}`, `file_data` a
+ *   `data:application/pdf;base64,…` URL as OpenAI's PDF guide sends it and as @langchain/openai's
+ *   `completionsApiContentBlockConverter.fromStandardFileBlock` builds it (converters/completions.js).
+ * Every other message is sent exactly as before.
+ */
+import type OpenAI from 'openai';
+import type { ChatMessage } from '../core/messages';
+import { sentFiles, withoutFiles, type SentFile } from './file-parts';
+
+/** One file as a chat completions content part. */
+export function openAiFilePart(file: SentFile): OpenAI.ChatCompletionContentPart {
+	if (file.kind === 'image') return { type: 'image_url', image_url: { url: file.dataUrl() } };
+	return { type: 'file', file: { filename: file.name, file_data: file.dataUrl() } };
+}
+
+/** The request's messages for chat completions: with files as content parts, the rest as they are. */
+export function openAiMessages(
+	messages: readonly ChatMessage[],
+): OpenAI.ChatCompletionMessageParam[] {
+	return messages.map((message) => {
+		const files = sentFiles(message);
+		const plain = withoutFiles(message) as OpenAI.ChatCompletionMessageParam;
+		if (files.length === 0) return plain;
+		// An empty text part is left out: the files are the whole message then.
+		const parts: OpenAI.ChatCompletionContentPart[] = [
+			...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
+			...files.map(openAiFilePart),
+		];
+		return { ...plain, role: 'user', content: parts } as OpenAI.ChatCompletionUserMessageParam;
+	});
+}
