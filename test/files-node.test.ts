@@ -15,9 +15,12 @@ import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { agentCorePropertiesV2 } from '../nodes/AgentCore/V2/description';
 import { agentCoreProperties } from '../nodes/AgentCore/V1/description';
 import { readItemFiles } from '../nodes/AgentCore/execute/read-files';
+import { panelName } from '../nodes/AgentCore/panel-names';
+import { configFromPanel } from '../nodes/AgentCore/settings-panel';
+import { ChatOpenAI } from '@langchain/openai';
 import { final, useScriptedServer } from './support/agent';
 import { engineInstanceId, runWorkflow } from './support/n8n-engine';
-import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
+import { connectInSequence, createInputNode, createNode, subNode } from './support/test-nodes';
 
 // n8n 2.x stores binary data on disk by default ("filesystem" mode); the items below go through it as in n8n.
 process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
@@ -224,6 +227,28 @@ describe("Agent Core version 2's panel for files", () => {
 		for (const name of ['passthroughBinaryImages', 'passthroughBinaryPdfs', 'binaryProperties'])
 			expect(names).not.toContain(name);
 	});
+
+	it.each([
+		[{ passthroughBinaryImages: false }, { pass_images: false }],
+		[
+			{ passthroughBinaryImages: true, passthroughBinaryPdfs: true },
+			{ pass_images: true, pass_pdfs: true },
+		],
+		[{ passthroughBinaryPdfs: false }, { pass_pdfs: false }],
+		[{ binaryProperties: 'data0' }, {}],
+	])(
+		'reads the switches %j into the config %j (Binary Properties is no config key)',
+		(options, config) => {
+			expect(configFromPanel(2, { options, budgets: {} })).toEqual(config);
+			expect(configFromPanel(1, { options, limits: {} })).toEqual({});
+		},
+	);
+
+	it("names the engine's errors about files by Binary Properties, and the switches by their panel names", () => {
+		expect(panelName('files', 2)).toBe('Options → Binary Properties');
+		expect(panelName('pass_images', 2)).toBe('Options → Automatically Passthrough Binary Images');
+		expect(panelName('pass_pdfs', 2)).toBe('Options → Passthrough Binary PDFs');
+	});
 });
 
 describe("the node's reading of an item's binary properties, in n8n's engine", () => {
@@ -373,16 +398,39 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 	const server = useScriptedServer();
 	const OPENAI_CREDENTIAL = { agentCoreOpenAiApi: { id: '1', name: 'Scripted OpenAI' } };
 
-	async function run(items: ItemSpec[], options: IDataObject = {}, typeVersion = 2) {
+	/**
+	 * Runs the items through Agent Core: version 2 with the OpenAI credential (the engine's own SDK adapter), or
+	 * `connected` to a real LangChain ChatOpenAI on the Chat Model input (as n8n's OpenAI Chat Model supplies it),
+	 * or version 1.
+	 */
+	async function run(
+		items: ItemSpec[],
+		options: IDataObject = {},
+		how: 'credential' | 'connected' | 'version 1' = 'credential',
+		fields: INodeParameters = {},
+	) {
+		const model = { __rl: true, mode: 'id', value: 'gpt-4o-mini' };
 		const parameters: INodeParameters =
-			typeVersion === 2
-				? {
-						provider: 'openai',
-						model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
+			how === 'version 1'
+				? { model }
+				: {
+						provider: how === 'connected' ? 'connected' : 'openai',
+						model,
+						...fields,
 						options: options as INodeParameters,
-					}
-				: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' } };
-		const result = await runWorkflow({
+					};
+		const chatModel = subNode(
+			'chatModel',
+			NodeConnectionTypes.AiLanguageModel,
+			() =>
+				new ChatOpenAI({
+					apiKey: 'sub-node-key-123456',
+					model: 'gpt-4o-mini',
+					maxRetries: 0,
+					configuration: { baseURL: server().openaiBaseUrl },
+				}),
+		);
+		return await runWorkflow({
 			nodes: [
 				createInputNode([{}], 'Start'),
 				createNode({
@@ -393,18 +441,29 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 				createNode({
 					name: 'Agent Core',
 					type: 'agentCore',
-					typeVersion,
+					typeVersion: how === 'version 1' ? 1 : 2,
 					parameters,
 					settings: { credentials: OPENAI_CREDENTIAL },
 				}),
+				...(how === 'connected' ? [createNode({ name: 'Chat Model', type: 'chatModel' })] : []),
 			],
-			connections: connectInSequence('Start', 'Trigger', 'Agent Core'),
-			nodeTypes: { binaryItems, agentCore: new AgentCore() },
+			connections: {
+				...connectInSequence('Start', 'Trigger', 'Agent Core'),
+				...(how === 'connected'
+					? {
+							'Chat Model': {
+								ai_languageModel: [
+									[{ node: 'Agent Core', type: NodeConnectionTypes.AiLanguageModel, index: 0 }],
+								],
+							},
+						}
+					: {}),
+			},
+			nodeTypes: { binaryItems, agentCore: new AgentCore(), chatModel },
 			credentials: {
 				agentCoreOpenAiApi: { apiKey: 'sk-test-openai-key-123456', url: server().openaiBaseUrl },
 			},
 		});
-		return result;
 	}
 
 	/** The content parts of the last user message of each model call, as the SDK sent them (OpenAI chat completions). */
@@ -498,7 +557,7 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 		const result = await run(
 			[chatTriggerItem('what is this?', [[PNG, 'photo.png', 'image/png']])],
 			{},
-			1,
+			'version 1',
 		);
 		expect(result.errorOf('Agent Core')).toBeUndefined();
 		expect(JSON.stringify(server().requests[0].body)).not.toContain(PNG.toString('base64'));
@@ -525,6 +584,18 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 			);
 		});
 
+		it('sends it through a connected chat model sub-node (LangChain ChatOpenAI) in the same wire shape', async () => {
+			server().setScript(final('a cat'));
+			const result = await run(
+				[chatTriggerItem('what is this?', [[PNG, 'photo.png', 'image/png']])],
+				{},
+				'connected',
+			);
+			expect(result.errorOf('Agent Core')).toBeUndefined();
+			expect(server().requests[0].headers.authorization).toBe('Bearer sub-node-key-123456');
+			expect(userParts()).toEqual(expect.arrayContaining([imagePart(PNG)]));
+		});
+
 		it('leaves the image out with Automatically Passthrough Binary Images off', async () => {
 			server().setScript(final('no image'));
 			const result = await run(
@@ -533,8 +604,9 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 			);
 			expect(result.errorOf('Agent Core')).toBeUndefined();
 			expect(JSON.stringify(server().requests[0].body)).not.toContain(PNG.toString('base64'));
-			expect(JSON.stringify(result.outputOf('Agent Core')[0].json.trace)).toContain(
-				'binary property \\"data0\\" \\"photo.png\\" (image/png) was left out',
+			// The engine's notice names the file and says it was left out (its wording is the engine's).
+			expect(JSON.stringify(result.outputOf('Agent Core')[0].json.trace)).toMatch(
+				/data0.*photo\.png.*left out/,
 			);
 		});
 
@@ -549,7 +621,10 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 
 		it('sends a Webhook raw body (an image under data) and a multipart CSV as text', async () => {
 			server().setScript([final('seen'), final('read')]);
-			await run([webhookRawItem('what is this?', PNG, 'image/png')]);
+			// A raw body has no JSON to hold the prompt: here it comes in the query string.
+			await run([webhookRawItem('what is this?', PNG, 'image/png')], {}, 'credential', {
+				prompt: '={{ $json.query.prompt }}',
+			});
 			expect(userParts(0)).toEqual(expect.arrayContaining([imagePart(PNG)]));
 			await run([webhookFormItem('sum it', { notes: [CSV, 'notes.csv', 'text/csv'] })]);
 			expect(JSON.stringify(server().requests[1].body.messages)).toContain('A-17,42.50');
