@@ -569,8 +569,10 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 		expect(result.outputOf('Agent Core')[0].json).toMatchObject({ final_answer: 'ok' });
 	});
 
-	// The tests below assert the request the engine builds from the files (issue #40's engine part, on main):
-	// they pass once runAgent sends `files` as content parts.
+	// The request the engine builds from the files (issue #40's engine part, on main). Their shape is the
+	// provider's: OpenAI chat completions `image_url` parts with a data: URL, `file` parts with `file_data`
+	// (platform.openai.com/docs/guides/images-vision, /docs/guides/pdf-files). Merged with main at 64fa180 the
+	// option and refusal tests pass; the part-shape tests pass once the adapters put files on the wire.
 	describe('the request the model gets (waits for the engine to send files)', () => {
 		it('sends a Chat Trigger upload (an image) as an image_url part of the user message, by default', async () => {
 			server().setScript(final('a cat'));

@@ -79,7 +79,8 @@ export async function readItemFiles(
 		if (bytes > maxFile)
 			throw nodeError(
 				context,
-				`binary property "${key}" ("${binary[key].fileName ?? key}") is ${exact ? '' : 'at least '}${inMebibytes(bytes)}, over the largest file a run takes (${inMebibytes(maxFile)}, max_file_bytes)`,
+				`binary property "${key}" ("${binary[key].fileName ?? key}") is ${exact ? '' : 'at least '}` +
+					`${inMebibytes(bytes)}, over the largest file a run takes (${inMebibytes(maxFile)}, max_file_bytes)`,
 				itemIndex,
 				`Send a smaller file, or leave this property out with ${FIELD}.`,
 			);
@@ -88,7 +89,8 @@ export async function readItemFiles(
 	if (total > maxTotal)
 		throw nodeError(
 			context,
-			`The item's binary properties ${keys.join(', ')} hold at least ${inMebibytes(total)} together, over what a run takes (${inMebibytes(maxTotal)}, max_files_bytes)`,
+			`The item's binary properties ${keys.join(', ')} hold at least ${inMebibytes(total)} together, ` +
+				`over what a run takes (${inMebibytes(maxTotal)}, max_files_bytes)`,
 			itemIndex,
 			`Send fewer or smaller files, or choose some with ${FIELD}.`,
 		);
