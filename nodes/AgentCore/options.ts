@@ -183,3 +183,20 @@ export const returnIntermediateStepsOption: INodeProperties = {
 		"them (each tool call's tool, input and what it returned), e.g. for the " +
 		"Evaluation node's Tools Used metric",
 };
+
+/**
+ * Version 2's Binary Properties: which of the item's binary properties go to the model with the user's message
+ * (execute/read-files.ts); empty = all of them. Version 1 sends no files.
+ */
+export const binaryPropertiesOption: INodeProperties = {
+	displayName: 'Binary Properties',
+	name: 'binaryProperties',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. data, data0',
+	description:
+		"Names of the input item's binary properties sent to the model with the message, " +
+		'comma-separated, in that order; empty = all of them. Images and PDFs go as the two ' +
+		'Passthrough options say, text files (plain, Markdown, CSV, JSON) as text; another ' +
+		'type stops the run with an error naming the property.',
+};

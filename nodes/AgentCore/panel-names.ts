@@ -6,6 +6,8 @@ import { assembledName, placeOf } from './panel-places';
 
 /** Agent Core's panel names of the fields that are not config keys (the Redis credential's is shared). */
 const FIELD_NAMES: Record<string, string> = {
+	// The run's files are the item's binary properties (version 2, execute/read-files.ts).
+	files: 'Options → Binary Properties',
 	run_state: 'Run State',
 	runKey: 'Governance → Run Key',
 	stateSecret: 'the Run State credential',

@@ -18,7 +18,7 @@ export interface ItemPanel {
 	toolSettingsJson: unknown;
 	/**
 	 * The Options fields the node itself owns (failures, streaming, read-only tools, MCP servers, model call
-	 * slots, intermediate steps): one name each in both versions.
+	 * slots, intermediate steps, version 2's Binary Properties): one name each in both versions.
 	 */
 	options: IDataObject;
 	/** Output Schema, when the answer must be JSON (Output Format in version 1, Require Specific Output Format in version 2). */

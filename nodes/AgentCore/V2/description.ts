@@ -4,6 +4,7 @@ import { SETTINGS, type Setting } from '../../../src/panel';
 import { agentCoreProperties } from '../V1/description';
 import { durableRunProperties } from '../durable-run-properties';
 import {
+	binaryPropertiesOption,
 	mcpServersOption,
 	nodeOptions,
 	readOnlyToolsWithMcpOption,
@@ -124,6 +125,7 @@ const optionsV2: INodeProperties[] = (
 		),
 		readOnlyToolsWithMcpOption,
 		mcpServersOption,
+		binaryPropertiesOption,
 		returnIntermediateStepsOption,
 		streamAnswerCheckedOption,
 	] as INodeProperties[]

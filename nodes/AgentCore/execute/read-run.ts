@@ -12,6 +12,7 @@ import type { ItemPanel, PanelVersion } from '../panel-version';
 import { modelFromCredential } from '../provider-credential';
 import type { ExecutionRedis } from '../execution-redis';
 import { readMcpServers } from '../mcp-servers';
+import { readItemFiles } from './read-files';
 import { withToolCredentials } from '../tool-credentials';
 import { readWorkflowTools } from '../workflow-tools';
 
@@ -232,19 +233,26 @@ async function readModels(
 	return { model, modelName, fallbackModel: (await fromCredential(fallbackName)).model };
 }
 
-/** Operation → Run: the user's request, as a prompt or a conversation, and the workflow's instructions (read with the panel). */
-export function readInput(
+/**
+ * Operation → Run: the user's request, as a prompt or a conversation, the workflow's instructions (read with the
+ * panel), and in version 2 the item's binary files (read-files.ts); version 1 sends no files, as published.
+ */
+export async function readInput(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	developerText: string,
-): Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText'> {
+	run: Pick<ItemRun, 'developerText' | 'options' | 'config'>,
+	version: 1 | 2,
+): Promise<Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText' | 'files'>> {
 	const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
+	const files =
+		version >= 2 ? await readItemFiles(context, itemIndex, run.options, run.config) : [];
 	return {
 		prompt:
 			inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined,
 		messages:
 			inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
 		// Instructions (version 1) or System Message (version 2), --system in the CLI: one setting, named in the settings table.
-		developerText,
+		developerText: run.developerText,
+		...(files.length ? { files } : {}),
 	};
 }

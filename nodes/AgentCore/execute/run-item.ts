@@ -58,6 +58,8 @@ export async function runItem(
 		secrets,
 		subExecutions,
 	} = run;
+	// A new run's input (its files too) is read before anything streams: a missing or oversized file fails first.
+	const input = resuming ? undefined : await readInput(context, itemIndex, run, panel.version);
 	const stream = openItemStream(context, itemIndex, options);
 	const common = {
 		model,
@@ -82,11 +84,9 @@ export async function runItem(
 			...readResume(context, itemIndex),
 			usedStates: await redis.usedStateRegistry(itemIndex),
 		});
-	const result = await (
-		resuming
-			? resume()
-			: runAgent({ ...common, ...readInput(context, itemIndex, run.developerText) })
-	).finally(() => stream?.close());
+	const result = await (input ? runAgent({ ...common, ...input }) : resume()).finally(() =>
+		stream?.close(),
+	);
 	started.push(...subExecutions);
 	// A connected chat model's own tracing records its calls; the credential mode records them here.
 	const tokens = provider === 'connected' ? {} : recordAiCalls(context, result);
