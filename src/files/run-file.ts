@@ -11,7 +11,8 @@ export type FileKind = 'image' | 'pdf' | 'text';
  * never an own property: JSON.stringify, the redactor, a trace or a log see `{name, type, bytes, sha256}` only.
  */
 export class RunFile implements FileRef {
-	readonly #base64: string;
+	/** `data:<type>;base64,<bytes>`: made once; `base64()` is a slice of it, which V8 keeps without a copy. */
+	readonly #dataUrl: string;
 	readonly #text?: string;
 	readonly #measure: FileMeasure;
 
@@ -25,7 +26,7 @@ export class RunFile implements FileRef {
 		measure: FileMeasure,
 		text?: string,
 	) {
-		this.#base64 = base64;
+		this.#dataUrl = kind === 'text' ? '' : `data:${type};base64,${base64}`;
 		this.#measure = measure;
 		this.#text = text;
 	}
@@ -43,12 +44,12 @@ export class RunFile implements FileRef {
 
 	/** The bytes as base64, for a provider's image or document part. */
 	base64(): string {
-		return this.#base64;
+		return this.#dataUrl.slice(this.#dataUrl.indexOf(',') + 1);
 	}
 
 	/** `data:<type>;base64,…`, as OpenAI's and LangChain's image parts take it. */
 	dataUrl(): string {
-		return `data:${this.type};base64,${this.#base64}`;
+		return this.#dataUrl;
 	}
 
 	/** A text file's content (UTF-8); empty for other kinds. */
