@@ -6,13 +6,17 @@ import { measureFile, type FileMeasure } from './file-measure';
 /** How a file reaches the model: as an image part, a document part, or text inside the data wrapper. */
 export type FileKind = 'image' | 'pdf' | 'text';
 
+/** Bytes a base64 chunk encodes: a multiple of 3, so chunks join into one base64 text without padding between them. */
+const CHUNK_BYTES = 3 * 128 * 1024;
+
 /**
- * A checked file. Its bytes are a private field, kept as base64 (encoded once, as every provider sends it) and
- * never an own property: JSON.stringify, the redactor, a trace or a log see `{name, type, bytes, sha256}` only.
+ * A checked file. Its bytes are a private field, never an own property: JSON.stringify, the redactor, a trace or
+ * a log see `{name, type, bytes, sha256}` only. They are the caller's bytes, not a copy (a 20 MB PDF is not held
+ * twice); base64 is made when a request is built, whole (`base64()`) or in chunks (`base64Chunks()`) for a body
+ * written without holding the whole text. The caller must not change the bytes while the run holds them.
  */
 export class RunFile implements FileRef {
-	/** `data:<type>;base64,<bytes>`: made once; `base64()` is a slice of it, which V8 keeps without a copy. */
-	readonly #dataUrl: string;
+	readonly #data: Buffer;
 	readonly #text?: string;
 	readonly #measure: FileMeasure;
 
@@ -22,11 +26,11 @@ export class RunFile implements FileRef {
 		readonly kind: FileKind,
 		readonly bytes: number,
 		readonly sha256: string,
-		base64: string,
+		data: Buffer,
 		measure: FileMeasure,
 		text?: string,
 	) {
-		this.#dataUrl = kind === 'text' ? '' : `data:${type};base64,${base64}`;
+		this.#data = data;
 		this.#measure = measure;
 		this.#text = text;
 	}
@@ -36,20 +40,31 @@ export class RunFile implements FileRef {
 		const buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 		const sha256 = createHash('sha256').update(buffer).digest('hex');
 		const text = kind === 'text' ? buffer.toString('utf8') : undefined;
-		// A text file goes to the model as text: its base64 is never needed.
-		const base64 = kind === 'text' ? '' : buffer.toString('base64');
+		// A text file goes to the model as text: its bytes are not kept.
+		const kept = kind === 'text' ? Buffer.alloc(0) : buffer;
 		const measure = measureFile(buffer, type);
-		return new RunFile(name, type, kind, buffer.byteLength, sha256, base64, measure, text);
+		return new RunFile(name, type, kind, buffer.byteLength, sha256, kept, measure, text);
 	}
 
 	/** The bytes as base64, for a provider's image or document part. */
 	base64(): string {
-		return this.#dataUrl.slice(this.#dataUrl.indexOf(',') + 1);
+		return this.#data.toString('base64');
 	}
 
 	/** `data:<type>;base64,…`, as OpenAI's and LangChain's image parts take it. */
 	dataUrl(): string {
-		return this.#dataUrl;
+		return `data:${this.type};base64,${this.base64()}`;
+	}
+
+	/** The base64 text in pieces of about 4 MiB that join into `base64()`: a body can be written without the whole text. */
+	*base64Chunks(): Generator<string> {
+		for (let at = 0; at < this.#data.byteLength; at += CHUNK_BYTES)
+			yield this.#data.subarray(at, at + CHUNK_BYTES).toString('base64');
+	}
+
+	/** The length of `base64()`, without making it. */
+	get base64Length(): number {
+		return 4 * Math.ceil(this.#data.byteLength / 3);
 	}
 
 	/** A text file's content (UTF-8); empty for other kinds. */

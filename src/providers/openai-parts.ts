@@ -14,14 +14,19 @@ import type { ChatMessage } from '../core/messages';
 import { sentFiles, withoutFiles, type SentFile } from './file-parts';
 
 /** One file as a chat completions content part. */
-export function openAiFilePart(file: SentFile): OpenAI.ChatCompletionContentPart {
-	if (file.kind === 'image') return { type: 'image_url', image_url: { url: file.dataUrl() } };
-	return { type: 'file', file: { filename: file.name, file_data: file.dataUrl() } };
+export function openAiFilePart(
+	file: SentFile,
+	urlOf: (file: SentFile) => string = (sent) => sent.dataUrl(),
+): OpenAI.ChatCompletionContentPart {
+	if (file.kind === 'image') return { type: 'image_url', image_url: { url: urlOf(file) } };
+	return { type: 'file', file: { filename: file.name, file_data: urlOf(file) } };
 }
 
 /** The request's messages for chat completions: with files as content parts, the rest as they are. */
 export function openAiMessages(
 	messages: readonly ChatMessage[],
+	/** Where each file's data URL is written (see openai-body.ts); default: the data URL itself. */
+	urlOf?: (file: SentFile) => string,
 ): OpenAI.ChatCompletionMessageParam[] {
 	return messages.map((message) => {
 		const files = sentFiles(message);
@@ -30,7 +35,7 @@ export function openAiMessages(
 		// An empty text part is left out: the files are the whole message then.
 		const parts: OpenAI.ChatCompletionContentPart[] = [
 			...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
-			...files.map(openAiFilePart),
+			...files.map((file) => openAiFilePart(file, urlOf)),
 		];
 		return { ...plain, role: 'user', content: parts } as OpenAI.ChatCompletionUserMessageParam;
 	});

@@ -18,6 +18,7 @@ import { fileRefusal, withUpstreamReason } from './provider-errors';
 import { openAiSdk } from './openai-sdk';
 import { mapOpenAiFinishReason } from './finish-reasons';
 import { openAiMessages } from './openai-parts';
+import { bodyWithFiles, fileMarkers } from './openai-body';
 
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {
@@ -79,9 +80,11 @@ export class OpenAiChatModel implements ChatModel {
 		const format = dropped.has('response_format')
 			? undefined
 			: openAiResponseFormat(request.responseFormat, dropped);
+		// With files, the body is written by bodyWithFiles (each file's base64 in chunks), not by the SDK.
+		const markers = fileMarkers();
 		const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
 			model: request.model,
-			messages: openAiMessages(request.messages),
+			messages: openAiMessages(request.messages, markers.urlOf),
 			...(request.temperature === undefined || dropped.has('temperature')
 				? {}
 				: { temperature: request.temperature }),
@@ -94,22 +97,31 @@ export class OpenAiChatModel implements ChatModel {
 			...(format ? { response_format: format } : {}),
 			...(dropped.has('prompt_cache_key') ? {} : withPromptCacheKey(request)),
 		};
+		const written = async (sent: object) =>
+			markers.files.length
+				? {
+						body: await bodyWithFiles(sent, markers),
+						headers: { 'content-type': 'application/json' },
+					}
+				: {};
 		if (!streamed) {
 			const completion: unknown = await this.client.chat.completions.create(body, {
 				signal: request.signal,
+				...(await written(body)),
 			});
 			return readCompletion(completion);
 		}
 		streamed.beginAttempt();
-		const stream = await this.client.chat.completions.create(
-			// include_usage: the usage comes on one extra chunk before [DONE] (provider-behaviours.md §1.6).
-			{
-				...body,
-				stream: true,
-				...(dropped.has('stream_options') ? {} : { stream_options: { include_usage: true } }),
-			},
-			{ signal: request.signal },
-		);
+		// include_usage: the usage comes on one extra chunk before [DONE] (provider-behaviours.md §1.6).
+		const streaming = {
+			...body,
+			stream: true as const,
+			...(dropped.has('stream_options') ? {} : { stream_options: { include_usage: true } }),
+		};
+		const stream = await this.client.chat.completions.create(streaming, {
+			signal: request.signal,
+			...(await written(streaming)),
+		});
 		return readCompletion(await collectChatCompletionStream(stream, streamed, request.signal));
 	}
 
