@@ -184,6 +184,15 @@ describe('OpenAI chat completions (the engine’s own adapter, openai SDK)', () 
 		expect(server().requests[1].streamed).toBe(true);
 	});
 
+	it('sends a message of files alone without an empty text part', async () => {
+		await openAi(server()).generate(
+			requestWith([{ role: 'user', content: '', files: [photoFile()] }]),
+		);
+		expect(server().requests[0].body.messages).toEqual([
+			{ role: 'user', content: [{ type: 'image_url', image_url: { url: PHOTO_URL } }] },
+		]);
+	});
+
 	it('sends a message without files exactly as before, and never a files field or a reference', async () => {
 		const plain: ChatMessage[] = [
 			{ role: 'system', content: 'You are Agent Core.' },
@@ -248,6 +257,18 @@ describe('Gemini generateContent (the engine’s own adapter, @google/genai)', (
 				text: content.parts[0].text,
 			})),
 		);
+	});
+
+	it('streams with the same parts', async () => {
+		await gemini(server()).generate({
+			...requestWith(withFiles([photoFile()]), 'gemini-2.5-flash'),
+			onTextDelta: () => undefined,
+		});
+		expect(server().requests[0].streamed).toBe(true);
+		expect(server().requests[0].body.contents[0].parts).toEqual([
+			{ text: 'What is in these files?' },
+			{ inlineData: { mimeType: 'image/png', data: b64(photo) } },
+		]);
 	});
 
 	it('sends a conversation without files as before: one text part a turn', async () => {
