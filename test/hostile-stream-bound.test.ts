@@ -229,5 +229,5 @@ describe('hostile stream bound: what a model stream may send without content', (
 			completion_tokens: 20_004,
 			total_tokens: 20_009,
 		});
-	});
+	}, 120_000); // 20,000 chunks through LangChain: 9 s on a loaded 2-core machine, more under a full parallel run
 });
