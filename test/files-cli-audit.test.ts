@@ -129,9 +129,59 @@ describe('files through the command line and the audit', () => {
 			}
 			expect(stored).toContain(sha256(image));
 			expect(stored).not.toContain(image.toString('base64').slice(0, 20));
+			// A fork at turn 1 and a rewind to it keep the reference: the next turn of each still reads the note.
+			const forked = `${session}-fork`;
+			const fork = await cli([
+				'session',
+				'fork',
+				'--session',
+				session,
+				'--to-session',
+				forked,
+				'--turn',
+				'1',
+				'--redis-url',
+				redis.url,
+			]);
+			expect(fork.code).toBe(0);
+			const rewind = await cli([
+				'session',
+				'rewind',
+				'--session',
+				session,
+				'--turn',
+				'1',
+				'--redis-url',
+				redis.url,
+			]);
+			expect(rewind.code).toBe(0);
+			server().setScript([final('From the fork.'), final('After the rewind.')]);
+			server().requests.length = 0;
+			const inFork = await cli([
+				'run',
+				'--config',
+				join(folder, 'config.json'),
+				'--prompt',
+				'And the date?',
+				'--session',
+				forked,
+				'--context',
+				'redis',
+				'--redis-url',
+				redis.url,
+			]);
+			expect(inFork.code).toBe(0);
+			expect((await turn('And the shop?')).code).toBe(0);
+			for (const request of server().requests)
+				expect(
+					request.messages.some((message) =>
+						message.content.includes(`[File receipt.png (image/png, ${image.length} bytes)`),
+					),
+				).toBe(true);
 		} finally {
 			const keys = await client.keys(`*${session}*`);
 			if (keys.length) await client.del(...keys);
+			// (the fork's keys contain the session id too)
 			client.disconnect();
 			await redis.stop();
 		}
