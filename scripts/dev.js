@@ -322,8 +322,12 @@ async function main() {
 	say(
 		`Chat:    open the workflow "Agent Core chat (Chat Trigger, no Redis)" and click Open chat, or ${n8n.webhookUrl(CHAT_PATH)}`,
 	);
-	if (!process.env.OPENAI_API_KEY)
-		say("         and paste the catalogue question of the curl line above (the prompt's text).");
+	if (!process.env.OPENAI_API_KEY) {
+		say(
+			'         and paste this question (the demo model answers only it, and says what it remembers):',
+		);
+		say(`Ask:     ${examplePrompt}`);
+	}
 	say(`Log:     ${n8n.logPath}`);
 	if (options.watch)
 		say(

@@ -81,6 +81,37 @@ describe('the no-key demo on the defaults and in the chat example', () => {
 		expect(String(json.output).match(/\.\s/g)).toBeNull();
 	});
 
+	it('the question pasted with the shell escapes of a curl line gets a sentence with the fix, not a failed call', async () => {
+		const escaped = DEMO_PROMPT.replace(/"/g, '\\"');
+		const json = await chat(escaped, {
+			parameters: { ...defaults, allowedTools: ['json_transform'] },
+			typeVersion: 1,
+		});
+		expect(json.finish_reason).toBe('final');
+		expect(String(json.output)).toMatch(
+			/^The catalogue in your message is not valid JSON, so the demo model cannot read it: paste the question exactly as `npm run dev` prints it after "Ask:" \(/,
+		);
+	});
+
+	it('the README prints the demo question as the demo model reads it, ready to paste', () => {
+		const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+		expect(readme).toContain(`\n${DEMO_PROMPT}\n`);
+	});
+
+	it('the demo model says how many earlier turns it sees, so memory shows without a key', () => {
+		const reply = demoModel({
+			messages: [
+				{ role: 'system', content: 'rules' },
+				{ role: 'user', content: 'My name is Ada' },
+				{ role: 'assistant', content: '{"type":"final","answer":"Hello"}' },
+				{ role: 'user', content: 'What is my name?' },
+			],
+		} as never);
+		expect(JSON.parse(reply as string).answer).toBe(
+			`${DEMO_UNKNOWN_QUESTION} I can see 1 earlier turn; your previous message was "My name is Ada".`,
+		);
+	});
+
 	it(`the chat example (examples/${CHAT_EXAMPLE}) answers the demo question from a chat message, without Redis`, async () => {
 		const node = chatExampleAgentCore();
 		expect(node.credentials).not.toHaveProperty('agentCoreRedisApi');

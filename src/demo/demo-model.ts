@@ -34,16 +34,42 @@ export function demoModel(request: ScriptedRequest): ScriptedReply {
 		return JSON.stringify({ type: 'final', answer: `In stock and under 50 EUR: ${list}.` });
 	}
 	const catalogue = /Catalogue: (\{[\s\S]*\})\s*$/.exec(last);
-	if (!catalogue) return JSON.stringify({ type: 'final', answer: DEMO_UNKNOWN_QUESTION });
+	const final = (answer: string) => JSON.stringify({ type: 'final', answer });
+	if (!catalogue) return final(`${DEMO_UNKNOWN_QUESTION}${earlierTurns(request)}`);
 	// A model asking for a tool it was not offered gets a refusal and no answer; say instead what to switch on.
-	if (!offersTool(request, 'json_transform'))
-		return JSON.stringify({ type: 'final', answer: DEMO_TOOL_NOT_ALLOWED });
+	if (!offersTool(request, 'json_transform')) return final(DEMO_TOOL_NOT_ALLOWED);
+	let data: unknown;
+	try {
+		data = JSON.parse(catalogue[1]);
+	} catch (error) {
+		// A question pasted with shell escapes (\") is answered with the fix, never a failed call.
+		return final(`${DEMO_MALFORMED_CATALOGUE} (${(error as Error).message})`);
+	}
 	return JSON.stringify({
 		type: 'action',
 		tool: 'json_transform',
-		args: { data: JSON.parse(catalogue[1]), expression: DEMO_EXPRESSION },
+		args: { data, expression: DEMO_EXPRESSION },
 	});
 }
+
+/**
+ * What the demo model says of the conversation before the question, so memory can be seen working without a key:
+ * "I can see 2 earlier turns; your previous message was "…"." (observations and remembered tool results aside).
+ */
+function earlierTurns(request: ScriptedRequest): string {
+	const earlier = request.messages
+		.slice(0, -1)
+		.filter((message) => message.role === 'user' && !readObservation(message.content));
+	if (earlier.length === 0) return '';
+	const previous = earlier[earlier.length - 1].content.replace(/\s+/g, ' ').trim();
+	const excerpt = previous.length > 80 ? `${previous.slice(0, 80)}…` : previous;
+	const turns = earlier.length === 1 ? '1 earlier turn' : `${earlier.length} earlier turns`;
+	return ` I can see ${turns}; your previous message was "${excerpt}".`;
+}
+
+/** The demo model's answer to the catalogue question whose catalogue is not JSON (pasted with shell escapes, say). */
+export const DEMO_MALFORMED_CATALOGUE =
+	'The catalogue in your message is not valid JSON, so the demo model cannot read it: paste the question exactly as `npm run dev` prints it after "Ask:"';
 
 /** The demo model's answer to anything but the catalogue question. */
 export const DEMO_UNKNOWN_QUESTION =
