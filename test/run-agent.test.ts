@@ -33,6 +33,22 @@ describe('runAgent: the loop, through the real openai SDK', () => {
 		expect(result.trace[0].elapsed_ms).toBeGreaterThanOrEqual(result.trace[0].model_ms);
 	});
 
+	it('puts the answer and how the run went before the step by step: final_answer … cost first, trace and messages last', async () => {
+		server().setScript(final('Paris'));
+		const result = await runAgent({ model: modelFor(server()), config: baseConfig, prompt: 'q' });
+		const keys = Object.keys(result);
+		const at = (key: string) => keys.indexOf(key);
+		expect(keys.slice(0, 5)).toEqual([
+			'final_answer',
+			'finish_reason',
+			'used_tools',
+			'metrics',
+			'usage',
+		]);
+		for (const first of ['final_answer', 'finish_reason', 'used_tools', 'metrics', 'usage', 'cost'])
+			for (const later of ['trace', 'messages']) expect(at(first)).toBeLessThan(at(later));
+	});
+
 	it('records the wall time of the step that ends the run', async () => {
 		server().setScript({ text: final('slow answer'), delayMs: 60 });
 		const result = await runAgent({ model: modelFor(server()), config: baseConfig, prompt: 'q' });

@@ -73,20 +73,21 @@ export function runResult(
 			...(toolResults.length ? { tool_results: toolResults } : {}),
 		});
 	const result = redactor.value({
+		// What a reader looks at first comes first (issue #41): the answer and how the run went, then the step by step.
 		final_answer: answer?.text ?? '',
 		...(answer && 'value' in answer ? { final_output: answer.value } : {}),
 		finish_reason: finishReason,
-		trace: record.trace.map(readableStep),
+		...(stopDetail ? { stop_detail: stopDetail } : {}),
 		used_tools: record.usedTools,
 		metrics: metricsOf(record.trace),
 		usage: record.usage,
-		messages,
-		...(record.memory ? { memory: memoryReport(record.memory) } : {}),
-		...(stopDetail ? { stop_detail: stopDetail } : {}),
+		...costFields(record.trace),
 		elapsed_ms: Math.round(performance.now() - record.started),
 		model: record.model,
 		provider: record.provider,
-		...costFields(record.trace),
+		...(record.memory ? { memory: memoryReport(record.memory) } : {}),
+		trace: record.trace.map(readableStep),
+		messages,
 	});
 	// The chain covers the trace as the output holds it, redacted.
 	const digested = { ...result, trace_digest: traceDigest(record.chain.base, result.trace) };
