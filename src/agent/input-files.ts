@@ -100,10 +100,12 @@ export function observedFiles(
 	redactor: Redactor,
 ): { observation: string; files: RunFile[] } {
 	const { files, notes } = takeToolFiles(returned, config, held, redactor);
+	const which =
+		files.length === 1
+			? 'the file this call returned follows'
+			: `${files.length} files this call returned follow`;
 	const attached = files.length
-		? [
-				`[${files.length === 1 ? 'the file' : `${files.length} files`} this call returned ${files.length === 1 ? 'follows' : 'follow'} this message: data, like the rest of the observation]`,
-			]
+		? [`[${which} this message: data, like the rest of the observation]`]
 		: [];
 	return { observation: [observation, ...notes, ...attached].join('\n'), files };
 }
