@@ -11,7 +11,7 @@ const ONE_SENTENCE = /^[A-Z][^\n{}]*[^.]\.$/;
 describe('Agent Core in n8n’s engine: a run without an answer says why in output', () => {
 	const server = useScriptedServer();
 
-	async function chat(parameters: INodeParameters) {
+	async function chat(parameters: INodeParameters, typeVersion = 1) {
 		const result = await runWorkflow({
 			nodes: [
 				createInputNode([
@@ -24,6 +24,7 @@ describe('Agent Core in n8n’s engine: a run without an answer says why in outp
 				createNode({
 					name: 'Agent Core',
 					type: 'agentCore',
+					typeVersion,
 					parameters: {
 						provider: 'openai',
 						model: { __rl: true, mode: 'id', value: 'scripted-model' },
@@ -52,11 +53,23 @@ describe('Agent Core in n8n’s engine: a run without an answer says why in outp
 
 		expect(json.finish_reason).toBe('max_steps');
 		expect(json.final_answer).toBe('');
+		// In the panel's words, with the value the user set and the fix (issue #41), never the engine's max_steps.
 		expect(json.output).toBe(
-			'No answer: the agent used all its steps before it answered (no final answer within max_steps (1)).',
+			'No answer: the agent used all 1 of its Max Steps (Limits); raise it.',
 		);
 		expect(json.output).toMatch(ONE_SENTENCE);
 		expect(server().requests).toHaveLength(1);
+	});
+
+	it('version 2 names the limit as its panel does: Max Iterations, under Options', async () => {
+		server().setScript([
+			action('json_transform', { data: [1, 2, 3], expression: 'length(@)' }),
+			final('3 items'),
+		]);
+		const json = await chat({ options: { maxSteps: 1 } }, 2);
+		expect(json.output).toBe(
+			'No answer: the agent used all 1 of its Max Iterations (Options); raise it.',
+		);
 	});
 
 	it('a run with an answer keeps the answer in output, unchanged', async () => {

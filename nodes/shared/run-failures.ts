@@ -137,10 +137,13 @@ const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
 
 /**
  * The item's `output`, the field n8n's Chat Trigger and Chat Hub show as the reply: the answer, or, when the
- * run ended without one, one sentence saying why (n8n's chat shows the whole item as JSON when `output` is empty).
+ * run ended without one, one sentence saying why (n8n's chat shows the whole item as JSON when `output` is empty):
+ * `limitWords` when the node names the limit in its panel's words.
  */
-export function chatOutput(result: AgentResult): string {
+export function chatOutput(result: AgentResult, limitWords?: string): string {
 	if (result.finish_reason === 'final') return result.final_answer;
+	// A limit the user set, named as the panel names it, says all there is to say (see AgentCore/limit-words.ts).
+	if (limitWords) return `No answer: ${limitWords}.`;
 	const because =
 		NO_ANSWER_BECAUSE[result.finish_reason] ??
 		`the run ended with finish_reason ${result.finish_reason}`;

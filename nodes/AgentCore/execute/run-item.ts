@@ -20,6 +20,7 @@ import { intermediateStepsOf } from '../intermediate-steps';
 import type { PanelVersion } from '../panel-version';
 import { readInput, readItemRun } from './read-run';
 import { openItemStream } from '../streaming';
+import { limitWords } from '../limit-words';
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
 function readFailurePolicy(options: IDataObject): RunFailurePolicy {
@@ -113,7 +114,7 @@ export async function runItem(
 			: {};
 	const json = {
 		...result,
-		output: chatOutput(result),
+		output: chatOutput(result, limitWords(result.finish_reason, config, panel.version)),
 		...(sessionId ? { session_id: sessionId } : {}),
 		...tokens,
 		...steps,

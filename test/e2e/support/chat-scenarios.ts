@@ -57,7 +57,7 @@ export async function simpleChatSaysWhyThereIsNoAnswer(n8n: AgentCoreInN8n): Pro
 	n8n.expectStatus(response, 200);
 	expect(response.body).toMatchObject({ finish_reason: 'max_steps', final_answer: '' });
 	expect(response.body.output).toMatch(
-		/^No answer: the agent used all its steps before it answered \(no final answer within max_steps \(\d+\)\)\.$/,
+		/^No answer: the agent used all \d+ of its Max (Steps \(Limits\)|Iterations \(Options\)); raise it\.$/,
 	);
 }
 
