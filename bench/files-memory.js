@@ -25,7 +25,9 @@ if (process.argv[2] === 'child') child(process.argv[3], process.argv[4]);
 else main();
 
 async function main() {
-	const { startScriptedServer } = require(path.join(ROOT, 'dist', 'src', 'demo', 'scripted-server.js'));
+	const { startScriptedServer } = require(
+		path.join(ROOT, 'dist', 'src', 'demo', 'scripted-server.js'),
+	);
 	const server = await startScriptedServer({
 		script: () => {
 			server.requests.length = 0; // a benchmark keeps no request
@@ -35,7 +37,8 @@ async function main() {
 	const rows = { none: [], pdf: [] };
 	try {
 		for (let round = 0; round < ROUNDS; round++)
-			for (const mode of ['none', 'pdf']) rows[mode].push(await measure(mode, server.openaiBaseUrl));
+			for (const mode of ['none', 'pdf'])
+				rows[mode].push(await measure(mode, server.openaiBaseUrl));
 	} finally {
 		await server.close();
 	}
@@ -44,11 +47,17 @@ async function main() {
 	const stall = (mode) => median(rows[mode].map((row) => row.maxStallMs));
 	const fileBytes = FILE_MB * 1024 * 1024;
 	const ratio = (peak('pdf') - peak('none')) / fileBytes;
-	console.log(`files-memory: a ${FILE_MB} MiB PDF in one run, ${ROUNDS} fresh processes per mode (medians)`);
+	console.log(
+		`files-memory: a ${FILE_MB} MiB PDF in one run, ${ROUNDS} fresh processes per mode (medians)`,
+	);
 	console.log(`  peak RSS without the file   ${(peak('none') / 1048576).toFixed(1)} MiB`);
 	console.log(`  peak RSS with the file      ${(peak('pdf') / 1048576).toFixed(1)} MiB`);
-	console.log(`  above, in file sizes        ${ratio.toFixed(2)} × (target ≤ ${TARGET_RATIO} ×: ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'})`);
-	console.log(`  longest event-loop stall    ${stall('pdf').toFixed(1)} ms with the file, ${stall('none').toFixed(1)} ms without`);
+	console.log(
+		`  above, in file sizes        ${ratio.toFixed(2)} × (target ≤ ${TARGET_RATIO} ×: ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'})`,
+	);
+	console.log(
+		`  longest event-loop stall    ${stall('pdf').toFixed(1)} ms with the file, ${stall('none').toFixed(1)} ms without`,
+	);
 }
 
 function measure(mode, baseUrl) {
@@ -62,12 +71,19 @@ function measure(mode, baseUrl) {
 async function child(mode, baseUrl) {
 	const { monitorEventLoopDelay } = require('node:perf_hooks');
 	const { runAgent } = require(path.join(ROOT, 'dist', 'src', 'agent', 'run-agent.js'));
-	const { createChatModel } = require(path.join(ROOT, 'dist', 'src', 'providers', 'create-model.js'));
+	const { createChatModel } = require(
+		path.join(ROOT, 'dist', 'src', 'providers', 'create-model.js'),
+	);
 	// The caller's copy: a PDF header, then bytes that do not compress.
 	const file = Buffer.alloc(FILE_MB * 1024 * 1024);
 	file.write('%PDF-1.7\n1 0 obj << /Type /Page >> endobj\n', 'latin1');
 	for (let at = 64; at < file.length; at += 4096) file.writeUInt32LE((at * 2654435761) >>> 0, at);
-	const model = createChatModel({ provider: 'openai', apiKey: 'bench-key', baseUrl, maxRetries: 0 });
+	const model = createChatModel({
+		provider: 'openai',
+		apiKey: 'bench-key',
+		baseUrl,
+		maxRetries: 0,
+	});
 	const config = { model: 'gpt-4o-mini', allowed_tools: [], pass_pdfs: true };
 	await runAgent({ model, config, prompt: 'warm up' });
 	global.gc();
@@ -80,9 +96,14 @@ async function child(mode, baseUrl) {
 		...(mode === 'pdf' ? { files: [{ name: 'invoice.pdf', data: file }] } : {}),
 	});
 	delay.disable();
-	if (result.finish_reason !== 'final') throw new Error(`the run ended ${result.finish_reason}: ${result.stop_detail}`);
+	if (result.finish_reason !== 'final')
+		throw new Error(`the run ended ${result.finish_reason}: ${result.stop_detail}`);
 	process.send(
-		{ maxRssBytes: process.resourceUsage().maxRSS * 1024, maxStallMs: delay.max / 1e6, file: file.length },
+		{
+			maxRssBytes: process.resourceUsage().maxRSS * 1024,
+			maxStallMs: delay.max / 1e6,
+			file: file.length,
+		},
 		() => process.exit(0),
 	);
 }
