@@ -212,6 +212,14 @@ async function main() {
 		type: CREDENTIAL_TYPE,
 		data: credentialData,
 	};
+	// n8n's own OpenAI credential on the same model, so a connected OpenAI Chat Model sub-node (Agent Core version
+	// 2's default Provider, Connected Chat Model) has a keyless route too (issue #41); the e2e harness imports the same shape.
+	const openAiCredential = {
+		id: 'agentCoreDevOpenAiCred',
+		name: 'OpenAI (npm run dev)',
+		type: 'openAiApi',
+		data: { apiKey: credentialData.apiKey, url: credentialData.url },
+	};
 	const workflows = local.readExampleWorkflows(EXAMPLE_FILES).map((workflow, index) => ({
 		...local.useCredential(workflow, CREDENTIAL_TYPE, credential),
 		id: `agentCoreDevWf${index + 1}`,
@@ -227,7 +235,7 @@ async function main() {
 	let n8n = await local.createN8nInstance({
 		installation,
 		nodesFolder,
-		credentials: [credential],
+		credentials: [credential, openAiCredential],
 		workflows,
 		userFolder,
 		port,
@@ -315,6 +323,9 @@ async function main() {
 		`Editor:  ${n8n.baseUrl}/   (first visit: create the owner account; it is kept in ${userFolder})`,
 	);
 	say(`Model:   ${modelDescription}`);
+	say(
+		`         Credentials: "${credential.name}" (Provider: OpenAI) and "${openAiCredential.name}" for an OpenAI Chat Model sub-node (Provider: Connected Chat Model) both use it.`,
+	);
 	say(
 		`Try:     curl -s -X POST ${n8n.webhookUrl('agent-core')} -H 'content-type: application/json' -d ${shellQuote(body)}`,
 	);
