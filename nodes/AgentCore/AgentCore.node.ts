@@ -11,7 +11,8 @@ export class AgentCore extends VersionedNodeType {
 			name: 'agentCore',
 			icon: { light: 'file:agentCore.svg', dark: 'file:agentCore.dark.svg' },
 			group: ['transform'],
-			description: 'Runs an agent with whitelisted tools, hard limits and a step-by-step trace',
+			description:
+				'An agent to audit: choose it over the AI Agent when tools must be whitelisted, limits hard and every step traced',
 			defaultVersion: 2,
 		};
 		super(
