@@ -316,3 +316,86 @@ describe('files across a pause for approval', () => {
 		expect(without.seen[0][1].content).toContain('[File cat.png (image/png,');
 	});
 });
+
+describe('files in a durable run and in the usage estimate', () => {
+	it('a durable run started again after a failed model call sends the same files again; its checkpoint holds references', async () => {
+		const { MemoryCheckpoints } = await import('../src/run-state/checkpoint-store');
+		const checkpoints = new MemoryCheckpoints();
+		const image = png(200, 100);
+		const call = JSON.stringify({
+			type: 'action',
+			tool: 'json_transform',
+			args: { data: [1], expression: 'length(@)' },
+		});
+		let failing = true;
+		const seen: Seen[][] = [];
+		const model: ChatModel = {
+			provider: 'openai',
+			async generate(request) {
+				seen.push(
+					request.messages.map((message) => ({
+						role: message.role,
+						content: message.content,
+						files: (message.files ?? []).filter(hasBytes).map((file) => ({
+							name: file.name,
+							type: file.type,
+							kind: file.kind,
+							base64: file.base64().length,
+						})),
+					})),
+				);
+				if (seen.length === 1)
+					return { text: call, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+				if (failing) throw Object.assign(new Error('upstream down'), { status: 503 });
+				return {
+					text: final('one'),
+					usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+				};
+			},
+		};
+		const options = {
+			model,
+			config: { ...config, allowed_tools: ['json_transform'] },
+			prompt: 'count',
+			files: [{ name: 'a.png', data: image }],
+			runKey: 'files-durable-1',
+			checkpoints,
+			stateSecret: 'a-state-secret-of-32-characters!',
+		};
+		const first = await runAgent(options);
+		expect(first.finish_reason).toBe('llm_error');
+		const runs = (checkpoints as unknown as { runs: Map<string, { record?: string }> }).runs;
+		const records = [...runs.values()].map((entry) => entry.record ?? '');
+		expect(records.some((record) => record.length > 0)).toBe(true);
+		for (const record of records) expect(record.length).toBeLessThan(50_000);
+		failing = false;
+		const again = await runAgent(options);
+		expect(again.finish_reason).toBe('final');
+		// The continued run's call still carries the image with its bytes.
+		expect(seen[seen.length - 1][1].files).toEqual([
+			{ name: 'a.png', type: 'image/png', kind: 'image', base64: Math.ceil(image.length / 3) * 4 },
+		]);
+	});
+
+	it('a call whose usage was not reported is estimated with each image by the provider rule', async () => {
+		const model: ChatModel = {
+			provider: 'gemini',
+			async generate() {
+				return {
+					text: final('ok'),
+					usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+					usageReported: false,
+				};
+			},
+		};
+		const without = await runAgent({ model, config, prompt: 'look' });
+		const withImage = await runAgent({
+			model,
+			config,
+			prompt: 'look',
+			files: [{ name: 'a.png', data: png(1024, 1024) }],
+		});
+		expect(withImage.usage.estimated).toBe(true);
+		expect(withImage.usage.prompt_tokens - without.usage.prompt_tokens).toBe(258 * 4);
+	});
+});
