@@ -47,7 +47,8 @@ const PASSED_RESOURCE = /^(image\/[a-z0-9.+-]+|application\/pdf)$/i;
  * `[image 1: image/png, 12,345 bytes, given to the model]` where the item was; audio, text resources and any other
  * type keep renderCallResult's note. Bounded before anything is decoded: at most MAX_MCP_RESULT_FILES files (the
  * rest one note), no base64 text longer than MAX_MCP_FILE_BYTES decodes to, and text that is not base64 is a note,
- * never a throw. Without a file among its items it is renderCallResult's answer; with none that could be taken, the text alone. A result with `isError` is thrown, its files unread.
+ * never a throw. Without a file among its items it is renderCallResult's answer; with none that could be taken,
+ * the text alone. A result with `isError` is thrown, its files unread.
  */
 export function observeCallResult(
 	result: CallToolResult,
@@ -73,7 +74,8 @@ export function observeCallResult(
 		const what = candidate.kind === 'image' ? 'an image' : `resource ${candidate.uri}`;
 		if (candidate.base64.length > MAX_MCP_FILE_BASE64) {
 			parts.push(
-				`[${what} (${candidate.mimeType}) of about ${approximateBytes(candidate.base64).toLocaleString('en-US')} bytes, over the ${MAX_MCP_FILE_BYTES.toLocaleString('en-US')} bytes a tool's file may have: left out]`,
+				`[${what} (${candidate.mimeType}) of about ${grouped(approximateBytes(candidate.base64))} bytes, ` +
+					`over the ${grouped(MAX_MCP_FILE_BYTES)} bytes a tool's file may have: left out]`,
 			);
 			continue;
 		}
@@ -97,7 +99,7 @@ export function observeCallResult(
 			label: `${kind} ${number} of ${source}'s result`,
 		});
 		parts.push(
-			`[${kind} ${number}${candidate.uri ? ` ${candidate.uri}` : ''}: ${candidate.mimeType}, ${data.length.toLocaleString('en-US')} bytes, given to the model]`,
+			`[${kind} ${number}${candidate.uri ? ` ${candidate.uri}` : ''}: ${candidate.mimeType}, ${grouped(data.length)} bytes, given to the model]`,
 		);
 	}
 	if (leftOut > 0)
@@ -186,6 +188,9 @@ function renderItem(item: ContentItem): string {
 			return `[content of type ${JSON.stringify((item as { type?: unknown }).type)}, not shown]`;
 	}
 }
+
+/** A count with thousands separators: 12,345. */
+const grouped = (count: number) => count.toLocaleString('en-US');
 
 /** The decoded size of base64 text. */
 function approximateBytes(base64: string): number {
