@@ -34,7 +34,7 @@ describe('http_request answers that are images or PDFs', () => {
 		expect(result).toBeInstanceOf(WithFiles);
 		const { observation, files } = result as WithFiles;
 		expect(observation).toBe(
-			`HTTP 200 OK · image/png · ${PNG.length} bytes\n<image/png, ${PNG.length} bytes (the file is given to the model)>`,
+			`HTTP 200 OK · image/png · ${PNG.length} bytes\n<image/png, ${PNG.length} bytes (returned as a file)>`,
 		);
 		expect(files).toHaveLength(1);
 		expect(files[0]).toMatchObject({

@@ -85,7 +85,7 @@ describe('an MCP tool that returns images and PDFs', () => {
 		expect(result).toBeInstanceOf(WithFiles);
 		const { observation, files } = result as WithFiles;
 		expect(observation).toBe(
-			`Here is the chart.\n[image 1: image/png, ${PNG.length} bytes, given to the model]`,
+			`Here is the chart.\n[image 1: image/png, ${PNG.length} bytes, returned as a file]`,
 		);
 		expect(files).toHaveLength(1);
 		expect(files[0]).toMatchObject({
@@ -99,7 +99,7 @@ describe('an MCP tool that returns images and PDFs', () => {
 	it('gives an embedded PDF resource (a blob) as a file named after its URI', async () => {
 		const { observation, files } = (await call('pdf')) as WithFiles;
 		expect(observation).toBe(
-			`[resource 1 file:///reports/q3%20report.pdf: application/pdf, ${PDF.length} bytes, given to the model]`,
+			`[resource 1 file:///reports/q3%20report.pdf: application/pdf, ${PDF.length} bytes, returned as a file]`,
 		);
 		expect(files).toHaveLength(1);
 		expect(files[0]).toMatchObject({

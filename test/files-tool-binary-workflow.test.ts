@@ -67,8 +67,8 @@ describe('a workflow tool whose sub-workflow returns binary data', () => {
 		const { observation, files } = result as WithFiles;
 		expect(observation).toBe(
 			'[{"title":"Q3"},{"title":"report"}]\n' +
-				`[file 1: image/png, ${PNG.length} bytes, given to the model] binary property "chart" of item 1\n` +
-				`[file 2: application/pdf, ${PDF.length} bytes, given to the model] binary property "report" of item 2`,
+				`[file 1: image/png, ${PNG.length} bytes, returned as a file] binary property "chart" of item 1\n` +
+				`[file 2: application/pdf, ${PDF.length} bytes, returned as a file] binary property "report" of item 2`,
 		);
 		expect(files.map(({ name, mimeType, label }) => ({ name, mimeType, label }))).toEqual([
 			{

@@ -5,20 +5,20 @@ import { WithFiles } from '../../src/tools/tool';
 
 type FileInput = WithFiles['files'][number];
 
-/** Files one tool call may give the model; the rest are left out with a note. */
+/** Files one tool call may return; the rest are left out with a note. */
 export const MAX_TOOL_BINARY_FILES = 20;
 /** The largest binary a tool call may give (read no further); the engine's max_file_bytes applies after. */
 export const MAX_TOOL_BINARY_BYTES = 20 * 1024 * 1024;
 
-/** Declared types given to the model as files; the engine still reads the real type from the bytes. */
+/** Declared types returned as files; the engine still reads the real type from the bytes. */
 const FILE_TYPE = /^(image\/(png|jpeg|gif|webp)|application\/pdf)$/;
 
 const size = (bytes: number) => `${bytes.toLocaleString('en-US')} bytes`;
 
 /**
  * `observation` with the image and PDF binaries of `items` as files (a WithFiles), or `observation` as it is when
- * the items hold none. Each binary property of each item is one line after the observation: a file given to the
- * model (`[file 1: image/png, 12,345 bytes, given to the model] binary property "data" of item 1`) or why it is
+ * the items hold none. Each binary property of each item is one line after the observation: a file returned to the
+ * model (`[file 1: image/png, 12,345 bytes, returned as a file] binary property "data" of item 1`) or why it is
  * not (another type, over MAX_TOOL_BINARY_BYTES, past MAX_TOOL_BINARY_FILES). Bytes come from n8n's binary data
  * service when the binary has an id (filesystem, database and S3 modes), read no further than the cap; an item
  * held in memory is checked by its base64 length before it is decoded.
@@ -66,13 +66,13 @@ export async function withItemBinaries(
 				label: `${where} of ${source}'s result`,
 			});
 			lines.push(
-				`[file ${number}: ${mimeType}, ${size(data.length)}, given to the model] ${where}`,
+				`[file ${number}: ${mimeType}, ${size(data.length)}, returned as a file] ${where}`,
 			);
 		}
 	}
 	if (leftOut > 0)
 		lines.push(
-			`[${leftOut} more images or PDFs left out: a tool call gives the model at most ${MAX_TOOL_BINARY_FILES}]`,
+			`[${leftOut} more images or PDFs left out: a tool call carries at most ${MAX_TOOL_BINARY_FILES} files]`,
 		);
 	if (lines.length === 0) return observation;
 	const text = `${typeof observation === 'string' ? observation : JSON.stringify(observation)}\n${lines.join('\n')}`;

@@ -4,7 +4,7 @@ import { fileNameFrom } from './file-name';
 import { renderObservation } from './observation';
 import { WithFiles } from '../tool';
 
-/** The Content-Types whose body is given to the model as a file; the engine still reads the real type from the bytes. */
+/** The Content-Types whose body is returned as a file; the engine still reads the real type from the bytes. */
 const FILE_MEDIA_TYPE = /^(image\/(png|jpeg|gif|webp)|application\/pdf)$/;
 
 /** The answer's media type (`image/png`), lower-cased, without parameters. */
@@ -16,7 +16,7 @@ function mediaTypeOf(response: FetchedResponse): string {
  * The answer as files when its Content-Type is an image (PNG, JPEG, GIF, WebP) or a PDF, else undefined (rendered
  * as text as before). A whole body becomes one file, named after the final URL's last path segment (plain:
  * no slashes or control characters; "download" when there is none), and the observation is the summary line
- * followed by a line saying the file is given to the model. A body cut at max_response_bytes, or one whose
+ * followed by a line saying it is returned as a file. A body cut at max_response_bytes, or one whose
  * content-encoding could not be decoded, is never given (a cut image is garbage): the observation says why.
  */
 export function fileAnswer(response: FetchedResponse): WithFiles | string | undefined {
@@ -45,7 +45,7 @@ export function fileAnswer(response: FetchedResponse): WithFiles | string | unde
 		// No URL to name it after: the fallback name.
 	}
 	const data = new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.length);
-	return new WithFiles(`${summary}\n<${mediaType}, ${size} (the file is given to the model)>`, [
+	return new WithFiles(`${summary}\n<${mediaType}, ${size} (returned as a file)>`, [
 		{
 			name: fileNameFrom(path, 'download'),
 			mimeType: mediaType,

@@ -29,14 +29,14 @@ export function renderCallResult(result: CallToolResult): string | TruncatedText
 	);
 }
 
-/** Files one result may give the model; the rest are left out with a note (a hostile server's 1,000 images). */
+/** Files one result may carry; the rest are left out with a note (a hostile server's 1,000 images). */
 export const MAX_MCP_RESULT_FILES = 20;
 /** The largest file an MCP result may give (decoded); a longer base64 string is never decoded. */
 export const MAX_MCP_FILE_BYTES = 20 * 1024 * 1024;
 /** The longest base64 text that can decode to MAX_MCP_FILE_BYTES (padding and line breaks aside). */
 const MAX_MCP_FILE_BASE64 = Math.ceil(MAX_MCP_FILE_BYTES / 3) * 4;
 
-/** Declared types an MCP result may give the model as a file; the engine still reads the real type from the bytes. */
+/** Declared types an MCP result may return as a file; the engine still reads the real type from the bytes. */
 const PASSED_RESOURCE = /^(image\/[a-z0-9.+-]+|application\/pdf)$/i;
 
 /**
@@ -44,7 +44,7 @@ const PASSED_RESOURCE = /^(image\/[a-z0-9.+-]+|application\/pdf)$/i;
  * resources as files (issue #40). The MCP schema (typescript-sdk types.ts) gives an image as ImageContent
  * `{type: "image", data: <base64>, mimeType}` and a binary resource as EmbeddedResource `{type: "resource",
  * resource: BlobResourceContents {uri, mimeType?, blob: <base64>}}`. Each file taken is a line
- * `[image 1: image/png, 12,345 bytes, given to the model]` where the item was; audio, text resources and any other
+ * `[image 1: image/png, 12,345 bytes, returned as a file]` where the item was; audio, text resources and any other
  * type keep renderCallResult's note. Bounded before anything is decoded: at most MAX_MCP_RESULT_FILES files (the
  * rest one note), no base64 text longer than MAX_MCP_FILE_BYTES decodes to, and text that is not base64 is a note,
  * never a throw. Without a file among its items it is renderCallResult's answer; with none that could be taken,
@@ -99,12 +99,12 @@ export function observeCallResult(
 			label: `${kind} ${number} of ${source}'s result`,
 		});
 		parts.push(
-			`[${kind} ${number}${candidate.uri ? ` ${candidate.uri}` : ''}: ${candidate.mimeType}, ${grouped(data.length)} bytes, given to the model]`,
+			`[${kind} ${number}${candidate.uri ? ` ${candidate.uri}` : ''}: ${candidate.mimeType}, ${grouped(data.length)} bytes, returned as a file]`,
 		);
 	}
 	if (leftOut > 0)
 		parts.push(
-			`[${leftOut} more ${leftOut === 1 ? 'image or document' : 'images or documents'} left out: a result gives the model at most ${MAX_MCP_RESULT_FILES}]`,
+			`[${leftOut} more ${leftOut === 1 ? 'image or document' : 'images or documents'} left out: a result carries at most ${MAX_MCP_RESULT_FILES} files]`,
 		);
 	if (candidates === 0) return renderCallResult(result);
 	if (result.structuredContent !== undefined)
@@ -126,7 +126,7 @@ interface FileCandidate {
 	uri?: string;
 }
 
-/** The item as a file to give the model, when it is an image or a blob resource of an image or PDF type. */
+/** The item as a file to return, when it is an image or a blob resource of an image or PDF type. */
 function fileCandidate(item: ContentItem): FileCandidate | undefined {
 	if (item.type === 'image' && typeof item.data === 'string' && typeof item.mimeType === 'string')
 		return { kind: 'image', mimeType: item.mimeType, base64: item.data };
