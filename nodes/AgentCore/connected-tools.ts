@@ -60,6 +60,11 @@ export async function readConnectedTools(
 	);
 }
 
+/**
+ * A connected tool as one of the run's tools. It never returns files (issue #40): n8n-core's tool wrapper
+ * (makeHandleToolInvocation in get-input-connection-data) hands over only the items' JSON as a string and drops their
+ * binary data, so no image or PDF of a tool sub-node reaches Agent Core.
+ */
 function adaptTool(tool: LangChainToolLike, readOnly: boolean, mcp: boolean): Tool {
 	return {
 		name: tool.name,

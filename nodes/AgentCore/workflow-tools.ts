@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { SchemaError, validateAgainst, type JsonSchema, type Tool } from '../../src';
 import { nodeError } from '../shared/node-errors';
+import { withItemBinaries } from './tool-binary';
 import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from './workflow-tool-schema';
 
 /** One row of the panel's "Workflow Tools": an n8n workflow offered to the agent as a tool. */
@@ -18,7 +19,7 @@ export interface WorkflowToolRow {
 
 /**
  * Builds the workflow tools of one item. Validated args become the sub-workflow's single input item;
- * the sub-workflow's last node output becomes the observation. Runs under the same whitelist, schema
+ * the sub-workflow's last node output becomes the observation, its image and PDF binaries files with it. Runs under the same whitelist, schema
  * check and limits as every other tool. Each execution a tool starts is added to `subExecutions`, so the
  * editor can link the run to it as it does for n8n's own Workflow Tool.
  */
@@ -61,7 +62,7 @@ export function readWorkflowTools(
 			// Options → Read-Only Tools; any other workflow may change something, so a repeat never runs twice.
 			sideEffects: !readOnly.has(name),
 			execute: async (args: IDataObject) =>
-				runSubWorkflow(context, workflowId, args, subExecutions),
+				runSubWorkflow(context, name, workflowId, args, subExecutions),
 		} satisfies Tool;
 	});
 }
@@ -117,6 +118,7 @@ function parseSchema(
 
 async function runSubWorkflow(
 	context: IExecuteFunctions,
+	name: string,
 	workflowId: string,
 	args: IDataObject,
 	subExecutions: RelatedExecution[],
@@ -131,5 +133,11 @@ async function runSubWorkflow(
 	if (result.executionId) subExecutions.push({ executionId: result.executionId, workflowId });
 	const items = (result.data?.[0] ?? []) as INodeExecutionData[];
 	if (items.length === 0) return '(the workflow returned no items)';
-	return items.length === 1 ? items[0].json : items.map((item) => item.json);
+	// Images and PDFs among the items' binary data go to the model as files (issue #40), each named in the observation.
+	return withItemBinaries(
+		context,
+		items,
+		items.length === 1 ? items[0].json : items.map((item) => item.json),
+		name,
+	);
 }

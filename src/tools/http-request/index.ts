@@ -18,7 +18,8 @@ import {
 	type HttpRequestArgs,
 	type HttpRequestSettings,
 } from './settings';
-import { TruncatedText, type Tool, type ToolContext } from '../tool';
+import { TruncatedText, type Tool, type ToolContext, type WithFiles } from '../tool';
+import { fileAnswer } from './file-answer';
 import { httpRequestOnTheWire } from './wire-form';
 
 /**
@@ -72,7 +73,10 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
 		passesIdempotencyKey: true,
 		settingsSchema: httpRequestSettingsSchema,
 		checkSettings: checkHttpRequestSettings,
-		async execute(args: HttpRequestArgs, context: ToolContext): Promise<string | TruncatedText> {
+		async execute(
+			args: HttpRequestArgs,
+			context: ToolContext,
+		): Promise<string | TruncatedText | WithFiles> {
 			// Checked when the run is configured; again here for callers that hand settings to the tool directly.
 			const problems = checkHttpRequestSettings(context.settings);
 			if (problems.length > 0)
@@ -86,6 +90,8 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
 					policy,
 					deadline,
 				);
+				const file = fileAnswer(response);
+				if (file !== undefined) return file;
 				// The body ends the observation, so a secret that max_response_bytes cut into is at its very end.
 				const observation = renderObservation(response);
 				return response.truncated ? new TruncatedText(observation) : observation;

@@ -19,4 +19,10 @@ export {
 	type McpPinStore,
 	type PinStatus,
 } from './pins';
-export { MAX_MCP_RESULT_CHARACTERS, renderCallResult } from './result';
+export {
+	MAX_MCP_FILE_BYTES,
+	MAX_MCP_RESULT_CHARACTERS,
+	MAX_MCP_RESULT_FILES,
+	observeCallResult,
+	renderCallResult,
+} from './result';

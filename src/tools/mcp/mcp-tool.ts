@@ -4,7 +4,7 @@ import type { JsonSchema } from '../../validation/validate';
 import type { McpConnection } from './connection';
 import type { McpToolDefinition } from './fingerprint';
 import type { PinStatus } from './pins';
-import { renderCallResult } from './result';
+import { observeCallResult } from './result';
 
 /** What the trace's first step says of each MCP tool the run offered (`mcp_tools`), so the hash chain covers it. */
 export interface McpToolRecord {
@@ -62,7 +62,10 @@ export function mcpTool(
 		parameters,
 		sideEffects: !info.record.read_only,
 		async execute(args: Record<string, unknown>, context) {
-			return renderCallResult(await connection.callTool(definition.name, args, context.signal));
+			return observeCallResult(
+				await connection.callTool(definition.name, args, context.signal),
+				info.record.tool,
+			);
 		},
 	};
 	infoOf.set(tool, info);
