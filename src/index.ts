@@ -60,7 +60,7 @@ export {
 	LangChainChatModel,
 	type LangChainChatModelOptions,
 } from './providers/langchain-chat-model';
-export { TruncatedText, type Tool, type ToolContext } from './tools/tool';
+export { TruncatedText, WithFiles, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';
 export { HEADER_NAME_PATTERN } from './tools/http-request/settings';

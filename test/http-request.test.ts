@@ -136,13 +136,13 @@ describe('http_request against a local server (private network allowed)', () => 
 		);
 	});
 
-	it('summarises a binary body instead of showing it', async () => {
+	it('returns an image body as a file, with a summary line instead of its bytes (issue #40)', async () => {
 		const server = await startServer((_, response) => {
 			response.writeHead(200, { 'content-type': 'image/png' });
 			response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00]));
 		});
 		await expect(run({ url: server.url }, context(PRIVATE_ALLOWED))).resolves.toBe(
-			'HTTP 200 OK · image/png · 5 bytes\n<binary 5 bytes>',
+			'HTTP 200 OK · image/png · 5 bytes\n<image/png, 5 bytes (returned as a file)>',
 		);
 	});
 

@@ -164,7 +164,7 @@ describe('server-everything over streamable HTTP', () => {
 		);
 	});
 
-	it('shows an image as a short note, never its bytes', async () => {
+	it('gives an image to the model as a file beside the observation, never its bytes in the text (issue #40)', async () => {
 		scripted().setScript([action('everything.get-tiny-image', {}), final('done')]);
 		await runAgent({
 			model: model(),
@@ -175,8 +175,12 @@ describe('server-everything over streamable HTTP', () => {
 			},
 			prompt: 'Image?',
 		});
-		expect(lastUserMessage(1)).toMatch(/\[image image\/png, \d+ bytes, not shown\]/);
+		expect(lastUserMessage(1)).toMatch(/\[image 1: image\/png, [\d,]+ bytes, returned as a file\]/);
+		expect(lastUserMessage(1)).toContain('[the file this call returned follows this message');
 		expect(lastUserMessage(1)).not.toContain('iVBORw0KGgo');
+		expect(scripted().requests[1].files).toEqual([
+			expect.objectContaining({ wire: 'image_url', type: 'image/png' }),
+		]);
 	});
 
 	it('refuses arguments that fail the input schema before anything is sent: the server sees no call', async () => {

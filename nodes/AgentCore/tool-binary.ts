@@ -1,7 +1,7 @@
 // The binary data of items a tool returned (a sub-workflow's output) as files for the model (issue #40).
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { Readable } from 'node:stream';
-import { WithFiles } from '../../src/tools/tool';
+import { WithFiles } from '../../src';
 
 type FileInput = WithFiles['files'][number];
 

@@ -100,10 +100,9 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
 		const result = await call.race(work);
 		// An observation with files (see WithFiles): its text is read as any result, its files are the run's to check.
 		const files = result instanceof WithFiles ? result.files : undefined;
-		const text = result instanceof WithFiles ? result.observation : result;
 		return {
 			ok: true,
-			observation: observationOf(text, request.redactor, request.observationMaxLength),
+			observation: observationOf(result, request.redactor, request.observationMaxLength),
 			elapsedMs: performance.now() - started,
 			...(files?.length ? { files } : {}),
 		};
@@ -143,7 +142,9 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
  * What the model reads of a tool's result: rendered, redacted, then cut to the observation length, in that
  * order, so that no cut leaves part of a secret that redaction would no longer recognise.
  */
-export function observationOf(result: unknown, redactor: Redactor, maxLength: number): string {
+export function observationOf(given: unknown, redactor: Redactor, maxLength: number): string {
+	// An observation with files is read by its text; the files are the run's to check (see runTool).
+	const result = given instanceof WithFiles ? given.observation : given;
 	const redacted =
 		result instanceof TruncatedText
 			? redactor.textCutAtEnd(result.text)
