@@ -1,0 +1,3 @@
+import { describeFilesInN8n } from './support/files-scenarios';
+
+describeFilesInN8n();
