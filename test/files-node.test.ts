@@ -12,6 +12,7 @@ import {
 	type INodeType,
 } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { agentCorePropertiesV2 } from '../nodes/AgentCore/V2/description';
 import { agentCoreProperties } from '../nodes/AgentCore/V1/description';
 import { readItemFiles } from '../nodes/AgentCore/execute/read-files';
@@ -486,6 +487,47 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 				file_data: `data:application/pdf;base64,${bytes.toString('base64')}`,
 			}),
 		});
+
+	it('an upload passes through Agent Context prepare to Agent Core, and the model gets it (issue #40)', async () => {
+		server().setScript([final('a cat')]);
+		const result = await runWorkflow({
+			nodes: [
+				createInputNode([{}], 'Start'),
+				createNode({
+					name: 'Trigger',
+					type: 'binaryItems',
+					parameters: {
+						items: JSON.stringify([
+							chatTriggerItem('What is this?', [[PNG, 'cat.png', 'image/png']]),
+						]),
+					},
+				}),
+				createNode({
+					name: 'Prepare',
+					type: 'agentContext',
+					parameters: { operation: 'prepare', storage: 'memory' },
+				}),
+				createNode({
+					name: 'Agent Core',
+					type: 'agentCore',
+					typeVersion: 2,
+					parameters: {
+						provider: 'openai',
+						model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
+					},
+					settings: { credentials: OPENAI_CREDENTIAL },
+				}),
+			],
+			connections: connectInSequence('Start', 'Trigger', 'Prepare', 'Agent Core'),
+			nodeTypes: { binaryItems, agentContext: new AgentContext(), agentCore: new AgentCore() },
+			credentials: {
+				agentCoreOpenAiApi: { apiKey: 'sk-test-openai-key-123456', url: server().openaiBaseUrl },
+			},
+		});
+		expect(result.errorOf('Agent Core')).toBeUndefined();
+		expect(result.outputOf('Prepare')[0].binary?.data0).toBeDefined();
+		expect(userParts()).toEqual([expect.objectContaining({ type: 'text' }), imagePart(PNG)]);
+	});
 
 	it('fails the item, before any model call, when Binary Properties names a key the item lacks', async () => {
 		const result = await run([chatTriggerItem('hi', [[PNG, 'a.png', 'image/png']])], {

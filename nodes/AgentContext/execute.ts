@@ -47,10 +47,15 @@ export async function agentContextExecute(
 	const { store, memory } = opened;
 	try {
 		return [
-			await mapItems(this, async (itemIndex) => ({
-				json: await runOperation(this, store, operation, itemIndex),
-				pairedItem: { item: itemIndex },
-			})),
+			await mapItems(this, async (itemIndex) => {
+				// Prepare passes the item's files on (a chat upload, an attachment): Agent Core after it sends them.
+				const binary = operation === 'prepare' ? items[itemIndex].binary : undefined;
+				return {
+					json: await runOperation(this, store, operation, itemIndex),
+					...(binary ? { binary } : {}),
+					pairedItem: { item: itemIndex },
+				};
+			}),
 		];
 	} finally {
 		if (!memory) await store.close();

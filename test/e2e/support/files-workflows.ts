@@ -87,8 +87,7 @@ function multipartWebhook(example: WorkflowJson): WorkflowJson {
 
 /**
  * (c) examples/agent-core-chat.json (Chat Trigger → Agent Context prepare → Agent Core → persist, on Redis)
- * with uploads allowed and Agent Core on version 2. Agent Context's prepare outputs JSON only (its item has no
- * binary), so a Code node after it gives Agent Core the Chat Trigger's binary again.
+ * with uploads allowed and Agent Core on version 2, as a user wires it: prepare passes the upload on.
  */
 function uploadContextChat(example: WorkflowJson): WorkflowJson {
 	const workflow = copy(example);
@@ -102,23 +101,6 @@ function uploadContextChat(example: WorkflowJson): WorkflowJson {
 		throw new Error('the chat example has no Chat Trigger, Agent Context prepare or Agent Core');
 	withUploads(trigger, UPLOAD_CONTEXT_CHAT_WEBHOOK_ID);
 	toVersion2(agent);
-	const joinName = 'Uploaded Files';
-	workflow.nodes.push({
-		parameters: {
-			jsCode:
-				`const uploads = $('${trigger.name}').all();\n` +
-				'return $input.all().map((item, index) => ({ json: item.json, binary: uploads[index]?.binary }));',
-		},
-		id: 'b4f1e2d3-6a5c-4e7b-8d9f-0a1b2c3d4e04',
-		name: joinName,
-		type: 'n8n-nodes-base.code',
-		typeVersion: 2,
-		position: [360, 160],
-	});
-	workflow.connections[prepare.name] = {
-		main: [[{ node: joinName, type: 'main', index: 0 }]],
-	};
-	workflow.connections[joinName] = { main: [[{ node: agent.name, type: 'main', index: 0 }]] };
 	return workflow;
 }
 
