@@ -146,6 +146,42 @@ describe('Agent Context → Agent Core → Agent Context in n8n’s engine', () 
 		expect(await withSharedRedis(connection, (shared) => shared.client('ID'))).toBe(Number(id));
 	});
 
+	it.each([1, 2])(
+		'with Input left at Prompt (node version %i), the history prepare loaded is used, not silently dropped (issue #41)',
+		async (typeVersion) => {
+			rememberingModel();
+			const sessionId = `prompt-${typeVersion}-${randomUUID()}`;
+			const turn = (chatInput: string) =>
+				runWorkflow({
+					nodes: [
+						createInputNode([{ action: 'sendMessage', sessionId, chatInput }], 'Chat'),
+						contextNode('Prepare', 'prepare', 'memory'),
+						createNode({
+							name: 'Agent Core',
+							type: 'agentCore',
+							typeVersion,
+							parameters: {
+								...(typeVersion === 2 ? { provider: 'openai' } : {}),
+								model: { __rl: true, mode: 'id', value: 'scripted-model' },
+							},
+							settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
+						}),
+						contextNode('Persist', 'persist', 'memory'),
+					],
+					connections: connectInSequence('Chat', 'Prepare', 'Agent Core', 'Persist'),
+					nodeTypes: { agentCore: new AgentCore(), agentContext: new AgentContext() },
+					credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: server().openaiBaseUrl } },
+				});
+			await turn('My name is Grace');
+			const second = await turn('Who am I?');
+			expect(second.errorOf('Agent Core')).toBeUndefined();
+			expect(second.outputOf('Persist')[0].json).toMatchObject({ output: 'You are Grace.' });
+			// The question is asked once, not twice.
+			const last = server().requests[server().requests.length - 1];
+			expect(last.messages.filter((message) => message.content === 'Who am I?')).toHaveLength(1);
+		},
+	);
+
 	it('follows a Chat Trigger conversation (sessionId, chatInput) with the default fields, the reply in output', async () => {
 		rememberingModel();
 		const sessionId = `chat-${randomUUID()}`;

@@ -234,6 +234,24 @@ async function readModels(
 }
 
 /**
+ * Input → Prompt after Agent Context's prepare (issue #41): the item carries the loaded conversation in
+ * `messages_json`, which Prompt alone would silently drop. It is the run's conversation then; the prompt is
+ * added as the newest message only when it is not already its last user message (prepare appends the chat's).
+ */
+export function promptWithPreparedHistory(
+	prompt: string | undefined,
+	json: IDataObject | undefined,
+): Pick<RunAgentOptions, 'prompt' | 'messages'> {
+	const prepared = json?.messages_json;
+	if (!Array.isArray(prepared) || prepared.length === 0) return { prompt };
+	const last = prepared[prepared.length - 1] as { role?: unknown; content?: unknown } | undefined;
+	const asked =
+		last?.role === 'user' &&
+		(prompt === undefined || prompt.trim() === '' || last.content === prompt);
+	return asked ? { messages: prepared } : { messages: prepared, prompt };
+}
+
+/**
  * Operation → Run: the user's request, as a prompt or a conversation, the workflow's instructions (read with the
  * panel), and in version 2 the item's binary files (read-files.ts); version 1 sends no files, as published.
  */
@@ -246,11 +264,12 @@ export async function readInput(
 	const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
 	const files =
 		version >= 2 ? await readItemFiles(context, itemIndex, run.options, run.config) : [];
+	const prompt =
+		inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined;
 	return {
-		prompt:
-			inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined,
-		messages:
-			inputMode === 'messages' ? context.getNodeParameter('messagesJson', itemIndex) : undefined,
+		...(inputMode === 'prompt'
+			? promptWithPreparedHistory(prompt, context.getInputData()[itemIndex]?.json)
+			: { messages: context.getNodeParameter('messagesJson', itemIndex) }),
 		// Instructions (version 1) or System Message (version 2), --system in the CLI: one setting, named in the settings table.
 		developerText: run.developerText,
 		...(files.length ? { files } : {}),
