@@ -1,6 +1,8 @@
 // A run that ends without an answer on first try (issue #28): `output`, the field n8n's chat shows, holds one sentence saying why, never nothing.
 import type { INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { limitWords } from '../nodes/AgentCore/limit-words';
+import { SETTINGS } from '../src';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
 import { connectInSequence, createInputNode, createNode } from './support/test-nodes';
@@ -59,6 +61,14 @@ describe('Agent Core in n8n’s engine: a run without an answer says why in outp
 		);
 		expect(json.output).toMatch(ONE_SENTENCE);
 		expect(server().requests).toHaveLength(1);
+	});
+
+	it('names the value the run had when the field was left at its default', () => {
+		const steps = SETTINGS.max_steps.default;
+		expect(limitWords('max_steps', {}, 2)).toBe(
+			`the agent used all ${steps} of its Max Iterations (Options); raise it`,
+		);
+		expect(limitWords('final', {}, 2)).toBeUndefined();
 	});
 
 	it('version 2 names the limit as its panel does: Max Iterations, under Options', async () => {

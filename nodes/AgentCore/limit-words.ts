@@ -1,5 +1,5 @@
 // A limit's sentence in the words of the panel the user set it in (issue #41): "used all 1 of its Max Iterations (Options)".
-import type { AgentConfig, FinishReason } from '../../src';
+import { SETTINGS, type AgentConfig, type FinishReason } from '../../src';
 import { panelName } from './panel-names';
 
 /** The finish reasons that are one setting run out, and the setting (with the unit its value is counted in). */
@@ -20,7 +20,9 @@ export function limitWords(
 	version: number,
 ): string | undefined {
 	const limit = LIMITS[reason];
-	const value = limit && config[limit.key];
+	// A field the panel left unset runs at the setting's default, the value the run really had.
+	const value =
+		limit && (config[limit.key] ?? (SETTINGS[limit.key] as { default?: unknown }).default);
 	if (!limit || typeof value !== 'number') return undefined;
 	const place = panelName(limit.key, version).split(' → ');
 	const name = place.pop();
