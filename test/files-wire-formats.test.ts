@@ -1,3 +1,5 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
@@ -147,6 +149,54 @@ describe('OpenAI chat completions (the engine’s own adapter, openai SDK)', () 
 				{ type: 'file', file: { filename: 'invoice.pdf', file_data: INVOICE_URL } },
 			],
 		});
+	});
+
+	it('streams a file of many base64 chunks whole, with its exact Content-Length rather than chunked', async () => {
+		// Over 2 MB: the body is read in several encoded chunks (openai-body.ts), and must still be one exact JSON body.
+		const big = Buffer.concat([Buffer.from(pdfBytes('big')), Buffer.alloc(2_100_000, 0x61)]);
+		await openAi(server()).generate(requestWith(withFiles([runFile('big.pdf', big)], 'Sum?')));
+		const [request] = server().requests;
+		expect(request.files.map((file) => [file.bytes, file.sha256])).toEqual([
+			[big.length, sha(big)],
+		]);
+		expect(request.headers['transfer-encoding']).toBeUndefined();
+		expect(Number(request.headers['content-length'])).toBe(
+			Buffer.byteLength(JSON.stringify(request.body)),
+		);
+	});
+
+	it('a connection dropped mid-upload is retried with a body of its own, then fails with a sentence, not a hang', async () => {
+		// An endpoint (or proxy) that resets the connection after the first 256 KiB of each upload.
+		const uploads: number[] = [];
+		const dropper = http.createServer((request) => {
+			let received = 0;
+			uploads.push(0);
+			const upload = uploads.length - 1;
+			request.on('data', (chunk: Buffer) => {
+				received += chunk.length;
+				uploads[upload] = received;
+				if (received > 256 * 1024) request.socket.destroy();
+			});
+		});
+		await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve));
+		const { port } = dropper.address() as AddressInfo;
+		const model = new OpenAiChatModel({
+			apiKey: API_KEY,
+			baseUrl: `http://127.0.0.1:${port}/v1`,
+			maxRetries: 1,
+		});
+		const big = Buffer.concat([Buffer.from(pdfBytes('big')), Buffer.alloc(2_100_000, 0x61)]);
+		try {
+			await expect(
+				model.generate(requestWith(withFiles([runFile('big.pdf', big)], 'Sum?'))),
+			).rejects.toThrow(/connection|socket|network|fetch failed|terminated/i);
+			// Two attempts, each sending from the body's start (a fresh stream per attempt).
+			expect(uploads).toHaveLength(2);
+			for (const received of uploads) expect(received).toBeGreaterThan(256 * 1024);
+		} finally {
+			dropper.closeAllConnections();
+			await new Promise((resolve) => dropper.close(resolve));
+		}
 	});
 
 	it('sends several files in their order, each in its own part', async () => {

@@ -1,11 +1,15 @@
 /**
  * A chat completions body that carries files, written without the whole base64 text in memory (issue #40). The
- * body is serialised with a marker where each file's data URL goes, then put together as a Blob of pieces: the
- * JSON around the markers, and each file's base64 in chunks of about 4 MiB, each chunk a Blob of its own so its
- * text is freed once copied. A 20 MB PDF then costs the request its 27 MB of base64 once (the Blob), instead of
- * the base64 text, the JSON text holding it and the encoded body (bench/files-memory.js measures it).
- * openai-node passes a Blob body through unchanged (client.js `buildBody`: "Pass raw type verbatim"), and
- * undici streams it with its length known.
+ * body is serialised with a marker where each file's data URL goes; the request then reads it as a stream that
+ * encodes each file's base64 chunk by chunk, only when the connection asks for the next one. A 20 MB PDF costs
+ * the request a few hundred KiB of base64 at a time, instead of its 27 MB of base64 text, the JSON text holding
+ * it and the encoded body (bench/files-memory.js measures it).
+ *
+ * The body's length is known before a byte is encoded (base64 is 4 characters per 3 bytes), so it is sent with a
+ * Content-Length, not chunked: an endpoint or proxy that refuses chunked uploads sees an ordinary request.
+ * openai-node passes a ReadableStream body through unchanged with `duplex: 'half'` (client.js `buildBody`, "Send
+ * chunked stream"; `fetchWithTimeout`), and marks it not retryable: the retries are ours (retry.ts), and each
+ * attempt builds its own body.
  */
 import { randomUUID } from 'node:crypto';
 import type { SentFile } from './file-parts';
@@ -31,28 +35,56 @@ export function fileMarkers(): FileMarkers {
 	};
 }
 
-/** Chunks encoded between two turns of the event loop: about 3 MiB of a file, a few milliseconds of work. */
-const CHUNKS_PER_TURN = 8;
+/** A body as the request sends it: the stream, and its length in bytes for the Content-Length header. */
+export interface FileBody {
+	body: ReadableStream<Uint8Array>;
+	length: number;
+}
+
+/** One piece of the body: JSON text around the markers, or a file's data URL. */
+type Piece = { text: string } | { file: SentFile };
 
 /**
- * `body` as JSON with each marker replaced by its file's data URL, as a Blob of pieces. The encoding gives the
- * event loop a turn every CHUNKS_PER_TURN chunks, so a large file does not hold the process while it is encoded.
+ * `body` as JSON with each marker replaced by its file's data URL. Nothing is encoded until the stream is read,
+ * one piece (about 512 KiB of base64) per read, so the encoding also gives the event loop a turn between pieces.
  */
-export async function bodyWithFiles(body: unknown, markers: FileMarkers): Promise<Blob> {
+export function bodyWithFiles(body: unknown, markers: FileMarkers): FileBody {
 	const json = JSON.stringify(body);
-	const pieces: Blob[] = [];
+	const pieces: Piece[] = [];
 	const pattern = new RegExp(`${markers.nonce}:(\\d+)`, 'g');
 	let from = 0;
-	let encoded = 0;
 	for (const match of json.matchAll(pattern)) {
 		const file = markers.files[Number(match[1])];
-		pieces.push(new Blob([json.slice(from, match.index), `data:${file.type};base64,`]));
-		for (const chunk of file.base64Chunks()) {
-			pieces.push(new Blob([chunk]));
-			if (++encoded % CHUNKS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-		}
+		pieces.push({ text: `${json.slice(from, match.index)}data:${file.type};base64,` }, { file });
 		from = match.index + match[0].length;
 	}
-	pieces.push(new Blob([json.slice(from)]));
-	return new Blob(pieces, { type: 'application/json' });
+	pieces.push({ text: json.slice(from) });
+	const length = pieces.reduce(
+		(sum, piece) =>
+			sum + ('text' in piece ? Buffer.byteLength(piece.text) : piece.file.base64Length),
+		0,
+	);
+	const chunks = encoded(pieces);
+	const stream = new ReadableStream<Uint8Array>(
+		{
+			pull(controller) {
+				const next = chunks.next();
+				if (next.done) controller.close();
+				else controller.enqueue(next.value);
+			},
+			cancel() {
+				chunks.return(undefined);
+			},
+		},
+		// Nothing is read ahead: a chunk is encoded when the connection asks for it.
+		{ highWaterMark: 0 },
+	);
+	return { body: stream, length };
+}
+
+function* encoded(pieces: readonly Piece[]): Generator<Uint8Array, void, undefined> {
+	for (const piece of pieces) {
+		if ('text' in piece) yield Buffer.from(piece.text);
+		else for (const chunk of piece.file.base64Chunks()) yield Buffer.from(chunk, 'latin1');
+	}
 }

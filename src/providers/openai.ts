@@ -97,17 +97,16 @@ export class OpenAiChatModel implements ChatModel {
 			...(format ? { response_format: format } : {}),
 			...(dropped.has('prompt_cache_key') ? {} : withPromptCacheKey(request)),
 		};
-		const written = async (sent: object) =>
-			markers.files.length
-				? {
-						body: await bodyWithFiles(sent, markers),
-						headers: { 'content-type': 'application/json' },
-					}
-				: {};
+		const written = (sent: object) => {
+			if (!markers.files.length) return {};
+			const { body: stream, length } = bodyWithFiles(sent, markers);
+			const headers = { 'content-type': 'application/json', 'content-length': String(length) };
+			return { body: stream, headers };
+		};
 		if (!streamed) {
 			const completion: unknown = await this.client.chat.completions.create(body, {
 				signal: request.signal,
-				...(await written(body)),
+				...written(body),
 			});
 			return readCompletion(completion);
 		}
@@ -120,7 +119,7 @@ export class OpenAiChatModel implements ChatModel {
 		};
 		const stream = await this.client.chat.completions.create(streaming, {
 			signal: request.signal,
-			...(await written(streaming)),
+			...written(streaming),
 		});
 		return readCompletion(await collectChatCompletionStream(stream, streamed, request.signal));
 	}
