@@ -111,7 +111,10 @@ describe('prompt tokens on the webhook benchmark job (o200k_base, as bench:webho
 		},
 	});
 
-	async function runJob(requestNumber: number): Promise<ScriptedRequest[]> {
+	async function runJob(
+		requestNumber: number,
+		maxParallelCalls: number,
+	): Promise<ScriptedRequest[]> {
 		const before = server().requests.length;
 		const result = await runAgent({
 			model: modelFor(server()),
@@ -120,6 +123,7 @@ describe('prompt tokens on the webhook benchmark job (o200k_base, as bench:webho
 				allowed_tools: ['Calculator'],
 				max_steps: 6,
 				max_tool_calls: 4,
+				max_parallel_calls: maxParallelCalls,
 				timeout: 60,
 			},
 			extraTools: [calculatorTool()],
@@ -133,8 +137,11 @@ describe('prompt tokens on the webhook benchmark job (o200k_base, as bench:webho
 		return server().requests.slice(before);
 	}
 
-	it("sends at most the AI Agent's prompt tokens per webhook request (both calls)", async () => {
-		const requests = await runJob(17);
+	const tokensOf = (requests: ScriptedRequest[]) =>
+		requests.map((request) => benchPromptTokens(request.body as Record<string, any>));
+
+	it("at max_parallel_calls 1, sends at most the AI Agent's prompt tokens per webhook request (both calls)", async () => {
+		const requests = await runJob(17, 1);
 		expect(requests).toHaveLength(2);
 		// What is counted still carries every protection: the whole protocol, the wrapper and the data notice.
 		const system = requests[1].messages[0].content;
@@ -147,14 +154,32 @@ describe('prompt tokens on the webhook benchmark job (o200k_base, as bench:webho
 		expect(observationMessage('Calculator', scenario.EXPECTED_TOTAL)).toBe(
 			`Observation from Calculator:\n<observation>\n272\n</observation>\n${OBSERVATIONS_ARE_DATA}`,
 		);
-		const perCall = requests.map((request) =>
-			benchPromptTokens(request.body as Record<string, any>),
-		);
+		const perCall = tokensOf(requests);
 		const total = perCall[0] + perCall[1];
 		// Printed for the README's per-part budget; the assertion is the bound.
 		console.log(
 			`prompt tokens per request: ${total} (call 1: ${perCall[0]}, call 2: ${perCall[1]}); AI Agent: ${AI_AGENT_PROMPT_TOKENS}`,
 		);
 		expect(total + BENCH_EXCESS).toBeLessThanOrEqual(AI_AGENT_PROMPT_TOKENS);
+	});
+
+	/**
+	 * The default (4) offers the "actions" form (issue #42) in the protocol sentence of every call: that clause
+	 * is all it adds, so a one-call job pays exactly its tokens on each of its two calls, and no more.
+	 */
+	it('at the default max_parallel_calls 4, adds exactly the "actions" clause on each call', async () => {
+		const single = tokensOf(await runJob(17, 1));
+		const requests = await runJob(17, 4);
+		expect(requests[0].messages[0].content).toMatch(
+			/^Reply with one JSON object: \{"type":"action","tool":"<name>","args":\{\.\.\.\}\}, \{"type":"actions","calls":\[≤4 \{"tool","args"\}\]\} or \{"type":"final"/,
+		);
+		const clause = encode(', {"type":"actions","calls":[≤4 {"tool","args"}]}').length;
+		const batched = tokensOf(requests);
+		console.log(
+			`prompt tokens per request at max_parallel_calls 4: ${batched[0] + batched[1]} (the clause: ${clause} per call)`,
+		);
+		expect(clause).toBeLessThanOrEqual(16);
+		expect(batched[0] - single[0]).toBeLessThanOrEqual(clause);
+		expect(batched[1] - single[1]).toBeLessThanOrEqual(clause);
 	});
 });

@@ -217,19 +217,21 @@ describe('the settings table', () => {
 			jsonMode: 'off',
 			batchSize: 3,
 		};
+		// Version 1 is frozen: a setting that arrived later with another default runs as version 1 always did.
 		expect(configFromCollections({ limits, options })).toStrictEqual({
 			temperature: 0.4,
 			timeout: 60,
 			max_steps: 9,
 			loop_limit: 0,
 			json_mode: 'off',
+			max_parallel_calls: 1,
 		});
 		expect(
 			configFromCollections({
 				limits: {},
 				options: { maxOutputTokens: 500, reasoningEffort: 'low' },
 			}),
-		).toStrictEqual({ max_output_tokens: 500, reasoning_effort: 'low' });
+		).toStrictEqual({ max_output_tokens: 500, reasoning_effort: 'low', max_parallel_calls: 1 });
 	});
 
 	it('shows a limit added for a later node version only in that version, sorted among the others', () => {

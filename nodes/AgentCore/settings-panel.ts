@@ -76,6 +76,11 @@ export function configFromPanel(
 	const config: Record<string, unknown> = {};
 	for (const [key, { panel }] of settingEntries()) {
 		if (!panel || panel.builtByNode || panel.collection === 'top') continue;
+		// A setting newer than this node version runs as that version always did (e.g. one tool call per reply in version 1).
+		if ((panel.since ?? 1) > version && panel.olderVersions !== undefined) {
+			config[key] = panel.olderVersions;
+			continue;
+		}
 		const place = placeOf(panel, version);
 		if (!place || place.path.length !== 2) continue;
 		const value = collections[place.path[0]]?.[place.path[1]];

@@ -22,6 +22,8 @@ export interface ToolCallRequest {
 	settings: Record<string, unknown>;
 	runSignal: AbortSignal;
 	singleCallTimeout: number;
+	/** The setting that gave the timeout, for the error (`tool_settings.<tool>.timeout`); absent: single_call_timeout. */
+	timeoutSetting?: string;
 	observationMaxLength: number;
 	sessionId?: string;
 	/** The user's turns and the instructions (see ToolContext.trustedText). */
@@ -123,7 +125,7 @@ export async function runTool(tool: Tool, request: ToolCallRequest): Promise<Too
 				runAborted: false,
 				error: {
 					type: 'tool_timeout',
-					message: `${tool.name} did not finish within single_call_timeout (${request.singleCallTimeout} s)`,
+					message: `${tool.name} did not finish within ${request.timeoutSetting ?? 'single_call_timeout'} (${request.singleCallTimeout} s)`,
 				},
 			};
 		}

@@ -22,7 +22,7 @@ export type RepeatDecision =
 	| { next: 'loop'; detail: string };
 
 /** The call's key: its tool and what it would send; a tool whose form cannot be had is compared by its args. */
-function callKey(tool: Tool, args: Record<string, unknown>): string {
+export function callKey(tool: Tool, args: Record<string, unknown>): string {
 	let form: unknown = args;
 	if (typeof tool.canonicalCall === 'function') {
 		try {

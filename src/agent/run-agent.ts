@@ -6,7 +6,15 @@ import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from 
 import { AnswerRelease, holdBackFor } from './answer/answer-release';
 import type { AgentConfig } from '../settings/config';
 import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
-import { checkToolCall, countToolUse, runTool, toolSecrets } from './execute-tool';
+import {
+	checkToolCall,
+	countToolUse,
+	runTool,
+	toolSecrets,
+	type ToolOutcome,
+} from './execute-tool';
+import { type BatchHost, runBatch } from './run-batch';
+import { ownToolSettings, TOOL_TIMEOUT_KEY, toolTimeout } from '../settings/tool-timeout';
 import { normaliseInput, trustedTextOf } from './input';
 import { abortedReason, runLimit } from './run-deadline';
 import { callWithFailover, type ModelCallOutcome } from './model-call';
@@ -117,10 +125,16 @@ export class AgentRun {
 				options.developerText,
 				config.prompt_examples,
 				config.output_schema,
+				config.max_parallel_calls,
 			);
 		// A conversation restored from a run state holds file references: the caller's files give back their bytes.
 		if (paused) reattachFiles(this.conversation, taken.files);
-		this.format = protocolFormat(config.json_mode, [...tools.values()], config.output_schema);
+		this.format = protocolFormat(
+			config.json_mode,
+			[...tools.values()],
+			config.output_schema,
+			config.max_parallel_calls,
+		);
 		this.repeats = new RepeatedCalls(config.loop_limit, paused?.repeats);
 		this.failures = new FailureStreak(paused?.failures);
 		this.trustedText =
@@ -256,7 +270,7 @@ export class AgentRun {
 		if (turn.reasoning) entry.reasoning = turn.reasoning;
 		if (turn.kind === 'final') return this.answered(entry, turn.answer, response.text, release);
 		release?.finishWithoutAnswer(
-			turn.kind === 'action' ? 'the reply was a tool call' : 'the reply broke the protocol',
+			turn.kind === 'error' ? 'the reply broke the protocol' : 'the reply was a tool call',
 		);
 		if (turn.kind === 'error') {
 			entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
@@ -275,13 +289,61 @@ export class AgentRun {
 				);
 			return failedStep(entry, { type: 'parse_error', message: turn.message }, 'parse_error');
 		}
-		const args = withoutNullOptionals(
-			turn.args,
-			this.tools.get(turn.tool)?.parameters,
-			this.format,
-		) as Record<string, unknown>;
+		if (turn.kind === 'actions')
+			return runBatch(
+				this.batchHost(),
+				entry,
+				turn.calls.map(({ tool, args }) => ({ tool, args: this.argsOf(tool, args) })),
+			);
+		const args = this.argsOf(turn.tool, turn.args);
 		entry.action = { tool: turn.tool, args };
 		return this.act(entry, turn.tool, args);
+	}
+
+	/** A call's args as the tool's schema reads them: a strict reply's nulls for optional fields taken out. */
+	private argsOf(tool: string, args: Record<string, unknown>): Record<string, unknown> {
+		return withoutNullOptionals(args, this.tools.get(tool)?.parameters, this.format) as Record<
+			string,
+			unknown
+		>;
+	}
+
+	/** The run's parts an "actions" step uses (see run-batch.ts). */
+	private batchHost(): BatchHost {
+		return {
+			config: this.config,
+			tools: this.tools,
+			repeats: this.repeats,
+			takeToolCall: () => this.toolCalls < this.config.max_tool_calls && ++this.toolCalls > 0,
+			callTool: (tool, name, args, step) => this.callTool(tool, name, args, step),
+			countUse: (name, ms, ok) => countToolUse(this.usedTools, name, ms, ok),
+			takeFiles: (observation, returned) =>
+				observedFiles(
+					observation,
+					returned,
+					this.config,
+					(this.filesHeld ??= filesHeldIn(this.conversation)),
+					this.redactor,
+				),
+			tellAction: (step, tool, args) =>
+				this.emit(() => ({
+					type: 'action',
+					step,
+					tool,
+					summary: actionSummary(tool, args, this.redactor),
+				})),
+			tellObservation: (step, tool, ok, text) =>
+				this.emit(() => ({
+					type: 'observation',
+					step,
+					tool,
+					ok,
+					summary: observationSummary(text, this.redactor),
+				})),
+			pushObservations: (content, files) =>
+				this.conversation.push({ role: 'user', content, ...(files.length ? { files } : {}) }),
+			aborted: () => this.aborted(),
+		};
 	}
 
 	/** A final reply: the answer, checked against `output_schema` when the run has one (a mismatch gets the repair turn). */
@@ -387,22 +449,7 @@ export class AgentRun {
 
 		if (recordStart) await recordStart();
 		this.toolCalls++;
-		const { tools, redactor, trustedText, config } = this;
-		const outcome = await runTool(checked.tool, {
-			tools,
-			name,
-			args,
-			redactor,
-			trustedText,
-			sessionId: this.options.sessionId,
-			runSignal: this.runController.signal,
-			settings: Object.prototype.hasOwnProperty.call(config.tool_settings, name)
-				? config.tool_settings[name]
-				: {},
-			singleCallTimeout: config.single_call_timeout,
-			observationMaxLength: config.observation_max_len,
-			idempotencyKey: this.durable?.idempotencyKey(entry.step, name, args),
-		});
+		const outcome = await this.callTool(checked.tool, name, args, entry.step);
 		entry.tool_ms = Math.round(outcome.elapsedMs);
 		countToolUse(this.usedTools, name, entry.tool_ms, outcome.ok);
 		this.repeats.record(
@@ -423,6 +470,33 @@ export class AgentRun {
 			return this.aborted();
 		}
 		return this.observed(entry, name, outcome.observation, outcome.files);
+	}
+
+	/** One checked call, under its own timeout (`tool_settings.<tool>.timeout`, else single_call_timeout) and the run's signal. */
+	private callTool(
+		tool: Tool,
+		name: string,
+		args: Record<string, unknown>,
+		step: number,
+	): Promise<ToolOutcome> {
+		const { tools, redactor, trustedText, config } = this;
+		const settings = Object.prototype.hasOwnProperty.call(config.tool_settings, name)
+			? config.tool_settings[name]
+			: {};
+		return runTool(tool, {
+			tools,
+			name,
+			args,
+			redactor,
+			trustedText,
+			sessionId: this.options.sessionId,
+			runSignal: this.runController.signal,
+			settings: ownToolSettings(settings),
+			singleCallTimeout: toolTimeout(settings, config.single_call_timeout),
+			...(TOOL_TIMEOUT_KEY in settings ? { timeoutSetting: `tool_settings.${name}.timeout` } : {}),
+			observationMaxLength: config.observation_max_len,
+			idempotencyKey: this.durable?.idempotencyKey(step, name, args),
+		});
 	}
 
 	/** The step's observation, in the trace, for the model and for the listener. */

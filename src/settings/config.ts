@@ -3,6 +3,7 @@ import { ConfigError } from '../core/config-error';
 import type { ToolRegistry } from '../tools/registry';
 import { validateAgainst } from '../validation/validate';
 import { nonFiniteNumberProblem } from './finite-numbers';
+import { checkToolTimeout, ownToolSettings } from './tool-timeout';
 import { type Check, isPlainObject } from './setting-checks';
 import { type ConfigOfSettings, type KeyWithValue, settingEntries } from './settings';
 
@@ -103,11 +104,13 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
 				`tool_settings names unknown tool "${name}" (available: ${available.join(', ') || 'none'})`,
 			);
 		}
+		checkToolTimeout(name, settings);
+		const own = ownToolSettings(settings);
 		if (tool.settingsSchema) {
-			const result = validateAgainst(tool.settingsSchema, settings, `tool_settings.${name}`);
+			const result = validateAgainst(tool.settingsSchema, own, `tool_settings.${name}`);
 			if (!result.ok) throw new ConfigError(`tool_settings.${name}`, result.issues.join('; '));
 		}
-		const problems = tool.checkSettings?.(settings) ?? [];
+		const problems = tool.checkSettings?.(own) ?? [];
 		if (problems.length > 0)
 			throw new ConfigError(
 				`tool_settings.${name}`,

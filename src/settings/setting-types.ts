@@ -35,6 +35,8 @@ export interface PanelFacts {
 	 * setting added later names the version it arrives in; older versions run with its default.
 	 */
 	since?: number;
+	/** The value node versions before `since` run with, where it is not the engine's default (their behaviour is frozen). */
+	olderVersions?: number | string | boolean;
 	/** A limit that node version 2 groups under Governance → Budgets (a token or cost budget) instead of Options. */
 	budget?: true;
 }

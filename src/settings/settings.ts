@@ -128,6 +128,25 @@ export const SETTINGS = {
 			'Most tool executions in one run; one more request ends the run with finish_reason max_tool_calls',
 		),
 	},
+	/** How many tool calls one reply may ask for (`{"type":"actions","calls":[…]}`, issue #42); 1 = one action per reply. */
+	max_parallel_calls: {
+		default: 4,
+		check: check.integer(1, 16),
+		meaning:
+			'1–16: tool calls one reply may ask for (`{"type":"actions","calls":[…]}`); calls without side effects run ' +
+			'together, the others alone, in order; 1 = one action per reply, as node version 1 always runs (see *The protocol*)',
+		panel: {
+			collection: 'options',
+			name: 'maxParallelToolCalls',
+			displayName: 'Max Parallel Tool Calls',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 16 },
+			since: 2,
+			olderVersions: 1,
+			description:
+				'Tool calls the model may ask for in one reply; read-only calls run together, calls with side effects one at a time (1 = one call per reply)',
+		},
+	},
 	/** The identical call (same tool, same args) this many times ends the run (`loop`); 0 = never ends it. */
 	loop_limit: {
 		default: 3,

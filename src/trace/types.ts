@@ -54,6 +54,8 @@ export interface TraceStep {
 	observation?: string;
 	/** The step whose identical call this one repeated: the tool was not run again (see `loop_limit`). */
 	repeat_of?: number;
+	/** An "actions" reply (several tool calls in one turn, `max_parallel_calls`): each call, in the order asked. */
+	calls?: TraceCall[];
 	error?: StepError;
 	/** Who answered this step (or failed it): the provider adapter and the model id. */
 	provider?: string;
@@ -92,6 +94,17 @@ export interface TraceStep {
 		tokens_after: number;
 		at: string;
 	};
+}
+
+/** One call of an "actions" step: what was asked (redacted args), what came back, how long it took. */
+export interface TraceCall {
+	tool: string;
+	args: Record<string, unknown>;
+	observation?: string;
+	error?: StepError;
+	elapsed_ms: number;
+	/** The step (or `call n` of this step) whose identical call answered this one: the tool was not run again. */
+	repeat_of?: number | string;
 }
 
 /** One tool's runs in a run (design §12): how often it ran, how long in all and on average, how often it failed. */

@@ -1,5 +1,14 @@
 /** A reply's text as one JSON object, or the sentence that names what keeps it from being one (for the repair turn). */
-import { MAX_NESTING_DEPTH, placeOf, scanStructure, topLevelShape } from './json-scan';
+import {
+	type CallDuplicate,
+	MAX_NESTING_DEPTH,
+	placeOf,
+	scanStructure,
+	topLevelShape,
+} from './json-scan';
+
+/** One JSON object, and the first key one of its `calls` held twice (refused only in an `actions` reply). */
+export type ReadObject = { value: Record<string, unknown>; callDuplicate?: CallDuplicate };
 
 /**
  * `{ value }` when `text` (trimmed, unfenced) is exactly one valid JSON object with no top-level key twice;
@@ -7,7 +16,7 @@ import { MAX_NESTING_DEPTH, placeOf, scanStructure, topLevelShape } from './json
  * item 6: a message that sends the model after prose or a second object that is not there wastes the one
  * repair turn). Linear in the text length.
  */
-export function readObject(text: string): { value: Record<string, unknown> } | { problem: string } {
+export function readObject(text: string): ReadObject | { problem: string } {
 	// Most replies are one valid object: one pass for what JSON.parse does not check (a key given twice, and
 	// the depth, before JSON.parse may nest that deep), then JSON.parse. Anything else, a reply too deep
 	// included, is read in full below, which names its problem.
@@ -16,7 +25,7 @@ export function readObject(text: string): { value: Record<string, unknown> } | {
 		const parsed = shape.tooDeep ? undefined : parsedOrUndefined(text);
 		if (parsed !== undefined)
 			return shape.duplicate === undefined
-				? { value: parsed as Record<string, unknown> }
+				? { value: parsed as Record<string, unknown>, callDuplicate: shape.callDuplicate }
 				: { problem: duplicateProblem(shape.duplicate) };
 	}
 	if (text.startsWith('[')) return { problem: arrayProblem(text) };
@@ -90,9 +99,9 @@ export function readObject(text: string): { value: Record<string, unknown> } | {
 			problem: `Your reply had text after the JSON object. Do not write prose around the object.${invalid}`,
 		};
 	if ('error' in parsed) return { problem: `Your reply was not valid JSON: ${parsed.error}.` };
-	const duplicate = topLevelShape(text).duplicate;
+	const { duplicate, callDuplicate } = topLevelShape(text);
 	if (duplicate !== undefined) return { problem: duplicateProblem(duplicate) };
-	return { value: parsed.value as Record<string, unknown> };
+	return { value: parsed.value as Record<string, unknown>, callDuplicate };
 }
 
 const TOO_DEEP = `Your reply nested JSON objects or arrays more than ${MAX_NESTING_DEPTH} levels deep; send flatter arguments.`;

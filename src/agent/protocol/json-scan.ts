@@ -103,17 +103,34 @@ export function placeOf(text: string, index: number): string {
 	return `line ${line}, column ${index - lineStart + 1}`;
 }
 
+/** A key given twice inside one element of a top-level `calls` array (an `actions` reply): the call's index and the key. */
+export interface CallDuplicate {
+	index: number;
+	key: string;
+}
+
 /**
  * What one pass over `text` (an object starting at index 0) finds: whether a bracket outside a string opens
  * level MAX_NESTING_DEPTH + 1 (`tooDeep`, and the pass stops there; JSON.parse, which reads strings the same
  * way, nests no deeper than this pass counts before it fails), else, for valid JSON, the first key its
- * object holds twice at the top level, compared as JSON decodes them (`"typ\u0065"` is `"type"`). A string
- * at depth 1 followed by a colon is a key; in valid JSON only JSON's four whitespace characters can stand
- * between them.
+ * object holds twice at the top level, compared as JSON decodes them (`"typ\u0065"` is `"type"`), and the
+ * first key held twice by one element of its top-level `calls` array (`callDuplicate`: JSON.parse would
+ * keep the last, so a call could be checked as one tool and read as another). A string at depth 1 (or 3,
+ * inside `calls`) followed by a colon is a key; in valid JSON only JSON's four whitespace characters can
+ * stand between them.
  */
-export function topLevelShape(text: string): { tooDeep: boolean; duplicate?: string } {
+export function topLevelShape(text: string): {
+	tooDeep: boolean;
+	duplicate?: string;
+	callDuplicate?: CallDuplicate;
+} {
 	const keys = new Set<string>();
 	let duplicate: string | undefined;
+	let callDuplicate: CallDuplicate | undefined;
+	let lastKey: string | undefined; // the last key read at depth 1
+	let inCalls = false; // inside the top-level "calls" array
+	let callIndex = -1;
+	let callKeys = new Set<string>();
 	let depth = 0;
 	for (let index = 0; index < text.length; index++) {
 		const character = text.charCodeAt(index);
@@ -121,20 +138,31 @@ export function topLevelShape(text: string): { tooDeep: boolean; duplicate?: str
 			const start = index;
 			index = stringEnd(text, index);
 			if (index === -1) break;
-			if (depth !== 1 || duplicate !== undefined) continue;
+			const inCall = depth === 3 && inCalls && callDuplicate === undefined;
+			if (!(depth === 1 || inCall)) continue;
 			let next = index + 1;
 			while (isJsonWhitespace(text.charCodeAt(next))) next++;
 			if (text.charCodeAt(next) !== COLON) continue;
 			// Without a backslash the key is its text as it stands; with one, JSON decodes it.
 			const quoted = text.slice(start, index + 1);
 			const key = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
-			if (keys.has(key)) duplicate = key;
-			else keys.add(key);
+			if (depth === 1) {
+				lastKey = key;
+				if (duplicate !== undefined) continue;
+				if (keys.has(key)) duplicate = key;
+				else keys.add(key);
+			} else if (callKeys.has(key)) callDuplicate = { index: callIndex, key };
+			else callKeys.add(key);
 		} else if (character === OPEN_BRACE || character === OPEN_BRACKET) {
 			if (++depth > MAX_NESTING_DEPTH) return { tooDeep: true };
+			if (depth === 2) inCalls = character === OPEN_BRACKET && lastKey === 'calls';
+			if (depth === 3 && inCalls) {
+				callIndex++;
+				callKeys = new Set();
+			}
 		} else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) depth--;
 	}
-	return { tooDeep: false, duplicate };
+	return { tooDeep: false, duplicate, callDuplicate };
 }
 
 const isJsonWhitespace = (code: number) =>

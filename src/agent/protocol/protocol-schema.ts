@@ -44,12 +44,17 @@ function rebaseRefs(value: unknown, at: string, depth: number): unknown {
 
 /**
  * The whole protocol as one JSON Schema: `type`; `tool`, one of the allowed tools' names; `args`, one
- * branch per allowed tool (that tool's own parameters schema, titled with its name); and `answer`, the
+ * branch per allowed tool (that tool's own parameters schema, titled with its name); with `max_parallel_calls`
+ * above 1, `calls`, 1 to that many `{tool, args}` of the same shapes (an "actions" reply); and `answer`, the
  * run's `output_schema` or a string. The root is one object, not a union of turn shapes, because OpenAI's
  * strict mode refuses a root `anyOf` (provider-behaviours.md §1.4 [I-sodocs]); which args go with which
  * tool is the parser's and ajv's check, as for every reply.
  */
-export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema): JsonSchema {
+export function protocolSchema(
+	tools: readonly Tool[],
+	outputSchema?: JsonSchema,
+	maxParallelCalls = 1,
+): JsonSchema {
 	const answer = outputSchema ? embeddable(outputSchema, '/properties/answer') : { type: 'string' };
 	if (tools.length === 0) {
 		return {
@@ -59,17 +64,40 @@ export function protocolSchema(tools: readonly Tool[], outputSchema?: JsonSchema
 			additionalProperties: false,
 		};
 	}
+	const tool = { type: 'string', enum: tools.map((each) => each.name) };
+	const args = (at: string) => ({
+		anyOf: tools.map((each, index) => ({
+			title: `args of ${each.name}`,
+			...embeddable(each.parameters, `${at}/anyOf/${index}`),
+		})),
+	});
+	// "actions" (issue #42): the same args branches again, inline: providers' strict modes follow `$ref` to $defs only.
+	const calls =
+		maxParallelCalls > 1
+			? {
+					calls: {
+						type: 'array',
+						minItems: 1,
+						maxItems: maxParallelCalls,
+						items: {
+							type: 'object',
+							properties: { tool, args: args('/properties/calls/items/properties/args') },
+							required: ['tool', 'args'],
+							additionalProperties: false,
+						},
+					},
+				}
+			: {};
 	return {
 		type: 'object',
 		properties: {
-			type: { type: 'string', enum: ['action', 'final'] },
-			tool: { type: 'string', enum: tools.map((tool) => tool.name) },
-			args: {
-				anyOf: tools.map((tool, index) => ({
-					title: `args of ${tool.name}`,
-					...embeddable(tool.parameters, `/properties/args/anyOf/${index}`),
-				})),
+			type: {
+				type: 'string',
+				enum: maxParallelCalls > 1 ? ['action', 'actions', 'final'] : ['action', 'final'],
 			},
+			tool,
+			args: args('/properties/args'),
+			...calls,
 			answer,
 		},
 		required: ['type'],
@@ -86,14 +114,16 @@ export function protocolFormat(
 	jsonMode: JsonMode,
 	tools: readonly Tool[],
 	outputSchema?: JsonSchema,
+	maxParallelCalls = 1,
 ): ProtocolFormat {
 	const rules: TurnRules = {
 		typedAnswer: outputSchema !== undefined,
 		nullArgsAsAbsent: jsonMode === 'json_schema',
+		maxParallelCalls,
 	};
 	if (jsonMode === 'off') return { format: { type: 'text' }, strict: false, rules };
 	if (jsonMode === 'json_object') return { format: { type: 'json_object' }, strict: false, rules };
-	const schema = protocolSchema(tools, outputSchema);
+	const schema = protocolSchema(tools, outputSchema, maxParallelCalls);
 	const strict = toStrictSchema(schema);
 	const format: ResponseFormat = {
 		type: 'json_schema',

@@ -1,5 +1,6 @@
 import type { ChatResponse } from '../../providers/chat-model';
-import { readObject } from './json-problems';
+import { describeType, readCalls, type ToolCallRequest } from './actions-turn';
+import { type ReadObject, readObject } from './json-problems';
 import { unfence } from './reply-fence';
 
 export { MAX_NESTING_DEPTH, nestsTooDeep } from './json-scan';
@@ -21,6 +22,13 @@ export interface ActionTurn {
 	reasoning?: string;
 }
 
+/** `{"type":"actions","calls":[…]}`: 1 to `max_parallel_calls` tool calls in one reply (issue #42). */
+export interface ActionsTurn {
+	kind: 'actions';
+	calls: ToolCallRequest[];
+	reasoning?: string;
+}
+
 export interface FinalTurn {
 	kind: 'final';
 	/** A string; any JSON value when the run has an `output_schema` (`TurnRules.typedAnswer`). */
@@ -35,7 +43,7 @@ export interface ProtocolError {
 	reasoning?: string;
 }
 
-export type ParsedTurn = ActionTurn | FinalTurn | ProtocolError;
+export type ParsedTurn = ActionTurn | ActionsTurn | FinalTurn | ProtocolError;
 
 /** What a run allows beyond the plain protocol. */
 export interface TurnRules {
@@ -46,6 +54,8 @@ export interface TurnRules {
 	 * not apply: `"args": null` is then no arguments, like an absent `args`.
 	 */
 	nullArgsAsAbsent?: boolean;
+	/** How many calls an `actions` reply may hold (`max_parallel_calls`); absent or 1: "actions" is a protocol error. */
+	maxParallelCalls?: number;
 }
 
 /** Replies longer than this are rejected without being parsed: no valid turn is that long. */
@@ -105,15 +115,18 @@ function parseObject(text: string, reasoning: string | undefined, rules: TurnRul
 	const read = readObject(text);
 	return 'problem' in read
 		? protocolError(read.problem, reasoning)
-		: interpret(read.value, reasoning, rules);
+		: interpret(read, reasoning, rules);
 }
 
-function interpret(
-	turn: Record<string, unknown>,
-	reasoning: string | undefined,
-	rules: TurnRules,
-): ParsedTurn {
+function interpret(read: ReadObject, reasoning: string | undefined, rules: TurnRules): ParsedTurn {
+	const turn = read.value;
 	const type = turn.type;
+	if (type === 'actions') {
+		const calls = readCalls(read, rules.maxParallelCalls ?? 1, rules.nullArgsAsAbsent === true);
+		return 'problem' in calls
+			? protocolError(calls.problem, reasoning)
+			: { kind: 'actions', calls: calls.calls, reasoning };
+	}
 	if (type === 'final') {
 		if (!('answer' in turn)) return protocolError('Your final object has no "answer".', reasoning);
 		if (rules.typedAnswer) {
@@ -176,12 +189,6 @@ export function outputLimitError(maxOutputTokens: number | undefined): ProtocolE
 	return protocolError(
 		`Your reply was cut off at the output-token limit${raise} before the JSON object was complete. Answer shorter: one compact object, no long reasoning.`,
 	);
-}
-
-function describeType(value: unknown): string {
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'an array';
-	return `a ${typeof value}`;
 }
 
 /** A reply as a protocol turn; a native function call, or a reply cut at the output limit, gets its own repair text. */
