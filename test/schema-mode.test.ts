@@ -64,8 +64,16 @@ describe('json_schema through the real openai SDK', () => {
 			json_schema: { name: 'agent_turn', strict: true },
 		});
 		const schema = format.json_schema.schema;
-		expect(schema.properties.type).toEqual({ type: 'string', enum: ['action', 'final'] });
+		expect(schema.properties.type).toEqual({
+			type: 'string',
+			enum: ['action', 'actions', 'final'],
+		});
 		expect(schema.properties.tool.enum).toEqual(['lookup_order', 'probe', null]);
+		// "actions" (max_parallel_calls 4 by default): at most 4 calls, each a tool of the same enum and its args.
+		const batch = schema.properties.calls;
+		expect(batch).toMatchObject({ type: ['array', 'null'], maxItems: 4 });
+		expect(batch.items.properties.tool.enum).toEqual(['lookup_order', 'probe']);
+		expect(batch.items.required).toEqual(['tool', 'args']);
 		expect(schema.properties.args.anyOf.map((branch: { title?: string }) => branch.title)).toEqual([
 			'args of lookup_order',
 			'args of probe',
@@ -76,8 +84,39 @@ describe('json_schema through the real openai SDK', () => {
 		expect(JSON.stringify(schema)).not.toContain('not_allowed');
 		expect(schema).toMatchObject({
 			additionalProperties: false,
-			required: ['type', 'tool', 'args', 'answer'],
+			required: ['type', 'tool', 'args', 'calls', 'answer'],
 		});
+	});
+
+	it('reads a strict "actions" reply, with null for the fields that do not apply, and runs each call', async () => {
+		const calls: unknown[] = [];
+		server().setScript([
+			JSON.stringify({
+				type: 'actions',
+				tool: null,
+				args: null,
+				calls: [
+					{ tool: 'lookup_order', args: { id: 'A-1', fields: null } },
+					{ tool: 'lookup_order', args: { id: 'B-2', fields: null } },
+				],
+				answer: null,
+			}),
+			JSON.stringify({
+				type: 'final',
+				tool: null,
+				args: null,
+				calls: null,
+				answer: 'Both shipped.',
+			}),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: { model: 'gpt-4o-mini', json_mode: 'json_schema', allowed_tools: ['lookup_order'] },
+			extraTools: [lookupTool(calls)],
+			prompt: 'Where are A-1 and B-2?',
+		});
+		expect(result.finish_reason).toBe('final');
+		expect(calls).toEqual([{ id: 'A-1' }, { id: 'B-2' }]);
 	});
 
 	it('reads a strict reply with nulls for what does not apply: the tool runs without the optional field, the answer ends the run', async () => {

@@ -6,31 +6,20 @@ import type { AgentResult, FinishReason, StepError, ToolUsage, TraceStep } from 
 import { AnswerRelease, holdBackFor } from './answer/answer-release';
 import type { AgentConfig } from '../settings/config';
 import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
-import {
-	checkToolCall,
-	countToolUse,
-	runTool,
-	toolSecrets,
-	type ToolOutcome,
-} from './execute-tool';
-import { type BatchHost, runBatch } from './run-batch';
-import { ownToolSettings, TOOL_TIMEOUT_KEY, toolTimeout } from '../settings/tool-timeout';
+import { checkToolCall, countToolUse, toolSecrets } from './execute-tool';
+import { runBatch } from './run-batch';
+import { callTool } from './tool-call';
 import { normaliseInput, trustedTextOf } from './input';
 import { abortedReason, runLimit } from './run-deadline';
 import { callWithFailover, type ModelCallOutcome } from './model-call';
 import { ModelChoice } from './model-choice';
 import { buildConversation, observationMessage, repairMessage } from './protocol/prompt';
 import { readReply } from './protocol/protocol';
-import {
-	type ProtocolFormat,
-	protocolFormat,
-	withoutNullOptionals,
-} from './protocol/protocol-schema';
+import { callArgs, type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
 import { RepeatedCalls } from './repeated-calls';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './run-result';
 import { Spending, runCost } from './shared-budget';
 import type { RunAgentOptions } from './run-options';
-import { checkAnswer } from './protocol/typed-answer';
 import { FailureStreak, type RepairReason } from './failure-streak';
 import {
 	pausedOutput,
@@ -44,7 +33,13 @@ import { configureRun, noteSetUp, withMcpTools } from './configure-run';
 import { afterRun } from './after-run';
 import { replayHistory, splitHistory } from './memory/memory';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
-import { failedStep, limitReached, type StepOutcome } from './step-outcome';
+import {
+	answered,
+	failedStep,
+	limitReached,
+	REPLY_EXCERPT,
+	type StepOutcome,
+} from './step-outcome';
 import {
 	fileRefs,
 	NO_FILES,
@@ -58,8 +53,6 @@ import {
 } from './input-files';
 import type { FileInput, RunFile } from '../files';
 import { modelMessages, partTokens } from './protocol/file-messages';
-
-const REPLY_EXCERPT = 500; // characters of a reply that broke the protocol, kept in the trace
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
@@ -99,7 +92,7 @@ export class AgentRun {
 	private readonly failures: FailureStreak;
 	private readonly models: ModelChoice;
 	private readonly format: ProtocolFormat; // how replies are asked for (json_mode, the compiled protocol schema) and what they may contain
-	private readonly repeats: RepeatedCalls;
+	readonly repeats: RepeatedCalls;
 	private readonly spending: Spending;
 	private readonly trustedText: string; // what the user and the workflow wrote (see ToolContext.trustedText)
 	private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
@@ -268,7 +261,8 @@ export class AgentRun {
 
 		const turn = readReply(response, this.config.max_output_tokens, this.format.rules);
 		if (turn.reasoning) entry.reasoning = turn.reasoning;
-		if (turn.kind === 'final') return this.answered(entry, turn.answer, response.text, release);
+		if (turn.kind === 'final')
+			return answered(entry, turn.answer, response.text, this.format, this.config, release);
 		release?.finishWithoutAnswer(
 			turn.kind === 'error' ? 'the reply broke the protocol' : 'the reply was a tool call',
 		);
@@ -291,84 +285,35 @@ export class AgentRun {
 		}
 		if (turn.kind === 'actions')
 			return runBatch(
-				this.batchHost(),
+				this,
 				entry,
-				turn.calls.map(({ tool, args }) => ({ tool, args: this.argsOf(tool, args) })),
+				turn.calls.map(({ tool, args }) => ({
+					tool,
+					args: callArgs(this.format, this.tools, tool, args),
+				})),
 			);
-		const args = this.argsOf(turn.tool, turn.args);
+		const args = callArgs(this.format, this.tools, turn.tool, turn.args);
 		entry.action = { tool: turn.tool, args };
 		return this.act(entry, turn.tool, args);
 	}
 
-	/** A call's args as the tool's schema reads them: a strict reply's nulls for optional fields taken out. */
-	private argsOf(tool: string, args: Record<string, unknown>): Record<string, unknown> {
-		return withoutNullOptionals(args, this.tools.get(tool)?.parameters, this.format) as Record<
-			string,
-			unknown
-		>;
+	/** Takes one of max_tool_calls' slots for a call of a batch; false when none is left. */
+	takeToolCall(): boolean {
+		return this.toolCalls < this.config.max_tool_calls && ++this.toolCalls > 0;
 	}
 
-	/** The run's parts an "actions" step uses (see run-batch.ts). */
-	private batchHost(): BatchHost {
-		return {
-			config: this.config,
-			tools: this.tools,
-			repeats: this.repeats,
-			takeToolCall: () => this.toolCalls < this.config.max_tool_calls && ++this.toolCalls > 0,
-			callTool: (tool, name, args, step) => this.callTool(tool, name, args, step),
-			countUse: (name, ms, ok) => countToolUse(this.usedTools, name, ms, ok),
-			takeFiles: (observation, returned) =>
-				observedFiles(
-					observation,
-					returned,
-					this.config,
-					(this.filesHeld ??= filesHeldIn(this.conversation)),
-					this.redactor,
-				),
-			tellAction: (step, tool, args) =>
-				this.emit(() => ({
-					type: 'action',
-					step,
-					tool,
-					summary: actionSummary(tool, args, this.redactor),
-				})),
-			tellObservation: (step, tool, ok, text) =>
-				this.emit(() => ({
-					type: 'observation',
-					step,
-					tool,
-					ok,
-					summary: observationSummary(text, this.redactor),
-				})),
-			pushObservations: (content, files) =>
-				this.conversation.push({ role: 'user', content, ...(files.length ? { files } : {}) }),
-			aborted: () => this.aborted(),
-		};
+	countUse(name: string, ms: number, ok: boolean): void {
+		countToolUse(this.usedTools, name, ms, ok);
 	}
 
-	/** A final reply: the answer, checked against `output_schema` when the run has one (a mismatch gets the repair turn). */
-	private answered(
-		entry: TraceStep,
-		answer: unknown,
-		reply: string,
-		release?: AnswerRelease,
-	): StepOutcome {
-		const checked = checkAnswer(
-			withoutNullOptionals(answer, this.config.output_schema, this.format),
-			this.config.output_schema,
-		);
-		if (!checked.ok) {
-			release?.finishWithoutAnswer('the answer did not match output_schema');
-			entry.reply_excerpt = reply.slice(0, REPLY_EXCERPT);
-			return failedStep(
-				entry,
-				{ type: 'output_invalid', message: checked.message },
-				'output_invalid',
-			);
-		}
-		release?.finishWithAnswer(checked.text);
-		entry.final = { answer: checked.value ?? checked.text };
-		return { next: 'finish', reason: 'final', answer: checked };
+	/** Files a tool returned, under the run's caps: those that do not pass become notes inside the observation. */
+	takeFiles(observation: string, returned: readonly FileInput[]) {
+		const held = (this.filesHeld ??= filesHeldIn(this.conversation));
+		return observedFiles(observation, returned, this.config, held, this.redactor);
+	}
+
+	pushObservations(content: string, files: RunFile[]): void {
+		this.conversation.push({ role: 'user', content, ...(files.length ? { files } : {}) });
 	}
 
 	/** The step's model call, on the fallback model from the step where the primary failed (see callWithFailover). */
@@ -411,21 +356,10 @@ export class AgentRun {
 		args: Record<string, unknown>,
 		approved = false,
 	): Promise<StepOutcome> {
-		this.emit(() => ({
-			type: 'action',
-			step: entry.step,
-			tool: name,
-			summary: actionSummary(name, args, this.redactor),
-		}));
+		this.tellAction(entry.step, name, args);
 		const checked = checkToolCall(this.tools, name, args);
 		if ('error' in checked) {
-			this.emit(() => ({
-				type: 'observation',
-				step: entry.step,
-				tool: name,
-				ok: false,
-				summary: observationSummary(checked.error.message, this.redactor),
-			}));
+			this.tellObservation(entry.step, name, false, checked.error.message);
 			return failedStep(entry, checked.error, 'tool_error');
 		}
 		if (!approved && this.config.approval_required.includes(name))
@@ -458,13 +392,7 @@ export class AgentRun {
 			outcome.ok ? outcome : { ok: false, message: outcome.error.message },
 		);
 		if (!outcome.ok) {
-			this.emit(() => ({
-				type: 'observation',
-				step: entry.step,
-				tool: name,
-				ok: false,
-				summary: observationSummary(outcome.error.message, this.redactor),
-			}));
+			this.tellObservation(entry.step, name, false, outcome.error.message);
 			if (!outcome.runAborted) return failedStep(entry, outcome.error, 'tool_error');
 			entry.error = outcome.error;
 			return this.aborted();
@@ -472,31 +400,19 @@ export class AgentRun {
 		return this.observed(entry, name, outcome.observation, outcome.files);
 	}
 
-	/** One checked call, under its own timeout (`tool_settings.<tool>.timeout`, else single_call_timeout) and the run's signal. */
-	private callTool(
-		tool: Tool,
-		name: string,
-		args: Record<string, unknown>,
-		step: number,
-	): Promise<ToolOutcome> {
-		const { tools, redactor, trustedText, config } = this;
-		const settings = Object.prototype.hasOwnProperty.call(config.tool_settings, name)
-			? config.tool_settings[name]
-			: {};
-		return runTool(tool, {
+	/** One checked call, under its own timeout and the run's signal (see tool-call.ts). */
+	callTool(tool: Tool, name: string, args: Record<string, unknown>, step: number) {
+		const { tools, redactor, trustedText, config, options, durable } = this;
+		const { signal: runSignal } = this.runController;
+		const context = {
 			tools,
-			name,
-			args,
 			redactor,
 			trustedText,
-			sessionId: this.options.sessionId,
-			runSignal: this.runController.signal,
-			settings: ownToolSettings(settings),
-			singleCallTimeout: toolTimeout(settings, config.single_call_timeout),
-			...(TOOL_TIMEOUT_KEY in settings ? { timeoutSetting: `tool_settings.${name}.timeout` } : {}),
-			observationMaxLength: config.observation_max_len,
-			idempotencyKey: this.durable?.idempotencyKey(step, name, args),
-		});
+			config,
+			sessionId: options.sessionId,
+			runSignal,
+		};
+		return callTool(context, tool, name, args, durable?.idempotencyKey(step, name, args));
 	}
 
 	/** The step's observation, in the trace, for the model and for the listener. */
@@ -506,32 +422,12 @@ export class AgentRun {
 		observation: string,
 		returned?: readonly FileInput[],
 	): StepOutcome {
-		// Files a tool returned go with the observation; those that do not pass become notes inside it.
 		let files: RunFile[] = [];
-		if (returned) {
-			const held = (this.filesHeld ??= filesHeldIn(this.conversation));
-			({ observation, files } = observedFiles(
-				observation,
-				returned,
-				this.config,
-				held,
-				this.redactor,
-			));
-			if (files.length) entry.observation_files = fileRefs(files);
-		}
-		this.emit(() => ({
-			type: 'observation',
-			step: entry.step,
-			tool: name,
-			ok: true,
-			summary: observationSummary(observation, this.redactor),
-		}));
+		if (returned) ({ observation, files } = this.takeFiles(observation, returned));
+		if (files.length) entry.observation_files = fileRefs(files);
+		this.tellObservation(entry.step, name, true, observation);
 		entry.observation = observation;
-		this.conversation.push({
-			role: 'user',
-			content: observationMessage(name, observation),
-			...(files.length ? { files } : {}),
-		});
+		this.pushObservations(observationMessage(name, observation), files);
 		return { next: 'continue' };
 	}
 
@@ -609,7 +505,7 @@ export class AgentRun {
 	}
 
 	/** The run's signal fired: cancelled from outside, or the run's timeout. */
-	private aborted(): StepOutcome {
+	aborted(): StepOutcome {
 		return { next: 'finish', ...abortedReason(this.runController.signal.reason) };
 	}
 
@@ -654,6 +550,22 @@ export class AgentRun {
 		);
 		this.emit({ type: 'done', finish_reason: finishReason });
 		return result;
+	}
+
+	/** A tool call on its way, for the listener (args redacted and summarised). */
+	tellAction(step: number, tool: string, args: Record<string, unknown>): void {
+		this.emit(() => ({
+			type: 'action',
+			step,
+			tool,
+			summary: actionSummary(tool, args, this.redactor),
+		}));
+	}
+
+	/** What a tool call came to, for the listener. */
+	tellObservation(step: number, tool: string, ok: boolean, text: string): void {
+		const summary = () => observationSummary(text, this.redactor);
+		this.emit(() => ({ type: 'observation', step, tool, ok, summary: summary() }));
 	}
 
 	/** `event` as a function where making it costs work (a redacted summary): a run nobody listens to skips it. */

@@ -6,6 +6,7 @@ import type { FileInput, RunFile } from '../files';
 import { type ToolCallRequest, callLabel } from './protocol/actions-turn';
 import { batchObservationMessage } from './protocol/prompt';
 import { checkToolCall, type ToolOutcome } from './execute-tool';
+import { fileRefs } from './input-files';
 import { callKey, hasSideEffects, type RepeatedCalls } from './repeated-calls';
 import { failedStep, type StepOutcome } from './step-outcome';
 
@@ -212,6 +213,7 @@ function observe(
 		host.tellObservation(entry.step, name, !record.error, text);
 		texts.push(text);
 	}
+	if (files.length) entry.observation_files = fileRefs(files);
 	if (failed === calls.length && !ended) {
 		// Every call failed: the step is a failure, as one failed call is; the repair turn names each call's error.
 		const message = records

@@ -29,7 +29,8 @@ export function readCalls(
 ): { calls: ToolCallRequest[] } | { problem: string } {
 	const turn = read.value;
 	if (maxCalls <= 1) return { problem: ONE_ACTION_ONLY };
-	if ('answer' in turn)
+	// A strict json_schema reply writes every field, `"answer": null` included, in an actions reply too.
+	if ('answer' in turn && !(turn.answer === null && nullArgsAsAbsent))
 		return {
 			problem:
 				'Your "actions" object also held an "answer": a reply either calls tools or answers. Send the calls now and the final answer in a later reply.',

@@ -164,3 +164,13 @@ export function withoutNullOptionals(
 ): unknown {
 	return format.strict && schema ? dropNullOptionals(value, schema) : value;
 }
+
+/** A call's args as its tool's schema reads them: a strict reply's nulls for optional fields taken out. */
+export function callArgs(
+	format: ProtocolFormat,
+	tools: ReadonlyMap<string, Tool>,
+	tool: string,
+	args: Record<string, unknown>,
+): Record<string, unknown> {
+	return withoutNullOptionals(args, tools.get(tool)?.parameters, format) as Record<string, unknown>;
+}

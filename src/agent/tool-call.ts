@@ -1,0 +1,47 @@
+// One checked tool call as the run makes it: the tool's own settings, its own timeout, the run's signal and redactor.
+import type { AgentConfig } from '../settings/config';
+import { ownToolSettings, TOOL_TIMEOUT_KEY, toolTimeout } from '../settings/tool-timeout';
+import type { Tool } from '../tools/tool';
+import type { Redactor } from '../trace/redact';
+import { runTool, type ToolOutcome } from './execute-tool';
+
+/** What every call of a run shares. */
+export interface ToolCallContext {
+	tools: ReadonlyMap<string, Tool>;
+	config: AgentConfig;
+	redactor: Redactor;
+	trustedText: string;
+	sessionId?: string;
+	runSignal: AbortSignal;
+}
+
+/**
+ * Runs one checked call under its own timeout: `tool_settings.<tool>.timeout` when set (the error then names
+ * it), else single_call_timeout. The tool receives its settings without that engine key.
+ */
+export function callTool(
+	context: ToolCallContext,
+	tool: Tool,
+	name: string,
+	args: Record<string, unknown>,
+	idempotencyKey?: string,
+): Promise<ToolOutcome> {
+	const { config } = context;
+	const settings = Object.prototype.hasOwnProperty.call(config.tool_settings, name)
+		? config.tool_settings[name]
+		: {};
+	return runTool(tool, {
+		tools: context.tools,
+		name,
+		args,
+		redactor: context.redactor,
+		trustedText: context.trustedText,
+		sessionId: context.sessionId,
+		runSignal: context.runSignal,
+		settings: ownToolSettings(settings),
+		singleCallTimeout: toolTimeout(settings, config.single_call_timeout),
+		...(TOOL_TIMEOUT_KEY in settings ? { timeoutSetting: `tool_settings.${name}.timeout` } : {}),
+		observationMaxLength: config.observation_max_len,
+		idempotencyKey,
+	});
+}
