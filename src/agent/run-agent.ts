@@ -297,6 +297,10 @@ export class AgentRun {
 		return this.act(entry, turn.tool, args);
 	}
 
+	get isDurable(): boolean {
+		return this.durable !== undefined;
+	}
+
 	/** Takes one of max_tool_calls' slots for a call of a batch; false when none is left. */
 	takeToolCall(): boolean {
 		return this.toolCalls < this.config.max_tool_calls && ++this.toolCalls > 0;

@@ -15,6 +15,8 @@ export interface BatchHost {
 	config: AgentConfig;
 	tools: ReadonlyMap<string, Tool>;
 	repeats: RepeatedCalls;
+	/** A durable run (run key): it checkpoints per step, so a batch there takes no call with side effects yet. */
+	readonly isDurable: boolean;
 	/** Takes one of max_tool_calls' slots; false when none is left. */
 	takeToolCall(): boolean;
 	/** Runs one checked call under its own timeout (the run's runTool request). */
@@ -111,6 +113,13 @@ function checkAll(
 				error: {
 					type: 'tool_not_allowed',
 					message: `${label} needs a person's approval, which a batch does not wait for. None of the calls ran; send ${name} alone, as one action.`,
+				},
+			};
+		if (host.isDurable && hasSideEffects(checked.tool, args))
+			return {
+				error: {
+					type: 'tool_not_allowed',
+					message: `${label} has side effects, which a durable run takes one at a time. None of the calls ran; send ${name} alone, as one action.`,
 				},
 			};
 		tools.push(checked.tool);
