@@ -296,4 +296,26 @@ describe('an "actions" reply runs its calls as one step (runAgent)', () => {
 			'call 2 (write) has side effects, which a durable run takes one at a time',
 		);
 	});
+
+	it('streams an action and an observation event per call of the batch, in call order', async () => {
+		const probe = probeTool();
+		server().setScript([actions(['probe', { value: 1 }], ['probe', { value: 2 }]), final('ok')]);
+		const events: Array<{ type: string; tool?: string; step?: number }> = [];
+		await runAgent({
+			model: modelFor(server()),
+			config: { model: 'm', allowed_tools: ['probe'] },
+			extraTools: [probe.tool],
+			prompt: 'go',
+			onEvent: (event) => events.push(event as { type: string }),
+		});
+		const perCall = events.filter(
+			(event) => event.type === 'action' || event.type === 'observation',
+		);
+		expect(perCall.map((event) => `${event.type} ${event.step}`)).toEqual([
+			'action 1',
+			'action 1',
+			'observation 1',
+			'observation 1',
+		]);
+	});
 });

@@ -13,7 +13,11 @@ import { ToolRegistry, builtInTools } from '../src/tools/registry';
 import { agentCoreProperties } from '../nodes/AgentCore/V1/description';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { panelCell, placeOf } from '../nodes/AgentCore/panel-places';
-import { collectionProperties, configFromCollections } from '../nodes/AgentCore/settings-panel';
+import {
+	collectionProperties,
+	configFromCollections,
+	configFromPanel,
+} from '../nodes/AgentCore/settings-panel';
 import { integer } from '../src/settings/setting-checks';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { settingsTableLines } = require('../scripts/settings-table.js') as {
@@ -232,6 +236,22 @@ describe('the settings table', () => {
 				options: { maxOutputTokens: 500, reasoningEffort: 'low' },
 			}),
 		).toStrictEqual({ max_output_tokens: 500, reasoning_effort: 'low', max_parallel_calls: 1 });
+	});
+
+	it('Max Parallel Tool Calls: version 2 sends what its Options say (else the engine default, 4); version 1 always runs 1', () => {
+		expect(configFromPanel(2, { options: {}, budgets: {} })).not.toHaveProperty(
+			'max_parallel_calls',
+		);
+		expect(configFromPanel(2, { options: { maxParallelToolCalls: 2 }, budgets: {} })).toMatchObject(
+			{
+				max_parallel_calls: 2,
+			},
+		);
+		// A version 1 workflow cannot carry the field; even one edited by hand to hold it runs one call per reply.
+		expect(configFromPanel(1, { limits: {}, options: { maxParallelToolCalls: 8 } })).toMatchObject({
+			max_parallel_calls: 1,
+		});
+		expect(SETTINGS.max_parallel_calls.default).toBe(4);
 	});
 
 	it('shows a limit added for a later node version only in that version, sorted among the others', () => {
