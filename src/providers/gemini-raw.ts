@@ -69,7 +69,12 @@ export function fetchKeepingFinishMessage(
  * its exact Content-Length; nothing when the call holds no files.
  */
 function withFileBody(init: RequestInit | undefined, markers?: FileMarkers): RequestInit {
-	if (!markers?.files.length || typeof init?.body !== 'string') return {};
+	if (!markers?.files.length) return {};
+	// Never send the markers themselves as a file's data: an SDK that stops writing its body as text fails loudly.
+	if (typeof init?.body !== 'string')
+		throw new Error(
+			'@google/genai did not write its request body as JSON text; the files cannot be sent',
+		);
 	const { body, length } = bodyWithFiles(init.body, markers);
 	const headers = new Headers(init.headers);
 	headers.set('content-length', String(length));
