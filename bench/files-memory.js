@@ -34,7 +34,14 @@ async function main() {
 			return '{"type":"final","answer":"an invoice"}';
 		},
 	});
-	const rows = { none: [], pdf: [], 'gemini-none': [], 'gemini-pdf': [] };
+	const rows = {
+		none: [],
+		pdf: [],
+		'gemini-none': [],
+		'gemini-pdf': [],
+		'langchain-none': [],
+		'langchain-pdf': [],
+	};
 	try {
 		for (let round = 0; round < ROUNDS; round++)
 			for (const mode of Object.keys(rows))
@@ -65,6 +72,10 @@ async function main() {
 	);
 	// Gemini's SDK (@google/genai) writes the whole JSON body itself: shown beside, for what it costs there.
 	const geminiRatio = (peak('gemini-pdf') - peak('gemini-none')) / fileBytes;
+	const langchainRatio = (peak('langchain-pdf') - peak('langchain-none')) / fileBytes;
+	console.log(
+		`  n8n sub-node (ChatOpenAI)   ${langchainRatio.toFixed(2)} × above (${(peak('langchain-pdf') / 1048576).toFixed(1)} MiB against ${(peak('langchain-none') / 1048576).toFixed(1)}), stall ${stall('langchain-pdf').toFixed(1)} ms`,
+	);
 	console.log(
 		`  Gemini (@google/genai)      ${geminiRatio.toFixed(2)} × above (${(peak('gemini-pdf') / 1048576).toFixed(1)} MiB against ${(peak('gemini-none') / 1048576).toFixed(1)}), stall ${stall('gemini-pdf').toFixed(1)} ms`,
 	);
@@ -89,12 +100,26 @@ async function child(mode, baseUrl) {
 	file.write('%PDF-1.7\n1 0 obj << /Type /Page >> endobj\n', 'latin1');
 	for (let at = 64; at < file.length; at += 4096) file.writeUInt32LE((at * 2654435761) >>> 0, at);
 	const gemini = mode.startsWith('gemini');
-	const model = createChatModel({
-		provider: gemini ? 'gemini' : 'openai',
-		apiKey: 'bench-key',
-		baseUrl,
-		maxRetries: 0,
-	});
+	// An n8n chat model sub-node: LangChain's ChatOpenAI, which writes its own body (as n8n's OpenAI Chat Model does).
+	const { LangChainChatModel } = require(
+		path.join(ROOT, 'dist', 'src', 'providers', 'langchain-chat-model.js'),
+	);
+	const { ChatOpenAI } = require('@langchain/openai');
+	const model = mode.startsWith('langchain')
+		? new LangChainChatModel(
+				new ChatOpenAI({
+					apiKey: 'bench-key',
+					model: 'gpt-4o-mini',
+					maxRetries: 0,
+					configuration: { baseURL: baseUrl },
+				}),
+			)
+		: createChatModel({
+				provider: gemini ? 'gemini' : 'openai',
+				apiKey: 'bench-key',
+				baseUrl,
+				maxRetries: 0,
+			});
 	const config = {
 		model: gemini ? 'gemini-2.5-flash' : 'gpt-4o-mini',
 		allowed_tools: [],
