@@ -97,15 +97,31 @@ export function chatMessagesFromLangChain(history: readonly unknown[]): ChatMess
 				observation: textOf(message.content),
 			});
 		} else if (type === 'ai') {
+			const { answer, used } = splitUsedTools(textOf(message.content));
+			if (used)
+				pending.push({ step: pending.length + 1, tool: 'used tools', args: {}, observation: used });
 			messages.push({
 				role: 'assistant',
-				content: textOf(message.content),
+				content: answer,
 				...(pending.length ? { tool_results: pending } : {}),
 			});
 			pending = [];
 		}
 	}
 	return messages;
+}
+
+const USED_TOOLS = '[Used tools: ';
+
+/**
+ * An answer saved in n8n's `[Used tools: …] answer` form, split so the tool results are replayed as data. The
+ * split is at the last "] ": a tool result holding "] " can only move answer text into the data, never tool
+ * output into the assistant's words.
+ */
+function splitUsedTools(content: string): { answer: string; used?: string } {
+	const end = content.lastIndexOf('] ');
+	if (!content.startsWith(USED_TOOLS) || end < USED_TOOLS.length) return { answer: content };
+	return { answer: content.slice(end + 2), used: content.slice(USED_TOOLS.length, end) };
 }
 
 /**
@@ -124,7 +140,7 @@ export function answerWithToolResults(
 				`Tool: ${result.tool}, Input: ${JSON.stringify(result.args)}, Result: ${result.observation}`,
 		)
 		.join('; ');
-	return `[Used tools: ${used}] ${answer}`;
+	return `${USED_TOOLS}${used}] ${answer}`;
 }
 
 /**
