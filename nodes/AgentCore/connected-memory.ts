@@ -120,13 +120,10 @@ export async function runSavingTurn(
 	run: () => Promise<AgentResult>,
 ): Promise<AgentResult> {
 	if (!memory) return await run();
-	let result: AgentResult;
-	try {
-		result = await run();
-	} catch (error) {
+	const result = await run().catch(async (error: unknown) => {
 		await memory.save({ itemIndex, error }).catch(() => undefined);
 		throw error;
-	}
+	});
 	try {
 		await memory.save({ itemIndex, result });
 	} catch (error) {

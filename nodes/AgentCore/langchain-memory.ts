@@ -1,7 +1,9 @@
 // An n8n chat memory sub-node (Simple Memory, Redis / Postgres Chat Memory…) read as a RunMemory, the way n8n's AI Agent reads it.
 import type { AgentResult, ChatMessage } from '../../src';
-import type { ToolResultMemory } from '../../src/core/messages';
 import type { RunMemory } from '../shared/run-memory';
+
+/** One remembered tool call and what it returned, as Agent Core keeps it on an answer. */
+type ToolResultMemory = NonNullable<ChatMessage['tool_results']>[number];
 
 /**
  * What n8n's AI Agent calls on a memory (n8n 2.41.1, utils/agent-execution/memoryManagement.js): loadMemoryVariables
