@@ -1,6 +1,6 @@
 import { InMemoryChatMessageHistory } from '@langchain/core/chat_history';
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, type IDataObject, type INodeTypeDescription } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { AgentCoreV1 } from '../nodes/AgentCore/V1/agent-core-v1';
 import { AgentCoreV2 } from '../nodes/AgentCore/V2/agent-core-v2';
@@ -39,14 +39,15 @@ const memoryInput = {
 describe('Agent Core version 2 with a chat memory on its Memory input, in n8n’s engine', () => {
 	const server = useScriptedServer();
 
-	async function chat(
+	/** One execution of Input → Agent Core v2 (on the scripted server) with `memory` supplied by a sub-node on its Memory input. */
+	async function runWith(
 		memory: unknown,
-		chatInput: string,
+		item: IDataObject,
 		parameters: Record<string, unknown> = {},
 	) {
 		return await runWorkflow({
 			nodes: [
-				createInputNode([{ chatInput, sessionId: 's1' }]),
+				createInputNode([item]),
 				createNode({
 					name: 'Agent Core',
 					type: 'agentCore',
@@ -58,7 +59,12 @@ describe('Agent Core version 2 with a chat memory on its Memory input, in n8n’
 						prompt: '={{ $json.chatInput }}',
 						...parameters,
 					},
-					settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
+					settings: {
+						credentials: {
+							agentCoreOpenAiApi: { id: '1', name: 'OpenAI' },
+							agentCoreRunStateApi: { id: '2', name: 'Run State' },
+						},
+					},
 				}),
 				createNode({ name: 'Simple Memory', type: 'memory' }),
 			],
@@ -67,9 +73,14 @@ describe('Agent Core version 2 with a chat memory on its Memory input, in n8n’
 				agentCore: new AgentCore(),
 				memory: subNode('memory', NodeConnectionTypes.AiMemory, () => memory),
 			},
-			credentials: { agentCoreOpenAiApi: { apiKey: 'demo', url: server().openaiBaseUrl } },
+			credentials: {
+				agentCoreOpenAiApi: { apiKey: 'demo', url: server().openaiBaseUrl },
+				agentCoreRunStateApi: { signingSecret: 'memory-test-secret-0123456789' },
+			},
 		});
 	}
+	const chat = (memory: unknown, chatInput: string, parameters: Record<string, unknown> = {}) =>
+		runWith(memory, { chatInput, sessionId: 's1' }, parameters);
 	const requestText = (index: number) => JSON.stringify(server().requests[index].messages);
 
 	it('sends the first turn’s message and answer with the second message, and saves each turn once', async () => {
@@ -219,34 +230,45 @@ describe('Agent Core version 2 with a chat memory on its Memory input, in n8n’
 
 	it('refuses an item carrying Agent Context prepare’s messages_json with a memory connected, naming both', async () => {
 		const memory = new BufferWindowMemoryLike();
-		const result = await runWorkflow({
-			nodes: [
-				createInputNode([{ chatInput: 'Hi', messages_json: [{ role: 'user', content: 'Hi' }] }]),
-				createNode({
-					name: 'Agent Core',
-					type: 'agentCore',
-					typeVersion: 2,
-					parameters: {
-						provider: 'openai',
-						model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
-						inputMode: 'prompt',
-						prompt: '={{ $json.chatInput }}',
-					},
-					settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
-				}),
-				createNode({ name: 'Simple Memory', type: 'memory' }),
-			],
-			connections: { ...connectInSequence('Input', 'Agent Core'), 'Simple Memory': memoryInput },
-			nodeTypes: {
-				agentCore: new AgentCore(),
-				memory: subNode('memory', NodeConnectionTypes.AiMemory, () => memory),
-			},
-			credentials: { agentCoreOpenAiApi: { apiKey: 'demo', url: server().openaiBaseUrl } },
+		const result = await runWith(memory, {
+			chatInput: 'Hi',
+			messages_json: [{ role: 'user', content: 'Hi' }],
 		});
 		expect(result.errorOf('Agent Core')?.message).toMatch(
 			/^The item carries Agent Context prepare's messages_json and "Simple Memory" is connected/,
 		);
 		expect(server().requests).toHaveLength(0);
+	});
+
+	it('saves nothing when a run pauses for approval, and the turn once when the resumed run answers', async () => {
+		const memory = new BufferWindowMemoryLike();
+		const governed = {
+			allowedTools: ['json_transform'],
+			governance: true,
+			needsApproval: true,
+			approvalTools: ['json_transform'],
+		};
+		server().setScript([
+			action('json_transform', { data: { a: [1, 2] }, expression: 'length(a)' }),
+		]);
+		const paused = await chat(memory, 'Count them.', governed);
+		const [waiting] = paused.outputOf('Agent Core', 1);
+		expect(waiting.json.finish_reason).toBe('awaiting_approval');
+		expect(memory.saves).toBe(0);
+
+		server().setScript([final('Two.')]);
+		const resumed = await runWith(memory, waiting.json, {
+			...governed,
+			runOrResume: 'resume',
+			decision: 'approve',
+		});
+		expect(resumed.outputOf('Agent Core', 0)[0].json.final_answer).toBe('Two.');
+		expect(memory.saves).toBe(1);
+		const stored = await memory.chatHistory.getMessages();
+		expect(stored.map((message) => message.content)).toEqual([
+			'Count them.',
+			'[Used tools: Tool: json_transform, Input: {"data":{"a":[1,2]},"expression":"length(a)"}, Result: 2] Two.',
+		]);
 	});
 });
 
