@@ -98,11 +98,15 @@ export async function loadMemoryInput(
 	try {
 		return await memory.load({ prompt, itemIndex });
 	} catch (error) {
+		// A memory that says how to fix it (Agent Context's: a busy session, a missing credential) keeps its words.
+		const fix = (error as { description?: unknown }).description;
 		throw nodeError(
 			context,
 			`"${memory.label}" on the Memory input could not load the history: ${(error as Error).message}`,
 			itemIndex,
-			`Fix "${memory.label}" (its connection or Session ID) or disconnect it from the Memory input; no model was called.`,
+			typeof fix === 'string' && fix
+				? fix
+				: `Fix "${memory.label}" (its connection or Session ID) or disconnect it from the Memory input; no model was called.`,
 		);
 	}
 }
