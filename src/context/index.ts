@@ -40,6 +40,7 @@ export {
 	sessionStoreKey,
 	type BusyOptions,
 	type PersistedSession,
+	type PersistSessionRequest,
 	type PreparedSession,
 } from './session';
 export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';
