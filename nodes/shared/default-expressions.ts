@@ -34,6 +34,8 @@ export function readField(
 	const raw = context.getNodeParameter(name, itemIndex, fallback, { rawExpressions: true });
 	if (typeof raw !== 'string' || !raw.startsWith('=')) return raw;
 	const compute = IN_JAVASCRIPT[raw];
-	if (compute) return compute(context.getInputData()[itemIndex]?.json ?? {});
+	// A sub-node has no input items of its own ($json is its root node's item): n8n resolves the expression there.
+	const json = context.getInputData()[itemIndex]?.json;
+	if (compute && json) return compute(json);
 	return context.getNodeParameter(name, itemIndex, fallback);
 }

@@ -41,6 +41,7 @@ export {
 	type BusyOptions,
 	type PersistedSession,
 	type PersistSessionRequest,
+	type SessionAddress,
 	type PreparedSession,
 } from './session';
 export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';
