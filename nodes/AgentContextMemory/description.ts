@@ -34,7 +34,8 @@ function withoutOperation(property: INodeProperties): INodeProperties {
 	const show = { ...(property.displayOptions?.show ?? {}) };
 	delete show.operation;
 	delete show['@version'];
-	const { displayOptions: _omitted, ...rest } = property;
+	const rest = { ...property };
+	delete rest.displayOptions;
 	return Object.keys(show).length > 0 ? { ...rest, displayOptions: { show } } : rest;
 }
 
