@@ -15,9 +15,9 @@ import { agentCoreMethods } from '../node-methods';
 const TOOL_COUNT =
 	'(($parameter["allowedTools"] || []).length + ((($parameter["options"] || {}).workflowTools || {}).tools || []).length)';
 
-/** The inputs expression's call of agentCoreInputs with the panel's parameters. */
+/** The inputs expression's call of agentCoreInputs with the panel's parameters; version 2 has the Memory input. */
 const INPUTS_CALL =
-	'return agentCoreInputs(provider, needsFallback, fallbackSource); })' +
+	'return agentCoreInputs(provider, needsFallback, fallbackSource, true); })' +
 	'($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource)';
 
 /** The outputs expression's call of agentCoreOutputs: Require Approval counts only while Governance is on. */

@@ -147,7 +147,11 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 	...agentCoreProperties
 		.filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
 		.map(withRunOrResume),
-	fromVersionOne('inputMode'),
+	// With a chat memory on version 2's Memory input, Prompt is the one that works (connected-memory.ts refuses Messages).
+	fromVersionOne('inputMode', {
+		description:
+			'Prompt: the user message; a chat memory on the Memory input adds the earlier turns and saves the new one',
+	}),
 	fromVersionOne('prompt', { displayName: 'Prompt (User Message)' }),
 	fromVersionOne('messagesJson'),
 	fromVersionOne('provider', {
