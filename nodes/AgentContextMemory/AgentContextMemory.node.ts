@@ -24,7 +24,7 @@ export class AgentContextMemory implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["storage"] }}',
 		description:
-			"Agent Context's history (Redis, long memory, busy sessions) as a memory for Agent Core's Memory input",
+			"Agent Context's history (Redis, long memory, busy sessions) as the memory on Agent Core's Memory input (not n8n's AI Agent)",
 		defaults: { name: 'Agent Context Memory' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiMemory],
