@@ -338,6 +338,25 @@ describe('Agent Context Memory on a Memory input, in n8n’s engine', () => {
 		});
 	});
 
+	it('a resumed run (saved without a load, as Agent Core resumes an approved run) stores its turn', async () => {
+		const sessionId = `resumed-${randomUUID()}`;
+		const paused = await supplyDirect(sessionId);
+		await paused.load({ prompt: 'delete it', itemIndex: 0 });
+		// The paused run ended without an answer: nothing stored, the session let go.
+		await paused.save({
+			itemIndex: 0,
+			result: { messages: [{ role: 'user', content: 'delete it' }] } as never,
+		});
+		const resumed = await supplyDirect(sessionId);
+		await resumed.save({
+			itemIndex: 0,
+			result: resultOf({ prompt: 'delete it', answer: 'deleted' }),
+		});
+		const next = await supplyDirect(sessionId);
+		const { messages } = await next.load({ prompt: 'done?', itemIndex: 0 });
+		expect(messages.map((message) => message.content)).toEqual(['delete it', 'deleted', 'done?']);
+	});
+
 	describe('against a hostile caller', () => {
 		it('a session ID that tries to leave its key prefix reaches neither another session nor a key outside the prefix', async () => {
 			const victim = `victim-${randomUUID()}`;

@@ -43,6 +43,11 @@ export function agentContextRunMemory(
 	open = new Map<number, OpenTurn>(),
 ): RunMemory & { [AGENT_CONTEXT_MEMORY]: true } {
 	const fail = (error: unknown, itemIndex: number) => toNodeError(context, error, itemIndex);
+	const turnOf = (itemIndex: number, prompt: string): OpenTurn => {
+		const options = optionsOf(context, itemIndex);
+		const sessionId = readField(context, 'sessionId', itemIndex, '');
+		return { address: { sessionId, keyPrefix: keyPrefixOf(options) }, options, prompt };
+	};
 	return {
 		[AGENT_CONTEXT_MEMORY]: true,
 		label: context.getNode().name,
@@ -54,25 +59,22 @@ export function agentContextRunMemory(
 					{ itemIndex },
 				);
 			}
-			const options = optionsOf(context, itemIndex);
-			const address = {
-				sessionId: readField(context, 'sessionId', itemIndex, ''),
-				keyPrefix: keyPrefixOf(options),
-			};
+			const turn = turnOf(itemIndex, prompt);
 			try {
 				const prepared = await prepareSession(store, {
-					...address,
-					...prepareRequestOf(context, itemIndex, options, 'reject'),
+					...turn.address,
+					...prepareRequestOf(context, itemIndex, turn.options, 'reject'),
 					userMessage: prompt,
 				});
-				open.set(itemIndex, { address, options, prompt, busyToken: prepared.busy_token });
+				open.set(itemIndex, { ...turn, busyToken: prepared.busy_token });
 				return { messages: prepared.messages_json };
 			} catch (error) {
 				throw fail(error, itemIndex);
 			}
 		},
 		async save({ itemIndex, result }) {
-			const turn = open.get(itemIndex);
+			// A resumed run (approved after a pause) saves without a load: its paused run let go of the session.
+			const turn = open.get(itemIndex) ?? (result ? turnOf(itemIndex, '') : undefined);
 			if (!turn) return;
 			open.delete(itemIndex);
 			// A run that failed before it had an output still asked its question: persist stores it only as unanswered.
