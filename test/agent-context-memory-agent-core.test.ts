@@ -8,6 +8,7 @@ import { final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
 import {
 	deleteKeysByPrefix,
+	freeLoopbackPort,
 	getTestRedis,
 	redisCredentialData,
 	uniqueKeyPrefix,
@@ -32,7 +33,12 @@ describe('Agent Core version 2 with Agent Context Memory, in n8n’s engine', ()
 	});
 
 	/** One chat message: the Chat Trigger's item, Agent Core (Input: Prompt) and the memory on its Memory input. */
-	async function chat(storage: 'redis' | 'memory', sessionId: string, chatInput: string) {
+	async function chat(
+		storage: 'redis' | 'memory',
+		sessionId: string,
+		chatInput: string,
+		redisUrl?: string,
+	) {
 		return await runWorkflow({
 			nodes: [
 				createInputNode([{ action: 'sendMessage', sessionId, chatInput }], 'Chat'),
@@ -67,7 +73,7 @@ describe('Agent Core version 2 with Agent Context Memory, in n8n’s engine', ()
 			nodeTypes: { agentCore: new AgentCore(), agentContextMemory: new AgentContextMemory() },
 			credentials: {
 				agentCoreOpenAiApi: { apiKey: 'demo', url: server().openaiBaseUrl },
-				agentCoreRedisApi: redisCredentialData(redis.url),
+				agentCoreRedisApi: redisCredentialData(redisUrl ?? redis.url),
 			},
 		});
 	}
@@ -105,5 +111,21 @@ describe('Agent Core version 2 with Agent Context Memory, in n8n’s engine', ()
 		const last = JSON.stringify(server().requests.at(-1)?.messages);
 		expect(last).toContain('Hi again');
 		expect(last).not.toContain('Lost question');
+	});
+
+	it('an unreachable Redis fails the item with a sentence naming the memory and Redis, before any model call', async () => {
+		const port = await freeLoopbackPort();
+		const result = await chat(
+			'redis',
+			`down-${randomUUID()}`,
+			'Hello',
+			`redis://127.0.0.1:${port}`,
+		);
+		const error = result.errorOf('Agent Core') as Error & { description?: string };
+		expect(error.message).toMatch(
+			/"Agent Context Memory" on the Memory input could not load the history/,
+		);
+		expect(error.message).toMatch(/Redis/);
+		expect(server().requests).toHaveLength(0);
 	});
 });
