@@ -260,6 +260,14 @@ describe('Agent Context Memory on a Memory input, in n8n’s engine', () => {
 		return result.outputOf('Context')[0].json;
 	}
 
+	it('Store Steps keeps the compact steps of the run’s trace with the turn, as persist does', async () => {
+		const sessionId = `steps-${randomUUID()}`;
+		await run('redis', [{ sessionId, prompt: 'q', answer: 'a' }], { storeSteps: true });
+		expect(await contextOp('get', sessionId)).toMatchObject({
+			turns: [{ steps: [{ step: 1, final: true, ms: 3 }] }],
+		});
+	});
+
 	it('stores Agent Core’s summary as long memory and replays it instead of the turns it covers', async () => {
 		const sessionId = `long-${randomUUID()}`;
 		await run('redis', [{ sessionId, prompt: 'turn one', answer: 'a1' }]);
