@@ -37,10 +37,12 @@ export async function rememberThroughMemory({
 		if (!names.includes(memory))
 			throw new Error(`the Memory "+" lists no ${memory}; it lists: ${names.join(' | ')}`);
 		await pickNodeCreatorItem(page, memory);
-		await editor
-			.nodePanel(page)
-			.locator('[data-test-id="node-parameters"]')
-			.waitFor({ state: 'visible', timeout: 30000 });
+		// n8n 2.x shows a community node's details first, with "Add to workflow".
+		const parameters = editor.nodePanel(page).locator('[data-test-id="node-parameters"]');
+		const addToWorkflow = page.getByRole('button', { name: 'Add to workflow' }).first();
+		await parameters.or(addToWorkflow).first().waitFor({ state: 'visible', timeout: 30000 });
+		if (await addToWorkflow.isVisible()) await addToWorkflow.click();
+		await parameters.waitFor({ state: 'visible', timeout: 30000 });
 	});
 	const slug = memory.toLowerCase().replace(/\s+/g, '-');
 	await steps.screenshot(`first-agent-09-${slug}-panel.png`);
