@@ -4,6 +4,7 @@ import { mapItems } from '../shared/items';
 import { nodeError, toNodeError } from '../shared/node-errors';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 import { runOperation, type Operation } from './operations';
+import { storageMismatch } from './storage-match';
 
 /** A store for this execution: Redis opens its own connection (closed in `finally`), memory is the process's one. */
 async function openStore(
@@ -45,6 +46,9 @@ export async function agentContextExecute(
 		];
 	}
 	const { store, memory } = opened;
+	// A hint, not an error: workflows saved before this check keep running as they did (issue #41).
+	const mismatch = operation === 'persist' ? storageMismatch(this) : undefined;
+	if (mismatch) this.addExecutionHints?.({ message: mismatch, location: 'outputPane' });
 	try {
 		return [
 			await mapItems(this, async (itemIndex) => {
