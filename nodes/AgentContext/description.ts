@@ -28,7 +28,8 @@ const WINDOW_CHOICES = [
  * manages a stored conversation by itself. Prepare and Persist are the pair around Agent Core, not a model's calls.
  */
 export const AGENT_CONTEXT_TOOL_DESCRIPTION =
-	"Lets an AI agent look into or manage a stored conversation (Get, List Turns, Fork, Rewind, Clear); Agent Core's history goes through Prepare and Persist in the main flow";
+	'Lets an AI agent look into or manage a stored conversation (Get, List Turns, Fork, Rewind, Clear); ' +
+	"Agent Core's history goes through Prepare and Persist in the main flow";
 
 /**
  * The operations, the pair everyone needs first (prepare before Agent Core, persist after it), then the others by name.

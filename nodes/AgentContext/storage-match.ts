@@ -32,7 +32,8 @@ const isPrepare = (node: { type: string; parameters?: IDataObject }) =>
 	/(^|\.)agentContext$/.test(node.type) && (node.parameters?.operation ?? 'prepare') === 'prepare';
 
 /**
- * A sentence when an Agent Context prepare upstream of this persist reads another store (Storage or Options → Key Prefix): the turn persist saves is then never loaded again. Undefined when they agree or there is none.
+ * A sentence when an Agent Context prepare upstream of this persist reads another store (Storage or Options → Key
+ * Prefix): the turn persist saves is then never loaded again. Undefined when they agree or there is none.
  */
 export function storageMismatch(context: IExecuteFunctions): string | undefined {
 	const self = context.getNode();

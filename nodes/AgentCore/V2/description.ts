@@ -13,7 +13,7 @@ import {
 } from '../options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-places';
 import { collectionProperties } from '../settings-panel';
-import { toolSettingsCollections } from '../tool-fields';
+import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from '../tool-fields';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
@@ -164,8 +164,8 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 	fromVersionOne('fallbackModel'),
 	fromVersionOne('allowedTools'),
 	{
-		displayName: 'HTTP Request: Allowed Domains',
-		name: 'httpAllowedDomains',
+		displayName: TOP_LEVEL_TOOL_FIELDS.http_request.allowed_domains.displayName,
+		name: TOP_LEVEL_TOOL_FIELDS.http_request.allowed_domains.name,
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. api.example.com, *.example.org',
