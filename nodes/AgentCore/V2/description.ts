@@ -14,6 +14,7 @@ import {
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-places';
 import { collectionProperties } from '../settings-panel';
 import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from '../tool-fields';
+import { GOVERNANCE_HINTS, GOVERNANCE_LABEL, wholeNumbers } from './panel-words';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
@@ -134,19 +135,7 @@ const optionsV2: INodeProperties[] = (
 	.sort(byDisplayName);
 
 /** The panel of version 2: Input, Prompt, Provider, Enable Fallback Model, Allowed Tools, Governance, Options at first. */
-export const agentCorePropertiesV2: INodeProperties[] = [
-	// Resuming needs the run-state credential of Require Approval, so the choice shows with it. It is not named
-	// `operation`: n8n's node creator turns an `operation` field into actions and sets its show conditions on
-	// the node it adds, so a new node would start with Governance and Require Approval on.
-	{
-		...fromVersionOne('operation', {
-			displayOptions: { show: { governance: [true], needsApproval: [true] } },
-		}),
-		name: RUN_OR_RESUME,
-	},
-	...agentCoreProperties
-		.filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
-		.map(withRunOrResume),
+export const agentCorePropertiesV2: INodeProperties[] = wholeNumbers([
 	fromVersionOne('inputMode'),
 	fromVersionOne('prompt', { displayName: 'Prompt (User Message)' }),
 	fromVersionOne('messagesJson'),
@@ -188,7 +177,7 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 	// Each allowed tool's settings as fields, derived from its settings schema (tool-fields.ts).
 	...toolSettingsCollections(fromVersionOne('allowedTools')),
 	{
-		displayName: 'Governance (Approval, Audit, Budgets)',
+		displayName: GOVERNANCE_LABEL,
 		name: 'governance',
 		type: 'boolean',
 		default: false,
@@ -200,6 +189,24 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 			'Context tool)',
 	},
 	fromVersionOne('needsApproval', {}, governed),
+	// Resuming needs the run-state credential of Require Approval, so the choice shows with it, right under the
+	// switch that adds it (issue #41: at the top of the panel it appeared out of sight). It is not named
+	// `operation`: n8n's node creator turns an `operation` field into actions and sets its show conditions on
+	// the node it adds, so a new node would start with Governance and Require Approval on.
+	{
+		...fromVersionOne('operation', {
+			displayOptions: { show: { governance: [true], needsApproval: [true] } },
+		}),
+		name: RUN_OR_RESUME,
+	},
+	...agentCoreProperties
+		.filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
+		.map(withRunOrResume)
+		.map((property) =>
+			property.name in GOVERNANCE_HINTS
+				? { ...property, hint: GOVERNANCE_HINTS[property.name] }
+				: property,
+		),
 	fromVersionOne(
 		'approvalTools',
 		{
@@ -215,6 +222,7 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 	fromVersionOne('auditRetentionDays', {}, governed),
 	...durableRunProperties.map((property) => ({
 		...property,
+		...(property.name in GOVERNANCE_HINTS ? { hint: GOVERNANCE_HINTS[property.name] } : {}),
 		displayOptions: { show: { ...property.displayOptions?.show, ...governed } },
 	})),
 	{
@@ -256,4 +264,4 @@ export const agentCorePropertiesV2: INodeProperties[] = [
 		default: {},
 		options: optionsV2,
 	},
-];
+]);
