@@ -7,6 +7,7 @@ import {
 	type INodeProperties,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
+import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/durable-run-properties';
 
@@ -143,5 +144,33 @@ describe('version 2 Governance explains itself (issue #41)', () => {
 			numbers(versionOne.properties).find((property) => property.name === 'auditRetentionDays')!
 				.typeOptions?.numberPrecision,
 		).toBeUndefined();
+	});
+});
+
+describe('every field and choice has a one-line description (issue #41)', () => {
+	/** Fields (not notices or collections) and choices without a description, at any depth. */
+	function undescribed(properties: readonly INodeProperties[], path = ''): string[] {
+		return properties.flatMap((property) => {
+			const here = `${path}${property.name}`;
+			const own =
+				property.description || ['notice', 'collection', 'fixedCollection'].includes(property.type)
+					? []
+					: [here];
+			const nested = (property.options ?? []).flatMap((entry) => {
+				if ('type' in entry) return undescribed([entry as INodeProperties], `${here}.`);
+				if ('values' in entry) return undescribed(entry.values, `${here}.`);
+				return entry.description ? [] : [`${here}=${String(entry.value)}`];
+			});
+			return [...own, ...nested];
+		});
+	}
+
+	it('in Agent Core version 2', () => {
+		expect(undescribed(versionTwo.properties)).toEqual([]);
+	});
+
+	it('in Agent Context', () => {
+		// Operation, as in n8n's own nodes, is described by its choices (each has one).
+		expect(undescribed(new AgentContext().description.properties)).toEqual(['operation']);
 	});
 });

@@ -115,6 +115,8 @@ export const agentContextProperties: INodeProperties[] = [
 			},
 		],
 		default: 'memory',
+		description:
+			'Where the history is kept: Redis in production; Prepare and Persist of one conversation must use the same',
 	},
 	{
 		displayName:
@@ -227,7 +229,7 @@ export const agentContextProperties: INodeProperties[] = [
 				value: 'minimal',
 				description: `${HISTORY_CHARACTER_LEVELS.minimal} characters`,
 			},
-			{ name: 'Custom', value: 'custom' },
+			{ name: 'Custom', value: 'custom', description: 'Max Characters, set below' },
 		],
 		default: 'full',
 		description:
@@ -240,6 +242,7 @@ export const agentContextProperties: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0 },
 		default: 8000,
+		description: `Character budget of the history (0: the default, ${DEFAULT_MAX_HISTORY_CHARACTERS})`,
 		displayOptions: { show: { operation: ['prepare'], historySize: ['custom'] } },
 	},
 	agentContextOptions,
