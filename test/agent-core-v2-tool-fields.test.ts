@@ -123,7 +123,7 @@ describe('Agent Core version 2: structured tool settings', () => {
 			'Provider',
 			'Enable Fallback Model',
 			'Allowed Tools',
-			'Governance (Approval, Audit, Budgets)',
+			'Governance (Approval, Audit, Budgets, Durable Runs)',
 			'Options',
 		]);
 		const names = toolsWithSettings.map((tool) => collectionOf(tool.name)!.displayName);

@@ -99,9 +99,24 @@ function panelDescription(description: string, type: unknown): string {
 	return /\.\s/.test(text) ? text : text.replace(/\.$/, '');
 }
 
+/** One line on each choice a settings schema lists (issue #41: every option has a description). */
+const CHOICE_WORDS: Record<string, string> = {
+	GET: 'Read a resource',
+	POST: 'Create or send something',
+	PUT: 'Replace a resource',
+	PATCH: 'Change part of a resource',
+	DELETE: 'Delete a resource',
+	any: 'Any host that passes the address policy and the allowed domains',
+	from_prompt: "Only hosts named in the user's messages or the instructions (or allowed domains)",
+};
+
 const optionsOf = (values: readonly unknown[]): INodePropertyOptions[] =>
 	values
-		.map((value) => ({ name: String(value).split('_').map(word).join(' '), value: String(value) }))
+		.map((value) => ({
+			name: String(value).split('_').map(word).join(' '),
+			value: String(value),
+			...(CHOICE_WORDS[String(value)] ? { description: CHOICE_WORDS[String(value)] } : {}),
+		}))
 		.sort((first, second) => first.name.localeCompare(second.name));
 
 const listOf = (value: unknown) =>

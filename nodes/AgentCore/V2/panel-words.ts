@@ -61,18 +61,6 @@ const CHOICE_DESCRIPTIONS: Record<string, Record<string, string>> = {
 		gemini: "Google's Gemini API, with an Agent Core: Gemini API credential",
 	},
 	historyFit: { drop_oldest: 'Leave out whole turns, oldest first, until the history fits' },
-	egressHosts: {
-		any: 'Any host that passes the address policy and Allowed Domains',
-		from_prompt:
-			"Only hosts named in the user's messages or the instructions (or in Allowed Domains)",
-	},
-	allowedMethods: {
-		GET: 'Read a resource',
-		POST: 'Create or send something',
-		PUT: 'Replace a resource',
-		PATCH: 'Change part of a resource',
-		DELETE: 'Delete a resource',
-	},
 	reasoningEffort: {
 		minimal: 'Fewest reasoning tokens: fastest and cheapest',
 		low: 'Little reasoning',
