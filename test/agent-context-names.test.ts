@@ -124,6 +124,26 @@ describe('persist names a prepare that reads another store, without stopping the
 		]);
 	});
 
+	it('two conversations in one workflow, each pair on its own store: each persist checks its nearest prepare, no hint', async () => {
+		const messages =
+			'={{ [{ "role": "user", "content": "hi" }, { "role": "assistant", "content": "hello" }] }}';
+		const pair = (name: string, keyPrefix: string) => [
+			node(`Prepare ${name}`, 'prepare', { storage: 'memory', options: { keyPrefix } }),
+			node(`Persist ${name}`, 'persist', { storage: 'memory', options: { keyPrefix }, messages }),
+		];
+		const result = await runWorkflow({
+			nodes: [
+				createInputNode([{ session_id: `two-${randomUUID()}`, prompt: 'hi' }], 'Chat'),
+				...pair('A', 'a:'),
+				...pair('B', 'b:'),
+			],
+			connections: connectInSequence('Chat', 'Prepare A', 'Persist A', 'Prepare B', 'Persist B'),
+			nodeTypes: { agentContext: new AgentContext() },
+		});
+		expect(hintsOf(result, 'Persist A')).toEqual([]);
+		expect(hintsOf(result, 'Persist B')).toEqual([]);
+	});
+
 	it('prepare and persist on the same storage (both left at the default): no hint', async () => {
 		const result = await chain({}, {});
 		expect(result.errorOf('Save Turn')).toBeUndefined();

@@ -31,21 +31,29 @@ function describe(node: string, where: Storage): string {
 const isPrepare = (node: { type: string; parameters?: IDataObject }) =>
 	/(^|\.)agentContext$/.test(node.type) && (node.parameters?.operation ?? 'prepare') === 'prepare';
 
+/** The nearest enabled prepare upstream (one level more each time), so two conversations in a row are checked pair by pair. */
+function nearestPrepare(context: IExecuteFunctions, name: string) {
+	for (let depth = 1, seen = -1; ; depth++) {
+		const parents = context.getParentNodes(name, { includeNodeParameters: true, depth });
+		const prepare = parents.find((node) => !node.disabled && isPrepare(node));
+		if (prepare || parents.length === seen) return prepare;
+		seen = parents.length;
+	}
+}
+
 /**
- * A sentence when an Agent Context prepare upstream of this persist reads another store (Storage or Options → Key
- * Prefix): the turn persist saves is then never loaded again. Undefined when they agree or there is none.
+ * A sentence when an Agent Context prepare upstream of this persist reads another store (Storage or Options →
+ * Key Prefix): the turn persist saves is then never loaded again. Undefined when they agree or there is none.
  */
 export function storageMismatch(context: IExecuteFunctions): string | undefined {
 	const self = context.getNode();
 	const own = storageOf(self.parameters);
-	const parents = context.getParentNodes(self.name, { includeNodeParameters: true });
-	for (const parent of parents.filter((node) => !node.disabled && isPrepare(node))) {
-		const theirs = storageOf(parent.parameters ?? {});
-		if (!differ(theirs, own)) continue;
-		return (
-			`${describe(parent.name, theirs)} but ${describe(self.name, own)}: ` +
-			'the turn saved here is not the history prepare loads next time. Set both to the same Storage and Key Prefix.'
-		);
-	}
-	return undefined;
+	const prepare = nearestPrepare(context, self.name);
+	if (!prepare) return undefined;
+	const theirs = storageOf(prepare.parameters ?? {});
+	if (!differ(theirs, own)) return undefined;
+	return (
+		`${describe(prepare.name, theirs)} but ${describe(self.name, own)}: ` +
+		'the turn saved here is not the history prepare loads next time. Set both to the same Storage and Key Prefix.'
+	);
 }
