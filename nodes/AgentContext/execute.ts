@@ -4,6 +4,7 @@ import { openContextStore } from '../shared/context-store';
 import { mapItems } from '../shared/items';
 import { toNodeError } from '../shared/node-errors';
 import { runOperation, type Operation } from './operations';
+import { storageMismatch } from './storage-match';
 
 /** Every item is handled on its own (its own session); errors stay with their item under continueOnFail(). */
 export async function agentContextExecute(
@@ -25,6 +26,9 @@ export async function agentContextExecute(
 		];
 	}
 	const { store, memory } = opened;
+	// A hint, not an error: workflows saved before this check keep running as they did (issue #41).
+	const mismatch = operation === 'persist' ? storageMismatch(this) : undefined;
+	if (mismatch) this.addExecutionHints?.({ message: mismatch, location: 'outputPane' });
 	try {
 		return [
 			await mapItems(this, async (itemIndex) => {
