@@ -7,6 +7,7 @@ export {
 	ConfigError,
 	DEFAULT_CONFIG,
 	REASONING_EFFORTS,
+	toolSettingsProblems,
 	type AgentConfig,
 	type JsonMode,
 } from './settings/config';

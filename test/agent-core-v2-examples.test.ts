@@ -1,4 +1,4 @@
-// Version 2 runs as version 1 (issue #28): each Agent Core node of examples/ (version 1, as committed) and the same settings on version 2, in n8n's engine.
+// Version 2 runs as version 1 (issue #28): each Agent Core node of examples/ (version 2 since issue #41, as committed) and the same settings on version 1, in n8n's engine.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ChatOpenAI } from '@langchain/openai';
@@ -13,65 +13,10 @@ import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { DEMO_PROMPT, demoModel } from '../src/demo/demo-model';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
+import { asVersionOne } from './support/agent-core-versions';
 import { connectInSequence, createInputNode, createNode, subNode } from './support/test-nodes';
 
 const EXAMPLES = path.join(__dirname, '..', 'examples');
-const LIMIT_TO_BUDGETS = [
-	'totalTokenBudget',
-	'sharedBudgetTokens',
-	'sharedBudgetScope',
-	'sharedBudgetPeriod',
-];
-
-/**
- * Version 1's parameters as a user sets the same settings on version 2: the fields Options now holds moved
- * into it, Limits split into Options and Budgets, the batch fields into Batch Processing, Output Format → JSON
- * as Require Specific Output Format, Governance on when approval or audit is; what version 1 left at its
- * default stays explicit where version 2's default differs (Provider, Model).
- */
-function asVersionTwo(parameters: INodeParameters): INodeParameters {
-	const {
-		limits = {},
-		options = {},
-		developerText,
-		sessionId,
-		toolSettingsJson,
-		workflowTools,
-		operation,
-		...top
-	} = parameters as Record<string, any>;
-	const { batchSize, delayBetweenBatches, outputFormat, ...otherOptions } = options;
-	const budgets = Object.fromEntries(
-		Object.entries(limits).filter(([name]) => LIMIT_TO_BUDGETS.includes(name)),
-	);
-	const limitOptions = Object.fromEntries(
-		Object.entries(limits).filter(([name]) => !LIMIT_TO_BUDGETS.includes(name)),
-	);
-	const moved = Object.fromEntries(
-		Object.entries({ developerText, sessionId, toolSettingsJson, workflowTools }).filter(
-			([, value]) => value !== undefined,
-		),
-	);
-	const batching = Object.fromEntries(
-		Object.entries({ batchSize, delayBetweenBatches }).filter(([, value]) => value !== undefined),
-	);
-	return {
-		provider: 'openai',
-		model: { __rl: true, mode: 'list', value: '' },
-		...top,
-		...(operation !== undefined ? { runOrResume: operation } : {}),
-		...(top.needsApproval || top.auditTrail ? { governance: true } : {}),
-		...(Object.keys(budgets).length ? { budgets } : {}),
-		options: {
-			...limitOptions,
-			...otherOptions,
-			...moved,
-			...(Object.keys(batching).length ? { batching } : {}),
-			...(outputFormat === 'json' ? { requireOutputFormat: true } : {}),
-		},
-	} as INodeParameters;
-}
-
 /** Every Agent Core node of every example, as committed. */
 const exampleNodes = readdirSync(EXAMPLES)
 	.filter((file) => file.endsWith('.json'))
@@ -80,6 +25,24 @@ const exampleNodes = readdirSync(EXAMPLES)
 			.filter((node) => node.type.endsWith('.agentCore'))
 			.map((node) => ({ file, node })),
 	);
+
+describe("the examples ship as version 2, as the README's Quick start describes (issue #41)", () => {
+	it.each(exampleNodes.map(({ file, node }) => [`${file} → ${node.name}`, node] as const))(
+		'%s is an Agent Core version 2 node with no version 1 field left at its top',
+		(_name, node) => {
+			expect(node.typeVersion).toBe(2);
+			for (const field of [
+				'limits',
+				'operation',
+				'developerText',
+				'sessionId',
+				'toolSettingsJson',
+				'workflowTools',
+			])
+				expect([field, node.parameters[field]]).toEqual([field, undefined]);
+		},
+	);
+});
 
 /** One item every example's Prompt, Messages JSON and Session ID read (webhook body, chat input, Agent Context's fields). */
 const ITEM: IDataObject = {
@@ -99,7 +62,7 @@ const usedToolCounts = (used: unknown) =>
 		]),
 	);
 
-describe("version 2 with the same settings as each example (version 1) in n8n's engine", () => {
+describe("each example (version 2) and the same settings on version 1 in n8n's engine", () => {
 	const server = useScriptedServer({ script: demoModel });
 
 	async function run(node: INode, typeVersion: number, parameters: INodeParameters) {
@@ -177,8 +140,8 @@ describe("version 2 with the same settings as each example (version 1) in n8n's 
 	it.each(exampleNodes.map(({ file, node }) => [`${file} → ${node.name}`, node] as const))(
 		'%s gives the same output fields and answer',
 		async (_name, node) => {
-			const versionOne = await run(node, 1, node.parameters);
-			const versionTwo = await run(node, 2, asVersionTwo(node.parameters));
+			const versionOne = await run(node, 1, asVersionOne(node.parameters));
+			const versionTwo = await run(node, 2, node.parameters);
 
 			// A limit's sentence names the field as each version's panel does (Max Steps under Limits, Max
 			// Iterations under Options): the same sentence otherwise.
@@ -194,12 +157,12 @@ describe("version 2 with the same settings as each example (version 1) in n8n's 
 	it('routes a call waiting for approval to Needs Approval on both versions (examples/agent-core-approval.json)', async () => {
 		const { node } = exampleNodes.find(
 			({ file, node }) =>
-				file === 'agent-core-approval.json' && node.parameters.operation !== 'resume',
+				file === 'agent-core-approval.json' && node.parameters.runOrResume !== 'resume',
 		)!;
 		const outputs = [];
 		for (const [version, parameters] of [
-			[1, node.parameters],
-			[2, asVersionTwo(node.parameters)],
+			[1, asVersionOne(node.parameters)],
+			[2, node.parameters],
 		] as const) {
 			server().setScript([action('feishu_bot', { text: 'Release is out' }), final('unused')]);
 			outputs.push(await run(node, version, parameters));
@@ -212,11 +175,11 @@ describe("version 2 with the same settings as each example (version 1) in n8n's 
 	it('on version 2, Require Approval left in the JSON with Governance off pauses nothing (one output, the call runs)', async () => {
 		const { node } = exampleNodes.find(
 			({ file, node }) =>
-				file === 'agent-core-approval.json' && node.parameters.operation !== 'resume',
+				file === 'agent-core-approval.json' && node.parameters.runOrResume !== 'resume',
 		)!;
 		server().setScript([action('feishu_bot', { text: 'Release is out' }), final('sent')]);
 
-		const outputs = await run(node, 2, { ...asVersionTwo(node.parameters), governance: false });
+		const outputs = await run(node, 2, { ...node.parameters, governance: false });
 
 		expect(outputs).toMatchObject([
 			[{ finish_reason: 'final', output: 'sent', used_tools: { feishu_bot: 1 } }],

@@ -102,7 +102,7 @@ describe('Agent Core version 2 panel', () => {
 			'Provider',
 			'Enable Fallback Model',
 			'Allowed Tools',
-			'Governance (Approval, Audit, Budgets)',
+			'Governance (Approval, Audit, Budgets, Durable Runs)',
 			'Options',
 		]);
 		expect(view.length).toBeLessThanOrEqual(7);
@@ -254,7 +254,7 @@ describe('Agent Core version 2 panel', () => {
 		const options = versionTwo.properties.find((property) => property.name === 'options')!
 			.options as INodeProperties[];
 		const mcp = options.find((property) => property.name === 'mcpServersJson');
-		expect(mcp).toMatchObject({ displayName: 'MCP Servers (JSON)', type: 'json', default: '' });
+		expect(mcp).toMatchObject({ displayName: 'MCP Servers (JSON)', type: 'json', default: '[]' });
 		expect(mcp!.description).toContain('saved with the workflow');
 		expect(options.find((property) => property.name === 'readOnlyTools')!.description).toContain(
 			'&lt;server&gt;.&lt;tool&gt;',

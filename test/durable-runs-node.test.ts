@@ -151,6 +151,18 @@ describe('Agent Core durable runs in n8n’s engine', () => {
 		expect(await redis.admin.exists(keyOf('Agent Core', 'order-req-81f3'))).toBe(1);
 	});
 
+	it("the default Run Key takes the request's Idempotency-Key header, so a caller's retry in n8n 2.x (a new execution) finds the run (issue #41)", async () => {
+		const request = { prompt: 'Order Dune.', headers: { 'idempotency-key': 'order-req-default' } };
+		await firstAttemptFailsAfterTheOrder([request]);
+		server().setScript([final('Ordered: 4711.')]);
+
+		const retried = await run([request]);
+
+		expect(retried.outputOf('Agent Core')[0].json).toMatchObject({ finish_reason: 'final' });
+		expect(orders.requests).toHaveLength(1);
+		expect(await redis.admin.exists(keyOf('Agent Core', 'order-req-default:0:0'))).toBe(1);
+	});
+
 	it('keeps one run per item and per node: two items are two runs, and a second node with the same Run Key is another run', async () => {
 		server().setScript((request) =>
 			JSON.stringify(request.body).includes('Observation') ? final('Ordered.') : ORDER(),

@@ -266,6 +266,26 @@ describe('OpenAI chat completions (the engine’s own adapter, openai SDK)', () 
 describe('Gemini generateContent (the engine’s own adapter, @google/genai)', () => {
 	const server = useScriptedServer({ script: () => 'ok' });
 
+	it('streams a file of many base64 chunks into inlineData whole, with its exact Content-Length, streamed or not', async () => {
+		const big = Buffer.concat([Buffer.from(pdfBytes('big')), Buffer.alloc(2_100_000, 0x62)]);
+		const messages = withFiles([runFile('big.pdf', big)], 'Sum?');
+		await gemini(server()).generate(requestWith(messages, 'gemini-2.5-flash'));
+		await gemini(server()).generate({
+			...requestWith(messages, 'gemini-2.5-flash'),
+			onTextDelta: () => undefined,
+		});
+		expect(server().requests.map((request) => request.streamed)).toEqual([false, true]);
+		for (const request of server().requests) {
+			expect(request.files.map((file) => [file.wire, file.bytes, file.sha256])).toEqual([
+				['inlineData', big.length, sha(big)],
+			]);
+			expect(request.headers['transfer-encoding']).toBeUndefined();
+			expect(Number(request.headers['content-length'])).toBe(
+				Buffer.byteLength(JSON.stringify(request.body)),
+			);
+		}
+	});
+
 	it('sends images and PDFs as inlineData parts after the text, in order', async () => {
 		await gemini(server()).generate(
 			requestWith(withFiles([photoFile(), invoiceFile()]), 'gemini-2.5-flash'),

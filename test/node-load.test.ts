@@ -11,6 +11,7 @@ import type {
 	VersionedNodeType,
 } from 'n8n-workflow';
 import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
+import { AgentContextMemory } from '../nodes/AgentContextMemory/AgentContextMemory.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 
 const ROOT = join(__dirname, '..');
@@ -38,6 +39,7 @@ const HEAVY_OWN = [
 	'dist/src/index.js',
 	'dist/nodes/AgentCore/execute/',
 	'dist/nodes/AgentContext/execute.js',
+	'dist/nodes/AgentContextMemory/supply.js',
 ];
 
 /** What a fresh Node process loads when it requires n8n's listed nodes and credentials after n8n-workflow, as n8n does. */
@@ -95,9 +97,14 @@ describe('the node methods, loaded on first call', () => {
 			data: { host: '127.0.0.1', port, database: 0 },
 		}) as unknown as ICredentialsDecrypted;
 
-	it("reach their bodies: Agent Core's and Agent Context's Redis credential tests answer for a real Redis and a closed port", async () => {
+	it("reach their bodies: Agent Core's, Agent Context's and its memory sub-node's Redis credential tests answer for a real Redis and a closed port", async () => {
 		const contextTest = new AgentContext().methods.credentialTest.agentCoreRedisApiTest;
-		for (const test of [versionTwo.methods!.credentialTest!.agentCoreRedisApiTest, contextTest]) {
+		const memoryTest = new AgentContextMemory().methods.credentialTest.agentCoreRedisApiTest;
+		for (const test of [
+			versionTwo.methods!.credentialTest!.agentCoreRedisApiTest,
+			contextTest,
+			memoryTest,
+		]) {
 			expect(await test.call({} as ICredentialTestFunctions, redis(6379))).toMatchObject({
 				status: 'OK',
 			});
@@ -146,6 +153,7 @@ describe('the credentials each node version offers', () => {
 				([version, node]) => [`Agent Core ${version}`, node] as [string, INodeType],
 			),
 			['Agent Context', new AgentContext()],
+			['Agent Context Memory', new AgentContextMemory()],
 		];
 		const untested = versions.flatMap(([label, node]) =>
 			(node.description.credentials ?? []).flatMap((credential) => {
@@ -169,6 +177,7 @@ describe('the credentials each node version offers', () => {
 			'Agent Core 1',
 			'Agent Core 2',
 			'Agent Context',
+			'Agent Context Memory',
 		]);
 	});
 });

@@ -284,9 +284,29 @@ describe('the settings table', () => {
 			displayName: 'Max Retries',
 			name: 'maxRetries',
 			type: 'number',
-			typeOptions: { minValue: 1 },
+			// An integer check: version 2 shows it without decimals (issue #41).
+			typeOptions: { minValue: 1, numberPrecision: 0 },
 			default: 5,
 		});
+	});
+
+	it('shows whole-number settings without decimals in version 2 only, and every number of version 2 whose check is an integer so (issue #41)', () => {
+		for (const [, setting] of settingEntries()) {
+			const panel = setting.panel;
+			if (!panel || panel.type !== 'number' || panel.builtByNode) continue;
+			const integer = setting.check.range?.integer === true;
+			const inVersion = (version: number) =>
+				collectionProperties(panel.collection as 'limits' | 'options', [], version).find(
+					(entry) => entry.name === panel.name,
+				);
+			if (panel.collection !== 'top' && (panel.since ?? 1) <= 1)
+				expect([panel.name, inVersion(1)?.typeOptions?.numberPrecision]).toEqual([
+					panel.name,
+					panel.typeOptions?.numberPrecision,
+				]);
+			if (panel.collection !== 'top' && integer)
+				expect([panel.name, inVersion(2)?.typeOptions?.numberPrecision]).toEqual([panel.name, 0]);
+		}
 	});
 
 	it('matches the configuration table in docs/node-panel.md in every column the page has', () => {

@@ -9,7 +9,7 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { agentContextProperties } from './description';
+import { AGENT_CONTEXT_TOOL_DESCRIPTION, agentContextProperties } from './description';
 
 /** Agent Context: conversation history for Agent Core (prepare → Agent Core → persist). */
 export class AgentContext implements INodeType {
@@ -23,7 +23,8 @@ export class AgentContext implements INodeType {
 		subtitle: '={{ $parameter["operation"] }} · {{ $parameter["storage"] }}',
 		description: 'Keeps multi-turn conversation history for Agent Core, in Redis or in memory',
 		defaults: { name: 'Agent Context' },
-		usableAsTool: true,
+		// n8n offers every usableAsTool node to AI agents as "<name> Tool"; this says, in the nodes panel, what it is for.
+		usableAsTool: { replacements: { description: AGENT_CONTEXT_TOOL_DESCRIPTION } },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [

@@ -23,6 +23,69 @@ const WINDOW_CHOICES = [
 	},
 ];
 
+/**
+ * The description of "Agent Context Tool", the variant n8n makes of every usableAsTool node: an AI agent reads or
+ * manages a stored conversation by itself. Prepare and Persist are the pair around Agent Core, not a model's calls.
+ */
+export const AGENT_CONTEXT_TOOL_DESCRIPTION =
+	'Lets an AI agent look into or manage a stored conversation (Get, List Turns, Fork, Rewind, Clear); ' +
+	"Agent Core's history goes through Prepare and Persist in the main flow";
+
+/**
+ * The operations, the pair everyone needs first (prepare before Agent Core, persist after it), then the others by name.
+ * A named list, as WINDOW_CHOICES: n8n's lint sorts an inline options list by name, and its scanner ignores
+ * eslint-disable comments. Each operation has one name, and its action and description start with that name's verb.
+ */
+const OPERATION_CHOICES = [
+	{
+		name: 'Prepare',
+		value: 'prepare',
+		action: 'Prepare the history for Agent Core',
+		description:
+			"Prepare (before Agent Core): load the session's history and the new message as messages_json",
+	},
+	{
+		name: 'Persist',
+		value: 'persist',
+		action: 'Persist the agent turn',
+		description:
+			"Persist (after Agent Core): save this run's user message and answer to the session",
+	},
+	{
+		name: 'Clear',
+		value: 'clear',
+		action: 'Clear a session',
+		description: 'Clear the session: delete its history',
+	},
+	{
+		name: 'Fork',
+		value: 'fork',
+		action: 'Fork a session at a turn',
+		description:
+			"Fork: a new session holding this session's turns up to Turn; this one is untouched",
+	},
+	{
+		name: 'Get',
+		value: 'get',
+		action: 'Get a session',
+		description: 'Get the stored history as it is, for inspection',
+	},
+	{
+		name: 'List Turns',
+		value: 'list',
+		action: 'List the turns of a session',
+		description:
+			"List the session's turns in order: number, time, sizes, and whether each is live, summarised or rewound",
+	},
+	{
+		name: 'Rewind',
+		value: 'rewind',
+		action: 'Rewind a session to a turn',
+		description:
+			'Rewind: later turns move to the archive (kept until its TTL); the conversation goes on from Turn',
+	},
+];
+
 /** Panel of the Agent Context node: prepare → Agent Core → persist, plus clear, get, list, fork and rewind. */
 export const agentContextProperties: INodeProperties[] = [
 	{
@@ -30,52 +93,7 @@ export const agentContextProperties: INodeProperties[] = [
 		name: 'operation',
 		type: 'options',
 		noDataExpression: true,
-		options: [
-			{
-				name: 'Clear',
-				value: 'clear',
-				action: 'Delete a session',
-				description: "Delete the session's history",
-			},
-			{
-				name: 'Fork',
-				value: 'fork',
-				action: 'Fork a session at a turn',
-				description: "A new session holding this session's turns up to Turn; this one is untouched",
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				action: 'Read a session',
-				description: 'Return the stored history as it is, for inspection',
-			},
-			{
-				name: 'List Turns',
-				value: 'list',
-				action: 'List the turns of a session',
-				description:
-					"The session's turns in order: number, time, sizes, and whether each is live, summarised or rewound",
-			},
-			{
-				name: 'Persist',
-				value: 'persist',
-				action: 'Save the agent turn',
-				description: "Append this run's user message and answer to the session",
-			},
-			{
-				name: 'Prepare',
-				value: 'prepare',
-				action: 'Load history for the agent',
-				description: 'Load the session history and emit messages_json for Agent Core',
-			},
-			{
-				name: 'Rewind',
-				value: 'rewind',
-				action: 'Rewind a session to a turn',
-				description:
-					'Later turns move to the archive (kept until its TTL); the conversation goes on from Turn',
-			},
-		],
+		options: OPERATION_CHOICES,
 		default: 'prepare',
 	},
 	{
@@ -97,6 +115,8 @@ export const agentContextProperties: INodeProperties[] = [
 			},
 		],
 		default: 'memory',
+		description:
+			'Where the history is kept: Redis in production; Prepare and Persist of one conversation must use the same',
 	},
 	{
 		displayName:
@@ -209,7 +229,7 @@ export const agentContextProperties: INodeProperties[] = [
 				value: 'minimal',
 				description: `${HISTORY_CHARACTER_LEVELS.minimal} characters`,
 			},
-			{ name: 'Custom', value: 'custom' },
+			{ name: 'Custom', value: 'custom', description: 'Max Characters, set below' },
 		],
 		default: 'full',
 		description:
@@ -222,6 +242,7 @@ export const agentContextProperties: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0 },
 		default: 8000,
+		description: `Character budget of the history (0: the default, ${DEFAULT_MAX_HISTORY_CHARACTERS})`,
 		displayOptions: { show: { operation: ['prepare'], historySize: ['custom'] } },
 	},
 	agentContextOptions,

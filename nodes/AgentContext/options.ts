@@ -117,9 +117,21 @@ export const agentContextOptions: INodeProperties = {
 			name: 'providerFormats',
 			type: 'multiOptions',
 			options: [
-				{ name: 'OpenAI', value: 'openai' },
-				{ name: 'Gemini', value: 'gemini' },
-				{ name: 'Anthropic', value: 'anthropic' },
+				{
+					name: 'OpenAI',
+					value: 'openai',
+					description: 'Chat Completions messages (role, content)',
+				},
+				{
+					name: 'Gemini',
+					value: 'gemini',
+					description: 'Gemini contents (role user or model, parts)',
+				},
+				{
+					name: 'Anthropic',
+					value: 'anthropic',
+					description: 'Messages API messages, the system message apart',
+				},
 			],
 			default: [],
 			description: "Prepare: also emit the conversation in these providers' own formats",

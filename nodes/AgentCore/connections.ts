@@ -2,12 +2,14 @@
 
 /**
  * The node's inputs for a given Provider, Enable Fallback Model and Fallback From, as the `inputs` expression
- * builds them: the Fallback Model input exists unless the fallback is another model of the credential.
+ * builds them: the Fallback Model input exists unless the fallback is another model of the credential. Version 2
+ * passes `withMemory` and gets the Memory input where n8n's AI Agent has it, between the chat models and Tool.
  */
 export function agentCoreInputs(
 	provider: string,
 	needsFallback: boolean,
 	fallbackSource: string | undefined,
+	withMemory?: boolean,
 ) {
 	const chatModel = (displayName: string) => ({
 		type: 'ai_languageModel',
@@ -22,6 +24,9 @@ export function agentCoreInputs(
 		'main',
 		...(provider === 'connected' ? [chatModel('Chat Model')] : []),
 		...(fallbackInput ? [chatModel('Fallback Model')] : []),
+		...(withMemory === true
+			? [{ type: 'ai_memory', displayName: 'Memory', required: false, maxConnections: 1 }]
+			: []),
 		{ type: 'ai_tool', displayName: 'Tool', required: false },
 	];
 }

@@ -30,7 +30,8 @@ export async function readDurableRun(
 					: `not text but ${Array.isArray(value) ? 'an array' : typeof value}`),
 			itemIndex,
 			'Set Run Key to what names this run across its attempts: the default ' +
-				'{{ $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}, or a key from the request such as ' +
+				"{{ $json.headers?.['idempotency-key'] || $execution.id }}:{{ $runIndex }}:{{ $itemIndex }}, " +
+				'or a key from the request such as ' +
 				"{{ $('Webhook').item.json.headers['idempotency-key'] }}.",
 		);
 	}

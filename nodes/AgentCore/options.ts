@@ -144,8 +144,9 @@ export const mcpServersOption: INodeProperties = {
 	displayName: 'MCP Servers (JSON)',
 	name: 'mcpServersJson',
 	type: 'json',
-	default: '',
+	default: '[]',
 	placeholder: '[{"name": "docs", "url": "https://mcp.example.com/mcp", "tools": ["search"]}]',
+	hint: "Or connect n8n's MCP Client Tool to the Tool input: its tools join the agent's, no JSON needed",
 	description:
 		'MCP servers (streamable HTTP) whose tools the agent may use: an array as the ' +
 		"config's mcp_servers, each with name and URL, and optionally headers, tools, " +

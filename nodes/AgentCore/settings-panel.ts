@@ -26,12 +26,19 @@ function propertyOf(
 	setting: Setting,
 	panel: PanelFacts,
 	extra: Pick<INodeProperties, 'displayOptions'>,
+	version = 1,
 ): INodeProperties {
 	const minimum = setting.check.range?.minimum;
 	// A number field shows the check's minimum, so the panel refuses what the engine would.
-	const typeOptions =
+	const bounds =
 		panel.typeOptions ??
 		(panel.type === 'number' && minimum !== undefined ? { minValue: minimum } : undefined);
+	// Version 2 shows a whole-number setting without decimals (issue #41); version 1's panel stays as it was.
+	const whole =
+		version >= 2 && panel.type === 'number' && setting.check.range?.integer === true
+			? { numberPrecision: 0 }
+			: undefined;
+	const typeOptions = bounds || whole ? { ...whole, ...bounds } : undefined;
 	return {
 		displayName: panel.displayName,
 		name: panel.name,
@@ -55,7 +62,7 @@ export function collectionProperties(
 		setting.panel?.collection === collection &&
 		!setting.panel.builtByNode &&
 		(setting.panel.since ?? 1) <= version
-			? [propertyOf(setting, setting.panel, {})]
+			? [propertyOf(setting, setting.panel, {}, version)]
 			: [],
 	);
 	return [...fromTable, ...nodeFields].sort((first, second) =>

@@ -39,10 +39,17 @@ export const LEFT_OUT_OF_TOOL_FIELDS: Readonly<Record<string, Readonly<Record<st
  * and the field is then not read.
  */
 export const TOP_LEVEL_TOOL_FIELDS: Readonly<
-	Record<string, Readonly<Record<string, { name: string; unlessCredential: string }>>>
+	Record<
+		string,
+		Readonly<Record<string, { name: string; displayName: string; unlessCredential: string }>>
+	>
 > = {
 	http_request: {
-		allowed_domains: { name: 'httpAllowedDomains', unlessCredential: 'agentCoreHttpHeaderApi' },
+		allowed_domains: {
+			name: 'httpAllowedDomains',
+			displayName: 'HTTP Request: Allowed Domains',
+			unlessCredential: 'agentCoreHttpHeaderApi',
+		},
 	},
 };
 
@@ -92,9 +99,24 @@ function panelDescription(description: string, type: unknown): string {
 	return /\.\s/.test(text) ? text : text.replace(/\.$/, '');
 }
 
+/** One line on each choice a settings schema lists (issue #41: every option has a description). */
+const CHOICE_WORDS: Record<string, string> = {
+	GET: 'Read a resource',
+	POST: 'Create or send something',
+	PUT: 'Replace a resource',
+	PATCH: 'Change part of a resource',
+	DELETE: 'Delete a resource',
+	any: 'Any host that passes the address policy and the allowed domains',
+	from_prompt: "Only hosts named in the user's messages or the instructions (or allowed domains)",
+};
+
 const optionsOf = (values: readonly unknown[]): INodePropertyOptions[] =>
 	values
-		.map((value) => ({ name: String(value).split('_').map(word).join(' '), value: String(value) }))
+		.map((value) => ({
+			name: String(value).split('_').map(word).join(' '),
+			value: String(value),
+			...(CHOICE_WORDS[String(value)] ? { description: CHOICE_WORDS[String(value)] } : {}),
+		}))
 		.sort((first, second) => first.name.localeCompare(second.name));
 
 const listOf = (value: unknown) =>
@@ -194,20 +216,24 @@ const toolsWithFields = () =>
 		.map((tool) => ({ tool, fields: toolFieldsOf(tool) }))
 		.filter(({ fields }) => fields.length > 0);
 
-/**
- * One collection per built-in tool with settings, shown while that tool is allowed, named by its label in
- * `allowedTools` (its options read "HTTP Request (http_request)"; a label's own aside in brackets is dropped).
- */
-export function toolSettingsCollections(allowedTools: INodeProperties): INodeProperties[] {
+/** A tool's label as Allowed Tools shows it, without the aside in brackets: http_request → HTTP Request. */
+export function toolLabels(allowedTools: INodeProperties): (toolName: string) => string {
 	const labels = new Map(
 		((allowedTools.options ?? []) as INodePropertyOptions[]).map((option) => [
 			option.value,
 			option.name,
 		]),
 	);
-	const labelOf = (name: string) =>
-		(labels.get(name) ?? name).replace(` (${name})`, '').replace(/ \([^)]*\)$/, '');
-	const order = [...labels.keys()];
+	return (name) => (labels.get(name) ?? name).replace(` (${name})`, '').replace(/ \([^)]*\)$/, '');
+}
+
+/**
+ * One collection per built-in tool with settings, shown while that tool is allowed, named by its label in
+ * `allowedTools` (its options read "HTTP Request (http_request)"; a label's own aside in brackets is dropped).
+ */
+export function toolSettingsCollections(allowedTools: INodeProperties): INodeProperties[] {
+	const labelOf = toolLabels(allowedTools);
+	const order = ((allowedTools.options ?? []) as INodePropertyOptions[]).map(({ value }) => value);
 	return toolsWithFields()
 		.sort((first, second) => order.indexOf(first.tool.name) - order.indexOf(second.tool.name))
 		.map(({ tool, fields }) => ({
@@ -225,7 +251,7 @@ export function toolSettingsCollections(allowedTools: INodeProperties): INodePro
 /**
  * The settings one item's tool fields give, for allowed tools only, under Tool Settings (JSON): a key the
  * JSON sets wins over its field. A tool whose fields are all unset gets no entry. The values are not checked
- * here: the engine checks tool_settings against each tool's schema and names the field of a bad one.
+ * here: tool-field-problems.ts checks the fields' values and names a bad one's field; the engine checks the rest.
  */
 export function settingsFromToolFields(
 	context: IExecuteFunctions,

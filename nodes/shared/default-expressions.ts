@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWorkflowNodeContext } from 'n8n-workflow';
 
 /**
  * The default expressions of both nodes' fields (over the item's `$json`), each written again in
@@ -26,7 +26,7 @@ const IN_JAVASCRIPT: Record<string, (json: IDataObject) => unknown> = {
  * resolves it, and a plain value as it is (read once, without n8n resolving anything).
  */
 export function readField(
-	context: IExecuteFunctions,
+	context: IWorkflowNodeContext & Pick<IExecuteFunctions, 'getInputData'>,
 	name: string,
 	itemIndex: number,
 	fallback?: unknown,
@@ -34,6 +34,8 @@ export function readField(
 	const raw = context.getNodeParameter(name, itemIndex, fallback, { rawExpressions: true });
 	if (typeof raw !== 'string' || !raw.startsWith('=')) return raw;
 	const compute = IN_JAVASCRIPT[raw];
-	if (compute) return compute(context.getInputData()[itemIndex]?.json ?? {});
+	// A sub-node has no input items of its own ($json is its root node's item): n8n resolves the expression there.
+	const json = context.getInputData()[itemIndex]?.json;
+	if (compute && json) return compute(json);
 	return context.getNodeParameter(name, itemIndex, fallback);
 }

@@ -1,4 +1,4 @@
-import { NodeApiError, NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IWorkflowNodeContext } from 'n8n-workflow';
 import { AgentCoreError } from '../../src';
 
 /**
@@ -6,7 +6,7 @@ import { AgentCoreError } from '../../src';
  * (ECONNREFUSED, ETIMEDOUT…) into a generic sentence; ours already names the service, the address and the fix.
  */
 export function nodeError(
-	context: IExecuteFunctions,
+	context: Pick<IWorkflowNodeContext, 'getNode'>,
 	message: string,
 	itemIndex: number,
 	description?: string,
@@ -34,7 +34,7 @@ export const sharedFieldName: FieldNamer = (field) =>
  * field in the words of the node's panel (`nameOf`, which the node passes; the shared names without one).
  */
 export function toNodeError(
-	context: IExecuteFunctions,
+	context: Pick<IWorkflowNodeContext, 'getNode'>,
 	error: unknown,
 	itemIndex: number,
 	nameOf: FieldNamer = sharedFieldName,

@@ -17,7 +17,8 @@ export interface RunMemory {
 	/**
 	 * After a finished run: saves the turn (the final answer and the tool results Agent Core remembers, from
 	 * `result.messages`). Called exactly once for every successful `load`, also when the run failed or
-	 * paused (`result` then may be undefined), so a busy session is released.
+	 * paused (`result` then may be undefined), so a busy session is released; and once, without a `load`, when
+	 * a run resumed after approval finishes (its conversation comes from the signed run state).
 	 */
 	save(turn: { itemIndex: number; result?: AgentResult; error?: unknown }): Promise<void>;
 }

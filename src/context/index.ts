@@ -40,6 +40,8 @@ export {
 	sessionStoreKey,
 	type BusyOptions,
 	type PersistedSession,
+	type PersistSessionRequest,
+	type SessionAddress,
 	type PreparedSession,
 } from './session';
 export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';

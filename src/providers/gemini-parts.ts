@@ -7,21 +7,30 @@
  */
 import type { Content, Part } from '@google/genai';
 import type { ChatMessage } from '../core/messages';
-import { sentFiles } from './file-parts';
+import { type SentFile, sentFiles } from './file-parts';
+
+/** What goes in `inlineData.data`: the file's base64, or a marker the body's stream replaces by it (file-body.ts). */
+type DataOf = (file: SentFile) => string;
 
 /** One message's parts: its text, then each file it carries as inline data. */
-export function geminiParts(message: ChatMessage): Part[] {
+export function geminiParts(
+	message: ChatMessage,
+	dataOf: DataOf = (file) => file.base64(),
+): Part[] {
 	const files = sentFiles(message);
 	if (files.length === 0) return [{ text: message.content }];
 	return [
 		// An empty text part is left out: the files are the whole message then.
 		...(message.content === '' ? [] : [{ text: message.content }]),
-		...files.map((file) => ({ inlineData: { mimeType: file.type, data: file.base64() } })),
+		...files.map((file) => ({ inlineData: { mimeType: file.type, data: dataOf(file) } })),
 	];
 }
 
 /** Gemini takes one system instruction and alternating user/model contents; consecutive same-role turns are merged. */
-export function toGeminiContents(messages: readonly ChatMessage[]): {
+export function toGeminiContents(
+	messages: readonly ChatMessage[],
+	dataOf?: DataOf,
+): {
 	systemInstruction?: string;
 	contents: Content[];
 } {
@@ -33,8 +42,8 @@ export function toGeminiContents(messages: readonly ChatMessage[]): {
 		if (message.role === 'system') continue;
 		const role = message.role === 'assistant' ? 'model' : 'user';
 		const previous = contents[contents.length - 1];
-		if (previous && previous.role === role) previous.parts!.push(...geminiParts(message));
-		else contents.push({ role, parts: geminiParts(message) });
+		if (previous && previous.role === role) previous.parts!.push(...geminiParts(message, dataOf));
+		else contents.push({ role, parts: geminiParts(message, dataOf) });
 	}
 	return { systemInstruction: system.length ? system.join('\n\n') : undefined, contents };
 }

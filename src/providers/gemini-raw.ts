@@ -1,4 +1,5 @@
 /** A fetch for @google/genai that keeps what its Gemini API converter drops from a reply: the candidate's `finishMessage`. */
+import { bodyWithFiles, type FileMarkers } from './file-body';
 
 /** Where Node keeps undici's global dispatcher (the key @google/genai itself uses). */
 const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
@@ -37,10 +38,14 @@ export interface RawReplyNotes {
  * realworld case `pyd:test_google/test_google_model_armor_response_template_real_block#0`): a 200 JSON
  * answer is read once more from a clone; an event stream is teed, and its copy read as the events pass.
  */
-export function fetchKeepingFinishMessage(notes: RawReplyNotes): typeof fetch {
+export function fetchKeepingFinishMessage(
+	notes: RawReplyNotes,
+	markers?: FileMarkers,
+): typeof fetch {
 	return async (input, init) => {
 		const response = await fetch(input, {
 			...init,
+			...withFileBody(init, markers),
 			dispatcher: untimedDispatcher,
 		} as unknown as RequestInit);
 		const type = response.headers.get('content-type') ?? '';
@@ -57,6 +62,23 @@ export function fetchKeepingFinishMessage(notes: RawReplyNotes): typeof fetch {
 		}
 		return response;
 	};
+}
+
+/**
+ * The SDK's JSON text with each file marker swapped for a stream of the file's base64 (file-body.ts), sent with
+ * its exact Content-Length; nothing when the call holds no files.
+ */
+function withFileBody(init: RequestInit | undefined, markers?: FileMarkers): RequestInit {
+	if (!markers?.files.length) return {};
+	// Never send the markers themselves as a file's data: an SDK that stops writing its body as text fails loudly.
+	if (typeof init?.body !== 'string')
+		throw new Error(
+			'@google/genai did not write its request body as JSON text; the files cannot be sent',
+		);
+	const { body, length } = bodyWithFiles(init.body, markers);
+	const headers = new Headers(init.headers);
+	headers.set('content-length', String(length));
+	return { body, headers, duplex: 'half' } as RequestInit;
 }
 
 /** Reads the copy of an event stream, noting the last `finishMessage` of its `data:` events; never rejects. */

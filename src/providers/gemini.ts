@@ -12,6 +12,7 @@ import {
 	type ChatResponse,
 	type ReasoningEffort,
 } from './chat-model';
+import { type FileMarkers, fileMarkers } from './file-body';
 import { toGeminiContents } from './gemini-parts';
 export { toGeminiContents } from './gemini-parts';
 import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gemini-stream';
@@ -105,7 +106,9 @@ export class GeminiChatModel implements ChatModel {
 		dropped: ReadonlySet<DroppableField>,
 		streamed?: StreamedText,
 	): Promise<GeminiReply> {
-		const { systemInstruction, contents } = toGeminiContents(request.messages);
+		// Files go as markers the body's stream replaces by their base64 (file-body.ts), not as base64 text.
+		const markers = fileMarkers('base64');
+		const { systemInstruction, contents } = toGeminiContents(request.messages, markers.urlOf);
 		const parameters: GenerateContentParameters = {
 			model: request.model,
 			contents,
@@ -134,7 +137,7 @@ export class GeminiChatModel implements ChatModel {
 		try {
 			if (!streamed) {
 				const notes: RawReplyNotes = {};
-				const reply = await this.client.models.generateContent(noting(parameters, notes));
+				const reply = await this.client.models.generateContent(noting(parameters, notes, markers));
 				const candidate = reply.candidates?.[0];
 				if (candidate && notes.finishMessage !== undefined)
 					candidate.finishMessage ??= notes.finishMessage;
@@ -143,7 +146,7 @@ export class GeminiChatModel implements ChatModel {
 			streamed.beginAttempt();
 			const notes: RawReplyNotes = {};
 			const events = counted(
-				await this.client.models.generateContentStream(noting(parameters, notes)),
+				await this.client.models.generateContentStream(noting(parameters, notes, markers)),
 			);
 			const reply = await collectGeminiStream(events, streamed);
 			await notes.read;
@@ -286,15 +289,14 @@ function geminiFinishMessage(
 	return { finishMessage: shortMessage(`Gemini finishReason ${String(reason)}${words}`) };
 }
 
-/** The call's parameters with a fetch that notes what the SDK drops (see fetchKeepingFinishMessage). */
+/** The call's parameters with a fetch that notes what the SDK drops (see fetchKeepingFinishMessage) and streams files. */
 function noting(
 	parameters: GenerateContentParameters,
 	notes: RawReplyNotes,
+	markers: FileMarkers,
 ): GenerateContentParameters {
-	return {
-		...parameters,
-		config: { ...parameters.config, httpOptions: { fetch: fetchKeepingFinishMessage(notes) } },
-	};
+	const fetch = fetchKeepingFinishMessage(notes, markers);
+	return { ...parameters, config: { ...parameters.config, httpOptions: { fetch } } };
 }
 
 /** The stream's events, counted as they pass (an empty stream is not a reply). */

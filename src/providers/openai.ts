@@ -18,7 +18,7 @@ import { fileRefusal, withUpstreamReason } from './provider-errors';
 import { openAiSdk } from './openai-sdk';
 import { mapOpenAiFinishReason } from './finish-reasons';
 import { openAiMessages } from './openai-parts';
-import { bodyWithFiles, fileMarkers } from './openai-body';
+import { bodyWithFiles, fileMarkers } from './file-body';
 
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {

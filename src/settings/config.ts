@@ -1,6 +1,7 @@
 // The run configuration: its type, defaults and checks derived from the settings table, and resolveConfig.
 import { ConfigError } from '../core/config-error';
 import type { ToolRegistry } from '../tools/registry';
+import type { Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
 import { nonFiniteNumberProblem } from './finite-numbers';
 import { checkToolTimeout, ownToolSettings } from './tool-timeout';
@@ -105,17 +106,25 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
 			);
 		}
 		checkToolTimeout(name, settings);
-		const own = ownToolSettings(settings);
-		if (tool.settingsSchema) {
-			const result = validateAgainst(tool.settingsSchema, own, `tool_settings.${name}`);
-			if (!result.ok) throw new ConfigError(`tool_settings.${name}`, result.issues.join('; '));
-		}
-		const problems = tool.checkSettings?.(own) ?? [];
-		if (problems.length > 0)
-			throw new ConfigError(
-				`tool_settings.${name}`,
-				problems.map((problem) => `tool_settings.${name}.${problem}`).join('; '),
-			);
+		const problems = toolSettingsProblems(tool, settings);
+		if (problems.length > 0) throw new ConfigError(`tool_settings.${name}`, problems.join('; '));
 	}
 	return config;
+}
+
+/**
+ * What is wrong with one tool's settings entry, as `tool_settings.<tool>.<path>: problem` lines: its schema's
+ * issues, else the problems the schema cannot express (the tool's own checks). Empty when it is fine. The
+ * engine's `timeout` key is checked apart (checkToolTimeout), never by the tool.
+ */
+export function toolSettingsProblems(tool: Tool, given: unknown): string[] {
+	const root = `tool_settings.${tool.name}`;
+	// The engine's own `timeout` (checkToolTimeout) is not the tool's to check.
+	const settings = isPlainObject(given) ? ownToolSettings(given) : given;
+	if (tool.settingsSchema) {
+		const result = validateAgainst(tool.settingsSchema, settings, root);
+		if (!result.ok) return result.issues;
+	}
+	const problems = tool.checkSettings?.(settings as Record<string, unknown>) ?? [];
+	return problems.map((problem) => `${root}.${problem}`);
 }

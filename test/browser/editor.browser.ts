@@ -38,17 +38,15 @@ const NODE = 'Agent Core';
 /** What the demo model answers to DEMO_PROMPT after its one json_transform call. */
 const EXPECTED_ANSWER = 'In stock and under 50 EUR: Desk lamp and USB-C hub.';
 /** Field labels the panel shows for the example's settings (Provider is handled apart: see the panel test). */
+// The example's Agent Core is version 2 (issue #41): its settings show under Options, in n8n's names.
 const MAIN_FIELDS = [
 	'Model',
 	'Input',
-	'Prompt',
-	'Session ID',
-	'Instructions',
+	'Prompt (User Message)',
 	'Allowed Tools',
-	'Workflow Tools',
-	'Limits',
-	'Max Steps',
 	'Options',
+	'Max Iterations',
+	'System Message',
 	'Tool Settings (JSON)',
 ];
 const PROVIDERS = ['OpenAI or OpenAI-Compatible', 'Google Gemini'];
@@ -208,7 +206,8 @@ for (const line of selectedLines()) {
 				expect(
 					await panel.locator('[data-test-id="parameter-input-allowedTools"]').innerText(),
 				).toContain('json_transform');
-				const maxSteps = EXAMPLE.nodes.find((node) => node.name === NODE)!.parameters.limits
+				// Version 2 (the examples' since issue #41) keeps Max Iterations (maxSteps) under Options.
+				const maxSteps = EXAMPLE.nodes.find((node) => node.name === NODE)!.parameters.options
 					.maxSteps;
 				expect(
 					await panel.locator('[data-test-id="parameter-input-maxSteps"] input').inputValue(),

@@ -5,7 +5,8 @@
  * Provider → Connected Chat Model) → "+" under its Chat Model input: n8n's OpenAI Chat Model, whose only
  * credential points at the scripted demo model → JSON Transform allowed → Open chat, the README's catalogue
  * question: the answer reads as text, not JSON → Options → Max Iterations 1: the next message ends at that
- * limit and the chat shows one sentence ("No answer: …"), not JSON. Screenshots of the panel's first open and
+ * limit and the chat shows one sentence ("No answer: …"), not JSON → "+" under the Memory input: Simple Memory,
+ * then Agent Context Memory, each with its defaults: the chat's second message sees the first (issue #41). Screenshots of the panel's first open and
  * of each section opened (Options, Governance on) in test-output/browser/n8n-<line>/first-agent-*.png.
  * Runs on n8n 1.123.81 and 2.41.1 by default (AGENT_CORE_FIRST_AGENT_N8N: 1, 2, 1,2 or all). On 1.123 it
  * also proves Governance can be switched on: that editor hides a boolean a credential's `show` names (see
@@ -13,13 +14,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
 import { REPO_FOLDER } from '../../scripts/n8n-local';
 import { DEMO_PROMPT } from '../../src/demo/demo-model';
 import { assertChromiumInstalled, launchBrowser, type BrowserSession } from './support/browser';
 import * as editor from './support/editor';
 import { OWNER, runFolders, startN8nForEditor, type N8nForEditor } from './support/n8n-for-editor';
 import { Steps } from './support/steps';
+import { looksLikeJson, sendChat } from './support/chat';
+import { pickNodeCreatorItem, searchNodeCreator } from './support/node-creator';
+import { rememberThroughMemory } from './support/memory-steps';
 
 const TRIGGER = 'When chat message received';
 const NODE = 'Agent Core';
@@ -33,49 +36,6 @@ const value = (process.env.AGENT_CORE_FIRST_AGENT_N8N ?? 'all').trim();
 const lines = (value === 'all' ? [1, 2] : value.split(',').map(Number)).filter(
 	(line): line is 1 | 2 => line === 1 || line === 2,
 );
-
-/**
- * Types `term` into the node creator's search and returns the names it lists: once `expected` is among them
- * (polled for up to 20 s, as n8n filters a moment after the typing), else the list as it stands then.
- */
-async function searchNodeCreator(page: Page, term: string, expected?: string): Promise<string[]> {
-	const search = page
-		.locator('[data-test-id="node-creator-search-bar"] input, input[placeholder^="Search"]')
-		.first();
-	await search.waitFor({ state: 'visible', timeout: 20000 });
-	await search.fill('');
-	await search.pressSequentially(term, { delay: 50 });
-	const items = page.locator('[data-test-id="node-creator-item-name"]');
-	await items.first().waitFor({ state: 'visible', timeout: 20000 });
-	const deadline = Date.now() + 20000;
-	let names = (await items.allInnerTexts()).map((name) => name.trim());
-	while (expected && !names.includes(expected) && Date.now() < deadline) {
-		await page.waitForTimeout(250);
-		names = (await items.allInnerTexts()).map((name) => name.trim());
-	}
-	return names;
-}
-
-/** Clicks the listed item named exactly `name`. */
-async function pickNodeCreatorItem(page: Page, name: string): Promise<void> {
-	await page
-		.locator('[data-test-id="node-creator-item-name"]')
-		.filter({ hasText: new RegExp(`^\\s*${name}\\s*$`) })
-		.first()
-		.click();
-}
-
-/** A reply that parses as a JSON object or array is what the chat must never show. */
-function looksLikeJson(text: string): boolean {
-	const trimmed = text.trim();
-	if (!/^[[{]/.test(trimmed)) return false;
-	try {
-		JSON.parse(trimmed);
-		return true;
-	} catch {
-		return /^\{\s*"/.test(trimmed);
-	}
-}
 
 for (const line of lines) {
 	describe(`a first chat agent from an empty canvas (n8n line ${line}, Chromium)`, () => {
@@ -287,32 +247,7 @@ for (const line of lines) {
 				await steps.screenshot('first-agent-03-openai-chat-model.png');
 				await steps.run('close the panel', () => editor.closeNodePanel(page));
 
-				const botMessages = page.locator('.chat-message-from-bot');
-				const openChat = async () => {
-					const input = page
-						.locator('[data-test-id="chat-input"] textarea, textarea[data-test-id="chat-input"]')
-						.first();
-					if (!(await input.isVisible()))
-						await page.locator('[data-test-id="workflow-chat-button"]').first().click();
-					await input.waitFor({ state: 'visible', timeout: 30000 });
-					return input;
-				};
-				const send = async (message: string): Promise<string> => {
-					const before = await botMessages.count();
-					const input = await openChat();
-					await input.fill(message);
-					await input.press('Enter');
-					await botMessages.nth(before).waitFor({ state: 'visible', timeout: 2 * MINUTE });
-					// Wait for the reply's text to settle (a streamed or "typing" reply grows).
-					let text = await botMessages.nth(before).innerText();
-					for (let attempt = 0; attempt < 40; attempt++) {
-						await page.waitForTimeout(250);
-						const again = await botMessages.nth(before).innerText();
-						if (again === text && text.trim()) break;
-						text = again;
-					}
-					return text.trim();
-				};
+				const send = (message: string) => sendChat(page, message);
 
 				await steps.run(
 					'open the chat and ask the catalogue question: the answer reads as text',
@@ -379,6 +314,9 @@ for (const line of lines) {
 					3 * MINUTE,
 				);
 				await steps.screenshot('first-agent-08-chat-limit.png');
+				// Issue #41: the Memory input, with n8n's Simple Memory and with Agent Context Memory.
+				for (const memory of ['Simple Memory', 'Agent Context Memory'] as const)
+					await rememberThroughMemory({ steps, page, memory, send, agent: NODE });
 				if (problems.length)
 					throw new Error(`the flow went through, but:\n- ${problems.join('\n- ')}`);
 			},

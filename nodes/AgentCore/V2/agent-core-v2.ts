@@ -15,15 +15,29 @@ import { agentCoreMethods } from '../node-methods';
 const TOOL_COUNT =
 	'(($parameter["allowedTools"] || []).length + ((($parameter["options"] || {}).workflowTools || {}).tools || []).length)';
 
-/** The inputs expression's call of agentCoreInputs with the panel's parameters. */
+/** The inputs expression's call of agentCoreInputs with the panel's parameters; version 2 has the Memory input. */
 const INPUTS_CALL =
-	'return agentCoreInputs(provider, needsFallback, fallbackSource); })' +
+	'return agentCoreInputs(provider, needsFallback, fallbackSource, true); })' +
 	'($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource)';
 
 /** The outputs expression's call of agentCoreOutputs: Require Approval counts only while Governance is on. */
 const OUTPUTS_CALL =
 	'return agentCoreOutputs(needsApproval); })' +
 	'($parameter.governance === true && $parameter.needsApproval === true)';
+
+/**
+ * What each credential picker is for, as n8n's editor labels it (a credential entry's displayName; without one it
+ * reads "Credential for <type>" or just "Credential"). Version 1's pickers keep their labels.
+ */
+export const CREDENTIAL_LABELS = {
+	agentCoreOpenAiApi: 'Model API (OpenAI-Compatible)',
+	agentCoreGeminiApi: 'Model API (Gemini)',
+	agentCoreRedisApi: 'Redis for Shared Budgets, Durable Runs and the Redis Context Tool',
+	agentCoreHttpHeaderApi: 'HTTP Request Tool: Secret Header and Its Hosts',
+	agentCoreRunStateApi: 'Run State Secret (Signs Paused and Durable Runs)',
+	agentCoreAuditDatabaseApi: 'Audit Trail Database (PostgreSQL)',
+	agentCoreFeishuBotApi: 'Feishu / Lark Bot Webhook',
+} as const;
 
 /** Agent Core version 2: what a new node gets. */
 export class AgentCoreV2 implements INodeType {
@@ -42,15 +56,17 @@ export class AgentCoreV2 implements INodeType {
 			inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; ${INPUTS_CALL} }}`,
 			// Require Approval counts only while Governance, which shows it, is on.
 			outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; ${OUTPUTS_CALL} }}`,
-			// Each picker shows only with the setting that uses it, labelled by its credential type's name.
+			// Each picker shows only with the setting that uses it, labelled by what it is for (CREDENTIAL_LABELS).
 			credentials: [
 				{
 					name: 'agentCoreOpenAiApi',
+					displayName: CREDENTIAL_LABELS.agentCoreOpenAiApi,
 					required: true,
 					displayOptions: { show: { provider: ['openai'] } },
 				},
 				{
 					name: 'agentCoreGeminiApi',
+					displayName: CREDENTIAL_LABELS.agentCoreGeminiApi,
 					required: true,
 					displayOptions: { show: { provider: ['gemini'] } },
 				},
@@ -60,12 +76,14 @@ export class AgentCoreV2 implements INodeType {
 				// Switches are written with whileOn (see there): n8n 1.x's editor would hide them otherwise.
 				{
 					name: 'agentCoreRedisApi',
+					displayName: CREDENTIAL_LABELS.agentCoreRedisApi,
 					required: false,
 					testedBy: 'agentCoreRedisApiTest',
 					displayOptions: whileOn('governance'),
 				},
 				{
 					name: 'agentCoreHttpHeaderApi',
+					displayName: CREDENTIAL_LABELS.agentCoreHttpHeaderApi,
 					required: false,
 					testedBy: 'agentCoreHttpHeaderApiTest',
 					displayOptions: { show: { allowedTools: ['http_request'] } },
@@ -74,18 +92,21 @@ export class AgentCoreV2 implements INodeType {
 				// for the same reason, and each use says when it is missing (approval.ts readStateSecret).
 				{
 					name: 'agentCoreRunStateApi',
+					displayName: CREDENTIAL_LABELS.agentCoreRunStateApi,
 					required: false,
 					testedBy: 'agentCoreRunStateApiTest',
 					displayOptions: whileOn('governance'),
 				},
 				{
 					name: 'agentCoreAuditDatabaseApi',
+					displayName: CREDENTIAL_LABELS.agentCoreAuditDatabaseApi,
 					required: true,
 					testedBy: 'agentCoreAuditDatabaseApiTest',
 					displayOptions: whileOn('governance', 'auditTrail'),
 				},
 				{
 					name: 'agentCoreFeishuBotApi',
+					displayName: CREDENTIAL_LABELS.agentCoreFeishuBotApi,
 					required: false,
 					testedBy: 'agentCoreFeishuBotApiTest',
 					displayOptions: { show: { allowedTools: ['feishu_bot'] } },

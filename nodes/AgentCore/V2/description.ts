@@ -13,7 +13,8 @@ import {
 } from '../options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-places';
 import { collectionProperties } from '../settings-panel';
-import { toolSettingsCollections } from '../tool-fields';
+import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from '../tool-fields';
+import { explained, GOVERNANCE_HINTS, GOVERNANCE_LABEL, wholeNumbers } from './panel-words';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
@@ -134,126 +135,139 @@ const optionsV2: INodeProperties[] = (
 	.sort(byDisplayName);
 
 /** The panel of version 2: Input, Prompt, Provider, Enable Fallback Model, Allowed Tools, Governance, Options at first. */
-export const agentCorePropertiesV2: INodeProperties[] = [
-	// Resuming needs the run-state credential of Require Approval, so the choice shows with it. It is not named
-	// `operation`: n8n's node creator turns an `operation` field into actions and sets its show conditions on
-	// the node it adds, so a new node would start with Governance and Require Approval on.
-	{
-		...fromVersionOne('operation', {
-			displayOptions: { show: { governance: [true], needsApproval: [true] } },
+export const agentCorePropertiesV2: INodeProperties[] = explained(
+	wholeNumbers([
+		// With a chat memory on version 2's Memory input, Prompt is the one that works (connected-memory.ts refuses Messages).
+		fromVersionOne('inputMode', {
+			description:
+				'Prompt: the user message; a chat memory on the Memory input adds the earlier turns and saves the new one',
 		}),
-		name: RUN_OR_RESUME,
-	},
-	...agentCoreProperties
-		.filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
-		.map(withRunOrResume),
-	fromVersionOne('inputMode'),
-	fromVersionOne('prompt', { displayName: 'Prompt (User Message)' }),
-	fromVersionOne('messagesJson'),
-	fromVersionOne('provider', {
-		default: 'connected',
-		description:
-			"Connected Chat Model (as in n8n's AI Agent) uses the chat model sub-node you " +
-			'attach, with its own credential; or call OpenAI or Gemini with an Agent Core ' +
-			'credential',
-	}),
-	modelFor('openai', 'gpt-4o-mini'),
-	modelFor('gemini', 'gemini-2.5-flash'),
-	fromVersionOne('needsFallback'),
-	fromVersionOne('fallbackSource'),
-	fromVersionOne('fallbackModel'),
-	fromVersionOne('allowedTools'),
-	{
-		displayName: 'HTTP Request: Allowed Domains',
-		name: 'httpAllowedDomains',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. api.example.com, *.example.org',
-		description:
-			'The only hosts HTTP Request may call, comma-separated ' +
-			'(http_request.allowed_domains). Tool Settings (JSON) overrides it; an HTTP ' +
-			'Request Tool credential brings its own hosts instead.',
-		displayOptions: { show: { allowedTools: ['http_request'] } },
-	},
-	{
-		displayName:
-			'HTTP Request may reach any public host: list its hosts above, or select an HTTP ' +
-			'Request Tool credential (which names its hosts), unless Options → Tool Settings ' +
-			'(JSON) lists http_request.allowed_domains',
-		name: 'httpRequestNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { allowedTools: ['http_request'], httpAllowedDomains: [''] } },
-	},
-	// Each allowed tool's settings as fields, derived from its settings schema (tool-fields.ts).
-	...toolSettingsCollections(fromVersionOne('allowedTools')),
-	{
-		displayName: 'Governance (Approval, Audit, Budgets)',
-		name: 'governance',
-		type: 'boolean',
-		default: false,
-		noDataExpression: true,
-		description:
-			'Whether to show the controls for people approving tool calls, an audit trail in ' +
-			'PostgreSQL, budgets, durable runs, and the Redis and Run State credentials ' +
-			'(shared budgets, durable runs, resuming a paused run only once, the Redis ' +
-			'Context tool)',
-	},
-	fromVersionOne('needsApproval', {}, governed),
-	fromVersionOne(
-		'approvalTools',
+		fromVersionOne('prompt', { displayName: 'Prompt (User Message)' }),
+		fromVersionOne('messagesJson'),
+		fromVersionOne('provider', {
+			default: 'connected',
+			description:
+				"Connected Chat Model (as in n8n's AI Agent) uses the chat model sub-node you " +
+				'attach, with its own credential; or call OpenAI or Gemini with an Agent Core ' +
+				'credential',
+		}),
+		modelFor('openai', 'gpt-4o-mini'),
+		modelFor('gemini', 'gemini-2.5-flash'),
+		fromVersionOne('needsFallback'),
+		fromVersionOne('fallbackSource'),
+		fromVersionOne('fallbackModel'),
+		fromVersionOne('allowedTools'),
 		{
-			typeOptions: {
-				loadOptionsMethod: 'getApprovalTools',
-				loadOptionsDependsOn: ['allowedTools', 'options.workflowTools'],
-			},
+			displayName: TOP_LEVEL_TOOL_FIELDS.http_request.allowed_domains.displayName,
+			name: TOP_LEVEL_TOOL_FIELDS.http_request.allowed_domains.name,
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. api.example.com, *.example.org',
+			description:
+				'The only hosts HTTP Request may call, comma-separated ' +
+				'(http_request.allowed_domains). Tool Settings (JSON) overrides it; an HTTP ' +
+				'Request Tool credential brings its own hosts instead.',
+			displayOptions: { show: { allowedTools: ['http_request'] } },
 		},
-		governed,
-	),
-	fromVersionOne('runStateMaxAgeDays', {}, governed),
-	fromVersionOne('auditTrail', {}, governed),
-	fromVersionOne('auditRetentionDays', {}, governed),
-	...durableRunProperties.map((property) => ({
-		...property,
-		displayOptions: { show: { ...property.displayOptions?.show, ...governed } },
-	})),
-	{
-		displayName: 'Budgets',
-		name: 'budgets',
-		type: 'collection',
-		placeholder: 'Add Budget',
-		default: {},
-		displayOptions: { show: governed },
-		options: [
-			...(
-				agentCoreProperties.find((property) => property.name === 'limits')!
-					.options as INodeProperties[]
-			)
-				.filter((property) => property.name.startsWith('sharedBudget'))
-				.map((property) => structuredClone(property)),
-			...collectionProperties('limits', [], 2).filter((property) =>
-				BUDGET_LIMITS.has(property.name),
+		{
+			displayName:
+				'HTTP Request may reach any public host: list its hosts above, or select an HTTP ' +
+				'Request Tool credential (which names its hosts), unless Options → Tool Settings ' +
+				'(JSON) lists http_request.allowed_domains',
+			name: 'httpRequestNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { allowedTools: ['http_request'], httpAllowedDomains: [''] } },
+		},
+		// Each allowed tool's settings as fields, derived from its settings schema (tool-fields.ts).
+		...toolSettingsCollections(fromVersionOne('allowedTools')),
+		{
+			displayName: GOVERNANCE_LABEL,
+			name: 'governance',
+			type: 'boolean',
+			default: false,
+			noDataExpression: true,
+			description:
+				'Whether to show the controls for people approving tool calls, an audit trail in ' +
+				'PostgreSQL, budgets, durable runs, and the Redis and Run State credentials ' +
+				'(shared budgets, durable runs, resuming a paused run only once, the Redis ' +
+				'Context tool)',
+		},
+		fromVersionOne('needsApproval', {}, governed),
+		// Resuming needs the run-state credential of Require Approval, so the choice shows with it, right under the
+		// switch that adds it (issue #41: at the top of the panel it appeared out of sight). It is not named
+		// `operation`: n8n's node creator turns an `operation` field into actions and sets its show conditions on
+		// the node it adds, so a new node would start with Governance and Require Approval on.
+		{
+			...fromVersionOne('operation', {
+				displayOptions: { show: { governance: [true], needsApproval: [true] } },
+			}),
+			name: RUN_OR_RESUME,
+		},
+		...agentCoreProperties
+			.filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
+			.map(withRunOrResume)
+			.map((property) =>
+				property.name in GOVERNANCE_HINTS
+					? { ...property, hint: GOVERNANCE_HINTS[property.name] }
+					: property,
 			),
-			<INodeProperties>{
-				displayName: 'Shared Cost Budget (USD)',
-				name: 'sharedBudgetCost',
-				type: 'number',
-				typeOptions: { minValue: 0, numberPrecision: 4 },
-				default: 0,
-				description:
-					'USD all runs of the scope may spend per period, priced from the bundled model ' +
-					'catalogue and counted in Redis (Agent Core: Redis API credential); when it is ' +
-					'spent, runs end with finish_reason budget_exhausted without calling the model. ' +
-					'0 = none.',
+		fromVersionOne(
+			'approvalTools',
+			{
+				typeOptions: {
+					loadOptionsMethod: 'getApprovalTools',
+					loadOptionsDependsOn: ['allowedTools', 'options.workflowTools'],
+				},
 			},
-		].sort(byDisplayName),
-	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: optionsV2,
-	},
-];
+			governed,
+		),
+		fromVersionOne('runStateMaxAgeDays', {}, governed),
+		fromVersionOne('auditTrail', {}, governed),
+		fromVersionOne('auditRetentionDays', {}, governed),
+		...durableRunProperties.map((property) => ({
+			...property,
+			...(property.name in GOVERNANCE_HINTS ? { hint: GOVERNANCE_HINTS[property.name] } : {}),
+			displayOptions: { show: { ...property.displayOptions?.show, ...governed } },
+		})),
+		{
+			displayName: 'Budgets',
+			name: 'budgets',
+			type: 'collection',
+			placeholder: 'Add Budget',
+			default: {},
+			displayOptions: { show: governed },
+			options: [
+				...(
+					agentCoreProperties.find((property) => property.name === 'limits')!
+						.options as INodeProperties[]
+				)
+					.filter((property) => property.name.startsWith('sharedBudget'))
+					.map((property) => structuredClone(property)),
+				...collectionProperties('limits', [], 2).filter((property) =>
+					BUDGET_LIMITS.has(property.name),
+				),
+				<INodeProperties>{
+					displayName: 'Shared Cost Budget (USD)',
+					name: 'sharedBudgetCost',
+					type: 'number',
+					typeOptions: { minValue: 0, numberPrecision: 4 },
+					default: 0,
+					description:
+						'USD all runs of the scope may spend per period, priced from the bundled model ' +
+						'catalogue and counted in Redis (Agent Core: Redis API credential); when it is ' +
+						'spent, runs end with finish_reason budget_exhausted without calling the model. ' +
+						'0 = none.',
+				},
+			].sort(byDisplayName),
+		},
+		{
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: optionsV2,
+		},
+	]),
+);

@@ -4,6 +4,7 @@ import { readField } from '../../shared/default-expressions';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT } from '../panel-places';
 import { sharedBudget, type PanelVersion } from '../panel-version';
 import { configFromPanel } from '../settings-panel';
+import { checkToolFieldValues } from '../tool-field-problems';
 import { settingsFromToolFields } from '../tool-fields';
 import type { WorkflowToolRow } from '../workflow-tools';
 
@@ -54,7 +55,11 @@ export const VERSION_2_PANEL: PanelVersion = {
 	},
 	hasApprovalOutput: (context) =>
 		isTrue(context, 'governance', 0) && isTrue(context, 'needsApproval', 0),
-	withToolFields: settingsFromToolFields,
+	withToolFields(context, itemIndex, toolSettings, allowed) {
+		const settings = settingsFromToolFields(context, itemIndex, toolSettings, allowed);
+		checkToolFieldValues(context, itemIndex, toolSettings, settings);
+		return settings;
+	},
 	workflowToolsPath: 'options.workflowTools',
 	credentialHint: { redis: ' (turn on Governance to show it)', runState: ' under Governance' },
 };

@@ -13,6 +13,8 @@ import { modelFromCredential } from '../provider-credential';
 import type { ExecutionRedis } from '../execution-redis';
 import { readMcpServers } from '../mcp-servers';
 import { readItemFiles } from './read-files';
+import { loadMemoryInput } from '../connected-memory';
+import type { RunMemory } from '../../shared/run-memory';
 import { withToolCredentials } from '../tool-credentials';
 import { readWorkflowTools } from '../workflow-tools';
 
@@ -254,22 +256,29 @@ export function promptWithPreparedHistory(
 /**
  * Operation → Run: the user's request, as a prompt or a conversation, the workflow's instructions (read with the
  * panel), and in version 2 the item's binary files (read-files.ts); version 1 sends no files, as published.
+ * With a memory on version 2's Memory input, the conversation is the memory's history and the prompt (connected-memory.ts).
  */
 export async function readInput(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	run: Pick<ItemRun, 'developerText' | 'options' | 'config'>,
 	version: 1 | 2,
+	memory?: RunMemory,
 ): Promise<Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText' | 'files'>> {
 	const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
 	const files =
 		version >= 2 ? await readItemFiles(context, itemIndex, run.options, run.config) : [];
 	const prompt =
 		inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined;
+	const json = context.getInputData()[itemIndex]?.json;
+	const conversation = memory
+		? await loadMemoryInput(context, itemIndex, memory, { inputMode, prompt, json })
+		: undefined;
 	return {
-		...(inputMode === 'prompt'
-			? promptWithPreparedHistory(prompt, context.getInputData()[itemIndex]?.json)
-			: { messages: context.getNodeParameter('messagesJson', itemIndex) }),
+		...(conversation ??
+			(inputMode === 'prompt'
+				? promptWithPreparedHistory(prompt, json)
+				: { messages: context.getNodeParameter('messagesJson', itemIndex) })),
 		// Instructions (version 1) or System Message (version 2), --system in the CLI: one setting, named in the settings table.
 		developerText: run.developerText,
 		...(files.length ? { files } : {}),

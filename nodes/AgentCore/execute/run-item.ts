@@ -5,7 +5,7 @@ import type {
 	INodeExecutionData,
 	RelatedExecution,
 } from 'n8n-workflow';
-import { resumeAgent, runAgent } from '../../../src';
+import { resumeAgent, runAgent, type AgentResult } from '../../../src';
 import {
 	chatOutput,
 	failedRunJson,
@@ -18,9 +18,12 @@ import { readAudit, runTracer } from '../audit';
 import type { ExecutionRedis } from '../execution-redis';
 import { intermediateStepsOf } from '../intermediate-steps';
 import type { PanelVersion } from '../panel-version';
-import { readInput, readItemRun } from './read-run';
+import { readInput, readItemRun, type ItemRun } from './read-run';
 import { openItemStream } from '../streaming';
 import { limitWords } from '../limit-words';
+import { openConnectedMemory, runSavingTurn } from '../connected-memory';
+
+type RunInput = Awaited<ReturnType<typeof readInput>>;
 
 /** Options → On Model Error / On Limit Reached; a model error fails the node unless the user chose otherwise. */
 function readFailurePolicy(options: IDataObject): RunFailurePolicy {
@@ -45,48 +48,15 @@ export async function runItem(
 ): Promise<INodeExecutionData> {
 	const resuming = panel.isResuming(context, itemIndex);
 	const run = await readItemRun(context, itemIndex, panel, redis);
-	const {
-		provider,
-		options,
-		sessionId,
-		model,
-		fallbackModel,
-		config,
-		extraTools,
-		stateSecret,
-		durable,
-		mcp,
-		secrets,
-		subExecutions,
-	} = run;
+	const { provider, options, sessionId, config, subExecutions } = run;
+	// Version 2's Memory input: its history is the new run's conversation, and the turn is saved after (runSavingTurn).
+	const memory = await openConnectedMemory(context, itemIndex, panel.version);
 	// A new run's input (its files too) is read before anything streams: a missing or oversized file fails first.
-	const input = resuming ? undefined : await readInput(context, itemIndex, run, panel.version);
-	const stream = openItemStream(context, itemIndex, options);
-	const common = {
-		model,
-		fallbackModel,
-		extraTools,
-		...(config.shared_budget ? { budgetLedger: await redis.budgetLedger(itemIndex) } : {}),
-		secrets,
-		config,
-		stateSecret,
-		...durable,
-		...mcp,
-		sessionId: sessionId || undefined,
-		signal: context.getExecutionCancelSignal?.(),
-		onEvent: stream?.onEvent,
-		streamAnswer: stream?.streamAnswer,
-		...(await readAudit(context, itemIndex, run.switches.auditTrail)),
-		...runTracer(),
-	};
-	const resume = async () =>
-		resumeAgent({
-			...common,
-			...readResume(context, itemIndex),
-			usedStates: await redis.usedStateRegistry(itemIndex),
-		});
-	const result = await (input ? runAgent({ ...common, ...input }) : resume()).finally(() =>
-		stream?.close(),
+	const input = resuming
+		? undefined
+		: await readInput(context, itemIndex, run, panel.version, memory);
+	const result = await runSavingTurn(context, itemIndex, memory, () =>
+		runOrResume(context, itemIndex, { run, redis, input }),
 	);
 	started.push(...subExecutions);
 	// A connected chat model's own tracing records its calls; the credential mode records them here.
@@ -120,4 +90,51 @@ export async function runItem(
 		...steps,
 	};
 	return { json: json as unknown as IDataObject, pairedItem: { item: itemIndex }, ...linked };
+}
+
+/** The agent run, or the resumed run when the item carries an approval's decision, streaming while it goes. */
+async function runOrResume(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	{ run, redis, input }: { run: ItemRun; redis: ExecutionRedis; input: RunInput | undefined },
+): Promise<AgentResult> {
+	const {
+		options,
+		sessionId,
+		model,
+		fallbackModel,
+		config,
+		extraTools,
+		stateSecret,
+		durable,
+		mcp,
+		secrets,
+	} = run;
+	const stream = openItemStream(context, itemIndex, options);
+	const common = {
+		model,
+		fallbackModel,
+		extraTools,
+		...(config.shared_budget ? { budgetLedger: await redis.budgetLedger(itemIndex) } : {}),
+		secrets,
+		config,
+		stateSecret,
+		...durable,
+		...mcp,
+		sessionId: sessionId || undefined,
+		signal: context.getExecutionCancelSignal?.(),
+		onEvent: stream?.onEvent,
+		streamAnswer: stream?.streamAnswer,
+		...(await readAudit(context, itemIndex, run.switches.auditTrail)),
+		...runTracer(),
+	};
+	const resume = async () =>
+		resumeAgent({
+			...common,
+			...readResume(context, itemIndex),
+			usedStates: await redis.usedStateRegistry(itemIndex),
+		});
+	return await (input ? runAgent({ ...common, ...input }) : resume()).finally(() =>
+		stream?.close(),
+	);
 }

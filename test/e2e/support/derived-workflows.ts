@@ -234,9 +234,11 @@ export function withSharedBudget(webhookChatExample: WorkflowJson): WorkflowJson
 		'shared token budget',
 		SHARED_BUDGET_WEBHOOK_PATH,
 		'b7c6d5e4-f3a2-4b1c-8d9e-0f1a2b3c4d77',
+		// The example is Agent Core version 2 (issue #41): budgets sit under Governance → Budgets.
 		(node) => {
-			node.parameters.limits = {
-				...(node.parameters.limits as object),
+			node.parameters.governance = true;
+			node.parameters.budgets = {
+				...(node.parameters.budgets as object),
 				sharedBudgetTokens: "={{ $('Webhook').item.json.body.budget_tokens }}",
 				...BUDGET_SCOPE,
 			};
@@ -259,23 +261,11 @@ export function withSharedCostBudget(webhookChatExample: WorkflowJson): Workflow
 		SHARED_COST_BUDGET_WEBHOOK_PATH,
 		'c8d7e6f5-a4b3-4c2d-9e0f-1a2b3c4d5e88',
 		(node) => {
-			const { limits, options, developerText, sessionId, toolSettingsJson, ...top } =
-				node.parameters as Record<string, unknown>;
-			node.typeVersion = 2;
-			node.parameters = {
-				...top,
-				governance: true,
-				budgets: {
-					sharedBudgetCost: "={{ $('Webhook').item.json.body.budget_cost }}",
-					...BUDGET_SCOPE,
-				},
-				options: {
-					...(options as object),
-					...(limits as object),
-					developerText,
-					sessionId,
-					toolSettingsJson,
-				},
+			node.parameters.governance = true;
+			node.parameters.budgets = {
+				...(node.parameters.budgets as object),
+				sharedBudgetCost: "={{ $('Webhook').item.json.body.budget_cost }}",
+				...BUDGET_SCOPE,
 			};
 		},
 	);
@@ -335,6 +325,8 @@ export function withAuditTrail(
 			node.webhookId = 'c3d2e1f0-a9b8-4c7d-9e6f-5a4b3c2d1e88';
 		}
 		if (node.type.endsWith('.agentCore')) {
+			// Version 2 (the examples' since issue #41) shows Audit Trail, and reads it, under Governance.
+			node.parameters.governance = true;
 			node.parameters.auditTrail = true;
 			node.credentials = { ...node.credentials, agentCoreAuditDatabaseApi: credential };
 		}

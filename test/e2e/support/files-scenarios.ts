@@ -65,7 +65,7 @@ const chatUpload = (
 	);
 
 /** The Chat Trigger registers with the Webhook the harness waits for, but poll it until it stops answering 404. */
-async function waitForChat(n8n: AgentCoreInN8n, webhookId: string): Promise<void> {
+export async function waitForChat(n8n: AgentCoreInN8n, webhookId: string): Promise<void> {
 	const deadline = Date.now() + 60000;
 	for (;;) {
 		const response = await fetch(n8n.n8n.webhookUrl(chatPath(webhookId)), {

@@ -24,7 +24,7 @@ const copy = (workflow: WorkflowJson): WorkflowJson => {
  * Session ID, limits and Tool Settings in Options), as derived-workflows.ts' withSharedCostBudget does;
  * `options` are added to version 2's Options (e.g. passthroughBinaryPdfs).
  */
-function toVersion2(node: WorkflowNode, options: Record<string, unknown> = {}): void {
+export function toVersion2(node: WorkflowNode, options: Record<string, unknown> = {}): void {
 	const {
 		limits,
 		options: oldOptions,

@@ -143,7 +143,9 @@ function withPrivateNetworkForHttpTool(workflow: WorkflowJson): WorkflowJson {
 				!(node.parameters.allowedTools as string[] | undefined)?.includes('http_request')
 			)
 				return node;
-			const settings = JSON.parse(String(node.parameters.toolSettingsJson || '{}'));
+			// Version 2 (the examples' since issue #41) keeps Tool Settings (JSON) under Options.
+			const options = (node.parameters.options ?? {}) as Record<string, unknown>;
+			const settings = JSON.parse(String(options.toolSettingsJson || '{}'));
 			settings.http_request = {
 				...settings.http_request,
 				allow_private_network: true,
@@ -151,7 +153,10 @@ function withPrivateNetworkForHttpTool(workflow: WorkflowJson): WorkflowJson {
 			};
 			return {
 				...node,
-				parameters: { ...node.parameters, toolSettingsJson: JSON.stringify(settings) },
+				parameters: {
+					...node.parameters,
+					options: { ...options, toolSettingsJson: JSON.stringify(settings) },
+				},
 			};
 		}),
 	};

@@ -1,0 +1,59 @@
+// Agent Context Memory as n8n loads it: the description; the store and the memory itself load on first use (issue #39).
+import {
+	NodeConnectionTypes,
+	type ICredentialsDecrypted,
+	type ICredentialTestFunctions,
+	type INodeCredentialTestResult,
+	type INodeType,
+	type INodeTypeDescription,
+	type ISupplyDataFunctions,
+	type SupplyData,
+} from 'n8n-workflow';
+import { agentContextMemoryProperties } from './description';
+
+/** Agent Context's prepare and persist as one memory sub-node on Agent Core's Memory input (issue #41). */
+export class AgentContextMemory implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Agent Context Memory',
+		name: 'agentContextMemory',
+		icon: {
+			light: 'file:../AgentContext/agentContext.svg',
+			dark: 'file:../AgentContext/agentContext.dark.svg',
+		},
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["storage"] }}',
+		description:
+			"Agent Context's history (Redis, long memory, busy sessions) as the memory on Agent Core's Memory input (not n8n's AI Agent)",
+		defaults: { name: 'Agent Context Memory' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.AiMemory],
+		outputNames: ['Memory'],
+		credentials: [
+			{
+				name: 'agentCoreRedisApi',
+				required: true,
+				testedBy: 'agentCoreRedisApiTest',
+				displayOptions: { show: { storage: ['redis'] } },
+			},
+		],
+		properties: agentContextMemoryProperties,
+	};
+
+	methods = {
+		credentialTest: {
+			async agentCoreRedisApiTest(
+				this: ICredentialTestFunctions,
+				credential: ICredentialsDecrypted,
+			): Promise<INodeCredentialTestResult> {
+				const { testRedisCredential } = await import('../shared/redis-credential');
+				return await testRedisCredential.call(this, credential);
+			},
+		},
+	};
+
+	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+		const { supplyAgentContextMemory } = await import('./supply');
+		return await supplyAgentContextMemory(this, itemIndex);
+	}
+}

@@ -1,0 +1,3 @@
+import { describeContextMemoryInN8n } from './support/context-memory-scenarios';
+
+describeContextMemoryInN8n();

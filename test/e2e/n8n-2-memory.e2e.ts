@@ -1,0 +1,3 @@
+import { describeMemoryInN8n } from './support/memory-scenarios';
+
+describeMemoryInN8n();
