@@ -318,4 +318,21 @@ describe('an "actions" reply runs its calls as one step (runAgent)', () => {
 			'observation 1',
 		]);
 	});
+
+	it('a tool with its own settings schema takes timeout beside its settings, and never receives it', async () => {
+		const target = await startTarget(1);
+		try {
+			server().setScript([action('http_request', { url: `${target.url}/one` }), final('ok')]);
+			const config = httpConfig();
+			config.tool_settings.http_request = {
+				...config.tool_settings.http_request,
+				timeout: 5,
+			} as never;
+			const result = await runAgent({ model: modelFor(server()), config, prompt: 'go' });
+			expect(result.finish_reason).toBe('final');
+			expect(target.events).toEqual(['start GET /one', 'finish GET /one']);
+		} finally {
+			await target.close();
+		}
+	});
 });
