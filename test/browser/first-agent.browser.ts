@@ -15,6 +15,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_FOLDER } from '../../scripts/n8n-local';
+import { CREDENTIAL_LABELS } from '../../nodes/AgentCore/V2/agent-core-v2';
+import { GOVERNANCE_LABEL } from '../../nodes/AgentCore/V2/panel-words';
 import { DEMO_PROMPT } from '../../src/demo/demo-model';
 import { assertChromiumInstalled, launchBrowser, type BrowserSession } from './support/browser';
 import * as editor from './support/editor';
@@ -292,6 +294,16 @@ for (const line of lines) {
 						.getByText('Require Approval', { exact: true })
 						.first()
 						.waitFor({ state: 'visible', timeout: 15000 });
+					// Issue #41: the section's label names all it shows, and each credential picker says what it is for.
+					for (const label of [
+						GOVERNANCE_LABEL,
+						CREDENTIAL_LABELS.agentCoreRedisApi,
+						CREDENTIAL_LABELS.agentCoreRunStateApi,
+					])
+						await panel
+							.getByText(label, { exact: true })
+							.first()
+							.waitFor({ state: 'visible', timeout: 15000 });
 					await steps.screenshot('first-agent-07-governance-on.png');
 					await governanceSwitch.click();
 					await panel

@@ -386,9 +386,24 @@ export function useAgentCoreInN8n(
 			type: 'agentCoreRunStateApi',
 			data: { signingSecret: 'e2e-run-state-secret-4c1f9a2b7d' },
 		};
+		// n8n's own Redis credential (n8n-nodes-base Redis.credentials: host, port, database, password, ssl), for
+		// n8n's Redis Chat Memory on Agent Core's Memory input.
+		const n8nRedisCredential: CredentialImport = {
+			id: 'agentCoreE2eN8nRedis',
+			name: 'Agent Core e2e: Redis (n8n)',
+			type: 'redis',
+			data: {
+				host: redis.host,
+				port: redis.port,
+				database: redis.db,
+				password: redis.password ?? '',
+				ssl: false,
+			},
+		};
 		const credentials = [
 			modelCredential,
 			redisCredential,
+			n8nRedisCredential,
 			headerCredential,
 			feishuCredential,
 			runStateCredential,

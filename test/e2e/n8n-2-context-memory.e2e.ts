@@ -1,3 +1,0 @@
-import { describeContextMemoryInN8n } from './support/context-memory-scenarios';
-
-describeContextMemoryInN8n();
