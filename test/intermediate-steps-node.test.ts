@@ -116,6 +116,66 @@ describe('Agent Core version 2: Return Intermediate Steps', () => {
 		expect(JSON.stringify(json)).not.toContain(API_KEY);
 	});
 
+	it('lists each call of an "actions" batch as its own entry, in the order asked, shaped like a single call', async () => {
+		const transform = (expression: string, prices: number[]) => ({
+			tool: 'json_transform',
+			args: { data: { items: prices.map((price) => ({ price })) }, expression },
+		});
+		server().setScript([
+			JSON.stringify({
+				type: 'actions',
+				calls: [
+					transform('sum(items[*].price)', [2, 3]),
+					transform('average(items[*].price)', [2]),
+					transform('length(items)', [2, 3]),
+				],
+			}),
+			action('json_transform', { data: { n: 7 }, expression: 'n' }),
+			final('5 in total, 2 items'),
+		]);
+		const json = await run({ returnIntermediateSteps: true, maxParallelToolCalls: 4 });
+		expect(json.finish_reason).toBe('final');
+		const trace = json.trace as IDataObject[];
+		expect(trace[0].calls).toHaveLength(3);
+		const failed = (trace[0].calls as IDataObject[])[1].error as IDataObject;
+		expect(failed).toMatchObject({ type: 'tool_error' });
+		const steps = json.intermediateSteps as Array<{ action: IDataObject; observation: string }>;
+		expect(
+			steps.map((step) => [step.action.toolCallId, step.action.toolInput, step.observation]),
+		).toEqual([
+			['agent_core_step_1_call_1', transform('sum(items[*].price)', [2, 3]).args, '5'],
+			[
+				'agent_core_step_1_call_2',
+				transform('average(items[*].price)', [2]).args,
+				`Error: ${failed.message}`,
+			],
+			['agent_core_step_1_call_3', transform('length(items)', [2, 3]).args, '2'],
+			['agent_core_step_2', { data: { n: 7 }, expression: 'n' }, '7'],
+		]);
+		// Every entry has exactly the keys and message shape of a single call's entry.
+		for (const step of steps) {
+			expect(Object.keys(step.action).sort()).toEqual(Object.keys(steps[3].action).sort());
+			expect(step.action).toMatchObject({
+				tool: 'json_transform',
+				log: 'Calling json_transform',
+				type: 'tool_call',
+			});
+			expect(step.action.messageLog).toEqual([
+				expect.objectContaining({
+					type: 'ai',
+					tool_calls: [
+						{
+							id: step.action.toolCallId,
+							name: 'json_transform',
+							args: step.action.toolInput,
+							type: 'tool_call',
+						},
+					],
+				}),
+			]);
+		}
+	});
+
 	it('leaves out a call that never came back to the model: the one max_tool_calls stopped', async () => {
 		script();
 		const json = await run({ returnIntermediateSteps: true, maxToolCalls: 1 });
