@@ -187,6 +187,29 @@ describe('Agent Core version 2: Return Intermediate Steps', () => {
 		).toEqual(['agent_core_step_1']);
 	});
 
+	it('leaves out the calls of a batch that max_tool_calls stopped, keeping the ones that ran', async () => {
+		const call = (expression: string) => ({
+			tool: 'json_transform',
+			args: { data: { n: 1 }, expression },
+		});
+		server().setScript([
+			JSON.stringify({ type: 'actions', calls: [call('n'), call('n + `1`'), call('abs(n)')] }),
+			final('x'),
+		]);
+		const json = await run({
+			returnIntermediateSteps: true,
+			maxParallelToolCalls: 4,
+			maxToolCalls: 1,
+		});
+		expect(json.finish_reason).toBe('max_tool_calls');
+		expect((json.trace as IDataObject[])[0].calls).toHaveLength(3);
+		expect(
+			(json.intermediateSteps as IDataObject[]).map(
+				(step) => (step.action as IDataObject).toolCallId,
+			),
+		).toEqual(['agent_core_step_1_call_1']);
+	});
+
 	it('is not in version 1, whose panel stays as published', () => {
 		const optionNames = (version: 1 | 2) =>
 			(

@@ -1,5 +1,5 @@
 // Options → Return Intermediate Steps: the run's tool calls in the shape n8n's AI Agent returns, for n8n's Evaluation node.
-import { TOOL_CALL_ERRORS, type StepError, type TraceStep } from '../../src';
+import { callStoppedByLimit, TOOL_CALL_ERRORS, type StepError, type TraceStep } from '../../src';
 
 /** The AI message that asked for the call, as n8n's AI Agent keeps it: no text of its own, the one tool call. */
 interface AiMessage {
@@ -48,7 +48,9 @@ export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateSt
 	return trace.flatMap((entry) => {
 		if (entry.calls)
 			return entry.calls.flatMap((call, index) =>
-				entryOf(call, `agent_core_step_${entry.step}_call_${index + 1}`),
+				callStoppedByLimit(entry, call)
+					? []
+					: entryOf(call, `agent_core_step_${entry.step}_call_${index + 1}`),
 			);
 		if (!entry.action) return [];
 		return entryOf(

@@ -1,0 +1,152 @@
+// Issue #42 "Everywhere a step is seen": a batch ("actions") step is seen call by call by the run's spans and its audit record.
+import { SpanStatusCode } from '@opentelemetry/api';
+import {
+	InMemorySpanExporter,
+	SimpleSpanProcessor,
+	TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { runAgent } from '../src/agent/run-agent';
+import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
+import { verifyRecord } from '../src/audit/verify';
+import { recordRunSpans } from '../src/telemetry/run-spans';
+import { final, modelFor, useScriptedServer } from './support/agent';
+import { useTestDatabase } from './support/postgres';
+
+const transform = (expression: string, prices: number[]) => ({
+	tool: 'json_transform',
+	args: { data: { items: prices.map((price) => ({ price })) }, expression },
+});
+/** Three calls in one reply: the second fails (JMESPath has no average()). */
+const batch = JSON.stringify({
+	type: 'actions',
+	calls: [
+		transform('sum(items[*].price)', [2, 3]),
+		transform('average(items[*].price)', [2]),
+		transform('length(items)', [2, 3]),
+	],
+});
+const config = { model: 'm', allowed_tools: ['json_transform'], max_parallel_calls: 4 };
+
+describe('a batch step in OpenTelemetry', () => {
+	const server = useScriptedServer();
+
+	async function spansOf(extra: Record<string, unknown> = {}) {
+		const exporter = new InMemorySpanExporter();
+		const provider = new TracerProvider({
+			spanProcessors: [new SimpleSpanProcessor({ exporter })],
+		});
+		const startedAt = Date.now();
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: { ...config, ...extra },
+			prompt: 'total',
+		});
+		recordRunSpans(provider.getTracer('test'), {
+			result,
+			requestModel: 'm',
+			startedAt,
+			redact: (text) => text,
+		});
+		const spans = exporter.getFinishedSpans();
+		await provider.shutdown();
+		const tools = spans.filter((span) => span.name.startsWith('execute_tool'));
+		const run = spans.find((span) => span.name.startsWith('invoke_agent'))!;
+		return { result, tools, run };
+	}
+
+	it('gives one tool span per call under the step, in call order, the failed call with an error status', async () => {
+		server().setScript([batch, final('5 in total')]);
+		const { result, tools, run } = await spansOf();
+		expect(result.finish_reason).toBe('final');
+		expect(tools.map((span) => span.attributes)).toEqual([
+			{
+				'gen_ai.operation.name': 'execute_tool',
+				'gen_ai.tool.name': 'json_transform',
+				'agent_core.step': 1,
+				'agent_core.call': 1,
+			},
+			{
+				'gen_ai.operation.name': 'execute_tool',
+				'gen_ai.tool.name': 'json_transform',
+				'agent_core.step': 1,
+				'agent_core.call': 2,
+				'error.type': 'tool_error',
+			},
+			{
+				'gen_ai.operation.name': 'execute_tool',
+				'gen_ai.tool.name': 'json_transform',
+				'agent_core.step': 1,
+				'agent_core.call': 3,
+			},
+		]);
+		expect(tools.map((span) => span.status.code)).toEqual([
+			SpanStatusCode.UNSET,
+			SpanStatusCode.ERROR,
+			SpanStatusCode.UNSET,
+		]);
+		for (const span of tools) expect(span.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
+	});
+
+	it('gives no span to a call that never ran: the one max_tool_calls stopped, or one answered by an identical call', async () => {
+		const same = transform('length(items)', [2, 3]);
+		server().setScript([
+			JSON.stringify({
+				type: 'actions',
+				calls: [
+					same,
+					same,
+					transform('sum(items[*].price)', [1]),
+					transform('max(items[*].price)', [1]),
+				],
+			}),
+			final('done'),
+		]);
+		const { result, tools } = await spansOf({ max_tool_calls: 2 });
+		expect(result.finish_reason).toBe('max_tool_calls');
+		expect(result.trace[0].calls).toHaveLength(4);
+		expect(tools.map((span) => span.attributes['agent_core.call'])).toEqual([1, 3]);
+	});
+});
+
+describe('a batch step in the audit record', () => {
+	const server = useScriptedServer();
+	const database = useTestDatabase();
+	afterEach(() => closeAuditSinks());
+
+	async function storedBatchRun() {
+		server().setScript([batch, final('5 in total')]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config,
+			prompt: 'total',
+			audit: { postgres: database().url, waitMs: 5_000 },
+		});
+		expect(result.audit).toMatchObject({ stored: true });
+		const record = (await auditSinkFor(database().url).read(result.audit!.run_id!))!;
+		expect(record.steps[0].step.calls).toHaveLength(3);
+		return { record, digest: result.audit!.record_digest! };
+	}
+
+	it('verifies as written', async () => {
+		const { record, digest } = await storedBatchRun();
+		expect(verifyRecord(record, digest)).toMatchObject({ ok: true });
+	});
+
+	it.each([
+		[
+			'args',
+			(call: { args: Record<string, unknown> }) => (call.args.expression = 'max(items[*].price)'),
+		],
+		['observation', (call: { observation?: string }) => (call.observation = '500')],
+	])(
+		"fails, naming step 1, when one call's %s is edited in the stored record",
+		async (_part, edit) => {
+			const { record, digest } = await storedBatchRun();
+			edit(record.steps[0].step.calls![2] as never);
+			expect(verifyRecord(record, digest)).toMatchObject({
+				ok: false,
+				first_mismatch: { part: 'step 1' },
+			});
+		},
+	);
+});
