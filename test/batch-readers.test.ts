@@ -8,8 +8,9 @@ import {
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';
+import { counterfactualReplay } from '../src/replay';
 import { recordRunSpans } from '../src/telemetry/run-spans';
-import { final, modelFor, useScriptedServer } from './support/agent';
+import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { useTestDatabase } from './support/postgres';
 
 const transform = (expression: string, prices: number[]) => ({
@@ -149,4 +150,54 @@ describe('a batch step in the audit record', () => {
 			});
 		},
 	);
+});
+
+describe('a batch step in audit replay', () => {
+	const server = useScriptedServer();
+	const database = useTestDatabase();
+	afterEach(() => closeAuditSinks());
+
+	async function recordedBatchRun() {
+		server().setScript([batch, final('5 in total')]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config,
+			prompt: 'total',
+			audit: { postgres: database().url, waitMs: 5_000 },
+		});
+		return (await auditSinkFor(database().url).read(result.audit!.run_id!))!;
+	}
+
+	it('answers each call of a recorded batch from the record: nothing is refused, nothing diverges', async () => {
+		const record = await recordedBatchRun();
+		server().setScript([batch, final('5 in total')]);
+		const report = await counterfactualReplay(record, {
+			model: modelFor(server()),
+			modelName: 'm',
+		});
+		expect(report).toMatchObject({
+			answered_from_record: 3,
+			refused_calls: [],
+			first_divergence: null,
+			same_actions: true,
+		});
+	});
+
+	it('shows a candidate that makes the same calls one by one as a divergence at the batch step', async () => {
+		const record = await recordedBatchRun();
+		const calls = JSON.parse(batch).calls as Array<{ tool: string; args: Record<string, unknown> }>;
+		server().setScript([...calls.map((call) => action(call.tool, call.args)), final('5 in total')]);
+		const report = await counterfactualReplay(record, {
+			model: modelFor(server()),
+			modelName: 'm',
+		});
+		expect(report.refused_calls).toEqual([]);
+		expect(report.first_divergence).toMatchObject({
+			step: 1,
+			recorded: expect.stringMatching(
+				/^actions \[json_transform .*sum.*; json_transform .*average.*; json_transform .*length.*\]/,
+			),
+			candidate: expect.stringMatching(/^json_transform .*sum/),
+		});
+	});
 });
