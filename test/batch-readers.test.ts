@@ -8,7 +8,7 @@ import {
 import { runAgent } from '../src/agent/run-agent';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';
-import { counterfactualReplay } from '../src/replay';
+import { counterfactualReplay, forkAuditedRun } from '../src/replay';
 import { recordRunSpans } from '../src/telemetry/run-spans';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { useTestDatabase } from './support/postgres';
@@ -198,6 +198,50 @@ describe('a batch step in audit replay', () => {
 				/^actions \[json_transform .*sum.*; json_transform .*average.*; json_transform .*length.*\]/,
 			),
 			candidate: expect.stringMatching(/^json_transform .*sum/),
+		});
+	});
+});
+
+describe('a batch step in audit fork', () => {
+	const server = useScriptedServer();
+	const database = useTestDatabase();
+	afterEach(() => closeAuditSinks());
+
+	async function recordedRun() {
+		server().setScript([
+			batch,
+			action('json_transform', { data: { n: 7 }, expression: 'n' }),
+			final('5 in total'),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config,
+			prompt: 'total',
+			audit: { postgres: database().url, waitMs: 5_000 },
+		});
+		return { result, record: (await auditSinkFor(database().url).read(result.audit!.run_id!))! };
+	}
+
+	it('takes a recorded batch over from the record, each call answered with its recorded outcome, then goes on live', async () => {
+		const { result, record } = await recordedRun();
+		server().setScript([final('forked answer')]);
+		server().requests.length = 0;
+		const fork = await forkAuditedRun({ record, step: 2, model: modelFor(server()) });
+		expect(fork).toMatchObject({ finish_reason: 'final', final_answer: 'forked answer' });
+		expect(fork.trace[0].calls).toEqual(
+			result.trace[0].calls!.map((call) => ({ ...call, elapsed_ms: expect.any(Number) })),
+		);
+		expect(server().requests).toHaveLength(1);
+	});
+
+	it('refuses to replace the observation of a batch step, naming the field and the batch', async () => {
+		const { record } = await recordedRun();
+		await expect(
+			forkAuditedRun({ record, step: 1, observation: 'x', model: modelFor(server()) }),
+		).rejects.toMatchObject({
+			name: 'ForkError',
+			field: 'observation',
+			message: expect.stringContaining('batch of 3 tool calls'),
 		});
 	});
 });

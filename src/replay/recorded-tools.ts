@@ -175,6 +175,18 @@ export function recordedTools(options: RecordedToolsOptions): {
 		const position = currentTurn();
 		if (position <= step) {
 			const recorded = record.steps[position - 1]?.step;
+			// A recorded batch ("actions"): each call is answered with that call's recorded outcome.
+			const batchCall = recorded?.calls?.find(
+				(call) =>
+					callRan(recorded, call) &&
+					call.tool === name &&
+					canonicalJson(call.args) === canonicalJson(args),
+			);
+			if (batchCall) {
+				ledger.answeredFromRecord++;
+				if (batchCall.error) throw new Error(batchCall.error.message);
+				return batchCall.observation!;
+			}
 			if (
 				!recorded?.action ||
 				recorded.action.tool !== name ||
