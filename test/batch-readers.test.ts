@@ -6,6 +6,8 @@ import {
 	TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { runAgent } from '../src/agent/run-agent';
+import { runToolResults } from '../src/agent/memory/run-memory';
+import { toolErrors } from '../src/cli/eval-gates';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';
 import { counterfactualReplay, forkAuditedRun } from '../src/replay';
@@ -243,5 +245,27 @@ describe('a batch step in audit fork', () => {
 			field: 'observation',
 			message: expect.stringContaining('batch of 3 tool calls'),
 		});
+	});
+});
+
+describe("a batch step in memory's remembered tool results and the eval gates", () => {
+	const server = useScriptedServer();
+
+	it('remembers each call of a batch with its observation or error, and the no_tool_errors gate counts its failed call', async () => {
+		server().setScript([batch, final('5 in total')]);
+		const result = await runAgent({ model: modelFor(server()), config, prompt: 'total' });
+		const failed = result.trace[0].calls![1].error!;
+		expect(failed.type).toBe('tool_error');
+		expect(runToolResults(result.trace)).toEqual([
+			{ step: 1, ...transform('sum(items[*].price)', [2, 3]), observation: '5' },
+			{
+				step: 1,
+				...transform('average(items[*].price)', [2]),
+				observation: '',
+				error: failed.message,
+			},
+			{ step: 1, ...transform('length(items)', [2, 3]), observation: '2' },
+		]);
+		expect(toolErrors(result)).toEqual([`step 1 call 2 tool_error: ${failed.message}`]);
 	});
 });
