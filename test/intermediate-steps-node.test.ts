@@ -10,6 +10,9 @@ const API_KEY = 'sk-test-openai-key-123456';
 describe('Agent Core version 2: Return Intermediate Steps', () => {
 	const server = useScriptedServer();
 
+	/** The last run's AI events, as n8n records them (credential mode). */
+	let aiEvents: Array<{ event: string; msg: string }> = [];
+
 	async function run(options: INodeParameters) {
 		const parameters: INodeParameters = {
 			provider: 'openai',
@@ -32,6 +35,7 @@ describe('Agent Core version 2: Return Intermediate Steps', () => {
 			nodeTypes: { agentCore: new AgentCore() },
 			credentials: { agentCoreOpenAiApi: { apiKey: API_KEY, url: server().openaiBaseUrl } },
 		});
+		aiEvents = result.aiEvents;
 		return result.outputOf('Agent Core')[0].json;
 	}
 
@@ -116,7 +120,7 @@ describe('Agent Core version 2: Return Intermediate Steps', () => {
 		expect(JSON.stringify(json)).not.toContain(API_KEY);
 	});
 
-	it('lists each call of an "actions" batch as its own entry, in the order asked, shaped like a single call', async () => {
+	it('lists each call of an "actions" batch as its own entry, in the order asked, shaped like a single call, and n8n records an ai-tool-called event per call', async () => {
 		const transform = (expression: string, prices: number[]) => ({
 			tool: 'json_transform',
 			args: { data: { items: prices.map((price) => ({ price })) }, expression },
@@ -151,6 +155,16 @@ describe('Agent Core version 2: Return Intermediate Steps', () => {
 			],
 			['agent_core_step_1_call_3', transform('length(items)', [2, 3]).args, '2'],
 			['agent_core_step_2', { data: { n: 7 }, expression: 'n' }, '7'],
+		]);
+		// n8n's own record of the run: an ai-tool-called event per call of the batch, the failed one not ok.
+		const toolEvents = aiEvents
+			.filter((entry) => entry.event === 'ai-tool-called')
+			.map((entry) => JSON.parse(entry.msg));
+		expect(toolEvents.map(({ step, ok }) => [step, ok])).toEqual([
+			[1, true],
+			[1, false],
+			[1, true],
+			[2, true],
 		]);
 		// Every entry has exactly the keys and message shape of a single call's entry.
 		for (const step of steps) {
