@@ -39,7 +39,7 @@ export type {
 	TraceStep,
 	ToolUsage,
 } from './trace/types';
-export { TOOL_CALL_ERRORS } from './trace/readable-step';
+export { callRan, callStoppedByLimit, TOOL_CALL_ERRORS } from './trace/readable-step';
 export type { ChatMessage, FileRef } from './core/messages';
 export { RunFile, type FileInput } from './files';
 export type { TokenUsage } from './core/usage';

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { AgentResult } from '../../src';
+import { callRan, type AgentResult } from '../../src';
 
 /**
  * Records a credential-mode run's model and tool calls where n8n records its AI nodes' calls. A root node
@@ -26,6 +26,18 @@ export function recordAiCalls(
 		} else {
 			context.logAiEvent('ai-llm-generated-output', JSON.stringify(call));
 		}
+		// A batch ("actions"): one event per call that ran, as for a single call.
+		for (const tool of step.calls ?? [])
+			if (callRan(step, tool))
+				context.logAiEvent(
+					'ai-tool-called',
+					JSON.stringify({
+						step: step.step,
+						tool: tool.tool,
+						tool_ms: tool.elapsed_ms,
+						ok: !tool.error,
+					}),
+				);
 		if (step.action && step.tool_ms !== undefined) {
 			context.logAiEvent(
 				'ai-tool-called',

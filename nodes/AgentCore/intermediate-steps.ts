@@ -1,5 +1,5 @@
 // Options → Return Intermediate Steps: the run's tool calls in the shape n8n's AI Agent returns, for n8n's Evaluation node.
-import { TOOL_CALL_ERRORS, type TraceStep } from '../../src';
+import { callStoppedByLimit, TOOL_CALL_ERRORS, type StepError, type TraceStep } from '../../src';
 
 /** The AI message that asked for the call, as n8n's AI Agent keeps it: no text of its own, the one tool call. */
 interface AiMessage {
@@ -30,43 +30,64 @@ export interface IntermediateStep {
 	observation: string;
 }
 
+/** One tool call that came back to the model: a single action's step, or one call of an "actions" step. */
+interface SeenCall {
+	tool: string;
+	args: Record<string, unknown>;
+	observation?: string;
+	error?: StepError;
+}
+
 /**
- * The trace's tool calls, in order, as n8n's AI Agent returns `intermediateSteps`. The trace is the run's
- * output, already redacted, so nothing here needs the redactor again. A call that never came back to the model
- * (a limit stopped it, it waits for approval, the run ended) is left out, as n8n's agent has no step for it.
+ * The trace's tool calls, in order, as n8n's AI Agent returns `intermediateSteps`: a batch ("actions") gives one
+ * entry per call, in the order asked. The trace is the run's output, already redacted, so nothing here needs the
+ * redactor again. A call that never came back to the model (a limit stopped it, it waits for approval, the run
+ * ended) is left out, as n8n's agent has no step for it.
  */
 export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateStep[] {
 	return trace.flatMap((entry) => {
+		if (entry.calls)
+			return entry.calls.flatMap((call, index) =>
+				callStoppedByLimit(entry, call)
+					? []
+					: entryOf(call, `agent_core_step_${entry.step}_call_${index + 1}`),
+			);
 		if (!entry.action) return [];
-		const seenError =
-			entry.observation === undefined && entry.error && TOOL_CALL_ERRORS.has(entry.error.type)
-				? entry.error
-				: undefined;
-		if (entry.observation === undefined && !seenError) return [];
-		const { tool, args } = entry.action;
-		const toolCallId = `agent_core_step_${entry.step}`;
-		const message: AiMessage = {
-			type: 'ai',
-			content: [],
-			additional_kwargs: {},
-			response_metadata: {},
-			tool_calls: [{ id: toolCallId, name: tool, args, type: 'tool_call' }],
-			invalid_tool_calls: [],
-		};
-		return [
-			{
-				// n8n writes "Calling <node name>"; a tool's name is what Agent Core has for it.
-				action: {
-					tool,
-					toolInput: args,
-					log: `Calling ${tool}`,
-					messageLog: [message],
-					toolCallId,
-					type: 'tool_call',
-				},
-				// The model's repair turn opens with these words (prompt.ts repairMessage).
-				observation: seenError ? `Error: ${seenError.message}` : entry.observation!,
-			},
-		];
+		return entryOf(
+			{ ...entry.action, observation: entry.observation, error: entry.error },
+			`agent_core_step_${entry.step}`,
+		);
 	});
+}
+
+function entryOf(call: SeenCall, toolCallId: string): IntermediateStep[] {
+	const seenError =
+		call.observation === undefined && call.error && TOOL_CALL_ERRORS.has(call.error.type)
+			? call.error
+			: undefined;
+	if (call.observation === undefined && !seenError) return [];
+	const { tool, args } = call;
+	const message: AiMessage = {
+		type: 'ai',
+		content: [],
+		additional_kwargs: {},
+		response_metadata: {},
+		tool_calls: [{ id: toolCallId, name: tool, args, type: 'tool_call' }],
+		invalid_tool_calls: [],
+	};
+	return [
+		{
+			// n8n writes "Calling <node name>"; a tool's name is what Agent Core has for it.
+			action: {
+				tool,
+				toolInput: args,
+				log: `Calling ${tool}`,
+				messageLog: [message],
+				toolCallId,
+				type: 'tool_call',
+			},
+			// The model's repair turn opens with these words (prompt.ts repairMessage).
+			observation: seenError ? `Error: ${seenError.message}` : call.observation!,
+		},
+	];
 }

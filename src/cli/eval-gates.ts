@@ -34,9 +34,16 @@ export const stepCount = (result: AgentResult): number =>
 
 /** Each tool error of the run, as `step N tool_error: message`. */
 export function toolErrors(result: AgentResult): string[] {
-	return result.trace
-		.filter((step) => step.error && TOOL_CALL_ERRORS.has(step.error.type))
-		.map((step) => `step ${step.step} ${step.error!.type}: ${step.error!.message}`);
+	return result.trace.flatMap((step) => {
+		if (step.error && TOOL_CALL_ERRORS.has(step.error.type))
+			return [`step ${step.step} ${step.error.type}: ${step.error.message}`];
+		// A batch whose calls did not all fail: the step has no error, its failed calls do.
+		return (step.calls ?? []).flatMap((call, index) =>
+			call.error && TOOL_CALL_ERRORS.has(call.error.type)
+				? [`step ${step.step} call ${index + 1} ${call.error.type}: ${call.error.message}`]
+				: [],
+		);
+	});
 }
 
 /** The answer as a JSON value: the typed answer, else the answer's text parsed as JSON, else the text. */
@@ -114,7 +121,11 @@ function toolGate(
 				);
 	}
 	const asked = (name: string) =>
-		result.trace.filter((step) => step.action?.tool === name).map((step) => step.step);
+		result.trace
+			.filter(
+				(step) => step.action?.tool === name || step.calls?.some((call) => call.tool === name),
+			)
+			.map((step) => step.step);
 	if (gate === 'tools') {
 		const problems = spec.tools!.flatMap((name) => {
 			if ((result.used_tools[name]?.count ?? 0) > 0) return [];

@@ -101,6 +101,8 @@ export function whatStepDid(step: TraceStep | undefined): string {
 	if (!step) return 'nothing (the run had ended)';
 	const failed = step.error ? ` (${step.error.type}: ${step.error.message.slice(0, 200)})` : '';
 	if (step.action) return `${step.action.tool} ${canonicalJson(step.action.args)}${failed}`;
+	if (step.calls)
+		return `actions [${step.calls.map((call) => `${call.tool} ${canonicalJson(call.args)}`).join('; ')}]${failed}`;
 	if (step.final !== undefined) return `answer ${JSON.stringify(step.final.answer).slice(0, 300)}`;
 	return step.error
 		? `${step.error.type}: ${step.error.message.slice(0, 200)}`
@@ -112,13 +114,19 @@ const stepKey = (step: TraceStep | undefined) =>
 		step
 			? {
 					action: step.action ?? null,
+					// A batch: its calls, in order (a candidate that batches differently diverges here).
+					calls: step.calls?.map(({ tool, args }) => ({ tool, args })) ?? null,
 					final: step.final?.answer ?? null,
 					error: step.error?.type ?? null,
 				}
 			: null,
 	);
 const actionsOf = (trace: readonly TraceStep[]) =>
-	canonicalJson(trace.flatMap((step) => (step.action ? [step.action] : [])));
+	canonicalJson(
+		trace.flatMap((step) =>
+			step.action ? [step.action] : (step.calls ?? []).map(({ tool, args }) => ({ tool, args })),
+		),
+	);
 
 /** The first step at which the two runs did different things, or null when they did the same throughout. */
 export function firstDivergence(

@@ -103,6 +103,14 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
 		);
 	}
 	const forkedStep = record.steps[position - 1].step;
+	if (options.observation !== undefined && forkedStep.calls) {
+		throw new ForkError(
+			`step ${step} of run ${record.run_id} is a batch of ${forkedStep.calls.length} tool calls ("actions"), ` +
+				'whose observations cannot be replaced by one',
+			'observation',
+			'Fork from a step with a single tool call, or leave out the observation.',
+		);
+	}
 	if (
 		options.observation !== undefined &&
 		(!forkedStep.action || (forkedStep.observation === undefined && !forkedStep.error))

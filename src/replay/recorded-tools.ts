@@ -2,6 +2,7 @@
 import type { AuditRecord, AuditTool } from '../audit/record';
 import { builtInTools } from '../tools/registry';
 import type { Tool, ToolContext } from '../tools/tool';
+import { callRan } from '../trace/readable-step';
 import type { TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
 
@@ -67,7 +68,19 @@ const callKey = (tool: string, args: unknown) => `${tool}\n${canonicalJson(args)
 /** The calls the record says ran (or were answered), by tool and canonical args, oldest first. */
 function recordedCalls(record: AuditRecord): Map<string, RecordedOutcome[]> {
 	const calls = new Map<string, RecordedOutcome[]>();
+	const add = (tool: string, args: unknown, outcome: RecordedOutcome) => {
+		const key = callKey(tool, args);
+		calls.set(key, [...(calls.get(key) ?? []), outcome]);
+	};
 	for (const { step } of record.steps) {
+		// A batch ("actions"): each call that ran, in call order, answered with its recorded observation or error.
+		for (const call of step.calls ?? [])
+			if (callRan(step, call))
+				add(
+					call.tool,
+					call.args,
+					call.error ? { error: call.error.message } : { observation: call.observation! },
+				);
 		// A repeat the loop breaker answered ran nothing; the candidate's own loop breaker answers its repeats.
 		if (!step.action || step.repeat_of !== undefined) continue;
 		// A call refused before it ran (unknown tool, invalid args) is refused again by the loop's own checks.
@@ -77,9 +90,7 @@ function recordedCalls(record: AuditRecord): Map<string, RecordedOutcome[]> {
 				: step.tool_ms !== undefined && step.error
 					? { error: step.error.message }
 					: undefined;
-		if (!outcome) continue;
-		const key = callKey(step.action.tool, step.action.args);
-		calls.set(key, [...(calls.get(key) ?? []), outcome]);
+		if (outcome) add(step.action.tool, step.action.args, outcome);
 	}
 	return calls;
 }
@@ -164,6 +175,18 @@ export function recordedTools(options: RecordedToolsOptions): {
 		const position = currentTurn();
 		if (position <= step) {
 			const recorded = record.steps[position - 1]?.step;
+			// A recorded batch ("actions"): each call is answered with that call's recorded outcome.
+			const batchCall = recorded?.calls?.find(
+				(call) =>
+					callRan(recorded, call) &&
+					call.tool === name &&
+					canonicalJson(call.args) === canonicalJson(args),
+			);
+			if (batchCall) {
+				ledger.answeredFromRecord++;
+				if (batchCall.error) throw new Error(batchCall.error.message);
+				return batchCall.observation!;
+			}
 			if (
 				!recorded?.action ||
 				recorded.action.tool !== name ||

@@ -1,7 +1,7 @@
 import type { Attributes, AttributeValue, Context, Tracer } from '@opentelemetry/api';
 import { loadOnce } from '../core/load-once';
-import { stepFinishReason } from '../trace/readable-step';
-import type { AgentResult, TraceStep } from '../trace/types';
+import { callRan, stepFinishReason } from '../trace/readable-step';
+import type { AgentResult, TraceCall, TraceStep } from '../trace/types';
 
 /** The OpenTelemetry API, loaded with the first run that has a tracer (see loadOnce). */
 export const otelApi = loadOnce(
@@ -86,7 +86,32 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
 			if (step.provider !== undefined)
 				chatSpan(tracer, inRun, step, stepStart, result.model, clean, redact);
 			if (step.tool_ms !== undefined && step.action)
-				toolSpan(tracer, inRun, step, stepStart + step.model_ms, clean, redact);
+				toolSpan(
+					tracer,
+					inRun,
+					step,
+					step.action.tool,
+					stepStart + step.model_ms,
+					step.tool_ms,
+					step.error,
+					clean,
+					redact,
+				);
+			// A batch: one span per call that ran, each from the step's tool phase on (the trace keeps no call's start).
+			for (const [index, call] of (step.calls ?? []).entries())
+				if (callRan(step, call))
+					toolSpan(
+						tracer,
+						inRun,
+						step,
+						call.tool,
+						stepStart + step.model_ms,
+						call.elapsed_ms,
+						call.error,
+						clean,
+						redact,
+						index + 1,
+					);
 			stepStart += step.elapsed_ms;
 		}
 		runSpan.end(at(facts.startedAt + result.elapsed_ms));
@@ -136,12 +161,15 @@ function toolSpan(
 	tracer: Tracer,
 	parent: Context,
 	step: TraceStep,
+	tool: string,
 	start: number,
+	elapsedMs: number,
+	error: TraceCall['error'],
 	clean: Clean,
 	redact: (text: string) => string,
+	call?: number,
 ): void {
-	const tool = step.action!.tool;
-	const failure = step.error && TOOL_FAILURES.has(step.error.type) ? step.error.type : undefined;
+	const failure = error && TOOL_FAILURES.has(error.type) ? error.type : undefined;
 	const span = tracer.startSpan(
 		redact(`execute_tool ${tool}`),
 		{
@@ -152,12 +180,14 @@ function toolSpan(
 				'gen_ai.tool.name': tool,
 				'error.type': failure,
 				'agent_core.step': step.step,
+				// Which call of an "actions" step (1-based), absent for a single action.
+				'agent_core.call': call,
 			}),
 		},
 		parent,
 	);
 	if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
-	span.end(at(start + (step.tool_ms ?? 0)));
+	span.end(at(start + elapsedMs));
 }
 
 /**

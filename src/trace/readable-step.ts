@@ -1,6 +1,6 @@
 import type { ModelFinishReason } from '../providers/chat-model';
 import { roundedCost } from '../budget/model-catalogue';
-import type { StepError, TraceStep } from './types';
+import type { StepError, TraceCall, TraceStep } from './types';
 
 /** The same step with its fields in reading order: what was asked, what came of it, then timings. */
 export function readableStep(entry: TraceStep): TraceStep {
@@ -55,3 +55,24 @@ export const TOOL_CALL_ERRORS: ReadonlySet<StepError['type']> = new Set([
 	'tool_error',
 	'tool_timeout',
 ]);
+
+/**
+ * Whether a call of an "actions" step was stopped before it ran: a limit (max_tool_calls, loop) ended the run
+ * within the batch, and this call's observation is the batch runner's "not run: <why the run ended>" notice.
+ */
+export function callStoppedByLimit(step: TraceStep, call: TraceCall): boolean {
+	return (
+		step.error?.type === 'limit' &&
+		call.error === undefined &&
+		call.repeat_of === undefined &&
+		(call.observation?.endsWith(`not run: ${step.error.message}`) ?? false)
+	);
+}
+
+/** Whether a call of an "actions" step ran its tool: not refused, not stopped, not answered by an identical call. */
+export function callRan(step: TraceStep, call: TraceCall): boolean {
+	if (call.repeat_of !== undefined || callStoppedByLimit(step, call)) return false;
+	return call.error
+		? call.error.type === 'tool_error' || call.error.type === 'tool_timeout'
+		: call.observation !== undefined;
+}

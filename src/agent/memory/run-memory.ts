@@ -58,20 +58,29 @@ export async function fitRunHistory(
 export function runToolResults(
 	trace: readonly TraceStep[],
 ): NonNullable<MemoryMessage['tool_results']> {
-	const results = trace.flatMap((entry) =>
-		entry.step > 0 && entry.action && (entry.observation !== undefined || entry.error)
-			? [
-					{
-						step: entry.step,
-						tool: entry.action.tool,
-						args: entry.action.args,
-						observation: entry.observation ?? '',
-						...(entry.error && entry.observation === undefined
-							? { error: entry.error.message }
-							: {}),
-					},
-				]
-			: [],
-	);
+	const results = trace.flatMap((entry) => {
+		if (entry.step <= 0) return [];
+		// A batch ("actions"): each call that came back with an observation or an error, in call order.
+		const calls =
+			entry.calls ??
+			(entry.action
+				? [{ ...entry.action, observation: entry.observation, error: entry.error }]
+				: []);
+		return calls.flatMap((call) =>
+			call.observation !== undefined || call.error
+				? [
+						{
+							step: entry.step,
+							tool: call.tool,
+							args: call.args,
+							observation: call.observation ?? '',
+							...(call.error && call.observation === undefined
+								? { error: call.error.message }
+								: {}),
+						},
+					]
+				: [],
+		);
+	});
 	return rememberedToolResults(results);
 }
