@@ -1,14 +1,12 @@
 // Agent Context as n8n loads it: the description; the store, Redis and the run path load on first use (issue #39).
 import {
 	NodeConnectionTypes,
-	type ICredentialsDecrypted,
-	type ICredentialTestFunctions,
 	type IExecuteFunctions,
-	type INodeCredentialTestResult,
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
+import { contextCredentialMethods } from '../shared/context-storage-credential';
 import { AGENT_CONTEXT_TOOL_DESCRIPTION, agentContextProperties } from './description';
 
 /** Agent Context: conversation history for Agent Core (prepare → Agent Core → persist). */
@@ -27,6 +25,7 @@ export class AgentContext implements INodeType {
 		usableAsTool: { replacements: { description: AGENT_CONTEXT_TOOL_DESCRIPTION } },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		// Written out here: n8n's lint reads each credential entry from the node class itself.
 		credentials: [
 			{
 				name: 'agentCoreRedisApi',
@@ -38,17 +37,7 @@ export class AgentContext implements INodeType {
 		properties: agentContextProperties,
 	};
 
-	methods = {
-		credentialTest: {
-			async agentCoreRedisApiTest(
-				this: ICredentialTestFunctions,
-				credential: ICredentialsDecrypted,
-			): Promise<INodeCredentialTestResult> {
-				const { testRedisCredential } = await import('../shared/redis-credential');
-				return await testRedisCredential.call(this, credential);
-			},
-		},
-	};
+	methods = contextCredentialMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const { agentContextExecute } = await import('./execute');

@@ -1,14 +1,12 @@
 // Agent Context Memory as n8n loads it: the description; the store and the memory itself load on first use (issue #39).
 import {
 	NodeConnectionTypes,
-	type ICredentialsDecrypted,
-	type ICredentialTestFunctions,
-	type INodeCredentialTestResult,
 	type INodeType,
 	type INodeTypeDescription,
 	type ISupplyDataFunctions,
 	type SupplyData,
 } from 'n8n-workflow';
+import { contextCredentialMethods } from '../shared/context-storage-credential';
 import { agentContextMemoryProperties } from './description';
 
 /** Agent Context's prepare and persist as one memory sub-node on Agent Core's Memory input (issue #41). */
@@ -29,6 +27,7 @@ export class AgentContextMemory implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiMemory],
 		outputNames: ['Memory'],
+		// Written out here: n8n's lint reads each credential entry from the node class itself.
 		credentials: [
 			{
 				name: 'agentCoreRedisApi',
@@ -40,17 +39,7 @@ export class AgentContextMemory implements INodeType {
 		properties: agentContextMemoryProperties,
 	};
 
-	methods = {
-		credentialTest: {
-			async agentCoreRedisApiTest(
-				this: ICredentialTestFunctions,
-				credential: ICredentialsDecrypted,
-			): Promise<INodeCredentialTestResult> {
-				const { testRedisCredential } = await import('../shared/redis-credential');
-				return await testRedisCredential.call(this, credential);
-			},
-		},
-	};
+	methods = contextCredentialMethods;
 
 	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
 		const { supplyAgentContextMemory } = await import('./supply');
