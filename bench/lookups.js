@@ -18,7 +18,6 @@
  * workflow model calls per request, p50/p95 latency and prompt tokens per request (o200k_base, counted by the
  * model server), then the issue's targets — printed, never enforced. Exits 1 only when a workflow did not work.
  */
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -34,12 +33,11 @@ const { LOAD_ENV, loadAverage, startModelServer } = require('./webhook');
 const { runLoad } = require('./webhook/load');
 const { aggregate, measureSegment } = require('./webhook/measure');
 const { mainProcessOf, processesOf } = require('./webhook/process-cpu');
-const { printTable } = require('./webhook/report');
+const { report } = require('./webhook/lookups-report');
 const scenario = require('./webhook/scenario');
 const lookups = require('./webhook/lookups-scenario');
+const { WORKFLOWS, buildWorkflow } = require('./webhook/lookups-workflows');
 
-const INSTRUCTIONS =
-	'Total the prices of the in-stock items of each catalogue in the message with your tool, one call per catalogue, instead of adding numbers yourself.';
 const CREDENTIALS = {
 	agentCore: {
 		id: 'benchAgentCoreKey',
@@ -48,47 +46,6 @@ const CREDENTIALS = {
 	},
 	aiAgent: { id: 'benchOpenAiKey', name: 'Bench: scripted model (AI Agent)', type: 'openAiApi' },
 };
-
-/** What is wrong with an Agent Core answer, if anything: the expected answer after three Calculator calls in `steps` steps. */
-const agentCoreCheck = (steps) => (index, body) => {
-	if (body?.finish_reason !== 'final')
-		return `finish_reason ${body?.finish_reason}: ${body?.stop_detail ?? ''}`;
-	if (body.final_answer !== lookups.expectedAnswer(index))
-		return `final_answer ${JSON.stringify(body.final_answer)}`;
-	const calls = Object.values(body.used_tools ?? {}).reduce((sum, usage) => sum + usage.count, 0);
-	if (calls !== 3 || body.trace?.length !== steps)
-		return `${calls} tool calls in ${body.trace?.length} steps, not 3 in ${steps}`;
-	return undefined;
-};
-
-const WORKFLOWS = [
-	{
-		key: 'aiAgent',
-		name: 'n8n AI Agent (3 tool_calls in one reply)',
-		path: 'bench-lookups-ai-agent',
-		model: 'native',
-		check: (index, body) =>
-			body?.output === lookups.expectedAnswer(index)
-				? undefined
-				: `output ${JSON.stringify(body?.output ?? body)}`,
-	},
-	{
-		key: 'agentCore4',
-		name: 'Agent Core v2, Max Parallel Tool Calls 4',
-		path: 'bench-lookups-agent-core-4',
-		model: 'protocol',
-		maxParallelToolCalls: 4,
-		check: agentCoreCheck(2),
-	},
-	{
-		key: 'agentCore1',
-		name: 'Agent Core v2, Max Parallel Tool Calls 1',
-		path: 'bench-lookups-agent-core-1',
-		model: 'protocol',
-		maxParallelToolCalls: 1,
-		check: agentCoreCheck(4),
-	},
-];
 
 function parseArguments(argv) {
 	const options = {
@@ -128,115 +85,6 @@ function parseArguments(argv) {
 		);
 	options.requests = options.concurrency.map((_, index) => given[given.length === 1 ? 0 : index]);
 	return options;
-}
-
-/** The three workflows, from bench/webhook's AI Agent and Agent Core workflows: a new path, v2 options for Agent Core. */
-function buildWorkflow(workflow) {
-	const file = workflow.model === 'native' ? 'ai-agent.json' : 'agent-core.json';
-	const json = JSON.parse(fs.readFileSync(path.join(__dirname, 'webhook', file), 'utf8'));
-	json.name = `Bench lookups: ${workflow.name}`;
-	for (const node of json.nodes) {
-		if (node.type === 'n8n-nodes-base.webhook') {
-			node.parameters.path = workflow.path;
-			node.webhookId = crypto.randomUUID();
-		}
-		if (node.type === '@n8n/n8n-nodes-langchain.agent')
-			node.parameters.options = { ...node.parameters.options, systemMessage: INSTRUCTIONS };
-		if (node.type.endsWith('.agentCore')) {
-			const { provider, model, inputMode, prompt } = node.parameters;
-			node.typeVersion = 2;
-			node.parameters = {
-				provider,
-				model,
-				inputMode,
-				prompt,
-				allowedTools: [],
-				options: {
-					maxSteps: 8,
-					maxToolCalls: 6,
-					timeout: 60,
-					developerText: INSTRUCTIONS,
-					toolSettingsJson: '{}',
-					maxParallelToolCalls: workflow.maxParallelToolCalls,
-					readOnlyTools: 'calculator',
-				},
-			};
-		}
-	}
-	return { ...workflow, json };
-}
-
-const fixed = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-
-function report(workflows, results, options) {
-	console.log('');
-	const rows = [];
-	for (const [level, concurrency] of options.concurrency.entries())
-		for (const workflow of workflows) {
-			const phase = results[workflow.key]?.[level];
-			if (!phase) continue;
-			rows.push([
-				workflow.name,
-				concurrency,
-				`${phase.ok}/${phase.requests}`,
-				fixed(phase.model?.callsPerRequest, 2),
-				fixed(phase.p50, 0),
-				fixed(phase.p95, 0),
-				fixed(phase.model?.promptTokensPerRequest, 0),
-				phase.model?.unexpected ?? '',
-			]);
-			for (const error of phase.firstErrors)
-				rows.push([`  error: ${error.slice(0, 150)}`, '', '', '', '', '', '', '']);
-		}
-	printTable(
-		[
-			'workflow',
-			'conc.',
-			'ok',
-			'model calls/req',
-			'p50 ms',
-			'p95 ms',
-			'prompt tokens/req',
-			'unexpected calls',
-		],
-		rows,
-	);
-	console.log('');
-	console.log('Targets (issue #42; printed, never enforced): Agent Core (4) against the AI Agent');
-	for (const [level, concurrency] of options.concurrency.entries()) {
-		const ours = results.agentCore4?.[level];
-		const theirs = results.aiAgent?.[level];
-		if (!ours?.model || !theirs?.model) continue;
-		const line = (label, value, limit, met) =>
-			`  c=${concurrency} ${label}: ${value} (target ${limit}) ${met ? 'met' : 'NOT met'}`;
-		const calls = [ours.model.callsPerRequest, theirs.model.callsPerRequest];
-		console.log(
-			line(
-				'model calls/req',
-				`${fixed(calls[0], 2)} vs ${fixed(calls[1], 2)}`,
-				'≤ AI Agent',
-				calls[0] <= calls[1],
-			),
-		);
-		const p50 = ours.p50 / theirs.p50;
-		console.log(
-			line(
-				'p50',
-				`${fixed(p50, 2)}× (${fixed(ours.p50, 0)} vs ${fixed(theirs.p50, 0)} ms)`,
-				'≤ 1.05×',
-				p50 <= 1.05,
-			),
-		);
-		const tokens = ours.model.promptTokensPerRequest / theirs.model.promptTokensPerRequest;
-		console.log(
-			line(
-				'prompt tokens/req',
-				`${fixed(tokens, 2)}× (${fixed(ours.model.promptTokensPerRequest, 0)} vs ${fixed(theirs.model.promptTokensPerRequest, 0)})`,
-				'≤ 0.9×',
-				tokens <= 0.9,
-			),
-		);
-	}
 }
 
 async function main() {
