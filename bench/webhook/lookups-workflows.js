@@ -80,7 +80,7 @@ function buildWorkflow(workflow) {
 					developerText: INSTRUCTIONS,
 					toolSettingsJson: '{}',
 					maxParallelToolCalls: workflow.maxParallelToolCalls,
-					readOnlyTools: 'calculator',
+					readOnlyTools: 'Calculator',
 				},
 			};
 		}
