@@ -220,9 +220,12 @@ function parseArguments(argv) {
 	return options;
 }
 
-/** The model server in its own process: resolves with its URLs, its stats and a way to stop it. */
-function startModelServer() {
-	const child = fork(path.join(__dirname, 'webhook', 'model-server.js'), [], {
+/**
+ * The model server in its own process: resolves with its URLs, its stats and a way to stop it. `args`:
+ * ['lookups'] plays bench/lookups.js's three-lookup job instead of this benchmark's one-call job.
+ */
+function startModelServer(args = []) {
+	const child = fork(path.join(__dirname, 'webhook', 'model-server.js'), args, {
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});
 	const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -482,7 +485,10 @@ async function main() {
 	}
 }
 
-main().catch((error) => {
-	console.error(error?.stack ?? error);
-	process.exitCode = 1;
-});
+module.exports = { startModelServer, LOAD_ENV, loadAverage };
+
+if (require.main === module)
+	main().catch((error) => {
+		console.error(error?.stack ?? error);
+		process.exitCode = 1;
+	});

@@ -14,12 +14,13 @@ const scenario = require('./scenario');
  *
  * @param {object} n8n            from createN8nInstance()
  * @param {object} workflow       an entry of WORKFLOWS (key, path, check, model)
- * @param {object} context        { concurrency, requests, firstIndex, models, n8nProcesses: { all(): number[], main: number } }
+ * @param {object} context        { concurrency, requests, firstIndex, models, n8nProcesses: { all(): number[], main: number },
+ *                                promptFor?: (index) => string (default: bench/webhook/scenario.js's) }
  */
 async function measureSegment(
 	n8n,
 	workflow,
-	{ concurrency, requests, firstIndex, models, n8nProcesses },
+	{ concurrency, requests, firstIndex, models, n8nProcesses, promptFor = scenario.promptFor },
 ) {
 	if (workflow.model) await models.reset();
 	const inside = { runMs: [], modelCallMs: [], outsideMs: [] };
@@ -33,7 +34,7 @@ async function measureSegment(
 		url: n8n.webhookUrl(workflow.path),
 		requests,
 		concurrency,
-		body: (index) => ({ prompt: scenario.promptFor(firstIndex + index) }),
+		body: (index) => ({ prompt: promptFor(firstIndex + index) }),
 		check: (index, status, body, text, latencyMs) => {
 			if (status !== 200) return `HTTP ${status} ${text.slice(0, 200)}`;
 			const problem = workflow.check(firstIndex + index, body);

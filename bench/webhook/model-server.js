@@ -10,6 +10,9 @@
  * - native: answers n8n's AI Agent (LangChain's ChatOpenAI) with a native tool call (`tool_calls`,
  *   finish_reason "tool_calls"), then a text answer built from the tool message.
  *
+ * Started with the argument `lookups` (bench/lookups.js), both play bench/webhook/lookups-scenario.js instead:
+ * three Calculator calls per run (in one reply, or one per reply where Agent Core offers no "actions" form).
+ *
  * Both record what they received per call (request body size, prompt text size) so the benchmark can
  * compare the prompts the agents send. Messages from the parent: `{ type: 'stats' }` → `{ type: 'stats',
  * protocol, native }`; `{ type: 'reset' }` zeroes the counters; `{ type: 'close' }` ends the process. It
@@ -20,6 +23,9 @@ const http = require('node:http');
 const path = require('node:path');
 const { encode } = require('gpt-tokenizer/encoding/o200k_base');
 const scenario = require('./scenario');
+
+/** bench/lookups.js's three-lookup job, when started with `lookups`; else bench/webhook.js's one-call job. */
+const lookups = process.argv[2] === 'lookups' ? require('./lookups-scenario') : undefined;
 
 const { startScriptedServer } = require(
 	path.join(__dirname, '..', '..', 'dist', 'src', 'demo', 'scripted-server.js'),
@@ -40,7 +46,7 @@ function emptyStats() {
 		/** Prompt tokens OpenAI would have served from its prompt cache (see cachedTokensOf). */
 		cachedTokens: 0,
 		toolDefinitionCharacters: 0,
-		byCall: [0, 1].map(() => ({
+		byCall: [0, 1, 2, 3].map(() => ({
 			calls: 0,
 			requestBodyCharacters: 0,
 			promptCharacters: 0,
@@ -172,8 +178,13 @@ function protocolScript(scripted) {
 		const tool = offeredTool(request.messages[0]?.content);
 		const read = readObservation(last);
 		const observation = tool && read?.tool === tool.name ? read.text : undefined;
-		let text;
-		if (!tag || !tool || earlierTurns > 1) {
+		let text =
+			lookups && tag && tool
+				? lookups.protocolReply({ messages: request.messages, tool, turns: earlierTurns, tag })
+				: undefined;
+		if (lookups && text) {
+			// The three-lookup script placed the call.
+		} else if (lookups || !tag || !tool || earlierTurns > 1) {
 			stats.protocol.unexpected++;
 			text = JSON.stringify({
 				type: 'final',
@@ -242,8 +253,19 @@ function startNativeServer() {
 			const toolMessages = body.messages.filter((message) => message?.role === 'tool');
 			const { promptTokens, cachedTokens } = record('native', body, toolMessages.length);
 			const tag = scenario.tagOf(firstUserText(body.messages));
-			let message;
-			if (!tag || toolMessages.length > 1) {
+			let message =
+				lookups && tag
+					? lookups.nativeReply({
+							tool,
+							toolMessages,
+							tag,
+							nextId: () => ++completions,
+							readResult: (content) => toolResult(textOf(content)),
+						})
+					: undefined;
+			if (lookups && message) {
+				// The three-lookup script placed the call.
+			} else if (lookups || !tag || toolMessages.length > 1) {
 				stats.native.unexpected++;
 				message = {
 					role: 'assistant',

@@ -286,4 +286,4 @@ function report(workflows, results, options) {
 	printErrors(workflows, results);
 }
 
-module.exports = { report };
+module.exports = { report, printTable };
