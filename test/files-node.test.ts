@@ -241,7 +241,8 @@ describe("Agent Core version 2's panel for files", () => {
 		'reads the switches %j into the config %j (Binary Properties is no config key)',
 		(options, config) => {
 			expect(configFromPanel(2, { options, budgets: {} })).toEqual(config);
-			expect(configFromPanel(1, { options, limits: {} })).toEqual({});
+			// Version 1 sends no files: none of the three reaches its config (which pins one tool call a reply, issue #42).
+			expect(configFromPanel(1, { options, limits: {} })).toEqual({ max_parallel_calls: 1 });
 		},
 	);
 
