@@ -15,6 +15,9 @@ import {
 } from './langchain-reply';
 import { openAiResponseFormat } from './openai';
 import { langChainMessages, pdfStyleOf } from './langchain-parts';
+import { streamsFileBodies, withFileMarkers } from './langchain-file-fetch';
+import { fileMarkers } from './file-body';
+import { fileKindsOf } from './file-parts';
 import { isOpenAiClass, normaliseProvider, safeLlmType } from './langchain-class';
 import { fileRefusal, readSdkHttpError } from './provider-errors';
 import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
@@ -131,11 +134,21 @@ export class LangChainChatModel implements ChatModel {
 		streamed?: StreamedText,
 	): Promise<ChatResponse> {
 		const options = { signal: request.signal, ...this.jsonModeOptions(request, dropped) };
-		// Files as content parts in the form this class converts right (langchain-parts.ts).
-		const messages = langChainMessages(request.messages, pdfStyleOf(this.model, options));
-		if (!streamed) return readReply(asMessage(await this.model.invoke(messages, options)));
-		streamed.beginAttempt();
-		return this.streamReply(messages, options, streamed);
+		// Files as content parts in the form this class converts right (langchain-parts.ts), as markers where
+		// the class's requests stream them (langchain-file-fetch.ts).
+		const markers = this.streamsFiles(request) ? fileMarkers('base64') : undefined;
+		const messages = langChainMessages(request.messages, pdfStyleOf(this.model, options), markers);
+		const send = async () => {
+			if (!streamed) return readReply(asMessage(await this.model.invoke(messages, options)));
+			streamed.beginAttempt();
+			return this.streamReply(messages, options, streamed);
+		};
+		return markers ? withFileMarkers(markers, send) : send();
+	}
+
+	/** Whether this request's files go as markers: it has some, and the class's client sends through our fetch. */
+	private streamsFiles(request: ChatRequest): boolean {
+		return fileKindsOf(request.messages).size > 0 && streamsFileBodies(this.model);
 	}
 
 	/**

@@ -24,6 +24,7 @@
  */
 import type { ChatMessage } from '../core/messages';
 import { sentFiles, type SentFile } from './file-parts';
+import type { FileMarkers } from './file-body';
 import { isOpenAiClass, normaliseProvider, safeLlmType } from './langchain-class';
 
 /** How the class takes a PDF (see the file comment). */
@@ -37,23 +38,29 @@ export interface LangChainMessage {
 	content: string | Part[];
 }
 
-/** One file as a LangChain content part for a class that takes PDFs in `style`. */
-export function langChainFilePart(file: SentFile, style: PdfStyle): Part {
-	if (file.kind === 'image') return { type: 'image_url', image_url: { url: file.dataUrl() } };
+/**
+ * One file as a LangChain content part for a class that takes PDFs in `style`. With `markers` (a class whose
+ * requests stream their files: langchain-file-fetch.ts) the file's base64 is a marker the request swaps back.
+ */
+export function langChainFilePart(file: SentFile, style: PdfStyle, markers?: FileMarkers): Part {
+	const base64 = () => (markers ? markers.urlOf(file) : file.base64());
+	const dataUrl = () =>
+		markers ? `data:${file.type};base64,${markers.urlOf(file)}` : file.dataUrl();
+	if (file.kind === 'image') return { type: 'image_url', image_url: { url: dataUrl() } };
 	if (style === 'responses')
-		return { type: 'input_file', filename: file.name, file_data: file.dataUrl() };
+		return { type: 'input_file', filename: file.name, file_data: dataUrl() };
 	if (style === 'anthropic')
 		return {
 			type: 'file',
 			mimeType: file.type,
-			data: file.base64(),
+			data: base64(),
 			metadata: { filename: file.name },
 		};
 	return {
 		type: 'file',
 		source_type: 'base64',
 		mime_type: file.type,
-		data: file.base64(),
+		data: base64(),
 		metadata: { filename: file.name },
 	};
 }
@@ -62,6 +69,7 @@ export function langChainFilePart(file: SentFile, style: PdfStyle): Part {
 export function langChainMessages(
 	messages: readonly ChatMessage[],
 	style: PdfStyle,
+	markers?: FileMarkers,
 ): LangChainMessage[] {
 	return messages.map((message) => {
 		const files = sentFiles(message);
@@ -71,7 +79,7 @@ export function langChainMessages(
 			content: [
 				// An empty text part is left out: the files are the whole message then.
 				...(message.content === '' ? [] : [{ type: 'text', text: message.content }]),
-				...files.map((file) => langChainFilePart(file, style)),
+				...files.map((file) => langChainFilePart(file, style, markers)),
 			],
 		};
 	});

@@ -7,6 +7,7 @@ import {
 	chatPath,
 	filesWorkflows,
 	MULTIPART_WEBHOOK_PATH,
+	MULTIPART_CHAT_MODEL_PATH,
 	UPLOAD_CHAT_WEBHOOK_ID,
 	UPLOAD_CONTEXT_CHAT_WEBHOOK_ID,
 } from './files-workflows';
@@ -172,6 +173,38 @@ export function describeFilesInN8n(): void {
 				},
 			]);
 			expect(response.text).not.toContain(document.toString('base64'));
+		});
+
+		it('sends a multipart PDF through the OpenAI Chat Model sub-node whole, as one file part with an exact Content-Length', async () => {
+			const document = pdf(2);
+			const prompt = `Summarise this invoice. (${get().uniqueId('pdf-sub-node')})`;
+			const response = await postForm(
+				get(),
+				MULTIPART_CHAT_MODEL_PATH,
+				{ prompt },
+				[{ name: 'invoice.pdf', type: 'application/pdf', bytes: document }],
+				'invoice',
+			);
+
+			get().expectStatus(response, 200);
+			expect(response.body).toMatchObject({ final_answer: `Echo: ${prompt}` });
+			const [call, ...more] = callsFor(prompt);
+			expect(more).toEqual([]);
+			// n8n 2.41's OpenAI Chat Model (1.3) calls the Responses API: a PDF is its input_file part.
+			expect(call.files).toEqual([
+				expect.objectContaining({
+					wire: 'input_file',
+					name: 'invoice.pdf',
+					bytes: document.length,
+					sha256: sha256(document),
+				}),
+			]);
+			// Streamed by Agent Core's fetch inside the class's client (langchain-file-fetch.ts), never chunked.
+			expect(call.headers['transfer-encoding']).toBeUndefined();
+			expect(Number(call.headers['content-length'])).toBe(
+				Buffer.byteLength(JSON.stringify(call.body)),
+			);
+			expect(JSON.stringify(call.body)).not.toContain('agent-core-file-');
 		});
 
 		it("keeps an uploaded image's reference in the Agent Context session on Redis, never its bytes, and the next turn reads the note", async () => {

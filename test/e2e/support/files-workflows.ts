@@ -9,6 +9,8 @@ export const UPLOAD_CHAT_WEBHOOK_ID = 'b4f1e2d3-6a5c-4e7b-8d9f-0a1b2c3d4e01';
 export const UPLOAD_CONTEXT_CHAT_WEBHOOK_ID = 'b4f1e2d3-6a5c-4e7b-8d9f-0a1b2c3d4e02';
 /** A Webhook taking a multipart body → Agent Core (Passthrough Binary PDFs on) → Respond to Webhook. */
 export const MULTIPART_WEBHOOK_PATH = 'agent-core-files';
+/** The same through n8n's OpenAI Chat Model sub-node (a LangChain ChatOpenAI) instead of the node's own provider. */
+export const MULTIPART_CHAT_MODEL_PATH = 'agent-core-files-chat-model';
 
 /** Where n8n's chat widget posts for a Chat Trigger's webhook id. */
 export const chatPath = (webhookId: string): string => `${webhookId}/chat`;
@@ -104,12 +106,36 @@ function uploadContextChat(example: WorkflowJson): WorkflowJson {
 	return workflow;
 }
 
-/** The three test-only workflows of the files suite, derived from the examples. */
+/**
+ * (d) examples/agent-core-chat-model.json (Webhook → Agent Core version 2 on an OpenAI Chat Model sub-node) on
+ * its own path, with Passthrough Binary PDFs on: the file goes through the class's own client.
+ */
+function multipartChatModel(example: WorkflowJson): WorkflowJson {
+	const workflow = copy(example);
+	workflow.name = `${workflow.name} (multipart PDF)`;
+	for (const node of workflow.nodes) {
+		if (node.type === 'n8n-nodes-base.webhook') {
+			node.parameters.path = MULTIPART_CHAT_MODEL_PATH;
+			node.webhookId = 'b4f1e2d3-6a5c-4e7b-8d9f-0a1b2c3d4e04';
+		}
+		if (node.type.endsWith('.agentCore'))
+			node.parameters.options = { ...node.parameters.options, passthroughBinaryPdfs: true };
+	}
+	return workflow;
+}
+
+/** The four test-only workflows of the files suite, derived from the examples. */
 export function filesWorkflows(): WorkflowJson[] {
-	const [simpleChat, webhook, contextChat] = readExampleWorkflows([
+	const [simpleChat, webhook, contextChat, chatModel] = readExampleWorkflows([
 		'agent-core-simple-chat.json',
 		'agent-core-webhook.json',
 		'agent-core-chat.json',
+		'agent-core-chat-model.json',
 	]);
-	return [uploadChat(simpleChat), multipartWebhook(webhook), uploadContextChat(contextChat)];
+	return [
+		uploadChat(simpleChat),
+		multipartWebhook(webhook),
+		uploadContextChat(contextChat),
+		multipartChatModel(chatModel),
+	];
 }
