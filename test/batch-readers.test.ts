@@ -8,6 +8,7 @@ import {
 import { runAgent } from '../src/agent/run-agent';
 import { runToolResults } from '../src/agent/memory/run-memory';
 import { toolErrors } from '../src/cli/eval-gates';
+import { compactSteps } from '../src/context/session';
 import { auditSinkFor, closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';
 import { counterfactualReplay, forkAuditedRun } from '../src/replay';
@@ -267,5 +268,14 @@ describe("a batch step in memory's remembered tool results and the eval gates", 
 			{ step: 1, ...transform('length(items)', [2, 3]), observation: '2' },
 		]);
 		expect(toolErrors(result)).toEqual([`step 1 call 2 tool_error: ${failed.message}`]);
+	});
+
+	it("Agent Context's stored step record names every call's tool of a batch, in call order", async () => {
+		server().setScript([batch, final('5 in total')]);
+		const result = await runAgent({ model: modelFor(server()), config, prompt: 'total' });
+		expect(compactSteps(result.trace).map(({ ms: _ms, ...step }) => step)).toEqual([
+			{ step: 1, tools: ['json_transform', 'json_transform', 'json_transform'] },
+			{ step: 2, final: true },
+		]);
 	});
 });

@@ -240,13 +240,19 @@ export async function persistSession(
 	}
 }
 
-/** One small record per step: enough to audit what the agent did without storing observations. */
-export function compactSteps(
-	trace: readonly TraceStep[],
-): Array<{ step: number; tool?: string; final?: true; error?: string; ms: number }> {
+/** One small record per step: enough to audit what the agent did without storing observations; a batch names each call's tool. */
+export function compactSteps(trace: readonly TraceStep[]): Array<{
+	step: number;
+	tool?: string;
+	tools?: string[];
+	final?: true;
+	error?: string;
+	ms: number;
+}> {
 	return trace.map((entry) => ({
 		step: entry.step,
 		...(entry.action ? { tool: entry.action.tool } : {}),
+		...(entry.calls ? { tools: entry.calls.map((call) => call.tool) } : {}),
 		...(entry.final ? { final: true as const } : {}),
 		...(entry.error ? { error: entry.error.type } : {}),
 		ms: entry.elapsed_ms,
