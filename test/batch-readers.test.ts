@@ -184,6 +184,8 @@ describe('a batch step in audit replay', () => {
 			first_divergence: null,
 			same_actions: true,
 		});
+		// Each call of the batch counts, the failed one too (it ran), on both sides.
+		expect([report.recorded.tool_calls, report.candidate.tool_calls]).toEqual([3, 3]);
 	});
 
 	it('shows a candidate that makes the same calls one by one as a divergence at the batch step', async () => {

@@ -4,6 +4,7 @@ import type { ChatModel } from '../providers/chat-model';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
+import { callRan } from '../trace/readable-step';
 import { canonicalJson } from '../validation/canonical-json';
 import { resolveConfig } from '../settings/config';
 import { toolSecrets } from '../agent/execute-tool';
@@ -253,8 +254,18 @@ function placeCalls(calls: UnrecordedCall[], trace: readonly TraceStep[]): void 
 	}
 }
 
+/** Calls that ran: a one-call step that ran its tool, and each call of a batch step that ran (see callRan). */
 const toolCallsOf = (trace: readonly TraceStep[]) =>
-	trace.filter((step) => step.tool_ms !== undefined || step.observation !== undefined).length;
+	trace.reduce(
+		(count, step) =>
+			count +
+			(step.calls
+				? step.calls.filter((call) => callRan(step, call)).length
+				: step.tool_ms !== undefined || step.observation !== undefined
+					? 1
+					: 0),
+		0,
+	);
 
 function recordedFigures(record: AuditRecord): RunFigures {
 	const trace = record.steps.map((entry) => entry.step);
