@@ -5,6 +5,12 @@ import {
 	readBatchObservations,
 } from '../src/agent/protocol/prompt';
 
+// gpt-tokenizer's o200k_base, the encoding bench:lookups counts prompt tokens with (bench/webhook/model-server.js).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { encode } = require('gpt-tokenizer/encoding/o200k_base') as {
+	encode(text: string): number[];
+};
+
 const calculator = (text: string) => ({ tool: 'Calculator', text });
 /** Every line that starts a call's header as the model reads it: "call <n>" at the start of a line, any case. */
 const headerLines = (message: string) =>
@@ -69,5 +75,10 @@ describe('the batch observation message', () => {
 			readBatchObservations('Observation from Calculator:\n<observation>\n1\n</observation>\nx'),
 		).toBeUndefined();
 		expect(readBatchObservations('call 1 (Calculator):\n272')).toBeUndefined();
+	});
+
+	it("costs bench:lookups' three Calculator results at most 44 prompt tokens (a wrapper per call cost 62)", () => {
+		const message = batchObservationMessage(['272', '50', '195'].map(calculator), 1000);
+		expect(encode(message).length).toBeLessThanOrEqual(44);
 	});
 });
