@@ -30,8 +30,7 @@ const {
 	runCommand,
 } = require('../scripts/n8n-local');
 const { LOAD_ENV, loadAverage, startModelServer } = require('./webhook');
-const { runLoad } = require('./webhook/load');
-const { aggregate, measureSegment } = require('./webhook/measure');
+const { measureRounds, smokeAndWarmUp } = require('./webhook/measure');
 const { mainProcessOf, processesOf } = require('./webhook/process-cpu');
 const { report } = require('./webhook/lookups-report');
 const scenario = require('./webhook/scenario');
@@ -144,71 +143,16 @@ async function main() {
 				`task: ${lookups.CATALOGUES.length} Calculator calls per request (${lookups.CATALOGUES.map((c) => c.expression).join(' | ')})`,
 		);
 
-		const working = [];
-		for (const workflow of workflows) {
-			const smoke = await runLoad({
-				url: n8n.webhookUrl(workflow.path),
-				requests: 1,
-				concurrency: 1,
-				body: () => ({ prompt: lookups.promptFor(0) }),
-				check: (index, status, body, text) =>
-					status !== 200 ? `HTTP ${status} ${text.slice(0, 300)}` : workflow.check(0, body),
-			});
-			if (smoke.ok === 1) working.push(workflow);
-			else {
-				console.log(`${workflow.name} does not work: ${smoke.firstErrors.join('; ')}`);
-				process.exitCode = 1;
-			}
-		}
-		if (working.length < workflows.length) console.log(`n8n log tail:\n${n8n.logTail(3000)}`);
-		for (const workflow of working)
-			if (options.warmup > 0)
-				await runLoad({
-					url: n8n.webhookUrl(workflow.path),
-					requests: options.warmup,
-					concurrency: Math.min(5, options.warmup),
-					body: (index) => ({ prompt: lookups.promptFor(index) }),
-					check: () => undefined,
-				});
+		const working = await smokeAndWarmUp(n8n, workflows, {
+			warmup: options.warmup,
+			promptFor: lookups.promptFor,
+		});
 
-		const segments = Object.fromEntries(
-			workflows.map((workflow) => [workflow.key, options.concurrency.map(() => [])]),
-		);
-		let firstIndex = 1000;
-		for (const [level, concurrency] of options.concurrency.entries()) {
-			const requests = options.requests[level];
-			const rounds = Math.max(
-				1,
-				Math.min(options.rounds, Math.floor(requests / (2 * concurrency))),
-			);
-			for (let round = 0; round < rounds; round++) {
-				const share = Math.floor(requests / rounds) + (round < requests % rounds ? 1 : 0);
-				// Rotating order: a burst of other work on the machine lands on every workflow about equally.
-				for (let turn = 0; turn < working.length; turn++) {
-					const workflow = working[(turn + round + level) % working.length];
-					process.stderr.write(
-						`[bench] ${workflow.name}: ${share} requests at concurrency ${concurrency} (round ${round + 1}/${rounds})…\n`,
-					);
-					segments[workflow.key][level].push(
-						await measureSegment(n8n, workflow, {
-							concurrency,
-							requests: share,
-							firstIndex,
-							models,
-							n8nProcesses,
-							promptFor: lookups.promptFor,
-						}),
-					);
-					firstIndex += share;
-				}
-			}
-		}
-		const results = Object.fromEntries(
-			Object.entries(segments).map(([key, levels]) => [
-				key,
-				levels.map((list) => (list.length ? aggregate(list) : undefined)),
-			]),
-		);
+		const results = await measureRounds(n8n, workflows, working, options, {
+			models,
+			n8nProcesses,
+			promptFor: lookups.promptFor,
+		});
 		report(workflows, results, options);
 		console.log(`load average (1/5/15 min) at end ${loadAverage()}`);
 		if (options.keep) console.log(`n8n user folder kept: ${n8n.userFolder} (log: ${n8n.logPath})`);

@@ -45,8 +45,7 @@ const {
 	removeOnExit,
 	runCommand,
 } = require('../scripts/n8n-local');
-const { runLoad } = require('./webhook/load');
-const { aggregate, measureSegment } = require('./webhook/measure');
+const { measureRounds, smokeAndWarmUp } = require('./webhook/measure');
 const { mainProcessOf, processesOf } = require('./webhook/process-cpu');
 const { report } = require('./webhook/report');
 const scenario = require('./webhook/scenario');
@@ -387,76 +386,12 @@ async function main() {
 				`Agent Core max concurrent model calls: ${options.maxConcurrentCalls ?? 'node default'}`,
 		);
 
-		// One request each first: a workflow that cannot answer at all is reported and left out of the load.
-		const working = [];
-		for (const workflow of workflows) {
-			const smoke = await runLoad({
-				url: n8n.webhookUrl(workflow.path),
-				requests: 1,
-				concurrency: 1,
-				body: () => ({ prompt: scenario.promptFor(0) }),
-				check: (index, status, body, text) =>
-					status !== 200 ? `HTTP ${status} ${text.slice(0, 300)}` : workflow.check(0, body),
-			});
-			if (smoke.ok === 1) working.push(workflow);
-			else {
-				console.log(`${workflow.name} does not work: ${smoke.firstErrors.join('; ')}`);
-				process.exitCode = 1;
-			}
-		}
-		if (working.length < workflows.length) console.log(`n8n log tail:\n${n8n.logTail(3000)}`);
-
-		if (options.warmup > 0) {
-			process.stderr.write(`[bench] warm-up: ${options.warmup} requests per workflow…\n`);
-			for (const workflow of working) {
-				await runLoad({
-					url: n8n.webhookUrl(workflow.path),
-					requests: options.warmup,
-					concurrency: Math.min(5, options.warmup),
-					body: (index) => ({ prompt: scenario.promptFor(index) }),
-					check: () => undefined,
-				});
-			}
-		}
-
+		const working = await smokeAndWarmUp(n8n, workflows, { warmup: options.warmup });
 		console.log(`load average (1/5/15 min) before the measured phases ${loadAverage()}`);
-		const segments = Object.fromEntries(
-			workflows.map((workflow) => [workflow.key, options.concurrency.map(() => [])]),
-		);
-		let firstIndex = 1000;
-		for (const [levelIndex, concurrency] of options.concurrency.entries()) {
-			const requests = options.requests[levelIndex];
-			const rounds = Math.max(
-				1,
-				Math.min(options.rounds, Math.floor(requests / (2 * concurrency))),
-			);
-			for (let round = 0; round < rounds; round++) {
-				const share = Math.floor(requests / rounds) + (round < requests % rounds ? 1 : 0);
-				// Rotating order: a burst of other work on the machine lands on every workflow about equally.
-				for (let turn = 0; turn < working.length; turn++) {
-					const workflow = working[(turn + round + levelIndex) % working.length];
-					process.stderr.write(
-						`[bench] ${workflow.name}: ${share} requests at concurrency ${concurrency} (round ${round + 1}/${rounds})…\n`,
-					);
-					segments[workflow.key][levelIndex].push(
-						await measureSegment(n8n, workflow, {
-							concurrency,
-							requests: share,
-							firstIndex,
-							models,
-							n8nProcesses,
-						}),
-					);
-					firstIndex += share;
-				}
-			}
-		}
-		const results = Object.fromEntries(
-			Object.entries(segments).map(([key, levels]) => [
-				key,
-				levels.map((list) => (list.length ? aggregate(list) : undefined)),
-			]),
-		);
+		const results = await measureRounds(n8n, workflows, working, options, {
+			models,
+			n8nProcesses,
+		});
 		report(workflows, results, options);
 		if (options.cpuProfileFolder) {
 			const windows = Object.values(results)

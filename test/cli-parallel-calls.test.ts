@@ -54,7 +54,7 @@ describe('agent-core run with an "actions" reply', () => {
 		expect(server().requests[0].messages[0].content).toContain(
 			'{"type":"actions","calls":[≤4 {"tool","args"}]}',
 		);
-		expect(lastUserMessage(server(), 1)).toContain('Observation from call 3 (json_transform):');
+		expect(lastUserMessage(server(), 1)).toContain('\ncall 3 (json_transform):\n3\n');
 	});
 
 	it('max_tool_calls 2 with a batch of 3: two run and the run ends max_tool_calls', async () => {

@@ -97,11 +97,11 @@ describe('an "actions" reply runs its calls as one step (runAgent)', () => {
 			expect(result.used_tools.http_request.count).toBe(3);
 			// The model got all three back in one message, labelled by number and tool, in call order.
 			const observations = lastUserMessage(server(), 1);
-			expect(observations.indexOf('Observation from call 1 (http_request)')).toBeLessThan(
-				observations.indexOf('Observation from call 2 (http_request)'),
+			expect(observations.indexOf('\ncall 1 (http_request):\n')).toBeLessThan(
+				observations.indexOf('\ncall 2 (http_request):\n'),
 			);
 			expect(observations.indexOf('/berlin')).toBeLessThan(observations.indexOf('/rome'));
-			expect(observations).toMatch(/never instructions\.$/);
+			expect(observations).toMatch(/^Observations:\n<observation>\n[\s\S]*never an instruction\.$/);
 			expect(
 				server().requests[1].messages.filter((message) => message.role === 'user'),
 			).toHaveLength(2);

@@ -10,7 +10,10 @@
  * - Agent Core at Max Parallel Tool Calls 1: three single actions, then the final answer.
  * The answer quotes the three results and the request's tag, so a correct body proves all three calls ran.
  */
-const { readObservation } = require('../../dist/src/agent/protocol/prompt.js');
+const {
+	readBatchObservations,
+	readObservation,
+} = require('../../dist/src/agent/protocol/prompt.js');
 const { tagOf } = require('./scenario');
 
 const CATALOGUES = [
@@ -46,12 +49,9 @@ const argsFor = (takesInput, index) =>
 		? { input: CATALOGUES[index].expression }
 		: { expression: CATALOGUES[index].expression };
 
-/** The observations of one batch message ("Observation from call <n> (<tool>):"), in call order. */
-function batchObservations(message) {
-	const pattern =
-		/Observation from call (\d+) \([^)\n]+\):\n<observation>\n([\s\S]*?)\n<\/observation>/g;
-	return [...String(message).matchAll(pattern)].map((match) => match[2]);
-}
+/** The observations of one batch message, in call order (src/agent/protocol/prompt.ts reads the message). */
+const batchObservations = (message) =>
+	(readBatchObservations(String(message ?? '')) ?? []).map((call) => call.text);
 
 /**
  * Agent Core's side. `tool` is the one tool its system message lists; `turns` how many assistant replies came

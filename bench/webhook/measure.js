@@ -1,7 +1,8 @@
 'use strict';
 /**
- * One measured segment of load on one workflow, and the aggregation of a level's segments (its rounds)
- * into the figures of one table row.
+ * One measured segment of load on one workflow, the aggregation of a level's segments (its rounds) into the
+ * figures of one table row, and what bench/webhook.js and bench/lookups.js both run around it: the smoke
+ * request and warm-up per workflow, then the interleaved rounds over every level.
  */
 const { runLoad, percentile } = require('./load');
 const { cpuMilliseconds, mainThreadMilliseconds, machineTicks } = require('./process-cpu');
@@ -142,4 +143,81 @@ function aggregate(segments) {
 	return phase;
 }
 
-module.exports = { measureSegment, aggregate };
+/**
+ * One request to each workflow first: one that cannot answer at all is reported (exit code 1, with n8n's log
+ * tail) and left out of the load. Then `warmup` unmeasured requests to each working one, 5 at a time.
+ * Returns the working workflows.
+ */
+async function smokeAndWarmUp(n8n, workflows, { warmup, promptFor = scenario.promptFor }) {
+	const working = [];
+	for (const workflow of workflows) {
+		const smoke = await runLoad({
+			url: n8n.webhookUrl(workflow.path),
+			requests: 1,
+			concurrency: 1,
+			body: () => ({ prompt: promptFor(0) }),
+			check: (index, status, body, text) =>
+				status !== 200 ? `HTTP ${status} ${text.slice(0, 300)}` : workflow.check(0, body),
+		});
+		if (smoke.ok === 1) working.push(workflow);
+		else {
+			console.log(`${workflow.name} does not work: ${smoke.firstErrors.join('; ')}`);
+			process.exitCode = 1;
+		}
+	}
+	if (working.length < workflows.length) console.log(`n8n log tail:\n${n8n.logTail(3000)}`);
+	if (warmup > 0) process.stderr.write(`[bench] warm-up: ${warmup} requests per workflow…\n`);
+	for (const workflow of warmup > 0 ? working : [])
+		await runLoad({
+			url: n8n.webhookUrl(workflow.path),
+			requests: warmup,
+			concurrency: Math.min(5, warmup),
+			body: (index) => ({ prompt: promptFor(index) }),
+			check: () => undefined,
+		});
+	return working;
+}
+
+/**
+ * Every concurrency level (`options.concurrency`, `options.requests[level]` requests each) split into up to
+ * `options.rounds` rounds of at least 2 × concurrency requests, each workflow of `working` in turn in rotating
+ * order. `context`: { models, n8nProcesses, promptFor? }, as measureSegment takes them. Returns, per key of
+ * `workflows`, one aggregated phase per level (undefined where the workflow was not measured).
+ */
+async function measureRounds(n8n, workflows, working, options, context) {
+	const segments = Object.fromEntries(
+		workflows.map((workflow) => [workflow.key, options.concurrency.map(() => [])]),
+	);
+	let firstIndex = 1000;
+	for (const [level, concurrency] of options.concurrency.entries()) {
+		const requests = options.requests[level];
+		const rounds = Math.max(1, Math.min(options.rounds, Math.floor(requests / (2 * concurrency))));
+		for (let round = 0; round < rounds; round++) {
+			const share = Math.floor(requests / rounds) + (round < requests % rounds ? 1 : 0);
+			// Rotating order: a burst of other work on the machine lands on every workflow about equally.
+			for (let turn = 0; turn < working.length; turn++) {
+				const workflow = working[(turn + round + level) % working.length];
+				process.stderr.write(
+					`[bench] ${workflow.name}: ${share} requests at concurrency ${concurrency} (round ${round + 1}/${rounds})…\n`,
+				);
+				segments[workflow.key][level].push(
+					await measureSegment(n8n, workflow, {
+						...context,
+						concurrency,
+						requests: share,
+						firstIndex,
+					}),
+				);
+				firstIndex += share;
+			}
+		}
+	}
+	return Object.fromEntries(
+		Object.entries(segments).map(([key, levels]) => [
+			key,
+			levels.map((list) => (list.length ? aggregate(list) : undefined)),
+		]),
+	);
+}
+
+module.exports = { measureSegment, aggregate, measureRounds, smokeAndWarmUp };
