@@ -8,7 +8,7 @@ import type { AgentConfig } from '../settings/config';
 import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
 import { checkToolCall, countToolUse, toolSecrets } from './execute-tool';
 import { runBatch } from './run-batch';
-import { callTool } from './tool-call';
+import { callTool, refusalBeforeRun } from './tool-call';
 import { normaliseInput, trustedTextOf } from './input';
 import { abortedReason, runLimit } from './run-deadline';
 import { callWithFailover, type ModelCallOutcome } from './model-call';
@@ -299,6 +299,11 @@ export class AgentRun {
 
 	get isDurable(): boolean {
 		return this.durable !== undefined;
+	}
+
+	refusalBeforeRun(tool: Tool, name: string, args: Record<string, unknown>) {
+		const { config, trustedText } = this;
+		return refusalBeforeRun({ config, trustedText }, tool, name, args);
 	}
 
 	/** Takes one of max_tool_calls' slots for a call of a batch; false when none is left. */

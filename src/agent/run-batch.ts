@@ -17,6 +17,8 @@ export interface BatchHost {
 	repeats: RepeatedCalls;
 	/** A durable run (run key): it checkpoints per step, so a batch there takes no call with side effects yet. */
 	readonly isDurable: boolean;
+	/** Why the tool would refuse this call before it runs (egress, say; see Tool.refusalBeforeRun). */
+	refusalBeforeRun(tool: Tool, name: string, args: Record<string, unknown>): string | undefined;
 	/** Takes one of max_tool_calls' slots; false when none is left. */
 	takeToolCall(): boolean;
 	/** Runs one checked call under its own timeout (the run's runTool request). */
@@ -92,7 +94,7 @@ export async function runBatch(
 	return observe(host, entry, calls, plans, outcomes, records, ended);
 }
 
-/** The whitelist, each call's args and approval, before anything runs: the first bad call, named by its number. */
+/** The whitelist, each call's args, what its tool refuses before running (egress) and approval, before anything runs: the first bad call, named by its number. */
 function checkAll(
 	host: BatchHost,
 	calls: readonly ToolCallRequest[],
@@ -106,6 +108,14 @@ function checkAll(
 				error: {
 					...checked.error,
 					message: `${label}: ${checked.error.message}. None of the calls ran; send them again with this one fixed.`,
+				},
+			};
+		const refused = host.refusalBeforeRun(checked.tool, name, args);
+		if (refused !== undefined)
+			return {
+				error: {
+					type: 'tool_not_allowed',
+					message: `${label}: ${refused}. None of the calls ran; send them again without this one, or with it fixed.`,
 				},
 			};
 		if (host.config.approval_required.includes(name))

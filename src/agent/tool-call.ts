@@ -27,9 +27,7 @@ export function callTool(
 	idempotencyKey?: string,
 ): Promise<ToolOutcome> {
 	const { config } = context;
-	const settings = Object.prototype.hasOwnProperty.call(config.tool_settings, name)
-		? config.tool_settings[name]
-		: {};
+	const settings = settingsOf(config, name);
 	return runTool(tool, {
 		tools: context.tools,
 		name,
@@ -44,4 +42,26 @@ export function callTool(
 		observationMaxLength: config.observation_max_len,
 		idempotencyKey,
 	});
+}
+
+/** Why `tool` would refuse this call before running it (Tool.refusalBeforeRun), given its own settings; undefined when it would not. */
+export function refusalBeforeRun(
+	context: Pick<ToolCallContext, 'config' | 'trustedText'>,
+	tool: Tool,
+	name: string,
+	args: Record<string, unknown>,
+): string | undefined {
+	if (!tool.refusalBeforeRun) return undefined;
+	const settings = settingsOf(context.config, name);
+	return tool.refusalBeforeRun(args, {
+		settings: ownToolSettings(settings),
+		trustedText: context.trustedText,
+	});
+}
+
+/** The run's `tool_settings` entry of `name` (its own key only), or none. */
+function settingsOf(config: AgentConfig, name: string): Record<string, unknown> {
+	return Object.prototype.hasOwnProperty.call(config.tool_settings, name)
+		? config.tool_settings[name]
+		: {};
 }

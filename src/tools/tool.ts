@@ -66,6 +66,16 @@ export interface Tool<Args = any> {
 	 */
 	passesIdempotencyKey?: boolean;
 	/**
+	 * Why a call with these (validated) args would be refused, from what is known without connecting or running
+	 * (http_request: scheme, method, allowed_domains, egress_hosts, IP literals and names never allowed);
+	 * undefined when nothing refuses it yet. A batch asks it of every call before any runs, so one refused call
+	 * stops the batch before a call with side effects went out. `execute` still checks for itself.
+	 */
+	refusalBeforeRun?(
+		args: Args,
+		context: Pick<ToolContext, 'settings' | 'trustedText'>,
+	): string | undefined;
+	/**
 	 * Runs the tool. A returned string is the observation as is, a `TruncatedText` is one the tool cut at
 	 * its end, anything else is rendered as compact JSON. The engine redacts it, then cuts it to the run's
 	 * observation length.

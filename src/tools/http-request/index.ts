@@ -3,7 +3,12 @@ import {
 	classifyAddress as defaultClassifyAddress,
 	type AddressClassification,
 } from './address-policy';
-import { resolveWithSystem, type ConnectionPolicy, type HostResolver } from './connection-policy';
+import {
+	checkHop,
+	resolveWithSystem,
+	type ConnectionPolicy,
+	type HostResolver,
+} from './connection-policy';
 import { Deadline } from './deadline';
 import { fetchFollowingRedirects } from './fetch';
 import { firstHop, type Hop } from './hop';
@@ -73,6 +78,18 @@ export function createHttpRequestTool(options: HttpRequestToolOptions = {}): Too
 		passesIdempotencyKey: true,
 		settingsSchema: httpRequestSettingsSchema,
 		checkSettings: checkHttpRequestSettings,
+		refusalBeforeRun(args: HttpRequestArgs, context) {
+			// Misconfigured settings are execute's to report, as they are for one call.
+			if (checkHttpRequestSettings(context.settings).length > 0) return undefined;
+			const settings = readHttpRequestSettings(context.settings, context.trustedText);
+			try {
+				checkHop(firstHop(args, settings), settings, policy);
+				return undefined;
+			} catch (error) {
+				if (error instanceof HttpRequestError) return error.message;
+				throw error;
+			}
+		},
 		async execute(
 			args: HttpRequestArgs,
 			context: ToolContext,
