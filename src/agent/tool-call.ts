@@ -16,8 +16,9 @@ export interface ToolCallContext {
 }
 
 /**
- * Runs one checked call under its own timeout: `tool_settings.<tool>.timeout` when set (the error then names
- * it), else single_call_timeout. The tool receives its settings without that engine key.
+ * Runs one checked call under its own timeout: `tool_settings.<tool>.timeout` when set, else the tool's own
+ * (an MCP server's timeout), else single_call_timeout; the error names the one that applied. The tool receives
+ * its settings without the engine's key.
  */
 export function callTool(
 	context: ToolCallContext,
@@ -37,8 +38,7 @@ export function callTool(
 		sessionId: context.sessionId,
 		runSignal: context.runSignal,
 		settings: ownToolSettings(settings),
-		singleCallTimeout: toolTimeout(settings, config.single_call_timeout),
-		...(TOOL_TIMEOUT_KEY in settings ? { timeoutSetting: `tool_settings.${name}.timeout` } : {}),
+		...timeoutOf(tool, name, settings, config.single_call_timeout),
 		observationMaxLength: config.observation_max_len,
 		idempotencyKey,
 	});
@@ -64,4 +64,24 @@ function settingsOf(config: AgentConfig, name: string): Record<string, unknown> 
 	return Object.prototype.hasOwnProperty.call(config.tool_settings, name)
 		? config.tool_settings[name]
 		: {};
+}
+
+/** A call's time limit in seconds and, when it is not single_call_timeout, the setting that set it. */
+function timeoutOf(
+	tool: Tool,
+	name: string,
+	settings: Record<string, unknown>,
+	singleCallTimeout: number,
+): { singleCallTimeout: number; timeoutSetting?: string } {
+	if (TOOL_TIMEOUT_KEY in settings)
+		return {
+			singleCallTimeout: toolTimeout(settings, singleCallTimeout),
+			timeoutSetting: `tool_settings.${name}.timeout`,
+		};
+	if (tool.callTimeout)
+		return {
+			singleCallTimeout: tool.callTimeout.seconds,
+			timeoutSetting: tool.callTimeout.setting,
+		};
+	return { singleCallTimeout };
 }

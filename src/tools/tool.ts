@@ -66,6 +66,12 @@ export interface Tool<Args = any> {
 	 */
 	passesIdempotencyKey?: boolean;
 	/**
+	 * This tool's own time limit for a call, from where it was configured (an MCP server's `timeout`): it replaces
+	 * single_call_timeout for the tool, and a timeout error names `setting`. `tool_settings.<tool>.timeout` still
+	 * wins over it.
+	 */
+	callTimeout?: { seconds: number; setting: string };
+	/**
 	 * Why a call with these (validated) args would be refused, from what is known without connecting or running
 	 * (http_request: scheme, method, allowed_domains, egress_hosts, IP literals and names never allowed);
 	 * undefined when nothing refuses it yet. A batch asks it of every call before any runs, so one refused call

@@ -10,7 +10,10 @@ export interface McpServerConfig {
 	url: string;
 	/** Sent with every request to the server's origin only; secrets (redacted everywhere the run writes). */
 	headers?: Record<string, string>;
-	/** Seconds for connecting and listing the tools, and for each call (within the run's single_call_timeout); default 30. */
+	/**
+	 * Seconds for connecting and listing the tools, and for each call; default 30. Given, it is the call limit of
+	 * the server's tools in place of single_call_timeout (`tool_settings.<tool>.timeout` still wins for one tool).
+	 */
 	timeout?: number;
 	/** Only these of the server's tools (its own names) are offered; absent: all it lists. */
 	tools?: string[];

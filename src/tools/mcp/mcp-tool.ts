@@ -47,6 +47,9 @@ export function mcpSetUp(tools: Iterable<Tool>): { records: McpToolRecord[]; not
 	return { records, notices };
 }
 
+/** How long after the server's timeout the engine's own limit ends a call the connection did not. */
+const BACKSTOP_SECONDS = 1;
+
 /** The tool that calls `definition` on the server; args reach it only after the engine checked them against its input schema. */
 export function mcpTool(
 	connection: McpConnection,
@@ -61,6 +64,15 @@ export function mcpTool(
 			`Tool "${definition.name}" of the MCP server "${connection.server.name}".`,
 		parameters,
 		sideEffects: !info.record.read_only,
+		...(connection.server.timeout === undefined
+			? {}
+			: {
+					callTimeout: {
+						// The connection's own timeout ends the call first, with the error that names the server.
+						seconds: connection.server.timeout + BACKSTOP_SECONDS,
+						setting: `mcp_servers "${connection.server.name}" timeout`,
+					},
+				}),
 		async execute(args: Record<string, unknown>, context) {
 			return observeCallResult(
 				await connection.callTool(definition.name, args, context.signal),
