@@ -23,6 +23,7 @@ import {
 } from './support/http-servers';
 import { useTestRedis } from './support/redis';
 import { rejectionOf } from './support/rejection';
+import { countingTool, dyingStore, ProcessKilled } from './support/durable';
 
 useLoopbackGuard();
 
@@ -41,51 +42,6 @@ describe('durable runs', () => {
 			baseUrl: server().openaiBaseUrl,
 			maxRetries: 0,
 		});
-
-	/** A process dying: thrown by the store once `afterWrites` writes went through, or instead of the write after them. */
-	class ProcessKilled extends Error {}
-	function dyingStore(
-		inner: CheckpointStore,
-		afterWrites: number,
-		when: 'after' | 'instead' = 'after',
-	): CheckpointStore & { writes: number } {
-		const store = {
-			writes: 0,
-			claim: (runKey: string, attempt: string, run: string) => inner.claim(runKey, attempt, run),
-			async write(runKey: string, attempt: string, record: string) {
-				if (when === 'instead' && store.writes === afterWrites)
-					throw new ProcessKilled('killed before the write');
-				const written = await inner.write(runKey, attempt, record);
-				store.writes++;
-				if (when === 'after' && store.writes === afterWrites)
-					throw new ProcessKilled('killed after the write');
-				return written;
-			},
-			close: () => inner.close(),
-		};
-		return store;
-	}
-
-	/** A tool that records each run; `sideEffects` as given (absent: it writes). */
-	function countingTool(name: string, sideEffects?: boolean): { tool: Tool; runs: unknown[] } {
-		const runs: unknown[] = [];
-		const tool: Tool = {
-			name,
-			description: `${name} for the test`,
-			parameters: {
-				type: 'object',
-				properties: { value: { type: 'integer' } },
-				required: ['value'],
-				additionalProperties: false,
-			},
-			...(sideEffects === undefined ? {} : { sideEffects }),
-			async execute(args) {
-				runs.push(args);
-				return { done: name, value: (args as { value: number }).value };
-			},
-		};
-		return { tool, runs };
-	}
 
 	/** A run's options; the test's own tools replace the stand-ins of the same name. */
 	const options = (

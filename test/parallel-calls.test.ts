@@ -2,7 +2,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runAgent } from '../src/agent/run-agent';
-import { MemoryCheckpoints } from '../src/run-state/checkpoint-store';
 import {
 	action,
 	final,
@@ -273,28 +272,6 @@ describe('an "actions" reply runs its calls as one step (runAgent)', () => {
 				prompt: 'go',
 			}),
 		).rejects.toThrow('tool_settings.probe.timeout must be a number of seconds from 0.001 to 3600');
-	});
-
-	it('a durable run refuses a batch holding a call with side effects (not checkpointed per call yet): nothing runs', async () => {
-		const read = probeTool('read');
-		const write = probeTool('write');
-		read.tool.sideEffects = false;
-		server().setScript([actions(['read', { value: 1 }], ['write', { value: 2 }]), final('ok')]);
-		const result = await runAgent({
-			model: modelFor(server()),
-			config: { model: 'm', allowed_tools: ['read', 'write'] },
-			extraTools: [read.tool, write.tool],
-			prompt: 'go',
-			stateSecret: 'parallel-calls-test-secret-0123456789',
-			runKey: `parallel-${process.pid}-${Date.now()}`,
-			checkpoints: new MemoryCheckpoints(),
-		});
-		expect(result.finish_reason).toBe('final');
-		expect(read.calls).toEqual([]);
-		expect(write.calls).toEqual([]);
-		expect(lastUserMessage(server(), 1)).toContain(
-			'call 2 (write) has side effects, which a durable run takes one at a time',
-		);
 	});
 
 	it('streams an action and an observation event per call of the batch, in call order', async () => {

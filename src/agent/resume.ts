@@ -5,6 +5,7 @@ import { configureRun } from './configure-run';
 import { checkToolCall } from './execute-tool';
 import { InputError } from '../core/input-error';
 import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
+import { checkBatchDecision, checkCallDecision } from './batch/batch-decisions';
 import { AgentRun } from './run-agent';
 import { takeFiles } from './input-files';
 import { DurableRun } from './pause/checkpoints';
@@ -44,7 +45,13 @@ async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult
 	// The state holds its files by reference: the same files given again go back to the model (matched by hash).
 	const taken = takeFiles(options, config);
 	const decision = checkDecision(options.decision);
-	if ('edit' in decision) {
+	if (paused.batch) checkBatchDecision(paused.batch, decision, allowed);
+	else if ('calls' in decision)
+		throw new InputError(
+			'decision.calls',
+			`the run paused on one call (${paused.pending.tool}), not a batch: give {"approve": true}, {"deny": "<reason>"} or {"edit": {…}}`,
+		);
+	else if ('edit' in decision) {
 		// A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
 		const checked = checkToolCall(allowed, paused.pending.tool, decision.edit);
 		if ('error' in checked)
@@ -95,17 +102,15 @@ function pausedBy(result: AgentResult, id: string): boolean {
 
 function checkDecision(decision: unknown): ApprovalDecision {
 	const value = (decision ?? {}) as Record<string, unknown>;
-	if (value.approve === true && !('deny' in value) && !('edit' in value)) return { approve: true };
-	if (typeof value.deny === 'string' && !('edit' in value)) return { deny: value.deny };
-	if (
-		typeof value.edit === 'object' &&
-		value.edit !== null &&
-		!Array.isArray(value.edit) &&
-		!('deny' in value)
-	)
-		return { edit: value.edit as Record<string, unknown> };
-	throw new InputError(
-		'decision',
-		'decision must be one of {"approve": true}, {"deny": "<reason>"} or {"edit": {<new arguments>}}',
+	if (!('calls' in value)) return checkCallDecision('decision', value);
+	const { calls } = value;
+	if (typeof calls !== 'object' || calls === null || Array.isArray(calls))
+		throw new InputError(
+			'decision.calls',
+			'decision.calls must be an object of decisions by call number, e.g. {"calls": {"2": {"approve": true}, "3": {"deny": "not now"}}}',
+		);
+	const checked = Object.entries(calls).map(
+		([number, one]) => [number, checkCallDecision(`decision.calls.${number}`, one)] as const,
 	);
+	return { calls: Object.fromEntries(checked) };
 }

@@ -7,7 +7,8 @@ import { AnswerRelease, holdBackFor } from './answer/answer-release';
 import type { AgentConfig } from '../settings/config';
 import { actionSummary, observationSummary, tell, type AgentEvent } from './events';
 import { checkToolCall, countToolUse, toolSecrets } from './execute-tool';
-import { runBatch } from './run-batch';
+import { batchDecisions } from './batch/batch-decisions';
+import { callName, newBatch, runBatch, type BatchState } from './batch';
 import { callTool, refusalBeforeRun } from './tool-call';
 import { normaliseInput, trustedTextOf } from './input';
 import { abortedReason, runLimit } from './run-deadline';
@@ -178,7 +179,9 @@ export class AgentRun {
 	/** Step after step until one finishes the run, a second failure in a row ends it, or max_steps is reached. */
 	private async loop(): Promise<AgentResult> {
 		// With a decision the run answers its pending call first; without one it goes on after a completed step.
-		const resumedAt = this.resumed?.decision ? this.resumed.paused.step : undefined;
+		// A batch part way through (paused, or a checkpoint inside it) goes on at its own step.
+		const resumedAt =
+			this.resumed?.decision || this.resumed?.paused.batch ? this.resumed.paused.step : undefined;
 		for (
 			let step = resumedAt ?? (this.resumed?.paused.step ?? 0) + 1;
 			step <= this.config.max_steps;
@@ -287,18 +290,33 @@ export class AgentRun {
 			return runBatch(
 				this,
 				entry,
-				turn.calls.map(({ tool, args }) => ({
-					tool,
-					args: callArgs(this.format, this.tools, tool, args),
-				})),
+				newBatch(
+					turn.calls.map(({ tool, args }) => ({
+						tool,
+						args: callArgs(this.format, this.tools, tool, args),
+					})),
+				),
 			);
 		const args = callArgs(this.format, this.tools, turn.tool, turn.args);
 		entry.action = { tool: turn.tool, args };
 		return this.act(entry, turn.tool, args);
 	}
 
-	get isDurable(): boolean {
-		return this.durable !== undefined;
+	/** A durable run's checkpoint of a batch as it stands, sealed now (see DurableRun.beforeCall). */
+	sealBatch(step: number, batch: BatchState) {
+		return this.durable?.beforeCall(this.progress(step, undefined, batch), this.redactor);
+	}
+
+	/** Pauses the run at call `at` of the batch, which the state keeps to go on with. */
+	pauseBatch(entry: TraceStep, batch: BatchState, at: number, detail?: string): StepOutcome {
+		batch.waiting = at;
+		const { tool, args } = batch.calls[at];
+		const why = detail ?? `${callName(batch, at)} waits for a person's approval`;
+		return this.pause(entry, tool, args, why, batch);
+	}
+
+	get givenFiles() {
+		return this.taken.files;
 	}
 
 	refusalBeforeRun(tool: Tool, name: string, args: Record<string, unknown>) {
@@ -345,11 +363,20 @@ export class AgentRun {
 
 	/** A resumed run's first step: the person's decision on the call the run paused at. */
 	private async decided(): Promise<StepOutcome> {
-		const { paused, decision } = this.resumed as Required<Resumed>;
+		const { paused, decision } = this.resumed as Resumed;
 		const entry = this.trace[this.trace.length - 1];
 		this.openStep = { entry, started: performance.now() };
+		if (paused.batch) {
+			const decisions = batchDecisions(paused.batch, decision);
+			if ([...decisions.values()].some((one) => 'edit' in one))
+				(entry.notices ??= []).push('a person edited the arguments of a call before it ran');
+			return runBatch(this, entry, paused.batch, decisions);
+		}
 		const { tool, args } = paused.pending!;
 		if (decision === 'interrupted') return this.interrupted(entry, tool, args);
+		// resumeAgent refuses a decision by call numbers for a run paused on one call.
+		if (decision === undefined || 'calls' in decision)
+			throw new Error('a paused single call resumed without its decision');
 		if ('deny' in decision)
 			return this.observed(entry, tool, refusalObservation(tool, decision.deny));
 		if ('edit' in decision)
@@ -446,13 +473,14 @@ export class AgentRun {
 		tool: string,
 		args: Record<string, unknown>,
 		detail = `${tool} waits for a person's approval`,
+		batch?: BatchState,
 	): StepOutcome {
 		return {
 			next: 'finish',
 			reason: 'awaiting_approval',
 			detail,
 			paused: pausedOutput(
-				{ ...this.progress(entry.step), pending: { tool, args } },
+				{ ...this.progress(entry.step, undefined, batch), pending: { tool, args } },
 				this.redactor,
 				this.options.stateSecret!,
 				this.config,
@@ -461,7 +489,11 @@ export class AgentRun {
 	}
 
 	/** Where the run stands at `step`, with the call it asked for and has not run (`pending`): for a paused run's state or a checkpoint. */
-	private progress(step: number, pending?: RunProgress['pending']): RunProgress {
+	private progress(
+		step: number,
+		pending?: RunProgress['pending'],
+		batch?: BatchState,
+	): RunProgress {
 		const {
 			conversation,
 			newUserMessage: new_user_message,
@@ -479,6 +511,7 @@ export class AgentRun {
 		return {
 			step,
 			...(pending ? { pending } : {}),
+			...(batch ? { batch } : {}),
 			conversation,
 			new_user_message,
 			trace,

@@ -165,7 +165,13 @@ export interface AgentResult {
 	/** With an audit database: the run's id there, and whether its row was stored before the answer went out. */
 	audit?: AuditOutcome;
 	/** With `awaiting_approval`: the call that waits for a person, its args redacted. */
-	pending_action?: { tool: string; args: Record<string, unknown> };
+	pending_action?: {
+		tool: string;
+		args: Record<string, unknown>;
+		/** A paused batch (issue #42): the number of the call the run waits at, and every call with how it stands. */
+		call?: number;
+		batch?: Array<{ call: number; tool: string; args: Record<string, unknown>; status: string }>;
+	};
 	/** With `awaiting_approval`, when the run holds files: each one's reference, for whoever approves. */
 	files_held?: FileRef[];
 	/** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */

@@ -17,6 +17,7 @@ import type { ToolUsage, TraceStep } from '../../trace/types';
 import type { AgentConfig } from '../../settings/config';
 import type { RepeatSnapshot } from '../repeated-calls';
 import { heldFiles } from '../input-files';
+import { batchView, type BatchState } from '../batch/batch-state';
 
 /**
  * Everything a run needs to go on from a step, as the run had it (secrets included): what a paused run's
@@ -28,6 +29,8 @@ export interface RunProgress {
 	step: number;
 	/** The call waiting, exactly as the model asked for it. */
 	pending?: { tool: string; args: Record<string, unknown> };
+	/** The step's batch part way through (issue #42): the run goes on with it at `step`. */
+	batch?: BatchState;
 	conversation: ChatMessage[];
 	new_user_message: ChatMessage;
 	trace: TraceStep[];
@@ -57,10 +60,13 @@ export interface Resumed {
 }
 
 /** A person's answer to a paused call: run it, refuse it (the model is told why), or run it with other arguments. */
-export type ApprovalDecision =
-	| { approve: true }
-	| { deny: string }
-	| { edit: Record<string, unknown> };
+export type CallDecision = { approve: true } | { deny: string } | { edit: Record<string, unknown> };
+
+/**
+ * A person's answer to a paused run: one call's decision (the call it waits at), or, for a batch, a decision per
+ * call by its number (`{"calls": {"2": {"approve": true}, "3": {"deny": "…"}}}`).
+ */
+export type ApprovalDecision = CallDecision | { calls: Record<string, CallDecision> };
 
 /** How long a used run state is remembered (so it cannot be resumed twice): thirty days, the longest a state may live. */
 export const USED_STATE_TTL_SECONDS = USED_STATE_MEMORY_DAYS * 86_400;
@@ -81,7 +87,7 @@ export function refusalObservation(tool: string, reason: string): string {
  */
 type ExactPart = Pick<
 	RunProgress,
-	'conversation' | 'new_user_message' | 'repeats' | 'trusted_text'
+	'conversation' | 'new_user_message' | 'repeats' | 'trusted_text' | 'batch'
 > & { tool?: string; args?: Record<string, unknown> };
 
 /** What anyone reading a run state sees: redacted like every output, the exact parts only sealed. */
@@ -107,8 +113,15 @@ export function pausedOutput(
 	const state = signProgress(paused, redactor, secret, config);
 	// For whoever approves: every file the run holds (the question's and those tools returned), by reference.
 	const held = heldFiles(paused.conversation);
+	const { batch } = paused;
+	// A batch lists every call with how it stands, so a person sees what ran and decides each waiting call.
+	const needsApproval = (tool: string) => config.approval_required.includes(tool);
+	const inBatch = batch && {
+		call: (batch.waiting ?? 0) + 1,
+		batch: redactor.value(batchView(batch, needsApproval)),
+	};
 	return {
-		pending_action: state.payload.pending,
+		pending_action: { ...state.payload.pending, ...inBatch },
 		...(held.length ? { files_held: held } : {}),
 		run_state: state,
 	};
@@ -129,6 +142,7 @@ export function signProgress(
 	const {
 		step,
 		pending,
+		batch,
 		conversation,
 		new_user_message,
 		trace,
@@ -143,6 +157,7 @@ export function signProgress(
 	const id = newRunStateId();
 	const exact: ExactPart = {
 		...(pending ? { tool: pending.tool, args: pending.args } : {}),
+		...(batch ? { batch } : {}),
 		conversation,
 		new_user_message,
 		repeats,
@@ -203,13 +218,13 @@ export function openProgress(
 	const badCall =
 		exact?.tool !== undefined &&
 		(typeof exact.tool !== 'string' || typeof exact.args !== 'object' || exact.args === null);
-	if (!Array.isArray(exact?.conversation) || badCall) {
+	if (!Array.isArray(exact?.conversation) || badCall || !batchShape(exact.batch)) {
 		throw new RunStateError(
 			"run_state's sealed part is not a run's progress: pass the run_state of the paused run's output, unchanged",
 		);
 	}
 	const { step, trace, usage, used_tools, tool_calls, cost, failures } = payload;
-	const { tool, args, conversation, new_user_message, repeats, trusted_text } = exact;
+	const { tool, args, batch, conversation, new_user_message, repeats, trusted_text } = exact;
 	const pending = tool === undefined ? {} : { pending: { tool, args: args! } };
 	return {
 		id: payload.id,
@@ -217,6 +232,7 @@ export function openProgress(
 		progress: {
 			step,
 			...pending,
+			...(batch ? { batch } : {}),
 			conversation,
 			new_user_message,
 			trace,
@@ -229,4 +245,20 @@ export function openProgress(
 			trusted_text,
 		},
 	};
+}
+
+/** Whether a sealed batch has the shape the run reads (it was sealed by this code; a bad one is never resumed). */
+function batchShape(batch: unknown): boolean {
+	if (batch === undefined) return true;
+	const { calls, settled, started } = (batch ?? {}) as Partial<BatchState>;
+	return (
+		Array.isArray(calls) &&
+		calls.every(
+			(call) =>
+				typeof call?.tool === 'string' && typeof call.args === 'object' && call.args !== null,
+		) &&
+		typeof settled === 'object' &&
+		settled !== null &&
+		Array.isArray(started)
+	);
 }

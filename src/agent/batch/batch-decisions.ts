@@ -1,0 +1,83 @@
+// A person's decisions on a paused batch (issue #42), by call: read from the resume request and checked before the state is used.
+import type { Tool } from '../../tools/tool';
+import { InputError } from '../../core/input-error';
+import { checkToolCall } from '../execute-tool';
+import type { ApprovalDecision, CallDecision } from '../pause/paused-run';
+import type { BatchDecisions, BatchState } from './batch-state';
+
+/**
+ * The decisions by call index: a single decision is the waiting call's; `calls` decides several by number. A
+ * durable run's checkpoint inside a batch goes on without any (undefined, or 'interrupted').
+ */
+export function batchDecisions(
+	batch: BatchState,
+	decision: ApprovalDecision | 'interrupted' | undefined,
+): BatchDecisions {
+	const decisions: BatchDecisions = new Map();
+	if (decision === undefined || decision === 'interrupted') return decisions;
+	if (!('calls' in decision)) {
+		if (batch.waiting !== undefined) decisions.set(batch.waiting, decision);
+		return decisions;
+	}
+	for (const [number, one] of Object.entries(decision.calls))
+		decisions.set(Number(number) - 1, one);
+	return decisions;
+}
+
+/**
+ * Refuses, naming the field, a decision a paused batch cannot take: a call number that is not a call of the
+ * batch, one that already ran or was settled, one before the call the run waits at, no decision for that call,
+ * or edited arguments the tool's schema refuses. Edits replace the model's arguments in `batch`.
+ */
+export function checkBatchDecision(
+	batch: BatchState,
+	decision: ApprovalDecision,
+	tools: ReadonlyMap<string, Tool>,
+): void {
+	const waiting = batch.waiting ?? 0;
+	const named = 'calls' in decision ? decision.calls : { [String(waiting + 1)]: decision };
+	for (const [number, one] of Object.entries(named)) {
+		const field = 'calls' in decision ? `decision.calls.${number}` : 'decision';
+		const index = Number(number) - 1;
+		if (!/^[1-9][0-9]*$/.test(number) || index >= batch.calls.length)
+			throw new InputError(
+				field,
+				`the paused batch has calls 1 to ${batch.calls.length}; "${number}" is not one of them`,
+			);
+		if (batch.settled[index] !== undefined || index < waiting)
+			throw new InputError(
+				field,
+				`call ${number} of the paused batch was already settled before the pause; decide only calls from ${waiting + 1} on`,
+			);
+		checkCallDecision(field, one);
+		if ('edit' in one) {
+			const checked = checkToolCall(tools, batch.calls[index].tool, one.edit);
+			if ('error' in checked)
+				throw new InputError(
+					`${field}.edit`,
+					`the edited arguments are refused: ${checked.error.message}`,
+				);
+		}
+	}
+	if (!(String(waiting + 1) in named))
+		throw new InputError(
+			'decision.calls',
+			`the run waits at call ${waiting + 1} (${batch.calls[waiting].tool}): give its decision`,
+		);
+	for (const [index, one] of batchDecisions(batch, decision))
+		if ('edit' in one) batch.calls[index] = { ...batch.calls[index], args: one.edit };
+}
+
+/** Refuses anything but one of the three decisions, naming `field`; returns the decision alone. */
+export function checkCallDecision(field: string, value: unknown): CallDecision {
+	const given = (value ?? {}) as Record<string, unknown>;
+	if (given.approve === true && !('deny' in given) && !('edit' in given)) return { approve: true };
+	if (typeof given.deny === 'string' && !('edit' in given)) return { deny: given.deny };
+	const { edit } = given;
+	if (typeof edit === 'object' && edit !== null && !Array.isArray(edit) && !('deny' in given))
+		return { edit: edit as Record<string, unknown> };
+	throw new InputError(
+		field,
+		`${field} must be one of {"approve": true}, {"deny": "<reason>"} or {"edit": {<new arguments>}}`,
+	);
+}

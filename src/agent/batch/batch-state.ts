@@ -1,0 +1,71 @@
+// A batch part way through (issue #42): what became of each call so far, kept in a paused run's state or a durable run's checkpoint.
+import type { RunFile } from '../../files';
+import type { FinishReason, StepError } from '../../trace/types';
+import { callLabel, type ToolCallRequest } from '../protocol/actions-turn';
+import type { CallDecision } from '../pause/paused-run';
+
+/** What became of one call of a batch. */
+export type SettledCall =
+	/** It ran: its observation (with the notes of files left out) or its error, and the files that go with it. */
+	| {
+			kind: 'ran';
+			text: string;
+			error?: StepError;
+			elapsed_ms: number;
+			files?: RunFile[];
+	  }
+	/** An identical call earlier in the batch answers it (`as`: that call's index). */
+	| { kind: 'same'; as: number }
+	/** The loop breaker answered it from an earlier step's identical call. */
+	| { kind: 'answer'; text: string; of: number | string }
+	/** Not run: a limit (max_tool_calls, loop) was reached at or before it. */
+	| { kind: 'limit'; text: string; reason: FinishReason; detail: string }
+	/** A person refused it. */
+	| { kind: 'denied'; text: string };
+
+/**
+ * A batch part way through: its calls exactly as asked (args edited by a person replace the model's), what became
+ * of each settled call (by index), and the calls with side effects that started and were never recorded as done
+ * (a durable run interrupted while they ran).
+ */
+export interface BatchState {
+	calls: ToolCallRequest[];
+	settled: Record<number, SettledCall>;
+	started: number[];
+	/** The call a paused batch waits at (for a person's decision). */
+	waiting?: number;
+}
+
+/** A person's decisions on a paused batch's calls, by index (0-based here; `call n` is 1-based for people). */
+export type BatchDecisions = Map<number, CallDecision>;
+
+/** A fresh batch: nothing settled, nothing started. */
+export const newBatch = (calls: readonly ToolCallRequest[]): BatchState => ({
+	calls: calls.map(({ tool, args }) => ({ tool, args })),
+	settled: {},
+	started: [],
+});
+
+/** How each call of a paused batch stands, for the person who decides (`pending_action.batch`). */
+export function batchView(
+	batch: BatchState,
+	needsApproval: (tool: string) => boolean,
+): Array<{ call: number; tool: string; args: Record<string, unknown>; status: string }> {
+	return batch.calls.map(({ tool, args }, index) => ({
+		call: index + 1,
+		tool,
+		args,
+		status:
+			batch.settled[index]?.kind === 'ran'
+				? 'ran'
+				: batch.settled[index] !== undefined
+					? 'settled'
+					: needsApproval(tool)
+						? 'needs_approval'
+						: 'waiting',
+	}));
+}
+
+/** `call n (tool)`, as repair turns and decisions name a call. */
+export const callName = (batch: BatchState, index: number) =>
+	`${callLabel(index)} (${batch.calls[index].tool})`;

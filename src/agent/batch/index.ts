@@ -1,0 +1,10 @@
+// Several tool calls in one reply (issue #42): the batch runner, and a batch part way through.
+export { runBatch, type BatchHost } from './run-batch';
+export {
+	batchView,
+	callName,
+	newBatch,
+	type BatchDecisions,
+	type BatchState,
+	type SettledCall,
+} from './batch-state';
