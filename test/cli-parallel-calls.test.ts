@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { final, lastUserMessage, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
+import { PRIVATE_ALLOWED, sendJson, startServer, useLoopbackGuard } from './support/http-servers';
+
+useLoopbackGuard();
 
 const actions = (...calls: Array<[string, Record<string, unknown>]>) =>
 	JSON.stringify({ type: 'actions', calls: calls.map(([tool, args]) => ({ tool, args })) });
@@ -90,5 +93,44 @@ describe('agent-core run with an "actions" reply', () => {
 			'tool_settings.json_transform.timeout must be a number of seconds',
 		);
 		expect(badTimeout.stderr).not.toMatch(/\n\s+at /);
+	});
+
+	it('a batch pauses before the call that needs approval; resume --decisions decides it by number', async () => {
+		const payments = await startServer((_, response) => sendJson(response, { charged: true }));
+		const env = { AGENT_CORE_STATE_SECRET: 'cli-parallel-secret-0123456789' };
+		const config = join(folder, 'approval.json');
+		writeFileSync(
+			config,
+			JSON.stringify({
+				model: 'm',
+				allowed_tools: ['json_transform', 'http_request'],
+				approval_required: ['http_request'],
+				tool_settings: { http_request: PRIVATE_ALLOWED },
+			}),
+		);
+		const provider = ['--base-url', server().openaiBaseUrl, '--api-key', 'k'];
+		server().setScript([
+			actions(transform(7), ['http_request', { url: `${payments.url}/charge`, method: 'POST' }]),
+		]);
+		const run = await runCli(['run', '--config', config, '--prompt', 'go', ...provider], env);
+		const paused = JSON.parse(run.stdout);
+		expect(paused.pending_action).toMatchObject({
+			tool: 'http_request',
+			call: 2,
+			batch: [{ status: 'ran' }, { status: 'needs_approval' }],
+		});
+		const state = join(folder, 'state.json');
+		writeFileSync(state, JSON.stringify(paused.run_state));
+		const resume = (...decision: string[]) =>
+			runCli(['resume', '--config', config, '--state', state, ...decision, ...provider], env);
+
+		const broken = await resume('--decisions', '{"2": ');
+		expect(broken.code).toBe(2);
+		expect(broken.stderr).toContain('--decisions: not valid JSON');
+		server().setScript([final('Not charged.')]);
+		const resumed = await resume('--decisions', '{"2": {"deny": "not today"}}');
+		expect(JSON.parse(resumed.stdout)).toMatchObject({ finish_reason: 'final' });
+		expect(payments.requests).toHaveLength(0);
+		expect(lastUserMessage(server(), 1)).toContain('Their reason: not today');
 	});
 });

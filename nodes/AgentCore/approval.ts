@@ -98,9 +98,23 @@ export function readResume(
 			);
 		}
 	}
+	if (decision === 'calls') {
+		const given = context.getNodeParameter('callDecisions', itemIndex) as unknown;
+		try {
+			const calls = typeof given === 'string' ? JSON.parse(given) : given;
+			return { runState, decision: { calls: calls as never } };
+		} catch (error) {
+			throw nodeError(
+				context,
+				`Call Decisions is not valid JSON: ${(error as Error).message}`,
+				itemIndex,
+				'Write the decisions by call number as one JSON object, e.g. { "2": { "approve": true } }.',
+			);
+		}
+	}
 	throw nodeError(
 		context,
-		`Decision must be approve, deny or edit, not "${decision}"`,
+		`Decision must be approve, deny, edit or calls, not "${decision}"`,
 		itemIndex,
 		'Map the approval step\'s answer to one of the three, e.g. {{ $json.data.approved ? "approve" : "deny" }}.',
 	);

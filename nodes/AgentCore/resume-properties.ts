@@ -20,6 +20,12 @@ export const resumeProperties: INodeProperties[] = [
 		options: [
 			{ name: 'Approve', value: 'approve', description: 'Run the call exactly once, and go on' },
 			{
+				name: 'Decide Each Call (Batch)',
+				value: 'calls',
+				description:
+					'A paused batch: approve, deny or edit its calls by number (pending_action.batch lists them)',
+			},
+			{
 				name: 'Deny',
 				value: 'deny',
 				description: 'Do not run it; the model is told it was refused and why',
@@ -50,5 +56,14 @@ export const resumeProperties: INodeProperties[] = [
 		default: '={{ $json.pending_action.args }}',
 		description: 'The arguments to run the call with instead, as one JSON object',
 		displayOptions: { show: { operation: ['resume'], decision: ['edit'] } },
+	},
+	{
+		displayName: 'Call Decisions',
+		name: 'callDecisions',
+		type: 'json',
+		default: '{ "1": { "approve": true } }',
+		description:
+			'Decisions by call number for a paused batch, e.g. { "2": { "approve": true }, "3": { "deny": "over budget" } }; the call the run waits at (pending_action.call) must be among them',
+		displayOptions: { show: { operation: ['resume'], decision: ['calls'] } },
 	},
 ];

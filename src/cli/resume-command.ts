@@ -35,22 +35,7 @@ export async function resume(
 		throw new UsageError(
 			`resume needs --state FILE: the run_state of the paused run's output\n${USAGE}`,
 		);
-	const decisions = (['approve', 'deny', 'edit'] as const).filter(
-		(flag) => values[flag] !== undefined,
-	);
-	if (decisions.length !== 1)
-		throw new UsageError('resume needs exactly one of --approve, --deny REASON, --edit ARGS_JSON');
-	let decision: ApprovalDecision = { approve: true };
-	if (values.deny !== undefined) decision = { deny: values.deny };
-	if (values.edit !== undefined) {
-		try {
-			decision = { edit: JSON.parse(values.edit) };
-		} catch (error) {
-			throw new UsageError(
-				`--edit: not valid JSON (${(error as Error).message}); give the call's new arguments as one JSON object`,
-			);
-		}
-	}
+	const decision = decisionFromFlags(values);
 	const runState = readStateFile(values.state);
 	const primary = providerFromFlags(values, '');
 	const fallback = fallbackFromFlags(values);
@@ -106,4 +91,37 @@ function readStateFile(path: string): unknown {
 			`run_state in ${path} is ${size} bytes, more than a paused run's state can be: pass the run_state of the paused run's output, unchanged`,
 		);
 	return readJsonFile(path, '--state');
+}
+
+/** The person's decision: --approve, --deny REASON, --edit ARGS_JSON, or for a paused batch --decisions JSON by call number. */
+function decisionFromFlags(values: Record<string, string | undefined>): ApprovalDecision {
+	const given = (['approve', 'deny', 'edit', 'decisions'] as const).filter(
+		(flag) => values[flag] !== undefined,
+	);
+	if (given.length !== 1)
+		throw new UsageError(
+			'resume needs exactly one of --approve, --deny REASON, --edit ARGS_JSON, --decisions JSON',
+		);
+	if (values.deny !== undefined) return { deny: values.deny };
+	if (values.edit !== undefined)
+		return {
+			edit: parseFlagJson('edit', values.edit, "the call's new arguments as one JSON object"),
+		};
+	if (values.decisions !== undefined)
+		return {
+			calls: parseFlagJson(
+				'decisions',
+				values.decisions,
+				'decisions by call number, e.g. {"2": {"approve": true}, "3": {"deny": "not now"}}',
+			) as never,
+		};
+	return { approve: true };
+}
+
+function parseFlagJson(flag: string, text: string, what: string): Record<string, unknown> {
+	try {
+		return JSON.parse(text);
+	} catch (error) {
+		throw new UsageError(`--${flag}: not valid JSON (${(error as Error).message}); give ${what}`);
+	}
 }

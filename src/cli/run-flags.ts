@@ -24,6 +24,7 @@ export const RUN_FLAGS = {
 	approve: { type: 'boolean' },
 	deny: { type: 'string' },
 	edit: { type: 'string' },
+	decisions: { type: 'string' },
 	'audit-postgres': { type: 'string' },
 	'audit-retention-days': integerOption({
 		min: 1,

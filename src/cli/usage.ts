@@ -51,7 +51,7 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
                       [--redis-url URL] [--run-key KEY]
                       [--stream [--stream-answer checked]]
                       [--audit-postgres URL [--audit-retention-days N]]
-       agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON) [--file PATH ...]
+       agent-core resume --config FILE --state FILE (--approve | --deny REASON | --edit ARGS_JSON | --decisions JSON) [--file PATH ...]
                       [provider, fallback, --redis-url, --audit-* and --stream flags as for run]
 ${AUDIT_USAGE_LINES}
 ${SESSION_USAGE_LINES}
@@ -134,8 +134,10 @@ A config with approval_required pauses before such a call: the run ends awaiting
 pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then: at least 16 characters, 8 of them different;
 openssl rand -hex 32 makes one).
 resume continues it: --state FILE holds the run_state value, unchanged; --approve runs the call once, --deny
-tells the model it was refused and why, --edit runs it with these arguments (checked like any call). With
---redis-url (or REDIS_URL), a used state is recorded there and refused the second time.
+tells the model it was refused and why, --edit runs it with these arguments (checked like any call). A batch
+paused at a call lists every call in pending_action.batch; --decisions '{"2": {"approve": true}, "3": {"deny":
+"why"}}' decides several by number (the others decide the call it waits at). With --redis-url (or REDIS_URL),
+a used state is recorded there and refused the second time.
 
 session list prints a session's turns in order (number, time, sizes, live / summarised / rewound); session
 fork copies the turns up to --turn N into a new session --to-session (refused if it exists; the source is
