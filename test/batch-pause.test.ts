@@ -131,7 +131,7 @@ describe('a batch with a call that needs approval', () => {
 	it.each([
 		[
 			'a call number the batch does not have',
-			{ calls: { '9': { approve: true } } },
+			{ calls: { '2': { approve: true }, '9': { approve: true } } },
 			'decision.calls.9',
 		],
 		[
@@ -150,6 +150,11 @@ describe('a batch with a call that needs approval', () => {
 			'decision.calls.2',
 		],
 		['calls that is not an object', { calls: [{ approve: true }] }, 'decision.calls'],
+		[
+			'an edit of a call that needs no approval',
+			{ calls: { '2': { approve: true }, '3': { edit: { value: 300 } } } },
+			'decision.calls.3',
+		],
 	])('refuses %s, naming the field, before anything runs', async (_case, decision, field) => {
 		const paused = await pausedBatch();
 		expect(await rejectionOf(resume(paused, decision))).toMatchObject({ field });

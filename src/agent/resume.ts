@@ -45,7 +45,7 @@ async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult
 	// The state holds its files by reference: the same files given again go back to the model (matched by hash).
 	const taken = takeFiles(options, config);
 	const decision = checkDecision(options.decision);
-	if (paused.batch) checkBatchDecision(paused.batch, decision, allowed);
+	if (paused.batch) checkBatchDecision(paused.batch, decision, allowed, config.approval_required);
 	else if ('calls' in decision)
 		throw new InputError(
 			'decision.calls',

@@ -26,16 +26,23 @@ export function batchDecisions(
 
 /**
  * Refuses, naming the field, a decision a paused batch cannot take: a call number that is not a call of the
- * batch, one that already ran or was settled, one before the call the run waits at, no decision for that call,
- * or edited arguments the tool's schema refuses. Edits replace the model's arguments in `batch`.
+ * batch, one that already ran or was settled, one before the call the run waits at, one whose tool needs no
+ * approval (a person may not change a call nobody asked them about), no decision for the waiting call, or
+ * edited arguments the tool's schema refuses. Edits replace the model's arguments in `batch`.
  */
 export function checkBatchDecision(
 	batch: BatchState,
 	decision: ApprovalDecision,
 	tools: ReadonlyMap<string, Tool>,
+	approvalRequired: readonly string[],
 ): void {
 	const waiting = batch.waiting ?? 0;
 	const named = 'calls' in decision ? decision.calls : { [String(waiting + 1)]: decision };
+	if (!(String(waiting + 1) in named))
+		throw new InputError(
+			'decision.calls',
+			`the run waits at call ${waiting + 1} (${batch.calls[waiting].tool}): give its decision`,
+		);
 	for (const [number, one] of Object.entries(named)) {
 		const field = 'calls' in decision ? `decision.calls.${number}` : 'decision';
 		const index = Number(number) - 1;
@@ -49,6 +56,12 @@ export function checkBatchDecision(
 				field,
 				`call ${number} of the paused batch was already settled before the pause; decide only calls from ${waiting + 1} on`,
 			);
+		// Only what a person is asked about: the waiting call, and calls whose tool needs approval.
+		if (index !== waiting && !approvalRequired.includes(batch.calls[index].tool))
+			throw new InputError(
+				field,
+				`call ${number} (${batch.calls[index].tool}) does not need approval: it runs as the model asked; decide only the calls pending_action.batch marks needs_approval`,
+			);
 		checkCallDecision(field, one);
 		if ('edit' in one) {
 			const checked = checkToolCall(tools, batch.calls[index].tool, one.edit);
@@ -59,11 +72,6 @@ export function checkBatchDecision(
 				);
 		}
 	}
-	if (!(String(waiting + 1) in named))
-		throw new InputError(
-			'decision.calls',
-			`the run waits at call ${waiting + 1} (${batch.calls[waiting].tool}): give its decision`,
-		);
 	for (const [index, one] of batchDecisions(batch, decision))
 		if ('edit' in one) batch.calls[index] = { ...batch.calls[index], args: one.edit };
 }
