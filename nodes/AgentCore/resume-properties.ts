@@ -63,7 +63,8 @@ export const resumeProperties: INodeProperties[] = [
 		type: 'json',
 		default: '{ "1": { "approve": true } }',
 		description:
-			'Decisions by call number for a paused batch, e.g. { "2": { "approve": true }, "3": { "deny": "over budget" } }; the call the run waits at (pending_action.call) must be among them',
+			'Decisions by call number for a paused batch, e.g. { "2": { "approve": true }, "3": { "deny": ' +
+			'"over budget" } }; the call the run waits at (pending_action.call) must be among them',
 		displayOptions: { show: { operation: ['resume'], decision: ['calls'] } },
 	},
 ];

@@ -4,7 +4,7 @@ import type { ChatModel } from '../providers/chat-model';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
-import { callRan } from '../trace/readable-step';
+import { callsThatRan } from '../trace/readable-step';
 import { canonicalJson } from '../validation/canonical-json';
 import { resolveConfig } from '../settings/config';
 import { toolSecrets } from '../agent/execute-tool';
@@ -254,19 +254,6 @@ function placeCalls(calls: UnrecordedCall[], trace: readonly TraceStep[]): void 
 	}
 }
 
-/** Calls that ran: a one-call step that ran its tool, and each call of a batch step that ran (see callRan). */
-const toolCallsOf = (trace: readonly TraceStep[]) =>
-	trace.reduce(
-		(count, step) =>
-			count +
-			(step.calls
-				? step.calls.filter((call) => callRan(step, call)).length
-				: step.tool_ms !== undefined || step.observation !== undefined
-					? 1
-					: 0),
-		0,
-	);
-
 function recordedFigures(record: AuditRecord): RunFigures {
 	const trace = record.steps.map((entry) => entry.step);
 	// Rows from before chain version 3 stored no run cost: their steps' costs still say it.
@@ -278,7 +265,7 @@ function recordedFigures(record: AuditRecord): RunFigures {
 		behaviour: behaviourOf(record.finish_reason),
 		final_answer: record.final_answer,
 		steps: trace.length,
-		tool_calls: toolCallsOf(trace),
+		tool_calls: callsThatRan(trace),
 		tokens: record.usage.total_tokens,
 		cost,
 		elapsed_ms: record.elapsed_ms,
@@ -292,7 +279,7 @@ function candidateFigures(result: AgentResult): RunFigures {
 		behaviour: behaviourOf(result.finish_reason),
 		final_answer: result.final_answer,
 		steps: result.trace.length,
-		tool_calls: toolCallsOf(result.trace),
+		tool_calls: callsThatRan(result.trace),
 		tokens: result.usage.total_tokens,
 		cost: result.cost,
 		elapsed_ms: result.elapsed_ms,

@@ -76,3 +76,12 @@ export function callRan(step: TraceStep, call: TraceCall): boolean {
 		? call.error.type === 'tool_error' || call.error.type === 'tool_timeout'
 		: call.observation !== undefined;
 }
+
+/** How many tool calls ran in a trace: a one-call step that ran its tool, and each call of a batch step that ran. */
+export function callsThatRan(trace: readonly TraceStep[]): number {
+	let count = 0;
+	for (const step of trace)
+		if (step.calls) count += step.calls.filter((call) => callRan(step, call)).length;
+		else if (step.tool_ms !== undefined || step.observation !== undefined) count++;
+	return count;
+}

@@ -60,7 +60,8 @@ export function checkBatchDecision(
 		if (index !== waiting && !approvalRequired.includes(batch.calls[index].tool))
 			throw new InputError(
 				field,
-				`call ${number} (${batch.calls[index].tool}) does not need approval: it runs as the model asked; decide only the calls pending_action.batch marks needs_approval`,
+				`call ${number} (${batch.calls[index].tool}) does not need approval: it runs as the model ` +
+					'asked; decide only the calls pending_action.batch marks needs_approval',
 			);
 		checkCallDecision(field, one);
 		if ('edit' in one) {
