@@ -130,7 +130,7 @@ describe('agent-core run / resume with approval', () => {
 	it.each([
 		[
 			['--approve', '--deny', 'no'],
-			'agent-core: resume needs exactly one of --approve, --deny REASON, --edit ARGS_JSON',
+			'agent-core: resume needs exactly one of --approve, --deny REASON, --edit ARGS_JSON, --decisions JSON',
 		],
 		[['--edit', '{oops'], /^agent-core: --edit: not valid JSON/],
 		[

@@ -20,12 +20,6 @@ export const resumeProperties: INodeProperties[] = [
 		options: [
 			{ name: 'Approve', value: 'approve', description: 'Run the call exactly once, and go on' },
 			{
-				name: 'Decide Each Call (Batch)',
-				value: 'calls',
-				description:
-					'A paused batch: approve, deny or edit its calls by number (pending_action.batch lists them)',
-			},
-			{
 				name: 'Deny',
 				value: 'deny',
 				description: 'Do not run it; the model is told it was refused and why',
@@ -57,14 +51,32 @@ export const resumeProperties: INodeProperties[] = [
 		description: 'The arguments to run the call with instead, as one JSON object',
 		displayOptions: { show: { operation: ['resume'], decision: ['edit'] } },
 	},
-	{
-		displayName: 'Call Decisions',
-		name: 'callDecisions',
-		type: 'json',
-		default: '{ "1": { "approve": true } }',
-		description:
-			'Decisions by call number for a paused batch, e.g. { "2": { "approve": true }, "3": { "deny": ' +
-			'"over budget" } }; the call the run waits at (pending_action.call) must be among them',
-		displayOptions: { show: { operation: ['resume'], decision: ['calls'] } },
-	},
 ];
+
+/** Version 2 also decides a paused batch's calls by number (issue #42); version 1 never pauses a batch. */
+const callDecisions: INodeProperties = {
+	displayName: 'Call Decisions',
+	name: 'callDecisions',
+	type: 'json',
+	default: '{ "1": { "approve": true } }',
+	description:
+		'Decisions by call number for a paused batch, e.g. { "2": { "approve": true }, "3": { "deny": ' +
+		'"over budget" } }; the call the run waits at (pending_action.call) must be among them',
+	displayOptions: { show: { operation: ['resume'], decision: ['calls'] } },
+};
+
+/** The resume fields with Decision's batch choice (in n8n's alphabetical order) and Call Decisions under it. */
+export function withBatchDecisions(properties: INodeProperties[]): INodeProperties[] {
+	const decideEach = {
+		name: 'Decide Each Call (Batch)',
+		value: 'calls',
+		description:
+			'A paused batch: approve, deny or edit its calls by number (pending_action.batch lists them)',
+	};
+	const withChoice = properties.map((property) =>
+		property.name === 'decision' && property.options
+			? { ...property, options: [property.options[0], decideEach, ...property.options.slice(1)] }
+			: property,
+	);
+	return [...withChoice, callDecisions];
+}

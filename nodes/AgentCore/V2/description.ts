@@ -2,6 +2,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { SETTINGS, type Setting } from '../../../src/panel';
 import { agentCoreProperties } from '../V1/description';
+import { withBatchDecisions } from '../resume-properties';
 import { durableRunProperties } from '../durable-run-properties';
 import {
 	binaryPropertiesOption,
@@ -204,8 +205,11 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 			}),
 			name: RUN_OR_RESUME,
 		},
-		...agentCoreProperties
-			.filter((property) => property.displayOptions?.show?.operation?.includes('resume'))
+		...withBatchDecisions(
+			agentCoreProperties.filter((property) =>
+				property.displayOptions?.show?.operation?.includes('resume'),
+			),
+		)
 			.map(withRunOrResume)
 			.map((property) =>
 				property.name in GOVERNANCE_HINTS

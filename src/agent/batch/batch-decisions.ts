@@ -2,7 +2,7 @@
 import type { Tool } from '../../tools/tool';
 import { InputError } from '../../core/input-error';
 import { checkToolCall } from '../execute-tool';
-import type { ApprovalDecision, CallDecision } from '../pause/paused-run';
+import type { ApprovalDecision, CallDecision } from '../pause/decision';
 import type { BatchDecisions, BatchState } from './batch-state';
 
 /**

@@ -2,7 +2,7 @@
 import type { RunFile } from '../../files';
 import type { FinishReason, StepError } from '../../trace/types';
 import { callLabel, type ToolCallRequest } from '../protocol/actions-turn';
-import type { CallDecision } from '../pause/paused-run';
+import type { CallDecision } from '../pause/decision';
 
 /** What became of one call of a batch. */
 export type SettledCall =

@@ -3,7 +3,7 @@ import type { Tool } from '../../tools/tool';
 import type { StepError } from '../../trace/types';
 import { checkToolCall } from '../execute-tool';
 import { callLabel, type ToolCallRequest } from '../protocol/actions-turn';
-import type { BatchHost } from './run-batch';
+import type { BatchHost } from './batch-host';
 
 /**
  * The whitelist, each call's args and what its tool refuses before running (egress), before anything runs. A

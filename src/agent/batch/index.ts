@@ -1,5 +1,6 @@
 // Several tool calls in one reply (issue #42): the batch runner, and a batch part way through.
-export { runBatch, type BatchHost } from './run-batch';
+export { runBatch } from './run-batch';
+export type { BatchHost } from './batch-host';
 export {
 	batchView,
 	callName,

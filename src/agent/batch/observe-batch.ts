@@ -6,7 +6,7 @@ import { batchObservationMessage } from '../protocol/prompt';
 import { fileRefs, reattachFiles } from '../input-files';
 import { failedStep, type StepOutcome } from '../step-outcome';
 import type { BatchState } from './batch-state';
-import type { BatchHost } from './run-batch';
+import type { BatchHost } from './batch-host';
 
 /**
  * Every call's observation in one message, in call order, with the files the calls returned; the trace step's

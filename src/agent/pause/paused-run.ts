@@ -18,6 +18,8 @@ import type { AgentConfig } from '../../settings/config';
 import type { RepeatSnapshot } from '../repeated-calls';
 import { heldFiles } from '../input-files';
 import { batchView, type BatchState } from '../batch/batch-state';
+import type { ApprovalDecision } from './decision';
+export type { ApprovalDecision, CallDecision } from './decision';
 
 /**
  * Everything a run needs to go on from a step, as the run had it (secrets included): what a paused run's
@@ -58,15 +60,6 @@ export interface Resumed {
 	paused: RunProgress;
 	decision?: ApprovalDecision | 'interrupted';
 }
-
-/** A person's answer to a paused call: run it, refuse it (the model is told why), or run it with other arguments. */
-export type CallDecision = { approve: true } | { deny: string } | { edit: Record<string, unknown> };
-
-/**
- * A person's answer to a paused run: one call's decision (the call it waits at), or, for a batch, a decision per
- * call by its number (`{"calls": {"2": {"approve": true}, "3": {"deny": "…"}}}`).
- */
-export type ApprovalDecision = CallDecision | { calls: Record<string, CallDecision> };
 
 /** How long a used run state is remembered (so it cannot be resumed twice): thirty days, the longest a state may live. */
 export const USED_STATE_TTL_SECONDS = USED_STATE_MEMORY_DAYS * 86_400;
