@@ -282,4 +282,37 @@ describe('a durable run interrupted inside a batch', () => {
 		);
 		expect(send.runs).toEqual([{ value: 1 }]);
 	});
+
+	it('a read-only call that ended is kept while others of its group still ran: killed then, only the unfinished ones run again', async () => {
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => (release = resolve));
+		const runs: number[] = [];
+		const lookup = countingTool('lookup', false);
+		lookup.tool.execute = async (args: { value: number }) => {
+			runs.push(args.value);
+			if (args.value !== 1) await gate;
+			return { found: args.value };
+		};
+		const store = new MemoryCheckpoints();
+		const runKey = `batch-durable-${process.pid}-${++runKeys}`;
+		const readOptions = (checkpoints: MemoryCheckpoints | ReturnType<typeof dyingStore>) => ({
+			...options(checkpoints, runKey, lookup),
+			config: { model: 'm', allowed_tools: ['lookup'] },
+		});
+		server().setScript([actions(['lookup', 1], ['lookup', 2], ['lookup', 3])]);
+		const dying = dyingStore(store, 1);
+		const first = rejectionOf(runAgent(readOptions(dying)));
+		// Call 1 ended and was checkpointed (the process dies at that write) while calls 2 and 3 still ran.
+		while (dying.writes < 1) await new Promise((resolve) => setImmediate(resolve));
+		release();
+		expect(await first).toBeInstanceOf(ProcessKilled);
+
+		server().setScript([final('Found all three.')]);
+		const result = await runAgent(readOptions(store));
+		expect(result.finish_reason).toBe('final');
+		expect(runs.filter((value) => value === 1)).toHaveLength(1);
+		expect(runs.filter((value) => value !== 1).sort()).toEqual([2, 2, 3, 3]);
+		expect(result.used_tools.lookup.count).toBe(3);
+		expect(server().requests).toHaveLength(2);
+	});
 });

@@ -25,13 +25,21 @@ export type SettledCall =
 
 /**
  * A batch part way through: its calls exactly as asked (args edited by a person replace the model's), what became
- * of each settled call (by index), and the calls with side effects that started and were never recorded as done
- * (a durable run interrupted while they ran).
+ * of each settled call (by index), the calls with side effects that started and were never recorded as done
+ * (a durable run interrupted while they ran), and the read-only calls that were running then.
  */
+/** A call the run decided to run and counted: its index and the loop breaker's key. */
+export interface RunningCall {
+	index: number;
+	key: string;
+}
+
 export interface BatchState {
 	calls: ToolCallRequest[];
 	settled: Record<number, SettledCall>;
 	started: number[];
+	/** Calls without side effects that were decided, counted and started, and have not ended (they run again). */
+	running?: RunningCall[];
 	/** The call a paused batch waits at (for a person's decision). */
 	waiting?: number;
 }

@@ -3,6 +3,7 @@ import type { Tool } from '../../tools/tool';
 import type { FinishReason, TraceStep } from '../../trace/types';
 import type { ToolOutcome } from '../execute-tool';
 import type { BatchHost } from './batch-host';
+import type { RunningCall as Running } from './batch-state';
 import { callKey, hasSideEffects } from '../repeated-calls';
 import { failedStep, type StepOutcome } from '../step-outcome';
 import { interruptedDetail, runsAgain } from '../pause/interrupted-call';
@@ -10,9 +11,6 @@ import { refusalObservation } from '../pause/paused-run';
 import type { BatchDecisions, BatchState, SettledCall } from './batch-state';
 import { checkCalls } from './check-calls';
 import { observeBatch } from './observe-batch';
-
-/** A call the run decided to run: its index and the loop breaker's key. */
-type Running = { index: number; key: string };
 
 /**
  * Runs the batch as one step, or goes on with one that paused (a person's `decisions`) or was interrupted (a
@@ -74,14 +72,27 @@ export async function runBatch(
 			...(taken.files.length ? { files: taken.files } : {}),
 		});
 	};
+	// Each call that ends is checkpointed as it ends (sealed then, written in order after the ones before).
+	let writes = Promise.resolve();
 	const run = async (running: readonly Running[]) => {
-		const outcomes = await Promise.all(
-			running.map(({ index }) =>
-				host.callTool(tools[index], calls[index].tool, calls[index].args, step),
-			),
+		batch.running = [...(batch.running ?? []), ...running];
+		await Promise.all(
+			running.map(async (call) => {
+				const { index } = call;
+				const outcome = await host.callTool(
+					tools[index],
+					calls[index].tool,
+					calls[index].args,
+					step,
+				);
+				ran(call, outcome);
+				batch.running = batch.running!.filter((other) => other.index !== index);
+				const write = host.sealBatch(step, batch);
+				writes = writes.then(() => write?.());
+				writes.catch(() => undefined); // awaited below; a failed write must not count as unhandled meanwhile
+			}),
 		);
-		running.forEach((call, at) => ran(call, outcomes[at]));
-		await host.sealBatch(step, batch)?.();
+		await writes;
 	};
 	const flush = async () => {
 		const running = group;
@@ -104,6 +115,14 @@ export async function runBatch(
 			continue;
 		}
 		const key = callKey(tool, args);
+		// Decided and counted before an interruption, and read-only: it runs again as it was decided.
+		const decided = batch.running?.find((call) => call.index === index);
+		if (decided) {
+			keys.set(key, index);
+			batch.running = batch.running!.filter((call) => call !== decided);
+			group.push(decided);
+			continue;
+		}
 		const same = keys.get(key);
 		if (same !== undefined) {
 			settle(index, { kind: 'same', as: same });
