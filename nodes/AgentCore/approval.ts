@@ -81,36 +81,16 @@ export function readResume(
 			decision: { deny: String(context.getNodeParameter('denyReason', itemIndex, '') ?? '') },
 		};
 	if (decision === 'edit') {
-		const edited = context.getNodeParameter('editedArgs', itemIndex) as unknown;
-		try {
-			return {
-				runState,
-				decision: {
-					edit: (typeof edited === 'string' ? JSON.parse(edited) : edited) as IDataObject,
-				},
-			};
-		} catch (error) {
-			throw nodeError(
-				context,
-				`Edited Arguments is not valid JSON: ${(error as Error).message}`,
-				itemIndex,
-				"Write the call's new arguments as one JSON object.",
-			);
-		}
+		const edit = jsonParameter(context, itemIndex, 'editedArgs', 'Edited Arguments', {
+			fix: "Write the call's new arguments as one JSON object.",
+		});
+		return { runState, decision: { edit: edit as IDataObject } };
 	}
 	if (decision === 'calls') {
-		const given = context.getNodeParameter('callDecisions', itemIndex) as unknown;
-		try {
-			const calls = typeof given === 'string' ? JSON.parse(given) : given;
-			return { runState, decision: { calls: calls as never } };
-		} catch (error) {
-			throw nodeError(
-				context,
-				`Call Decisions is not valid JSON: ${(error as Error).message}`,
-				itemIndex,
-				'Write the decisions by call number as one JSON object, e.g. { "2": { "approve": true } }.',
-			);
-		}
+		const calls = jsonParameter(context, itemIndex, 'callDecisions', 'Call Decisions', {
+			fix: 'Write the decisions by call number as one JSON object, e.g. { "2": { "approve": true } }.',
+		});
+		return { runState, decision: { calls: calls as never } };
 	}
 	throw nodeError(
 		context,
@@ -118,6 +98,27 @@ export function readResume(
 		itemIndex,
 		'Map the approval step\'s answer to one of the three, e.g. {{ $json.data.approved ? "approve" : "deny" }}.',
 	);
+}
+
+/** A JSON field's value (the panel gives text, an expression may give the object), or an error naming it. */
+function jsonParameter(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	name: string,
+	label: string,
+	{ fix }: { fix: string },
+): unknown {
+	const given = context.getNodeParameter(name, itemIndex) as unknown;
+	try {
+		return typeof given === 'string' ? JSON.parse(given) : given;
+	} catch (error) {
+		throw nodeError(
+			context,
+			`${label} is not valid JSON: ${(error as Error).message}`,
+			itemIndex,
+			fix,
+		);
+	}
 }
 
 /** Items of a paused run go to the Needs Approval output, the rest to the first, each keeping its pairing. */
