@@ -3,6 +3,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runAgent } from '../src/agent/run-agent';
+import { createHttpRequestTool } from '../src/tools/http-request';
+import { classifyAddress } from '../src/tools/http-request/address-policy';
 import { final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
 
 const actions = (...calls: Array<[string, Record<string, unknown>]>) =>
@@ -106,6 +108,64 @@ describe('a batch whose calls include one the egress rules refuse', () => {
 		const repair = lastUserMessage(server(), 1);
 		expect(repair).toContain('call 3 (http_request): http_request refused');
 		expect(repair).toContain(words);
+	});
+
+	it('a cloud metadata address in call 2: call 1, a GET the rules allow, did not run either', async () => {
+		server().setScript([
+			actions(
+				['http_request', { url: `${target.url}/orders/1` }],
+				['http_request', { url: 'http://169.254.169.254/latest/meta-data/' }],
+				['http_request', { url: `${target.url}/orders`, method: 'POST', body: { id: 2 } }],
+			),
+			final('done'),
+		]);
+		await runAgent({
+			model: modelFor(server()),
+			config: {
+				model: 'm',
+				allowed_tools: ['http_request'],
+				tool_settings: {
+					http_request: { allow_private_network: true, allowed_methods: ['GET', 'POST'] },
+				},
+			},
+			prompt: 'Check the orders.',
+		});
+		expect(target.seen).toEqual([]);
+		expect(lastUserMessage(server(), 1)).toContain(
+			'call 2 (http_request): http_request refused: 169.254.169.254 is',
+		);
+	});
+
+	it('a private IP literal in call 3, with private addresses not allowed: nothing ran', async () => {
+		// The same tool with its classifier seam, which stands 127.0.0.1 in for a public host: calls 1 and 2
+		// would reach the target; 127.0.0.2 (the canary) stays private, as every other address does.
+		const publicTarget = (address: string) =>
+			address === '127.0.0.1'
+				? { ...classifyAddress('8.8.8.8'), address }
+				: classifyAddress(address);
+		const tool = createHttpRequestTool({ classifyAddress: publicTarget });
+		server().setScript([
+			actions(
+				['public_http', { url: `${target.url}/orders/1` }],
+				['public_http', { url: `${target.url}/orders`, method: 'POST', body: { id: 2 } }],
+				['public_http', { url: `${canary.url}/inside` }],
+			),
+			final('done'),
+		]);
+		await runAgent({
+			model: modelFor(server()),
+			config: {
+				model: 'm',
+				allowed_tools: ['public_http'],
+				tool_settings: { public_http: { allowed_methods: ['GET', 'POST'] } },
+			},
+			extraTools: [{ ...tool, name: 'public_http' }],
+			prompt: 'Check the orders.',
+		});
+		expect([target.seen, canary.seen]).toEqual([[], []]);
+		expect(lastUserMessage(server(), 1)).toContain(
+			'call 3 (public_http): http_request refused: 127.0.0.2 is',
+		);
 	});
 
 	it('once the refused call is left out, the same calls run', async () => {
