@@ -512,29 +512,6 @@ describe('results and failures the model sees', () => {
 		expect(lastUserMessage(1)).toContain('did not answer within 1 s');
 	});
 
-	it("a server's timeout replaces single_call_timeout for its tools", async () => {
-		// Answers after a hold longer than single_call_timeout: cut there before, now within the server's 30 s.
-		small = await startTestMcpServer(() => [
-			{
-				name: 'slow',
-				call: () => new Promise((resolve) => setTimeout(() => resolve(text('late')), 1500)),
-			},
-		]);
-		scripted().setScript([action('small.slow', {}), final('done')]);
-		const result = await runAgent({
-			model: model(),
-			config: {
-				model: 'gpt-4o-mini',
-				allowed_tools: ['small.*'],
-				single_call_timeout: 0.5,
-				mcp_servers: [{ name: 'small', url: small.url, allow_private_network: true, timeout: 30 }],
-			},
-			prompt: 'Wait.',
-		});
-		expect(result.trace[0].error).toBeUndefined();
-		expect(result.trace[0].observation).toContain('late');
-	});
-
 	it('caps a 10 MB result at 1,000,000 characters before the observation cut, and fails one over 16 MB', async () => {
 		small = await startTestMcpServer(() => [
 			{ name: 'ten', call: () => text('x'.repeat(10 * 1024 * 1024)) },

@@ -52,9 +52,9 @@ export async function withMcpTools<Options extends RunOptions>(
 	// An allowed_tools that is not a list of names is refused by the run's own config check, before anything is opened.
 	if (!allowedTools) return run({ ...options, secrets: [...(options.secrets ?? []), ...secrets] });
 	// The rest of the config is checked before any server is contacted: a wrong max_steps costs no connection.
-	const ofServers = (name: string) =>
-		(servers as McpServerConfig[]).some((server) => name.startsWith(`${server.name}.`));
+	const ofServers = (name: string) => serverOf(servers as McpServerConfig[], name) !== undefined;
 	const others = (list: string[] | undefined) => list?.filter((name) => !ofServers(name));
+	refuseMcpToolSettings(config!.tool_settings, servers as McpServerConfig[]);
 	const checked = resolveConfig(
 		{
 			...config,
@@ -90,6 +90,28 @@ export async function withMcpTools<Options extends RunOptions>(
 		});
 	} finally {
 		await set.close();
+	}
+}
+
+/** The server whose tool `name` is (`<server>.<tool>`), if any. */
+function serverOf(servers: readonly McpServerConfig[], name: string): McpServerConfig | undefined {
+	return servers.find((server) => name.startsWith(`${server.name}.`));
+}
+
+/**
+ * An MCP tool has no `tool_settings` entry: its time limit is its server's `timeout`, set once per server (issue #42).
+ * Said as such, rather than as the unknown tool the run's own check would call it.
+ */
+function refuseMcpToolSettings(toolSettings: unknown, servers: readonly McpServerConfig[]): void {
+	if (typeof toolSettings !== 'object' || toolSettings === null) return;
+	for (const name of Object.keys(toolSettings)) {
+		const server = serverOf(servers, name);
+		if (server)
+			throw new ConfigError(
+				'tool_settings',
+				`tool_settings names "${name}", a tool of the MCP server "${server.name}"; MCP tools take no tool_settings`,
+				`Remove tool_settings "${name}"; for its time limit set mcp_servers "${server.name}" timeout (seconds), which applies to that server's tools.`,
+			);
 	}
 }
 

@@ -12,7 +12,7 @@ export interface McpServerConfig {
 	headers?: Record<string, string>;
 	/**
 	 * Seconds for connecting and listing the tools, and for each call; default 30. Given, it is the call limit of
-	 * the server's tools in place of single_call_timeout (`tool_settings.<tool>.timeout` still wins for one tool).
+	 * the server's tools in place of single_call_timeout (MCP tools take no `tool_settings`: this is their timeout).
 	 */
 	timeout?: number;
 	/** Only these of the server's tools (its own names) are offered; absent: all it lists. */
