@@ -1,6 +1,4 @@
 // Several tool calls in one reply (issue #42) through the library: the loop runs a batch as one step.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { runAgent } from '../src/agent/run-agent';
 import {
 	action,
@@ -10,51 +8,12 @@ import {
 	probeTool,
 	useScriptedServer,
 } from './support/agent';
+import { startHoldingTarget } from './support/holding-target';
 
 const actions = (...calls: Array<[string, Record<string, unknown>]>) =>
 	JSON.stringify({ type: 'actions', calls: calls.map(([tool, args]) => ({ tool, args })) });
 
-/**
- * A loopback HTTP target that writes down when each request starts and finishes. `holdUntil`: requests wait,
- * unanswered, until that many are open at once (a batch run one by one never gets there and times out).
- * `holdMs`: each request is held that long before its answer, so that a request sent alongside it would
- * start before it finishes (a hold, not a timed assertion: the order is what is checked).
- */
-async function startTarget(holdUntil = 1, holdMs = 0) {
-	const events: string[] = [];
-	let open = 0;
-	let mostOpen = 0;
-	const waiting: Array<() => void> = [];
-	const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-		request.resume();
-		request.on('end', () => {
-			const name = `${request.method} ${request.url}`;
-			events.push(`start ${name}`);
-			open++;
-			mostOpen = Math.max(mostOpen, open);
-			const answer = () => {
-				open--;
-				events.push(`finish ${name}`);
-				response.writeHead(200, { 'content-type': 'application/json' });
-				response.end(JSON.stringify({ path: request.url }));
-			};
-			waiting.push(answer);
-			if (open >= holdUntil)
-				setTimeout(() => waiting.splice(0).forEach((release) => release()), holdMs);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	return {
-		url,
-		events,
-		mostOpen: () => mostOpen,
-		close: () => {
-			server.closeAllConnections();
-			return new Promise((resolve) => server.close(resolve));
-		},
-	};
-}
+const startTarget = (holdUntil = 1, holdMs = 0) => startHoldingTarget({ holdUntil, holdMs });
 
 const httpConfig = (extra: Record<string, unknown> = {}) => ({
 	model: 'm',
