@@ -1,69 +1,48 @@
 // Issue #42 end to end in n8n 2.41: the model asks for three workflow-tool calls in one reply; Agent Core runs
 // each sub-workflow, answers with all three observations in one message, and the job takes two model calls.
 import { randomInt } from 'node:crypto';
-import { readExampleWorkflows, type WorkflowJson } from '../../scripts/n8n-local';
+import type { WorkflowJson } from '../../scripts/n8n-local';
 import { readBatchObservations } from '../../src/agent/protocol/prompt';
-import type { ScriptedReply, ScriptedRequest } from '../../src/demo/scripted-server';
-import { e2eModel, lastUserMessageOf, promptOf } from './support/model-script';
+import { startHoldingTarget, type HoldingTarget } from '../support/holding-target';
+import { lastUserMessageOf, promptOf } from './support/model-script';
 import { useAgentCoreInN8n } from './support/n8n-harness';
+import { executionCountOf, OwnerSession } from './support/n8n-rest';
+import {
+	BATCH_PATH,
+	BROKEN,
+	LOOKUP_WORKFLOW_ID,
+	ORDERS,
+	PAIRS,
+	REPAIR_READ,
+	batchModel,
+	batchWorkflows,
+} from './support/parallel-calls-workflows';
 
-const PATH = 'agent-core-workflow-tools-batch';
-const PAIRS = 'Add each pair:';
-const BROKEN = 'with a broken call';
-
-/**
- * "Add each pair: 1+2, 3+4 …": one "actions" reply with an add_numbers call per pair (with BROKEN, the second
- * call's `b` is text), then a final answer listing the sums from the batch's observations in call order.
- */
-function batchModel(request: ScriptedRequest): ScriptedReply {
-	const prompt = promptOf(request);
-	if (!prompt.includes(PAIRS)) return e2eModel(request);
-	const last = lastUserMessageOf(request);
-	const observed = readBatchObservations(last);
-	if (observed)
-		return JSON.stringify({
-			type: 'final',
-			answer: observed.map(({ call, text }) => `${call}: ${JSON.parse(text).sum}`).join(', '),
-		});
-	if (last.includes('None of the calls ran'))
-		return JSON.stringify({ type: 'final', answer: 'repair read' });
-	const pairs = [...prompt.matchAll(/(\d+)\+(\d+)/g)].map(([, a, b]) => [Number(a), Number(b)]);
-	const calls = pairs.map(([a, b], index) => ({
-		tool: 'add_numbers',
-		args: { a, b: prompt.includes(BROKEN) && index === 1 ? 'four' : b },
-	}));
-	return JSON.stringify({ type: 'actions', calls });
-}
-
-/** examples/agent-core-workflow-tool.json on its own path, room for the batch's calls, add_numbers read-only. */
-function batchWorkflows(): WorkflowJson[] {
-	const [agent, tool] = readExampleWorkflows([
-		'agent-core-workflow-tool.json',
-		'agent-core-workflow-tool-add-numbers.json',
-	]);
-	const workflow: WorkflowJson = JSON.parse(JSON.stringify(agent));
-	delete workflow.id;
-	workflow.name = `${workflow.name} (batch)`;
-	for (const node of workflow.nodes) {
-		if (node.type === 'n8n-nodes-base.webhook') {
-			node.parameters.path = PATH;
-			node.webhookId = 'c3d2e1f0-5a4b-4c3d-9e8f-7a6b5c4d3e21';
-		}
-		if (node.type.endsWith('.agentCore'))
-			node.parameters.options = {
-				...node.parameters.options,
-				maxToolCalls: 6,
-				readOnlyTools: 'add_numbers',
-			};
-	}
-	return [workflow, tool];
-}
+/** How long the target holds a lookup before answering HTTP 504 (a sub-workflow run alone never gets company). */
+const HOLD_CAP_MS = 20000;
 
 describe('several workflow-tool calls in one reply, in n8n 2.41.1 (issue #42)', () => {
-	const get = useAgentCoreInN8n(2, batchModel, { workflows: batchWorkflows(), examples: false });
-	const ask = (prompt: string) => get().post(PATH, { prompt });
+	let target: HoldingTarget | undefined;
+	const workflows: WorkflowJson[] = [];
+	// Declared before the harness's hooks, so it runs first: lookup_order's sub-workflow gets the target's URL.
+	beforeAll(async () => {
+		target = await startHoldingTarget({ holdUntil: 3, capMs: HOLD_CAP_MS });
+		workflows.push(...batchWorkflows(target.url));
+	});
+	afterAll(() => target?.close());
+	const get = useAgentCoreInN8n(2, batchModel, { workflows, examples: false });
+	const ask = (prompt: string) => get().post(BATCH_PATH, { prompt });
 	const callsFor = (prompt: string) =>
 		get().model.requests.filter((request) => promptOf(request) === prompt);
+	let owner: OwnerSession | undefined;
+	/** The executions of lookup_order's sub-workflow n8n lists. */
+	const lookups = async () => {
+		if (!owner) {
+			owner = new OwnerSession(get().n8n.baseUrl);
+			await owner.signIn();
+		}
+		return executionCountOf(owner, LOOKUP_WORKFLOW_ID);
+	};
 
 	it('runs the three calls as one step: each sub-workflow answers, in call order, and the job takes two model calls', async () => {
 		const pairs = [0, 1, 2].map(() => [randomInt(10, 99), randomInt(10, 99)]);
@@ -94,18 +73,57 @@ describe('several workflow-tool calls in one reply, in n8n 2.41.1 (issue #42)', 
 		get().report(`batch of 3 workflow-tool calls: 2 model calls, sums ${sums.join(', ')}`);
 	});
 
-	it('one call with invalid args: nothing runs, and the repair turn names it by its number', async () => {
-		const prompt = `${PAIRS} 1+2, 3+4, 5+6 ${BROKEN}`;
+	it('three read-only lookups overlap in n8n: the target answers only once all three sub-workflows are asking, each call gets its own order back', async () => {
+		const number = randomInt(1000, 9999);
+		const orders = ['A', 'B', 'C'].map((letter) => `${letter}-${number}`);
+		const prompt = `${ORDERS} ${orders.join(', ')}`;
+		const seen = target!.events.length;
+		const ran = await lookups();
 		const response = await ask(prompt);
 
 		get().expectStatus(response, 200);
-		expect(response.body).toMatchObject({ finish_reason: 'final', final_answer: 'repair read' });
+		const answers = orders.map((order) => ({ path: `/orders/${order}`, together: 3 }));
+		expect(
+			response.body.trace[0].calls.map((call: { observation: string }) =>
+				JSON.parse(call.observation),
+			),
+		).toEqual(answers);
+		expect(response.body).toMatchObject({
+			finish_reason: 'final',
+			final_answer: answers.map(({ path }, index) => `${index + 1}: ${path} with 3`).join(', '),
+			used_tools: { lookup_order: { count: 3, failures: 0 } },
+		});
+		// Three requests arrived before the first answer: the three sub-workflow executions overlapped.
+		const events = target!.events.slice(seen);
+		expect(events.map((event) => event.split(' ')[0])).toEqual([
+			...['start', 'start', 'start'],
+			...['finish', 'finish', 'finish'],
+		]);
+		expect(await lookups()).toBe(ran + 3);
+		expect(callsFor(prompt)).toHaveLength(2);
+		expect(readBatchObservations(lastUserMessageOf(callsFor(prompt)[1]))).toHaveLength(3);
+		get().report(
+			`3 read-only workflow-tool calls held open together at the target: ${target!.mostOpen()}`,
+		);
+	});
+
+	it('one call with invalid args: no sub-workflow runs, and the repair turn names the call by its number', async () => {
+		const prompt = `${ORDERS} A-1, B-2, C-3 ${BROKEN}`;
+		const seen = target!.events.length;
+		const ran = await lookups();
+		const response = await ask(prompt);
+
+		get().expectStatus(response, 200);
+		expect(response.body).toMatchObject({ finish_reason: 'final', final_answer: REPAIR_READ });
 		expect(response.body.used_tools).toEqual({});
 		const [step] = response.body.trace;
-		expect(step.error.message).toMatch(/^call 2 \(add_numbers\): /);
+		expect(step.error.message).toMatch(/^call 2 \(lookup_order\): /);
 		expect(
 			step.calls.every((call: { observation?: string }) => call.observation === undefined),
 		).toBe(true);
 		expect(lastUserMessageOf(callsFor(prompt)[1])).toContain('None of the calls ran');
+		// Nothing reached the target, and n8n started no execution of the lookup sub-workflow.
+		expect(target!.events.length).toBe(seen);
+		expect(await lookups()).toBe(ran);
 	});
 });

@@ -200,3 +200,16 @@ export async function testCasesOf(
 	) as TestCaseRecord[];
 	return [...cases].sort((first, second) => first.runIndex - second.runIndex);
 }
+
+/**
+ * How many executions of a workflow n8n lists (`GET /rest/executions?filter={"workflowId":…}`, running and
+ * finished, at most 100), e.g. the sub-workflow runs a workflow tool started.
+ */
+export async function executionCountOf(owner: OwnerSession, workflowId: string): Promise<number> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const page = dataOf(
+		await owner.request('GET', `/rest/executions?filter=${filter}&limit=100`),
+		`the executions of workflow ${workflowId}`,
+	);
+	return page.results.length;
+}
