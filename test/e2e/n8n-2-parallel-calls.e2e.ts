@@ -18,8 +18,12 @@ import {
 	batchWorkflows,
 } from './support/parallel-calls-workflows';
 
-/** How long the target holds a lookup before answering HTTP 504 (a sub-workflow run alone never gets company). */
-const HOLD_CAP_MS = 20000;
+/**
+ * How long the target holds a lookup before answering HTTP 504 naming how many were open: lookups run one at
+ * a time then fail in 3 × 10 s, inside single_call_timeout (30 s) and the run's timeout (60 s), so the test
+ * shows the 504s in the observations instead of a timeout. Three overlapping lookups are answered in well under 1 s.
+ */
+const HOLD_CAP_MS = 10000;
 
 describe('several workflow-tool calls in one reply, in n8n 2.41.1 (issue #42)', () => {
 	let target: HoldingTarget | undefined;
@@ -83,11 +87,12 @@ describe('several workflow-tool calls in one reply, in n8n 2.41.1 (issue #42)', 
 
 		get().expectStatus(response, 200);
 		const answers = orders.map((order) => ({ path: `/orders/${order}`, together: 3 }));
-		expect(
-			response.body.trace[0].calls.map((call: { observation: string }) =>
-				JSON.parse(call.observation),
-			),
-		).toEqual(answers);
+		// A lookup that ran alone fails at the cap: its error says how many requests the target held.
+		const looked = response.body.trace[0].calls.map(
+			(call: { observation?: string; error?: { message: string } }) =>
+				call.observation === undefined ? call.error?.message : JSON.parse(call.observation),
+		);
+		expect(looked).toEqual(answers);
 		expect(response.body).toMatchObject({
 			finish_reason: 'final',
 			final_answer: answers.map(({ path }, index) => `${index + 1}: ${path} with 3`).join(', '),

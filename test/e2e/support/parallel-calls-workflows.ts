@@ -30,9 +30,14 @@ function callsOf(prompt: string): Array<{ tool: string; args: Record<string, unk
 	}));
 }
 
-/** One observation as the final answer shows it: add_numbers' sum, lookup_order's target answer. */
+/** One observation as the final answer shows it: add_numbers' sum, lookup_order's target answer, or a failure as it came. */
 function shown(text: string): string {
-	const value = JSON.parse(text);
+	let value;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		return text; // a failed call's error
+	}
 	return value.sum !== undefined ? String(value.sum) : `${value.path} with ${value.together}`;
 }
 
