@@ -87,7 +87,7 @@ describe('several workflow-tool calls in one reply, in n8n 2.41.1 (issue #42)', 
 
 		get().expectStatus(response, 200);
 		const answers = orders.map((order) => ({ path: `/orders/${order}`, together: 3 }));
-		// A lookup that ran alone fails at the cap: its error says how many requests the target held.
+		// A lookup run alone fails at the cap (n8n: "Gateway timed out"; its log has the target's "held … 1 of 3").
 		const looked = response.body.trace[0].calls.map(
 			(call: { observation?: string; error?: { message: string } }) =>
 				call.observation === undefined ? call.error?.message : JSON.parse(call.observation),
