@@ -5,7 +5,7 @@ import { configureRun } from './configure-run';
 import { checkToolCall } from './execute-tool';
 import { InputError } from '../core/input-error';
 import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
-import { checkBatchDecision, checkCallDecision } from './batch/batch-decisions';
+import { checkBatchDecision, checkCallDecision } from './batch';
 import { AgentRun } from './run-agent';
 import { takeFiles } from './input-files';
 import { DurableRun } from './pause/checkpoints';

@@ -9,3 +9,4 @@ export {
 	type BatchState,
 	type SettledCall,
 } from './batch-state';
+export { batchDecisions, checkBatchDecision, checkCallDecision } from './batch-decisions';
