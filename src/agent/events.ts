@@ -66,3 +66,37 @@ export function tell(listener: AgentEventListener | undefined, event: AgentEvent
 		// Ignored on purpose (see above).
 	}
 }
+
+/** A call's events for the listener: on its way (`action`) and what it came to (`observation`). */
+export interface CallEvents {
+	action(step: number, tool: string, args: Record<string, unknown>): void;
+	observation(step: number, tool: string, ok: boolean, text: string): void;
+}
+
+/** The call events of a run whose listener is `listener`: a run nobody listens to makes no summaries. */
+export function callEvents(
+	listener: AgentEventListener | undefined,
+	redactor: Redactor,
+): CallEvents {
+	return {
+		action(step, tool, args) {
+			if (listener)
+				tell(listener, {
+					type: 'action',
+					step,
+					tool,
+					summary: actionSummary(tool, args, redactor),
+				});
+		},
+		observation(step, tool, ok, text) {
+			if (listener)
+				tell(listener, {
+					type: 'observation',
+					step,
+					tool,
+					ok,
+					summary: observationSummary(text, redactor),
+				});
+		},
+	};
+}

@@ -5,7 +5,7 @@
  */
 import type { FinishReason } from '../trace/types';
 
-/** One finish reason: the file (under src/agent/) whose code returns it, and the condition in a sentence. */
+/** One finish reason: the file (its path under src/agent/) whose code returns it, and the condition in a sentence. */
 export interface FinishReasonSource {
 	decidedIn: string;
 	when: string;
@@ -13,7 +13,7 @@ export interface FinishReasonSource {
 
 export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> = {
 	final: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'step-outcome.ts',
 		when: 'the model answered with a final reply that passed every check',
 	},
 	max_steps: {
@@ -21,11 +21,11 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'max_steps model turns passed without a final answer',
 	},
 	max_tool_calls: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'calls/run-calls.ts',
 		when: 'the model asked for a tool call past max_tool_calls',
 	},
 	timeout: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'run-deadline.ts',
 		when: "the run's timeout passed (run-deadline.ts aborts; the model or tool call reports it)",
 	},
 	token_budget: {
@@ -33,7 +33,7 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'the tokens used reached total_token_budget before the next model call',
 	},
 	llm_error: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'model/model-turn.ts',
 		when: 'a model call failed after its retries (model-call.ts) and no fallback took over',
 	},
 	parse_error: {
@@ -50,11 +50,11 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'the final answer broke output_schema twice in a row',
 	},
 	content_filter: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'model/reply-turn.ts',
 		when: "the provider withheld the reply (its safety filter or the model's refusal)",
 	},
 	loop: {
-		decidedIn: 'repeated-calls.ts',
+		decidedIn: 'calls/run-calls.ts',
 		when: 'the model repeated a call the loop breaker had already answered',
 	},
 	budget_exhausted: {
@@ -74,7 +74,7 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'a call to a tool in approval_required waits for a person (the run is paused)',
 	},
 	interrupted_call: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'calls/run-calls.ts',
 		when: 'a durable run resumed after a call with side effects that may or may not have run',
 	},
 	cancelled: { decidedIn: 'run-deadline.ts', when: "the caller's signal aborted the run" },

@@ -2,10 +2,9 @@ import type { AgentResult } from '../trace/types';
 import { RunStateError, stateSecretProblem } from '../run-state/signed-state';
 import type { UsedStates } from '../run-state/used-states';
 import { configureRun } from './configure-run';
-import { checkToolCall } from './execute-tool';
 import { InputError } from '../core/input-error';
 import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
-import { checkBatchDecision, checkCallDecision } from './batch';
+import { checkBatchDecision, checkCallDecision } from './calls';
 import { AgentRun } from './run-agent';
 import { takeFiles } from './input-files';
 import { DurableRun } from './pause/checkpoints';
@@ -45,23 +44,15 @@ async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult
 	// The state holds its files by reference: the same files given again go back to the model (matched by hash).
 	const taken = takeFiles(options, config);
 	const decision = checkDecision(options.decision);
-	if (paused.batch) checkBatchDecision(paused.batch, decision, allowed, config.approval_required);
-	else if ('calls' in decision)
+	if (paused.batch.form === 'action' && 'calls' in decision)
 		throw new InputError(
 			'decision.calls',
 			`the run paused on one call (${paused.pending.tool}), not a batch: give {"approve": true}, {"deny": "<reason>"} or {"edit": {…}}`,
 		);
-	else if ('edit' in decision) {
-		// A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
-		const checked = checkToolCall(allowed, paused.pending.tool, decision.edit);
-		if ('error' in checked)
-			throw new InputError(
-				'decision.edit',
-				`the edited arguments are refused: ${checked.error.message}`,
-			);
-	}
+	// A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
+	checkBatchDecision(paused.batch, decision, allowed, config.approval_required);
 	// A durable run's key may already hold this resume's own progress or result: a retry of the resume gets that.
-	const durable = await DurableRun.open(options, config, allowed, paused.new_user_message);
+	const durable = await DurableRun.open(options, config, paused.new_user_message);
 	const { finished, resumed } = durable?.found ?? {};
 	if (finished && !pausedBy(finished, id)) return finished;
 	if (resumed)

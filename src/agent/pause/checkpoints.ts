@@ -21,8 +21,6 @@ import {
 	type Resumed,
 	type RunProgress,
 } from './paused-run';
-import type { Tool } from '../../tools/tool';
-import { runsAgain } from './interrupted-call';
 import type { RunAgentOptions } from '../run-options';
 
 /** A run key cannot be used as it is given, or its checkpoint cannot be used; `field` is `runKey` (or `stateSecret`). */
@@ -92,7 +90,6 @@ export class DurableRun {
 	static async open(
 		options: RunAgentOptions,
 		config: AgentConfig,
-		tools: ReadonlyMap<string, Tool>,
 		request: ChatMessage,
 	): Promise<DurableRun | undefined> {
 		const { runKey, checkpoints: store, stateSecret: secret } = options;
@@ -132,7 +129,7 @@ export class DurableRun {
 			fingerprint(stamp, secret!, config),
 		);
 		// Another run's key is not taken over: its record says why (another config, request or secret).
-		const found = record === undefined ? {} : openCheckpoint(record, stamp, secret!, config, tools);
+		const found = record === undefined ? {} : openCheckpoint(record, stamp, secret!, config);
 		if (!taken)
 			throw new CheckpointError(
 				`run key "${runKey}" is held by another run (another configuration, request or state secret) that has not recorded a step yet`,
@@ -219,7 +216,6 @@ function openCheckpoint(
 	stamp: CheckpointStamp,
 	secret: string,
 	config: AgentConfig,
-	tools: ReadonlyMap<string, Tool>,
 ): DurableRun['found'] {
 	const runKey = stamp.run_key;
 	const claimed = parseRecord(record);
@@ -271,16 +267,9 @@ function openCheckpoint(
 		);
 	}
 	if (opened.result) return { finished: opened.result };
-	const progress = opened.progress!;
-	if (!progress.pending) return { resumed: { paused: progress } };
-	return {
-		resumed: {
-			paused: progress,
-			decision: runsAgain(tools.get(progress.pending.tool), progress.pending.args)
-				? { approve: true }
-				: 'interrupted',
-		},
-	};
+	// Calls part way through go on at their step: one that started and never ended runs again only when it may (run-calls.ts).
+	const { pending, ...progress } = opened.progress!;
+	return { resumed: { paused: progress } };
 }
 
 function parseRecord(record: string): { payload?: Record<string, unknown> } | undefined {

@@ -17,7 +17,7 @@ import type { ToolUsage, TraceStep } from '../../trace/types';
 import type { AgentConfig } from '../../settings/config';
 import type { RepeatSnapshot } from '../repeated-calls';
 import { heldFiles } from '../input-files';
-import { batchView, type BatchState } from '../batch/batch-state';
+import { batchView, pendingAsBatch, type BatchState } from '../calls/calls-state';
 import type { ApprovalDecision } from './decision';
 export type { ApprovalDecision, CallDecision } from './decision';
 
@@ -49,16 +49,18 @@ export interface RunProgress {
 /** Everything a run paused for approval needs to continue: its progress, with the call waiting for a person. */
 export interface PausedRun extends RunProgress {
 	pending: { tool: string; args: Record<string, unknown> };
+	/** The step's calls, the pending one among them (one action: a batch of one; see openProgress). */
+	batch: BatchState;
 }
 
 /**
  * A run going on from where it stopped: a paused run with the person's decision on its pending call; or a
- * durable run's checkpoint (see checkpoints.ts), after its last completed step (no decision), or with a
- * call that started and was never recorded: run again, as if approved, or `interrupted` (only a person may).
+ * durable run's checkpoint (see checkpoints.ts), after its last completed step or inside a step's calls
+ * (no decision: a call that started and was never recorded runs again only when it may; see run-calls.ts).
  */
 export interface Resumed {
 	paused: RunProgress;
-	decision?: ApprovalDecision | 'interrupted';
+	decision?: ApprovalDecision;
 }
 
 /** How long a used run state is remembered (so it cannot be resumed twice): thirty days, the longest a state may live. */
@@ -109,10 +111,11 @@ export function pausedOutput(
 	const { batch } = paused;
 	// A batch lists every call with how it stands, so a person sees what ran and decides each waiting call.
 	const needsApproval = (tool: string) => config.approval_required.includes(tool);
-	const inBatch = batch && {
-		call: (batch.waiting ?? 0) + 1,
-		batch: redactor.value(batchView(batch, needsApproval)),
-	};
+	const inBatch = batch &&
+		batch.form !== 'action' && {
+			call: (batch.waiting ?? 0) + 1,
+			batch: redactor.value(batchView(batch, needsApproval)),
+		};
 	return {
 		pending_action: { ...state.payload.pending, ...inBatch },
 		...(held.length ? { files_held: held } : {}),
@@ -219,13 +222,19 @@ export function openProgress(
 	const { step, trace, usage, used_tools, tool_calls, cost, failures } = payload;
 	const { tool, args, batch, conversation, new_user_message, repeats, trusted_text } = exact;
 	const pending = tool === undefined ? {} : { pending: { tool, args: args! } };
+	// A state sealed before one action was a batch of one holds its call alone: it goes on as such a batch.
+	const calls =
+		batch ??
+		(tool === undefined
+			? undefined
+			: pendingAsBatch({ tool, args: args! }, 'checkpoint' in payload));
 	return {
 		id: payload.id,
 		payload: payload as unknown as Record<string, unknown>,
 		progress: {
 			step,
 			...pending,
-			...(batch ? { batch } : {}),
+			...(calls ? { batch: calls } : {}),
 			conversation,
 			new_user_message,
 			trace,

@@ -1,42 +1,60 @@
-// An "actions" reply run as one step (issue #42): every call checked first, then read-only runs together, side effects alone, in order.
+// The one tool-call path (issues #42, #49): a step's calls (one action is a batch of one) checked, then run in order.
+import type { FileInput } from '../../files';
 import type { Tool } from '../../tools/tool';
 import type { FinishReason, TraceStep } from '../../trace/types';
-import type { ToolOutcome } from '../execute-tool';
-import type { BatchHost } from './batch-host';
-import type { RunningCall as Running } from './batch-state';
+import { abortedReason } from '../run-deadline';
+import { countToolUse, type ToolOutcome } from '../execute-tool';
+import { callTool } from '../tool-call';
+import { filesHeldIn, observedFiles } from '../input-files';
 import { callKey, hasSideEffects } from '../repeated-calls';
 import { failedStep, type StepOutcome } from '../step-outcome';
 import { interruptedDetail, runsAgain } from '../pause/interrupted-call';
 import { refusalObservation } from '../pause/paused-run';
-import type { BatchDecisions, BatchState, SettledCall } from './batch-state';
+import type {
+	BatchDecisions,
+	BatchState,
+	RunningCall as Running,
+	SettledCall,
+} from './calls-state';
 import { checkCalls } from './check-calls';
-import { observeBatch } from './observe-batch';
+import { observeCalls } from './observe-calls';
+import { sealCalls, type CallsOutcome, type CallsRun } from './calls-run';
 
 /**
- * Runs the batch as one step, or goes on with one that paused (a person's `decisions`) or was interrupted (a
- * durable run's checkpoint). A new batch runs nothing unless every call passes the whitelist, its args schema
- * and what its tool refuses before running. Then each call in order: a repeat within the batch is answered
+ * Runs a step's calls, or goes on with calls that paused (a person's `decisions`) or were interrupted (a
+ * durable run's checkpoint). New calls run nothing unless every call passes the whitelist, its args schema
+ * and what its tool refuses before running. Then each call in order: a repeat within the step is answered
  * once; a call that needs approval pauses the run before it, unless a person decided on it; the loop breaker
  * and max_tool_calls decide per call; consecutive calls without side effects run together, and a call with
  * side effects waits for those before it and runs alone. A durable run checkpoints before a call with side
- * effects starts and after it ends, and after each group of calls without them.
+ * effects starts, and after each call of a batch ends; one read-only call before it starts.
  */
-export async function runBatch(
-	host: BatchHost,
+export async function runCalls(
+	run: CallsRun,
 	entry: TraceStep,
 	batch: BatchState,
 	decisions?: BatchDecisions,
-): Promise<StepOutcome> {
+): Promise<CallsOutcome> {
 	const { calls, settled } = batch;
+	const { config } = run.context;
+	const { ledger } = run;
 	const step = entry.step;
-	entry.calls = calls.map(({ tool, args }) => ({ tool, args, elapsed_ms: 0 }));
-	let tools: Tool[];
-	if (decisions === undefined) {
-		const checked = checkCalls(host, calls);
-		if ('error' in checked) return failedStep(entry, checked.error, 'tool_error');
+	const single = batch.form === 'action';
+	if (!single) entry.calls = calls.map(({ tool, args }) => ({ tool, args, elapsed_ms: 0 }));
+	let tools: Array<Tool | undefined>;
+	// One call is checked whenever it is about to run (a person's edit too); a batch's calls when they are new.
+	const denied = 'deny' in (decisions?.get(0) ?? {});
+	if (single ? !settled[0] && !denied : decisions === undefined) {
+		if (single) run.tell.action(step, calls[0].tool, calls[0].args);
+		const checked = checkCalls(run.context, batch);
+		if ('error' in checked) {
+			if (single) run.tell.observation(step, calls[0].tool, false, checked.error.message);
+			return failedStep(entry, checked.error, 'tool_error');
+		}
 		tools = checked.tools;
-	} else tools = calls.map(({ tool }) => host.tools.get(tool)!);
-	calls.forEach((call, index) => settled[index] ?? host.tellAction(step, call.tool, call.args));
+	} else tools = calls.map(({ tool }) => run.context.tools.get(tool));
+	if (!single)
+		calls.forEach((call, index) => settled[index] ?? run.tell.action(step, call.tool, call.args));
 
 	const keys = new Map<string, number>();
 	let ended = firstLimit(batch);
@@ -46,8 +64,8 @@ export async function runBatch(
 	const ran = (running: Running, outcome: ToolOutcome) => {
 		const { tool: name } = calls[running.index];
 		const elapsed_ms = Math.round(outcome.elapsedMs);
-		host.countUse(name, elapsed_ms, outcome.ok);
-		host.repeats.record(
+		countToolUse(ledger.usedTools, name, elapsed_ms, outcome.ok);
+		ledger.repeats.record(
 			running.key,
 			step,
 			outcome.ok ? outcome : { ok: false, message: outcome.error.message },
@@ -56,14 +74,15 @@ export async function runBatch(
 		if (!outcome.ok) {
 			if (outcome.runAborted) {
 				entry.error = outcome.error;
-				stopped ??= host.aborted();
+				if (single) run.tell.observation(step, name, false, outcome.error.message);
+				stopped ??= { next: 'finish', ...abortedReason(run.context.runSignal.reason) };
 			}
 			const text = `Error: ${outcome.error.message}`;
 			settle(running.index, { kind: 'ran', text, error: outcome.error, elapsed_ms });
 			return;
 		}
 		const taken = outcome.files
-			? host.takeFiles(outcome.observation, outcome.files)
+			? takeFiles(run, outcome.observation, outcome.files)
 			: { observation: outcome.observation, files: [] };
 		settle(running.index, {
 			kind: 'ran',
@@ -72,22 +91,26 @@ export async function runBatch(
 			...(taken.files.length ? { files: taken.files } : {}),
 		});
 	};
-	// Each call that ends is checkpointed as it ends (sealed then, written in order after the ones before).
+	// A batch's call is checkpointed as it ends (sealed then, written in order after the ones before); one
+	// call before it starts, as decided and counted (its end is checkpointed by its step, right after it).
 	let writes = Promise.resolve();
-	const run = async (running: readonly Running[]) => {
+	const runGroup = async (running: readonly Running[], sealed = false) => {
 		batch.running = [...(batch.running ?? []), ...running];
+		if (single && !sealed) await sealCalls(run, step, batch)?.();
 		await Promise.all(
 			running.map(async (call) => {
 				const { index } = call;
-				const outcome = await host.callTool(
-					tools[index],
-					calls[index].tool,
-					calls[index].args,
-					step,
+				const { tool: name, args } = calls[index];
+				const outcome = await callTool(
+					run.context,
+					tools[index]!,
+					name,
+					args,
+					run.durable?.idempotencyKey(step, name, args),
 				);
 				ran(call, outcome);
 				batch.running = batch.running!.filter((other) => other.index !== index);
-				const write = host.sealBatch(step, batch);
+				const write = single ? undefined : sealCalls(run, step, batch);
 				writes = writes.then(() => write?.());
 				writes.catch(() => undefined); // awaited below; a failed write must not count as unhandled meanwhile
 			}),
@@ -97,7 +120,7 @@ export async function runBatch(
 	const flush = async () => {
 		const running = group;
 		group = [];
-		if (running.length) await run(running);
+		if (running.length) await runGroup(running);
 	};
 
 	const started = performance.now();
@@ -140,47 +163,59 @@ export async function runBatch(
 			continue;
 		}
 		const sideEffects = hasSideEffects(tool, args);
-		const asks = !decision && !interrupted && host.config.approval_required.includes(name);
+		const asks = !decision && !interrupted && config.approval_required.includes(name);
 		const blocked = !decision && interrupted && !runsAgain(tool, args);
 		if (sideEffects || asks || blocked) {
 			await flush();
 			if (stopped) return stopped;
 		}
-		if (asks) return host.pauseBatch(entry, batch, index);
+		if (asks) return { next: 'pause', at: index };
 		if (blocked) {
-			const askPerson = host.config.approval_required.length > 0;
+			const askPerson = config.approval_required.length > 0;
 			const detail = interruptedDetail(name, step, askPerson);
-			if (askPerson) return host.pauseBatch(entry, batch, index, detail);
+			if (askPerson) return { next: 'pause', at: index, detail };
 			return { next: 'finish', reason: 'interrupted_call', detail };
 		}
 		// A call with side effects is recorded as started before the loop breaker and the counters take it in.
 		const write = sideEffects
-			? host.sealBatch(step, { ...batch, started: [...batch.started, index] })
+			? sealCalls(run, step, { ...batch, started: [...batch.started, index] })
 			: undefined;
-		const repeat = host.repeats.decide(tool, args, step);
+		const repeat = ledger.repeats.decide(tool, args, step);
 		if (repeat.next === 'loop') {
 			ended = { reason: 'loop', detail: repeat.detail };
 			settle(index, { kind: 'limit', text: `not run: ${repeat.detail}`, ...ended });
 		} else if (repeat.next === 'answer')
 			settle(index, { kind: 'answer', text: repeat.observation, of: repeat.ofStep });
-		else if (!host.takeToolCall()) {
+		else if (ledger.toolCalls >= config.max_tool_calls) {
+			const limit = `max_tool_calls (${config.max_tool_calls}) reached`;
+			// One call's step says which call was not run; a batch's calls each say so in their observation.
 			ended = {
 				reason: 'max_tool_calls',
-				detail: `max_tool_calls (${host.config.max_tool_calls}) reached`,
+				detail: single ? `${limit}; ${name} was not run` : limit,
 			};
-			settle(index, { kind: 'limit', text: `${name} was not run: ${ended.detail}`, ...ended });
-		} else if (!sideEffects) group.push({ index, key: repeat.key });
-		else {
-			await write?.();
-			if (!batch.started.includes(index)) batch.started.push(index);
-			await run([{ index, key: repeat.key }]);
-			if (stopped) return stopped;
+			settle(index, { kind: 'limit', text: `${name} was not run: ${limit}`, ...ended });
+		} else {
+			ledger.toolCalls++;
+			if (!sideEffects) group.push({ index, key: repeat.key });
+			else {
+				await write?.();
+				if (!batch.started.includes(index)) batch.started.push(index);
+				await runGroup([{ index, key: repeat.key }], true);
+				if (stopped) return stopped;
+			}
 		}
 	}
 	await flush();
 	if (stopped) return stopped;
-	entry.tool_ms = (entry.tool_ms ?? 0) + Math.round(performance.now() - started);
-	return observeBatch(host, entry, batch, ended, host.givenFiles);
+	if (!single) entry.tool_ms = (entry.tool_ms ?? 0) + Math.round(performance.now() - started);
+	return observeCalls(run, entry, batch, ended);
+}
+
+/** Files a tool returned, under the run's caps: those that do not pass become notes inside the observation. */
+function takeFiles(run: CallsRun, observation: string, returned: readonly FileInput[]) {
+	const { ledger, context } = run;
+	const held = (ledger.filesHeld ??= filesHeldIn(ledger.conversation));
+	return observedFiles(observation, returned, context.config, held, context.redactor);
 }
 
 /** The limit a settled call of a resumed batch already reached, if one did. */

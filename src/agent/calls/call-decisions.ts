@@ -3,18 +3,18 @@ import type { Tool } from '../../tools/tool';
 import { InputError } from '../../core/input-error';
 import { checkToolCall } from '../execute-tool';
 import type { ApprovalDecision, CallDecision } from '../pause/decision';
-import type { BatchDecisions, BatchState } from './batch-state';
+import type { BatchDecisions, BatchState } from './calls-state';
 
 /**
  * The decisions by call index: a single decision is the waiting call's; `calls` decides several by number. A
- * durable run's checkpoint inside a batch goes on without any (undefined, or 'interrupted').
+ * durable run's checkpoint inside a step's calls goes on without any.
  */
 export function batchDecisions(
 	batch: BatchState,
-	decision: ApprovalDecision | 'interrupted' | undefined,
+	decision: ApprovalDecision | undefined,
 ): BatchDecisions {
 	const decisions: BatchDecisions = new Map();
-	if (decision === undefined || decision === 'interrupted') return decisions;
+	if (decision === undefined) return decisions;
 	if (!('calls' in decision)) {
 		if (batch.waiting !== undefined) decisions.set(batch.waiting, decision);
 		return decisions;

@@ -1,4 +1,4 @@
-// A batch part way through (issue #42): what became of each call so far, kept in a paused run's state or a durable run's checkpoint.
+// A step's calls part way through (issue #42; one action is a batch of one): what became of each, kept in a run state or checkpoint.
 import type { RunFile } from '../../files';
 import type { FinishReason, StepError } from '../../trace/types';
 import { callLabel, type ToolCallRequest } from '../protocol/actions-turn';
@@ -42,16 +42,31 @@ export interface BatchState {
 	running?: RunningCall[];
 	/** The call a paused batch waits at (for a person's decision). */
 	waiting?: number;
+	/**
+	 * `action`: the reply asked for one call (`{"type":"action"}`), and the step reads as one call — its
+	 * `action` and `observation` in the trace, the observation message of one tool — rather than as a batch.
+	 */
+	form?: 'action';
 }
 
 /** A person's decisions on a paused batch's calls, by index (0-based here; `call n` is 1-based for people). */
 export type BatchDecisions = Map<number, CallDecision>;
 
-/** A fresh batch: nothing settled, nothing started. */
-export const newBatch = (calls: readonly ToolCallRequest[]): BatchState => ({
+/** A fresh batch: nothing settled, nothing started; `form` `action` for the one call of an action reply. */
+export const newBatch = (calls: readonly ToolCallRequest[], form?: 'action'): BatchState => ({
 	calls: calls.map(({ tool, args }) => ({ tool, args })),
 	settled: {},
 	started: [],
+	...(form ? { form } : {}),
+});
+
+/**
+ * The calls of a run state sealed before one action was a batch of one: its pending call, as such a batch.
+ * A durable run's checkpoint sealed that call just before it ran, so the call counts as started.
+ */
+export const pendingAsBatch = (pending: ToolCallRequest, checkpoint: boolean): BatchState => ({
+	...newBatch([pending], 'action'),
+	...(checkpoint ? { started: [0] } : { waiting: 0 }),
 });
 
 /** How each call of a paused batch stands, for the person who decides (`pending_action.batch`). */

@@ -1,0 +1,40 @@
+// What the one call path is lent for a step: the run's parts as values, passed down; what the calls came to goes back up as an outcome.
+import type { RunFile } from '../../files';
+import type { RunLedger } from '../base/run-ledger';
+import type { CallEvents } from '../events';
+import type { DurableRun } from '../pause/checkpoints';
+import { progressOf } from '../pause/progress';
+import type { StepOutcome } from '../step-outcome';
+import type { ToolCallContext } from '../tool-call';
+import type { BatchState } from './calls-state';
+
+/** The run's parts a step's calls use: nothing here calls back into the loop. */
+export interface CallsRun {
+	/** What every call of the run shares: tools, config, redactor, trusted text, session, the run's signal. */
+	readonly context: ToolCallContext;
+	/** The run's record, which the calls add to (counters, used tools, the loop breaker, the observations). */
+	readonly ledger: RunLedger;
+	/** A durable run's checkpoints, when the run has a run key. */
+	readonly durable?: DurableRun;
+	readonly tell: CallEvents;
+	/** The files the caller gave a resumed run: the bytes of files that calls settled before a pause returned. */
+	readonly givenFiles: readonly RunFile[];
+}
+
+/** What a step's calls came to: the step's outcome, or a pause before call `at` for a person's decision. */
+export type CallsOutcome = StepOutcome | { next: 'pause'; at: number; detail?: string };
+
+/**
+ * A durable run's checkpoint of the calls as they stand, sealed now and written by the returned function;
+ * undefined when the run is not durable.
+ */
+export function sealCalls(
+	run: CallsRun,
+	step: number,
+	batch: BatchState,
+): (() => Promise<void>) | undefined {
+	// One call is also named as the step's pending call, as a checkpoint of one call always named it.
+	const pending = batch.form === 'action' ? batch.calls[0] : undefined;
+	const progress = progressOf(run.ledger, step, batch, pending);
+	return run.durable?.beforeCall(progress, run.context.redactor);
+}

@@ -1,0 +1,58 @@
+// A step's model call as the run keeps it: asked (with failover), timed, its tokens and cost counted, its reply in the conversation.
+import { addUsage, estimateWhenUnreported } from '../../core/usage';
+import type { ChatResponse, ResponseFormat } from '../../providers/chat-model';
+import type { AgentConfig } from '../../settings/config';
+import type { TraceStep } from '../../trace/types';
+import type { AnswerRelease } from '../answer/answer-release';
+import type { RunLedger } from '../base/run-ledger';
+import { callWithFailover } from '../model-call';
+import type { ModelChoice } from '../model-choice';
+import { modelMessages, partTokens } from '../protocol/file-messages';
+import { abortedReason } from '../run-deadline';
+import type { Spending } from '../shared-budget';
+import { limitReached, type StepOutcome } from '../step-outcome';
+
+/** What a step's model call needs of the run. */
+export interface ModelTurnContext {
+	config: AgentConfig;
+	models: ModelChoice;
+	spending: Spending;
+	ledger: RunLedger;
+	/** The run's response format (see protocolFormat). */
+	format: ResponseFormat;
+	runSignal: AbortSignal;
+	/** Each attempt's answer stream to the listener, or none. */
+	release: () => AnswerRelease | undefined;
+}
+
+/**
+ * The step's model call on the conversation so far. A failed call (after its retries and the fallback) or
+ * a shared budget that cannot be charged ends the run; else the reply, counted in the trace, the usage and
+ * the cost, and added to the conversation.
+ */
+export async function modelTurn(
+	entry: TraceStep,
+	context: ModelTurnContext,
+): Promise<StepOutcome | { response: ChatResponse; release?: AnswerRelease }> {
+	const { config, ledger, runSignal } = context;
+	const sent = modelMessages(ledger.conversation, config.observation_max_len);
+	const request = { config, format: context.format, messages: sent, runSignal };
+	const { call, release } = await callWithFailover(context.models, entry, context.release, request);
+	entry.model_ms = Math.round(call.elapsedMs);
+	if (!call.ok) {
+		entry.error = call.error;
+		if (call.runAborted) return { next: 'finish', ...abortedReason(runSignal.reason) };
+		const reason = call.error.type === 'timeout' ? 'timeout' : 'llm_error';
+		return { next: 'finish', reason, detail: call.error.message };
+	}
+	const { response } = call;
+	const tokens = partTokens(sent, entry.provider ?? '');
+	entry.usage = estimateWhenUnreported(call.usage, response, sent, tokens);
+	if (response.notices?.length) entry.notices = [...(entry.notices ?? []), ...response.notices];
+	addUsage(ledger.usage, call.usage);
+	const model = { name: entry.model ?? '', provider: entry.provider ?? '' };
+	const uncharged = await context.spending.record(entry, call.usage, model);
+	ledger.conversation.push({ role: 'assistant', content: response.text });
+	if (uncharged) return limitReached(entry, uncharged.reason, uncharged.detail, release);
+	return { response, release };
+}
