@@ -1,6 +1,6 @@
 // Version 2's input files: the item's binary properties (Options → Binary Properties) read into the run's `files`.
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { SETTINGS, type AgentConfig, type RunAgentOptions } from '../../../src';
+import { readStreamBounded, SETTINGS, type AgentConfig, type RunAgentOptions } from '../../../src';
 import { nodeError } from '../../shared/node-errors';
 
 type FileInput = NonNullable<RunAgentOptions['files']>[number];
@@ -100,9 +100,35 @@ export async function readItemFiles(
 		files.push({
 			...(fileName !== undefined ? { name: fileName } : {}),
 			...(mimeType ? { mimeType } : {}),
-			data: await context.helpers.getBinaryDataBuffer(itemIndex, key),
+			data: await readBinary(context, itemIndex, key, maxFile),
 			label: `binary property "${key}"`,
 		});
 	}
 	return files;
+}
+
+/**
+ * A binary's bytes. One held by n8n's binary data service (an id: filesystem, database, S3) is read as a stream,
+ * at most max_file_bytes + 1 bytes whatever its metadata says (readStreamBounded), so a file that grew, or one on
+ * disk that is not what n8n wrote, is refused before it is read whole; one in the item is base64 of a known size.
+ */
+async function readBinary(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	key: string,
+	maxFile: number,
+): Promise<Uint8Array> {
+	const binary = context.getInputData()[itemIndex].binary![key];
+	if (!binary.id) return await context.helpers.getBinaryDataBuffer(itemIndex, key);
+	const read = await readStreamBounded(await context.helpers.getBinaryStream(binary.id), maxFile);
+	if (read.ok) return read.bytes;
+	throw nodeError(
+		context,
+		`binary property "${key}" ("${binary.fileName ?? key}") is ` +
+			(read.over
+				? `over the largest file a run takes (${inMebibytes(maxFile)}, max_file_bytes)`
+				: `unreadable: ${read.problem}`),
+		itemIndex,
+		`Send a smaller file, or leave this property out with ${FIELD}.`,
+	);
 }
