@@ -42,6 +42,7 @@ export type {
 export { callRan, callStoppedByLimit, TOOL_CALL_ERRORS } from './trace/readable-step';
 export type { ChatMessage, FileRef } from './core/messages';
 export { RunFile, readStreamBounded, type BoundedRead, type FileInput } from './files';
+export { shownFileName } from './trace/shown-file-name';
 export type { TokenUsage } from './core/usage';
 export type {
 	ChatModel,

@@ -726,5 +726,23 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 			expect(error.description).toContain('Options → Binary Properties');
 			expect(server().requests).toHaveLength(0);
 		});
+
+		it.each([
+			['an escape sequence and a line break', 'a\u001b[31m\nb.png', '"a\\x1b[31m\\nb.png"'],
+			['a right-to-left override', 'invoice\u202egnp.exe', '"invoice\\u202egnp.exe"'],
+		])(
+			'refuses a file name with %s, shown escaped in the error (issue #48)',
+			async (_, fileName, shown) => {
+				const result = await run([
+					webhookFormItem('run it', { 'at\u202etach': [PNG, fileName, 'image/png'] }),
+				]);
+				const error = result.errorOf('Agent Core') as Error & { description?: string };
+				expect(error.message).toContain(
+					`binary property "at\\u202etach": the file name ${shown} holds a control or bidirectional character`,
+				);
+				expect(`${error.message}${error.description}`).not.toMatch(/[\u0000-\u001f\u202a-\u202e]/);
+				expect(server().requests).toHaveLength(0);
+			},
+		);
 	});
 });

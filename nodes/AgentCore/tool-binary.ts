@@ -1,6 +1,6 @@
 // The binary data of items a tool returned (a sub-workflow's output) as files for the model (issue #40).
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { readStreamBounded, WithFiles } from '../../src';
+import { readStreamBounded, shownFileName, WithFiles } from '../../src';
 
 type FileInput = WithFiles['files'][number];
 
@@ -33,7 +33,7 @@ export async function withItemBinaries(
 	let leftOut = 0;
 	for (const [itemIndex, item] of items.entries()) {
 		for (const [property, binary] of Object.entries(item.binary ?? {})) {
-			const where = `binary property "${property}" of item ${itemIndex + 1}`;
+			const where = `binary property "${shownFileName(property)}" of item ${itemIndex + 1}`;
 			const mimeType = String(binary?.mimeType ?? '')
 				.split(';')[0]
 				.trim()

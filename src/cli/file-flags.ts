@@ -2,6 +2,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readFileBounded, type FileInput } from '../files';
+import { shownFileName } from '../trace/shown-file-name';
 import { UsageError } from './flags';
 
 /** max_file_bytes' default (settings/file-settings.ts), for a config that does not set it. */
@@ -26,10 +27,11 @@ export function readFileFlags(
 	return (paths ?? []).map((path) => {
 		const read = readFileBounded(path, limit);
 		if (read.ok) return { name: basename(path), data: read.bytes, label: `${flag} ${path}` };
+		const shown = shownFileName(path);
 		throw new UsageError(
 			read.over
-				? `${flag} ${path}: over max_file_bytes (${limit} bytes); send a smaller file or raise max_file_bytes in --config`
-				: `${flag} ${path}: ${read.problem}`,
+				? `${flag} ${shown}: over max_file_bytes (${limit} bytes); send a smaller file or raise max_file_bytes in --config`
+				: `${flag} ${shown}: ${read.problem}`,
 		);
 	});
 }
@@ -44,7 +46,7 @@ export function readFolderFiles(dir: string, sizes: ReadonlySet<number>): FileIn
 		names = readdirSync(dir);
 	} catch (error) {
 		throw new UsageError(
-			`--files ${dir}: cannot read the folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+			`--files ${shownFileName(dir)}: cannot read the folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
 		);
 	}
 	const files: FileInput[] = [];

@@ -1,6 +1,7 @@
 // Reading the CLI's flags: JSON files, provider and fallback flags, and the flags of settings from the settings table.
 import { AgentCoreError } from '../core/agent-core-error';
 import { readFileBounded } from '../files';
+import { shownFileName } from '../trace/shown-file-name';
 import type { AgentEvent } from '../agent/events';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
 import { RUN_OPTION_SETTINGS } from '../settings/settings';
@@ -90,19 +91,20 @@ const MAX_JSON_FILE_BYTES = 512 * 1024 * 1024;
 /** A JSON file a flag names, parsed (read bounded, regular files only); a file that cannot be read or is not JSON is a UsageError naming the flag. */
 export function readJsonFile(path: string, flag: string): unknown {
 	const read = readFileBounded(path, MAX_JSON_FILE_BYTES);
+	const shown = shownFileName(path);
 	if (!read.ok)
 		throw new UsageError(
 			read.over
-				? `${flag}: ${path} is over ${MAX_JSON_FILE_BYTES} bytes, more than a JSON file here can be`
+				? `${flag}: ${shown} is over ${MAX_JSON_FILE_BYTES} bytes, more than a JSON file here can be`
 				: read.problem.startsWith('cannot read it')
-					? `${flag}: cannot read ${path}${read.problem.slice('cannot read it'.length)}`
-					: `${flag}: ${path} ${read.problem}`,
+					? `${flag}: cannot read ${shown}${read.problem.slice('cannot read it'.length)}`
+					: `${flag}: ${shown} ${read.problem}`,
 		);
 	const text = read.bytes.toString('utf8');
 	try {
 		return JSON.parse(text);
 	} catch (error) {
-		throw new UsageError(`${flag}: ${path} is not valid JSON (${(error as Error).message})`);
+		throw new UsageError(`${flag}: ${shown} is not valid JSON (${(error as Error).message})`);
 	}
 }
 

@@ -13,3 +13,4 @@ export {
 export { fileTokens } from './file-tokens';
 export { measureFile, type FileMeasure } from './file-measure';
 export { readFileBounded, readStreamBounded, type BoundedRead } from './bounded-read';
+export { escapeControls } from './escape-controls';

@@ -1,6 +1,12 @@
 // Version 2's input files: the item's binary properties (Options → Binary Properties) read into the run's `files`.
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { readStreamBounded, SETTINGS, type AgentConfig, type RunAgentOptions } from '../../../src';
+import {
+	readStreamBounded,
+	SETTINGS,
+	shownFileName,
+	type AgentConfig,
+	type RunAgentOptions,
+} from '../../../src';
 import { nodeError } from '../../shared/node-errors';
 
 type FileInput = NonNullable<RunAgentOptions['files']>[number];
@@ -39,6 +45,10 @@ export function leastBytes(binary: IBinaryData): { bytes: number; exact: boolean
 	return { bytes, exact: false };
 }
 
+/** A binary property as an error names it: its key and file name, shown safely (shownFileName). */
+const shownBinary = (key: string, binary: IBinaryData): string =>
+	`binary property "${shownFileName(key)}" ("${shownFileName(binary.fileName ?? key)}")`;
+
 const inMebibytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /** A limit of the settings table: the item's config (set from a config in the library and CLI) or its default. */
@@ -64,7 +74,7 @@ export async function readItemFiles(
 		const has = Object.keys(binary);
 		throw nodeError(
 			context,
-			`${FIELD} names ${missing.map((key) => `"${key}"`).join(', ')}, which this item's binary data does not have`,
+			`${FIELD} names ${missing.map((key) => `"${shownFileName(key)}"`).join(', ')}, which this item's binary data does not have`,
 			itemIndex,
 			has.length
 				? `The item's binary properties are: ${has.join(', ')}. Name those in ${FIELD}, or leave it empty to send them all.`
@@ -79,7 +89,7 @@ export async function readItemFiles(
 		if (bytes > maxFile)
 			throw nodeError(
 				context,
-				`binary property "${key}" ("${binary[key].fileName ?? key}") is ${exact ? '' : 'at least '}` +
+				`${shownBinary(key, binary[key])} is ${exact ? '' : 'at least '}` +
 					`${inMebibytes(bytes)}, over the largest file a run takes (${inMebibytes(maxFile)}, max_file_bytes)`,
 				itemIndex,
 				`Send a smaller file, or leave this property out with ${FIELD}.`,
@@ -124,7 +134,7 @@ async function readBinary(
 	if (read.ok) return read.bytes;
 	throw nodeError(
 		context,
-		`binary property "${key}" ("${binary.fileName ?? key}") is ` +
+		`${shownBinary(key, binary)} is ` +
 			(read.over
 				? `over the largest file a run takes (${inMebibytes(maxFile)}, max_file_bytes)`
 				: `unreadable: ${read.problem}`),
