@@ -57,7 +57,11 @@ describe('markup past comments, instructions and a doctype is refused', () => {
 
 describe('text that merely holds markup stays text', () => {
 	it.each([
-		['a "<" later in the text', 'if a < b then <b>bold</b>\n<svg viewBox="0 0 1 1"> in prose', 'notes.txt'],
+		[
+			'a "<" later in the text',
+			'if a < b then <b>bold</b>\n<svg viewBox="0 0 1 1"> in prose',
+			'notes.txt',
+		],
 		['Markdown that opens with a comment', '<!-- template -->\n# Title\n<svg/>', 'README.md'],
 		[
 			'Markdown that opens with inline HTML',
