@@ -41,7 +41,8 @@ export type {
 } from './trace/types';
 export { callRan, callStoppedByLimit, TOOL_CALL_ERRORS } from './trace/readable-step';
 export type { ChatMessage, FileRef } from './core/messages';
-export { RunFile, type FileInput } from './files';
+export { RunFile, readStreamBounded, type BoundedRead, type FileInput } from './files';
+export { shownFileName } from './trace/shown-file-name';
 export type { TokenUsage } from './core/usage';
 export type {
 	ChatModel,

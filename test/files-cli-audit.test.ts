@@ -84,7 +84,7 @@ describe('files through the command line and the audit', () => {
 			'--file',
 			folder,
 		]);
-		expect(dir.stderr).toContain(`--file ${folder}: not a file`);
+		expect(dir.stderr).toContain(`--file ${folder}: is a directory, not a file`);
 		expect(server().requests).toHaveLength(0);
 	});
 

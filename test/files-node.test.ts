@@ -1,5 +1,6 @@
 // Agent Core version 2 passes an item's binary files to the run (issue #40), in n8n's engine with n8n's binary data service.
 import { createHash } from 'node:crypto';
+import { symlinkSync, unlinkSync } from 'node:fs';
 import { Container } from '@n8n/di';
 import { BinaryDataService } from 'n8n-core';
 import {
@@ -39,7 +40,8 @@ const ELF = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0]);
 type BinarySpec =
 	| { store: string; fileName?: string; mimeType: string }
 	| { inline: string; mimeType: string; fileName?: string }
-	| { metadata: IBinaryData };
+	| { metadata: IBinaryData }
+	| { linkedTo: string; fileName: string; mimeType: string };
 
 /** One item as a trigger emits it: its json, and its binary properties by key. */
 interface ItemSpec {
@@ -88,7 +90,19 @@ const binaryItems: INodeType = {
 						mimeType: made.mimeType,
 						...(made.fileName ? { fileName: made.fileName } : {}),
 					};
-				else binary[key] = made.metadata;
+				else if ('linkedTo' in made) {
+					// Stored as n8n stores it, then its file on disk swapped for a link: n8n's metadata says 1 byte.
+					const stored = await this.helpers.prepareBinaryData(
+						Buffer.from('x'),
+						made.fileName,
+						made.mimeType,
+					);
+					const path = Container.get(BinaryDataService).getPath(stored.id!);
+					unlinkSync(path);
+					symlinkSync(made.linkedTo, path);
+					const { bytes: _bytes, fileSize: _size, ...withoutSize } = stored;
+					binary[key] = withoutSize as IBinaryData;
+				} else binary[key] = made.metadata;
 			}
 			items.push({ json: spec.json, ...(spec.binary ? { binary } : {}) });
 		}
@@ -377,6 +391,16 @@ describe("the node's reading of an item's binary properties, in n8n's engine", (
 			});
 		},
 	);
+
+	it('reads a stored binary at most max_file_bytes + 1 bytes: one that is endless on disk is refused', async () => {
+		const linked = { linkedTo: '/dev/zero', fileName: 'scan.png', mimeType: 'image/png' };
+		expect(await probe([{ json: {}, binary: { data: linked } }])).toEqual({
+			error:
+				'binary property "data" ("scan.png") is over the largest file a run takes (20.0 MiB, max_file_bytes)',
+			description:
+				'Send a smaller file, or leave this property out with Options → Binary Properties.',
+		});
+	});
 
 	it('refuses files over max_files_bytes together before reading any', async () => {
 		const big = (index: number) => ({
@@ -702,5 +726,23 @@ describe('Agent Core version 2 with binary items (the run gets them)', () => {
 			expect(error.description).toContain('Options → Binary Properties');
 			expect(server().requests).toHaveLength(0);
 		});
+
+		it.each([
+			['an escape sequence and a line break', 'a\u001b[31m\nb.png', '"a\\x1b[31m\\nb.png"'],
+			['a right-to-left override', 'invoice\u202egnp.exe', '"invoice\\u202egnp.exe"'],
+		])(
+			'refuses a file name with %s, shown escaped in the error (issue #48)',
+			async (_, fileName, shown) => {
+				const result = await run([
+					webhookFormItem('run it', { 'at\u202etach': [PNG, fileName, 'image/png'] }),
+				]);
+				const error = result.errorOf('Agent Core') as Error & { description?: string };
+				expect(error.message).toContain(
+					`binary property "at\\u202etach": the file name ${shown} holds a control or bidirectional character`,
+				);
+				expect(`${error.message}${error.description}`).not.toMatch(/[\u0000-\u001f\u202a-\u202e]/);
+				expect(server().requests).toHaveLength(0);
+			},
+		);
 	});
 });

@@ -1,7 +1,6 @@
 // The binary data of items a tool returned (a sub-workflow's output) as files for the model (issue #40).
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { Readable } from 'node:stream';
-import { WithFiles } from '../../src';
+import { readStreamBounded, shownFileName, WithFiles } from '../../src';
 
 type FileInput = WithFiles['files'][number];
 
@@ -34,7 +33,7 @@ export async function withItemBinaries(
 	let leftOut = 0;
 	for (const [itemIndex, item] of items.entries()) {
 		for (const [property, binary] of Object.entries(item.binary ?? {})) {
-			const where = `binary property "${property}" of item ${itemIndex + 1}`;
+			const where = `binary property "${shownFileName(property)}" of item ${itemIndex + 1}`;
 			const mimeType = String(binary?.mimeType ?? '')
 				.split(';')[0]
 				.trim()
@@ -85,25 +84,15 @@ async function readBinary(
 	binary: IBinaryData,
 ): Promise<Uint8Array | 'too_large' | undefined> {
 	if (typeof binary.bytes === 'number' && binary.bytes > MAX_TOOL_BINARY_BYTES) return 'too_large';
-	if (binary.id) return readCapped(await context.helpers.getBinaryStream(binary.id));
+	if (binary.id) {
+		const read = await readStreamBounded(
+			await context.helpers.getBinaryStream(binary.id),
+			MAX_TOOL_BINARY_BYTES,
+		);
+		return read.ok ? read.bytes : 'too_large';
+	}
 	if (typeof binary.data !== 'string') return undefined;
 	if (binary.data.length > Math.ceil(MAX_TOOL_BINARY_BYTES / 3) * 4 + 4) return 'too_large';
 	const bytes = Buffer.from(binary.data, 'base64');
 	return bytes.length > MAX_TOOL_BINARY_BYTES ? 'too_large' : bytes;
-}
-
-/** Reads a stream to its end or until it passes MAX_TOOL_BINARY_BYTES (then destroyed: nothing more is held). */
-async function readCapped(stream: Readable): Promise<Uint8Array | 'too_large'> {
-	const chunks: Buffer[] = [];
-	let total = 0;
-	for await (const chunk of stream) {
-		const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-		total += buffer.length;
-		if (total > MAX_TOOL_BINARY_BYTES) {
-			stream.destroy();
-			return 'too_large';
-		}
-		chunks.push(buffer);
-	}
-	return Buffer.concat(chunks, total);
 }

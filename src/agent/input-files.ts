@@ -3,6 +3,7 @@ import type { ChatMessage, FileRef } from '../core/messages';
 import { acceptFiles, hasBytes, type FileInput, type RunFile } from '../files';
 import type { AgentConfig } from '../settings/config';
 import { Redactor } from '../trace/redact';
+import { shownFileName } from '../trace/shown-file-name';
 import type { RunAgentOptions } from './run-options';
 
 /** The files a run took, and a notice for each one an option left out. */
@@ -18,7 +19,8 @@ export const NO_FILES: TakenFiles = { files: [], notices: [] };
 
 /**
  * Checks the caller's files (throws an InputError naming the file and the fix) and reads each one's type from
- * its bytes. A name that looks like a secret is redacted before it goes anywhere, the model request included.
+ * its bytes. Every name is shown by shownFileName (secrets redacted, controls escaped) wherever it goes, the model
+ * request included.
  */
 export function takeFiles(
 	options: Pick<RunAgentOptions, 'files' | 'secrets' | 'model'>,
@@ -26,10 +28,7 @@ export function takeFiles(
 ): TakenFiles {
 	if (!options.files?.length) return NO_FILES;
 	const redactor = new Redactor([...(options.secrets ?? []), ...(options.model.secrets ?? [])]);
-	const named = options.files.map((file) =>
-		typeof file?.name === 'string' ? { ...file, name: redactor.text(file.name) } : file,
-	);
-	return acceptFiles(named, config);
+	return acceptFiles(options.files, config, (name) => shownFileName(name, redactor));
 }
 
 /** How many files, of how many bytes, the run holds so far: its own and those tools returned. */
@@ -52,6 +51,7 @@ export function takeToolFiles(
 	const taken: { files: RunFile[]; notes: string[] } = { files: [], notes: [] };
 	for (const [index, input] of inputs.entries()) {
 		const label = input?.label ?? `file ${index + 1} of the result`;
+		const shown = shownFileName(label, redactor);
 		const size = input?.data instanceof Uint8Array ? input.data.byteLength : 0;
 		if (held.count >= config.max_files) {
 			const left = inputs.length - index;
@@ -62,14 +62,17 @@ export function takeToolFiles(
 		}
 		if (held.bytes + size > config.max_files_bytes) {
 			taken.notes.push(
-				`[${label} left out: it would take the run over max_files_bytes (${config.max_files_bytes})]`,
+				`[${shown} left out: it would take the run over max_files_bytes (${config.max_files_bytes})]`,
 			);
 			continue;
 		}
 		try {
-			const named =
-				typeof input.name === 'string' ? { ...input, name: redactor.text(input.name) } : input;
-			const accepted = acceptFiles([{ ...named, label }], { ...config, max_files: 1 }, 'tool file');
+			const accepted = acceptFiles(
+				[{ ...input, label }],
+				{ ...config, max_files: 1 },
+				(name) => shownFileName(name, redactor),
+				'tool file',
+			);
 			for (const notice of accepted.notices) taken.notes.push(`[${notice}]`);
 			for (const file of accepted.files) {
 				taken.files.push(file);

@@ -1,7 +1,8 @@
 // `--file PATH` (run, resume; repeatable) and `--files DIR` (audit replay and fork): files read for a run (issue #40).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { FileInput } from '../files';
+import { readFileBounded, type FileInput } from '../files';
+import { shownFileName } from '../trace/shown-file-name';
 import { UsageError } from './flags';
 
 /** max_file_bytes' default (settings/file-settings.ts), for a config that does not set it. */
@@ -12,23 +13,10 @@ const maxFileBytes = (config: unknown): number => {
 	return typeof set === 'number' && set > 0 ? set : DEFAULT_MAX_FILE_BYTES;
 };
 
-/** The size of a regular file at `path`, or a UsageError naming `flag` and what is wrong. */
-function regularFileSize(path: string, flag: string): number {
-	let stats;
-	try {
-		stats = statSync(path);
-	} catch (error) {
-		throw new UsageError(
-			`${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-		);
-	}
-	if (!stats.isFile()) throw new UsageError(`${flag} ${path}: not a file`);
-	return stats.size;
-}
-
 /**
- * The files of `--file` flags, in order: each named by its base name. A file over the config's max_file_bytes
- * is refused before it is read (the run would refuse it anyway, after holding all of it in memory).
+ * The files of `--file` flags, in order: each named by its base name. Each is read at most max_file_bytes + 1
+ * bytes, whatever `stat` says (readFileBounded): a file over the limit is refused before it is read whole, and
+ * what is not a regular file (a directory, a FIFO, a device, a procfs file reporting 0 bytes) before it is read.
  */
 export function readFileFlags(
 	paths: readonly string[] | undefined,
@@ -37,12 +25,14 @@ export function readFileFlags(
 ): FileInput[] {
 	const limit = maxFileBytes(config);
 	return (paths ?? []).map((path) => {
-		const size = regularFileSize(path, flag);
-		if (size > limit)
-			throw new UsageError(
-				`${flag} ${path}: ${size} bytes, over max_file_bytes (${limit}); send a smaller file or raise max_file_bytes in --config`,
-			);
-		return { name: basename(path), data: readFileSync(path), label: `${flag} ${path}` };
+		const read = readFileBounded(path, limit);
+		if (read.ok) return { name: basename(path), data: read.bytes, label: `${flag} ${path}` };
+		const shown = shownFileName(path);
+		throw new UsageError(
+			read.over
+				? `${flag} ${shown}: over max_file_bytes (${limit} bytes); send a smaller file or raise max_file_bytes in --config`
+				: `${flag} ${shown}: ${read.problem}`,
+		);
 	});
 }
 
@@ -56,7 +46,7 @@ export function readFolderFiles(dir: string, sizes: ReadonlySet<number>): FileIn
 		names = readdirSync(dir);
 	} catch (error) {
 		throw new UsageError(
-			`--files ${dir}: cannot read the folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+			`--files ${shownFileName(dir)}: cannot read the folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
 		);
 	}
 	const files: FileInput[] = [];
@@ -64,7 +54,10 @@ export function readFolderFiles(dir: string, sizes: ReadonlySet<number>): FileIn
 		const path = join(dir, name);
 		const stats = statSync(path, { throwIfNoEntry: false });
 		if (!stats?.isFile() || !sizes.has(stats.size)) continue;
-		files.push({ name, data: readFileSync(path), label: `--files ${path}` });
+		// Read no more than the size it claims: a file that grows or a special file cannot match.
+		const read = readFileBounded(path, stats.size);
+		if (read.ok && read.bytes.length === stats.size)
+			files.push({ name, data: read.bytes, label: `--files ${path}` });
 	}
 	return files;
 }

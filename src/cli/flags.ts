@@ -1,6 +1,7 @@
 // Reading the CLI's flags: JSON files, provider and fallback flags, and the flags of settings from the settings table.
-import { readFileSync } from 'node:fs';
 import { AgentCoreError } from '../core/agent-core-error';
+import { readFileBounded } from '../files';
+import { shownFileName } from '../trace/shown-file-name';
 import type { AgentEvent } from '../agent/events';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
 import { RUN_OPTION_SETTINGS } from '../settings/settings';
@@ -84,20 +85,26 @@ export function integerFlags<Flag extends string>(
 	return numbers;
 }
 
-/** A JSON file a flag names, parsed; a file that cannot be read or is not JSON is a UsageError naming the flag. */
+/** The largest JSON file a flag reads: what a JavaScript string can hold. */
+const MAX_JSON_FILE_BYTES = 512 * 1024 * 1024;
+
+/** A JSON file a flag names, parsed (read bounded, regular files only); a file that cannot be read or is not JSON is a UsageError naming the flag. */
 export function readJsonFile(path: string, flag: string): unknown {
-	let text: string;
-	try {
-		text = readFileSync(path, 'utf8');
-	} catch (error) {
+	const read = readFileBounded(path, MAX_JSON_FILE_BYTES);
+	const shown = shownFileName(path);
+	if (!read.ok)
 		throw new UsageError(
-			`${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+			read.over
+				? `${flag}: ${shown} is over ${MAX_JSON_FILE_BYTES} bytes, more than a JSON file here can be`
+				: read.problem.startsWith('cannot read it')
+					? `${flag}: cannot read ${shown}${read.problem.slice('cannot read it'.length)}`
+					: `${flag}: ${shown} ${read.problem}`,
 		);
-	}
+	const text = read.bytes.toString('utf8');
 	try {
 		return JSON.parse(text);
 	} catch (error) {
-		throw new UsageError(`${flag}: ${path} is not valid JSON (${(error as Error).message})`);
+		throw new UsageError(`${flag}: ${shown} is not valid JSON (${(error as Error).message})`);
 	}
 }
 

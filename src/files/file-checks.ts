@@ -1,5 +1,6 @@
 /** The checks every file passes before any model call: count, size, name, and the type its bytes say. */
 import { InputError } from '../core/input-error';
+import { CONTROL_OR_BIDI } from './escape-controls';
 import { RunFile } from './run-file';
 import { sniffType } from './sniff';
 
@@ -45,9 +46,9 @@ export function fileNameProblem(name: string): string | undefined {
 		return `is longer than ${MAX_FILE_NAME_LENGTH} characters`;
 	if (/[/\\]/.test(name)) return 'holds a path separator (/ or \\): give the file name alone';
 	if (name === '.' || name === '..') return 'is a directory name';
-	// C0 and C1 controls, and line and paragraph separators, could forge lines in a prompt or a log.
-	if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name))
-		return 'holds a control character (a line break, a tab, …)';
+	// Controls could forge lines in a prompt or a log; bidirectional controls show a name reversed (invoice\u202egnp.exe).
+	if (new RegExp(CONTROL_OR_BIDI.source).test(name))
+		return 'holds a control or bidirectional character (a line break, an escape, a right-to-left override, …)';
 	return undefined;
 }
 
@@ -63,10 +64,12 @@ function sizeProblem(label: string, bytes: number, limits: FileLimits): string |
  * Checks `inputs` in order and reads each one's type from its bytes. Throws an InputError naming `field`, the
  * file and the fix at the first problem, before any model call: too many files or bytes, an empty file, a bad
  * name, a type no model takes. An image or PDF whose passthrough option is off is left out, with a notice.
+ * `show` is shownFileName with the run's redactor: every name and label, in errors and in the RunFile, passes it.
  */
 export function acceptFiles(
 	inputs: readonly FileInput[],
 	limits: FileLimits,
+	show: (name: string) => string,
 	field = 'files',
 ): AcceptedFiles {
 	if (inputs.length > limits.max_files)
@@ -77,7 +80,7 @@ export function acceptFiles(
 	// One file too big is named before the total is: the fix is that file.
 	for (const [index, input] of inputs.entries()) {
 		const tooBig = sizeProblem(
-			input.label ?? `${field}[${index}]`,
+			show(input.label ?? `${field}[${index}]`),
 			input.data?.byteLength ?? 1,
 			limits,
 		);
@@ -92,15 +95,17 @@ export function acceptFiles(
 		);
 	const accepted: AcceptedFiles = { files: [], notices: [] };
 	for (const [index, input] of inputs.entries()) {
-		const label = input.label ?? `${field}[${index}]`;
+		const label = show(input.label ?? `${field}[${index}]`);
 		if (!(input.data instanceof Uint8Array))
 			throw new InputError(
 				field,
 				`${label}.data must be the file's bytes (a Buffer or Uint8Array); for base64 text use Buffer.from(text, 'base64')`,
 			);
-		const name = input.name ?? `file-${index + 1}`;
-		const nameProblem = fileNameProblem(name);
-		if (nameProblem) throw new InputError(field, `${label}: the file name ${nameProblem}`);
+		const raw = input.name ?? `file-${index + 1}`;
+		const nameProblem = fileNameProblem(raw);
+		const name = show(raw);
+		if (nameProblem)
+			throw new InputError(field, `${label}: the file name "${name}" ${nameProblem}`);
 		const sniffed = sniffType(input.data, name, input.mimeType);
 		if (!sniffed.ok) {
 			const declared = input.mimeType ? ` (declared ${input.mimeType})` : '';

@@ -12,3 +12,5 @@ export {
 } from './file-checks';
 export { fileTokens } from './file-tokens';
 export { measureFile, type FileMeasure } from './file-measure';
+export { readFileBounded, readStreamBounded, type BoundedRead } from './bounded-read';
+export { escapeControls } from './escape-controls';

@@ -4,6 +4,8 @@
  * FF D8 FF), GIF ("GIF87a"/"GIF89a"), WebP (RIFF….WEBP, RFC 9649 §2), PDF ("%PDF-", ISO 32000-1 §7.5.2), and
  * the executables and archives that must never pass for either.
  */
+import { isUtf8 } from 'node:buffer';
+import { markupKind } from './markup';
 import type { FileKind } from './run-file';
 
 /** What the bytes are: a type a model can take (with its kind), or a named thing that is refused. */
@@ -65,31 +67,15 @@ const TEXT_TYPES: Readonly<Record<string, string>> = {
 const TEXT_MIME =
 	/^(text\/(?!html\b)[\w.+-]+|application\/(json|x-ndjson|jsonl|csv)|[\w.+-]+\/[\w.+-]+\+json)$/i;
 
-/** How far into a text file markup is looked for (an HTML page or an SVG opens with it). */
-const MARKUP_HEAD = 1024;
-
 /** The bytes hold UTF-8 text: valid UTF-8 with no NUL and no control character but tab, line feed, form feed and carriage return. */
 function isPlainText(bytes: Uint8Array): boolean {
-	for (const byte of bytes) {
+	for (let index = 0; index < bytes.length; index++) {
+		const byte = bytes[index];
 		if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0c && byte !== 0x0d)
 			return false;
 		if (byte === 0x7f) return false;
 	}
-	try {
-		new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-/** The markup an HTML page or an SVG opens with, read past a byte-order mark, whitespace, comments and an XML prolog. */
-function markupKind(bytes: Uint8Array): 'html' | 'svg' | undefined {
-	const head = Buffer.from(bytes.subarray(0, MARKUP_HEAD)).toString('utf8').toLowerCase();
-	if (/<svg[\s>]/.test(head)) return 'svg';
-	const start = head.replace(/^\ufeff?\s*/, '');
-	if (/^<(!doctype\s+html|html|head|body|script|iframe|meta|title)[\s>]/.test(start)) return 'html';
-	return undefined;
+	return isUtf8(bytes);
 }
 
 /** The text type for a file whose bytes are text: from its declared type when that is text, else its extension. */
@@ -125,7 +111,13 @@ export function sniffType(bytes: Uint8Array, name: string, declared?: string): S
 			hint: 'SVG can carry script and no model reads it as an image: convert it to PNG',
 		};
 	if (markup === 'html')
-		return { ok: false, what: 'an HTML page', hint: 'send the page as text (.txt) or as a PDF' };
+		return { ok: false, what: 'an HTML page', hint: 'print the page to PDF, or copy its text' };
+	if (markup === 'unclosed')
+		return {
+			ok: false,
+			what: 'markup whose opening comment, doctype or <?…?> never closes',
+			hint: 'send the text without it',
+		};
 	const type = textType(name, declared);
 	if (!type)
 		return {

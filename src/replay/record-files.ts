@@ -3,6 +3,7 @@
 import type { ChatMessage, FileRef } from '../core/messages';
 import { AgentCoreError } from '../core/agent-core-error';
 import { acceptFiles, type FileInput, type FileLimits } from '../files';
+import { shownFileName } from '../trace/shown-file-name';
 import type { AuditRecord } from '../audit/record';
 import { createHash } from 'node:crypto';
 
@@ -54,6 +55,10 @@ export function questionWithFiles(
 	if (missing.length) throw new MissingFilesError(record.run_id, missing);
 	// Each under its recorded name, checked again as a run checks files (the bytes say what they are).
 	const inputs = wanted.map((file) => ({ ...byHash.get(file.sha256)!, name: file.name }));
-	const { files } = acceptFiles(inputs, { ...limits, pass_images: true, pass_pdfs: true });
+	const { files } = acceptFiles(
+		inputs,
+		{ ...limits, pass_images: true, pass_pdfs: true },
+		shownFileName,
+	);
 	return { ...question, files };
 }

@@ -15,6 +15,8 @@ import { freeLoopbackPort } from './redis';
 /** One HTTP request an MCP client sent, as a server or the proxy saw it: the JSON-RPC method and, for tools/call, the tool. */
 export interface SeenRequest {
 	httpMethod: string;
+	/** The JSON-RPC id of a request, for a test that answers it itself. */
+	id?: unknown;
 	method?: string;
 	tool?: string;
 	arguments?: unknown;
@@ -40,7 +42,8 @@ function readBody(request: http.IncomingMessage): Promise<string> {
 }
 
 function seenOf(request: http.IncomingMessage, body: string): SeenRequest {
-	let message: { method?: string; params?: { name?: string; arguments?: unknown } } = {};
+	let message: { id?: unknown; method?: string; params?: { name?: string; arguments?: unknown } } =
+		{};
 	try {
 		message = body ? JSON.parse(body) : {};
 	} catch {
@@ -48,6 +51,7 @@ function seenOf(request: http.IncomingMessage, body: string): SeenRequest {
 	}
 	return {
 		httpMethod: request.method ?? '',
+		id: message.id,
 		method: message.method,
 		tool: message.params?.name,
 		arguments: message.params?.arguments,

@@ -1,6 +1,12 @@
 // Version 2's input files: the item's binary properties (Options → Binary Properties) read into the run's `files`.
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { SETTINGS, type AgentConfig, type RunAgentOptions } from '../../../src';
+import {
+	readStreamBounded,
+	SETTINGS,
+	shownFileName,
+	type AgentConfig,
+	type RunAgentOptions,
+} from '../../../src';
 import { nodeError } from '../../shared/node-errors';
 
 type FileInput = NonNullable<RunAgentOptions['files']>[number];
@@ -39,6 +45,10 @@ export function leastBytes(binary: IBinaryData): { bytes: number; exact: boolean
 	return { bytes, exact: false };
 }
 
+/** A binary property as an error names it: its key and file name, shown safely (shownFileName). */
+const shownBinary = (key: string, binary: IBinaryData): string =>
+	`binary property "${shownFileName(key)}" ("${shownFileName(binary.fileName ?? key)}")`;
+
 const inMebibytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /** A limit of the settings table: the item's config (set from a config in the library and CLI) or its default. */
@@ -64,7 +74,7 @@ export async function readItemFiles(
 		const has = Object.keys(binary);
 		throw nodeError(
 			context,
-			`${FIELD} names ${missing.map((key) => `"${key}"`).join(', ')}, which this item's binary data does not have`,
+			`${FIELD} names ${missing.map((key) => `"${shownFileName(key)}"`).join(', ')}, which this item's binary data does not have`,
 			itemIndex,
 			has.length
 				? `The item's binary properties are: ${has.join(', ')}. Name those in ${FIELD}, or leave it empty to send them all.`
@@ -79,7 +89,7 @@ export async function readItemFiles(
 		if (bytes > maxFile)
 			throw nodeError(
 				context,
-				`binary property "${key}" ("${binary[key].fileName ?? key}") is ${exact ? '' : 'at least '}` +
+				`${shownBinary(key, binary[key])} is ${exact ? '' : 'at least '}` +
 					`${inMebibytes(bytes)}, over the largest file a run takes (${inMebibytes(maxFile)}, max_file_bytes)`,
 				itemIndex,
 				`Send a smaller file, or leave this property out with ${FIELD}.`,
@@ -100,9 +110,35 @@ export async function readItemFiles(
 		files.push({
 			...(fileName !== undefined ? { name: fileName } : {}),
 			...(mimeType ? { mimeType } : {}),
-			data: await context.helpers.getBinaryDataBuffer(itemIndex, key),
+			data: await readBinary(context, itemIndex, key, maxFile),
 			label: `binary property "${key}"`,
 		});
 	}
 	return files;
+}
+
+/**
+ * A binary's bytes. One held by n8n's binary data service (an id: filesystem, database, S3) is read as a stream,
+ * at most max_file_bytes + 1 bytes whatever its metadata says (readStreamBounded), so a file that grew, or one on
+ * disk that is not what n8n wrote, is refused before it is read whole; one in the item is base64 of a known size.
+ */
+async function readBinary(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	key: string,
+	maxFile: number,
+): Promise<Uint8Array> {
+	const binary = context.getInputData()[itemIndex].binary![key];
+	if (!binary.id) return await context.helpers.getBinaryDataBuffer(itemIndex, key);
+	const read = await readStreamBounded(await context.helpers.getBinaryStream(binary.id), maxFile);
+	if (read.ok) return read.bytes;
+	throw nodeError(
+		context,
+		`${shownBinary(key, binary)} is ` +
+			(read.over
+				? `over the largest file a run takes (${inMebibytes(maxFile)}, max_file_bytes)`
+				: `unreadable: ${read.problem}`),
+		itemIndex,
+		`Send a smaller file, or leave this property out with ${FIELD}.`,
+	);
 }

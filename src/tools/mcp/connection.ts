@@ -10,6 +10,10 @@ import { McpServerError, transportErrorIn, type TransportProblem } from './error
 import { MAX_RECONNECTION_DELAY_MS } from './event-stream';
 import type { McpToolDefinition } from './fingerprint';
 import { guardedFetch, type GuardedFetch } from './guarded-fetch';
+import { checkedCallResult, lenientCallResultSchema } from './lenient-result';
+
+/** The result schema callTool takes: the lenient one reads a superset of what the SDK's type says. */
+type LenientSchema = Parameters<SdkClient['callTool']>[1];
 
 /** The SDK on first use: requiring it costs about half a second, which a run without MCP servers never pays. */
 const sdk = loadOnce(() => {
@@ -168,12 +172,18 @@ export class McpConnection {
 		this.deadlineAt = Date.now() + this.timeoutMs;
 		this.fetch.startOperation();
 		try {
-			return (await this.failing((own) =>
-				this.client.callTool({ name, arguments: args }, undefined, {
-					signal: anySignal(own, signal),
-					timeout: this.timeoutMs,
-				}),
-			)) as CallToolResult;
+			// Content items are checked one by one: one bad image must not cost the model the result's text.
+			const result = await this.failing((own) =>
+				this.client.callTool(
+					{ name, arguments: args },
+					lenientCallResultSchema() as unknown as LenientSchema,
+					{
+						signal: anySignal(own, signal),
+						timeout: this.timeoutMs,
+					},
+				),
+			);
+			return checkedCallResult(result as Parameters<typeof checkedCallResult>[0]);
 		} catch (error) {
 			throw callError(this.server, error, this.timeoutMs);
 		}
