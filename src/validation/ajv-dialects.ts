@@ -2,7 +2,7 @@
 import type Ajv from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { loadOnce } from '../core/load-once';
-import type { Dialect } from './dialect';
+import { DIALECT_URIS, type Dialect } from './dialect';
 import { useLinearUniqueItems, useSetEnum } from './linear-keywords';
 import { linearRegExp } from './linear-regexp';
 
@@ -21,8 +21,9 @@ const CLASSES: Readonly<Record<Dialect, () => typeof Ajv>> = {
  * One instance that stops at the first problem and one that lists them all (for the `path: problem` lines of
  * a small value), per dialect. Their patterns run on RE2 (linear-regexp.ts), `uniqueItems` and `enum` in linear
  * time (linear-keywords.ts); none has `loadSchema`, so a `$ref` to a URL is never fetched. (ajv's registry by
- * `$id` stays on: ajv resolves a schema's `"$ref": "#"` through it.) `ownProperties`: a required "constructor" or
- * "toString" is not met by the value's prototype (JSON-Schema-Test-Suite required.json).
+ * `$id` stays on while one schema compiles: ajv resolves its `"$ref": "#"` through it; see compileAlone.)
+ * `ownProperties`: a required "constructor" or "toString" is not met by the value's prototype
+ * (JSON-Schema-Test-Suite required.json).
  */
 function makeAjv(dialect: Dialect, allErrors: boolean): Ajv {
 	const AjvClass = CLASSES[dialect]();
@@ -36,7 +37,19 @@ function makeAjv(dialect: Dialect, allErrors: boolean): Ajv {
 	});
 	useLinearUniqueItems(ajv);
 	useSetEnum(ajv);
+	warmMetaSchema(ajv, dialect);
 	return ajv;
+}
+
+/**
+ * Compiles the dialect's meta-schema now, under each name a schema may give it (none, its URI, its URI
+ * with `#`), so what ajv adds to check a schema against it is there before the first compileAlone takes
+ * its snapshot: otherwise compileAlone would take it out again, and every compile would compile the
+ * meta-schema anew.
+ */
+function warmMetaSchema(ajv: Ajv, dialect: Dialect): void {
+	const uri = DIALECT_URIS[dialect].replace(/#$/, '');
+	for (const named of [{}, { $schema: uri }, { $schema: `${uri}#` }]) ajv.validateSchema(named);
 }
 
 const instances = new Map<string, Ajv>();
@@ -78,11 +91,15 @@ export function idsHeldByAjv(): string[] {
 }
 
 /**
- * ajv.compile, undone when it throws. ajv registers a schema object (and its `$id`) before it checks it
- * against the meta-schema: a refused schema stayed, so the same object was then compiled unchecked on the
- * next call, and a corrected one with the same `$id` was refused as "already exists" (ajv core.ts `_addSchema`).
+ * ajv.compile of one schema on its own: whatever the compile adds to the instance (the schema object, its
+ * `$id` and the `$id`s inside it) is taken out again, whether it compiled or threw. ajv keeps one registry by
+ * `$id` per instance and the instances are the process's: an `$id` left there made a later schema with the
+ * same `$id` and other content "already exist" (one n8n workflow's schema broke another's runs until a
+ * restart), and a refused schema stayed half-registered (ajv core.ts `_addSchema`). ajv resolves every `$ref`
+ * while it compiles, so the function it returns needs nothing from the registry afterwards: an `$id` means
+ * something only inside the schema that declares it, and the instance holds no schema of a run or a tool.
  */
-export function compileLeavingNoTrace(ajv: Ajv, schema: object): ValidateFunction {
+export function compileAlone(ajv: Ajv, schema: object): ValidateFunction {
 	const held = ajv as unknown as Held;
 	const before = {
 		cache: new Set(held._cache.keys()),
@@ -91,12 +108,21 @@ export function compileLeavingNoTrace(ajv: Ajv, schema: object): ValidateFunctio
 	};
 	try {
 		return ajv.compile(schema);
-	} catch (error) {
+	} finally {
 		for (const key of [...held._cache.keys()]) if (!before.cache.has(key)) held._cache.delete(key);
 		restore(held.schemas, before.schemas);
 		restore(held.refs, before.refs);
-		throw error;
 	}
+}
+
+/**
+ * The `$id` an ajv compile error says is taken, when `ajv` holds it: with every compile alone, only the
+ * dialect's meta-schemas are held, so a schema that declares one of their ids is the only way to meet it.
+ */
+export function heldIdNamedIn(ajv: Ajv, message: string): string | undefined {
+	const named = /^(?:schema with key or id|reference) "([^"]*)"/.exec(message)?.[1];
+	const held = ajv as unknown as Held;
+	return named !== undefined && (named in held.schemas || named in held.refs) ? named : undefined;
 }
 
 /** `registry` as `earlier` was: entries added taken out, entries replaced put back (ajv points `""` at each schema it compiles). */
