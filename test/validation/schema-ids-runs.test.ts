@@ -95,7 +95,7 @@ describe('two tools of one run whose schemas share an $id', () => {
 		});
 		afterAll(() => shop.close());
 
-		it('the run works, each checks by its own schema, and one whose $ref names their $id is left out by name', async () => {
+		it('the run works, each checks by its own schema, one whose $ref names their $id is left out', async () => {
 			server().setScript([
 				action('shop.price', { text: 'x' }),
 				action('shop.price', { sku: 4 }),
@@ -122,10 +122,10 @@ describe('two tools of one run whose schemas share an $id', () => {
 					'shop.price args are invalid: args: missing required property "sku"; ' +
 					'args: unknown property "text" is not allowed',
 			});
-			expect(result.trace[0].notices).toContainEqual(
-				expect.stringMatching(
-					/^shop\.peek is left out: the input schema of shop\.peek has \$ref "urn:example:shared" at \/properties\/steal\/\$ref that does not point to a schema inside this one/,
-				),
+			const left = result.trace[0].notices?.find((notice) => notice.startsWith('shop.peek'));
+			expect(left).toMatch(
+				'shop.peek is left out: the input schema of shop.peek has $ref "urn:example:shared" ' +
+					'at /properties/steal/$ref that does not point to a schema inside this one',
 			);
 		});
 	});
