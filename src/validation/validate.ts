@@ -1,6 +1,6 @@
 /** Values checked against JSON Schemas: the one place every schema the engine evaluates is checked, compiled and run. */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ajvFor, compileAlone, heldByAjv, heldIdNamedIn } from './ajv-dialects';
+import { checkAgainstMetaSchema, compileAlone, heldByAjv } from './ajv-dialects';
 import { canonicalJson } from './canonical-json';
 import { dialectOf, inferredDialectNotice, type SchemaDialect } from './dialect';
 import { patternBudgetRefusal, startPatternBudget } from './linear-regexp';
@@ -30,9 +30,9 @@ interface Validators {
  * Validators are compiled once per schema *content* and reused. Connected n8n tools and workflow tools
  * hand over a new schema object on every execution; keyed by object, each run would compile again (about
  * 1.5 ms). So: a WeakMap for schema objects seen before, then an LRU keyed by the schema's canonical JSON
- * (keys sorted: one text for one content), bounded. ajv itself keeps nothing of them (compileAlone), so
- * what the LRU drops is gone, and two schemas with the same `$id` and other content are two entries here,
- * each checked by its own content.
+ * (keys sorted: one text for one content), bounded. Each is compiled in an ajv instance of its own
+ * (compileAlone), so what the LRU drops is gone with its instance, and two schemas with the same `$id` and
+ * other content are two entries here, each checked by its own content.
  */
 const MAX_COMPILED_SCHEMAS = 256;
 const byObject = new WeakMap<JsonSchema, Validators>();
@@ -62,8 +62,8 @@ export function compiledSchemaCounts(): { cached: number; heldByAjv: number } {
 }
 
 /**
- * Compiled on its own (compileAlone): the instance is left as it was, so a refusal is final and an `$id`
- * stays inside its schema.
+ * Checked against the dialect's meta-schema, then compiled in an ajv instance of its own (compileAlone):
+ * nothing of it stays in ajv but its function, so a refusal is final and an `$id` stays inside its schema.
  */
 function compile(
 	{ dialect }: SchemaDialect,
@@ -71,17 +71,10 @@ function compile(
 	schema: JsonSchema,
 	owner: string,
 ): ValidateFunction {
-	const ajv = ajvFor(dialect, allErrors);
 	try {
-		return compileAlone(ajv, schema);
+		if (!allErrors) checkAgainstMetaSchema(dialect, schema);
+		return compileAlone(dialect, allErrors, schema);
 	} catch (error) {
-		const taken = heldIdNamedIn(ajv, (error as Error).message);
-		if (taken !== undefined)
-			throw new SchemaError(
-				owner,
-				`declares "$id": "${taken}", the id of JSON Schema ${dialect}'s own meta-schema`,
-				'Give the schema an "$id" of its own, or none (an "$id" means something only inside its schema).',
-			);
 		throw new SchemaError(
 			owner,
 			`is not a valid JSON Schema ${dialect}: ${(error as Error).message}`,
