@@ -1,4 +1,4 @@
-/** ajv for each JSON Schema dialect: one instance per dialect that checks schemas against the meta-schema, and a fresh one for each schema compiled. */
+/** ajv per JSON Schema dialect: one instance checks schemas against the meta-schema; each schema compiles in its own. */
 import type Ajv from 'ajv';
 import type { Options, ValidateFunction } from 'ajv';
 import { loadOnce } from '../core/load-once';
@@ -73,14 +73,14 @@ export function compileAlone(
 	return makeAjv(dialect, { allErrors, meta: false, validateSchema: false }).compile(schema);
 }
 
-/** What an ajv instance holds (its internals, read to prove nothing stays): compiled schema objects, and schemas by id. */
+/** What an ajv instance holds (internals, read to prove nothing stays): compiled schema objects, schemas by id. */
 interface Held {
 	_cache: Map<unknown, unknown>;
 	schemas: Record<string, unknown>;
 	refs: Record<string, unknown>;
 }
 
-/** For tests: the most schema objects any long-lived instance holds (the meta-schema checkers: their meta-schemas). */
+/** For tests: the most schema objects a long-lived instance (a meta-schema checker) holds. */
 export function heldByAjv(): number {
 	return Math.max(0, ...[...checkers.values()].map((ajv) => (ajv as unknown as Held)._cache.size));
 }
