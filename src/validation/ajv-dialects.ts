@@ -1,6 +1,6 @@
-/** The engine's ajv instances, one class per JSON Schema dialect, made on first use; and a compile that a refusal leaves no trace of. */
+/** ajv per JSON Schema dialect: one instance checks schemas against the meta-schema; each schema compiles in its own. */
 import type Ajv from 'ajv';
-import type { ValidateFunction } from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
 import { loadOnce } from '../core/load-once';
 import type { Dialect } from './dialect';
 import { useLinearUniqueItems, useSetEnum } from './linear-keywords';
@@ -16,91 +16,79 @@ const CLASSES: Readonly<Record<Dialect, () => typeof Ajv>> = {
 	'2020-12': () =>
 		(require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default as unknown as typeof Ajv,
 };
+const classes = new Map<Dialect, () => typeof Ajv>();
+const classOf = (dialect: Dialect): typeof Ajv => {
+	if (!classes.has(dialect)) classes.set(dialect, loadOnce(CLASSES[dialect]));
+	return classes.get(dialect)!();
+};
 
 /**
- * One instance that stops at the first problem and one that lists them all (for the `path: problem` lines of
- * a small value), per dialect. Their patterns run on RE2 (linear-regexp.ts), `uniqueItems` and `enum` in linear
- * time (linear-keywords.ts); none has `loadSchema`, so a `$ref` to a URL is never fetched. (ajv's registry by
- * `$id` stays on: ajv resolves a schema's `"$ref": "#"` through it.) `ownProperties`: a required "constructor" or
- * "toString" is not met by the value's prototype (JSON-Schema-Test-Suite required.json).
+ * What every instance is: patterns on RE2 (linear-regexp.ts), `uniqueItems` and `enum` in linear time
+ * (linear-keywords.ts), no `loadSchema`, so a `$ref` to a URL is never fetched. `ownProperties`: a required
+ * "constructor" or "toString" is not met by the value's prototype (JSON-Schema-Test-Suite required.json).
  */
-function makeAjv(dialect: Dialect, allErrors: boolean): Ajv {
-	const AjvClass = CLASSES[dialect]();
+function makeAjv(dialect: Dialect, options: Options): Ajv {
+	const AjvClass = classOf(dialect);
 	const ajv = new AjvClass({
-		allErrors,
 		strict: false,
 		useDefaults: false,
 		validateFormats: false,
 		ownProperties: true,
 		code: { regExp: linearRegExp },
+		...options,
 	});
 	useLinearUniqueItems(ajv);
 	useSetEnum(ajv);
 	return ajv;
 }
 
-const instances = new Map<string, Ajv>();
-const loaders = new Map<string, () => Ajv>();
+const checkers = new Map<Dialect, Ajv>();
 
-/** The instance for `dialect`, made on first use. */
-export function ajvFor(dialect: Dialect, allErrors: boolean): Ajv {
-	const key = `${dialect}/${allErrors ? 'all' : 'first'}`;
-	let load = loaders.get(key);
-	if (!load) {
-		load = loadOnce(() => {
-			const ajv = makeAjv(dialect, allErrors);
-			instances.set(key, ajv);
-			return ajv;
-		});
-		loaders.set(key, load);
-	}
-	return load();
+/**
+ * Throws ajv's "schema is invalid: …" when `schema` does not match its dialect's meta-schema. One instance
+ * per dialect does this for the process: it holds the meta-schema's compiled check and nothing of the
+ * schemas it checks (ajv's validateSchema only runs that check).
+ */
+export function checkAgainstMetaSchema(dialect: Dialect, schema: object): void {
+	let checker = checkers.get(dialect);
+	if (!checker) checkers.set(dialect, (checker = makeAjv(dialect, {})));
+	checker.validateSchema(schema, true);
 }
 
-/** What an ajv instance holds (its internals, read to prove a refusal leaves nothing): compiled schema objects, and schemas by id. */
+/**
+ * ajv.compile of one schema in an ajv instance of its own (about 0.2 ms to make, beside 1–2 ms to compile).
+ * An instance keeps one registry by `$id` and, in its code scope, every schema and function it compiled,
+ * for as long as it lives: a shared one made a later schema with an earlier one's `$id` and other content
+ * "already exist" (one n8n workflow's schema broke another's runs until a restart; two MCP tools sharing an
+ * `$id` failed the run), kept every schema ever compiled (removeSchema does not empty the code scope), and
+ * kept a refused schema half-registered (ajv core.ts `_addSchema`). Here an `$id` means something only
+ * inside the schema that declares it, and the instance goes when its function does. The meta-schema check
+ * is checkAgainstMetaSchema's, so the instance has no meta-schema and compiles nothing but this schema.
+ */
+export function compileAlone(
+	dialect: Dialect,
+	allErrors: boolean,
+	schema: object,
+): ValidateFunction {
+	return makeAjv(dialect, { allErrors, meta: false, validateSchema: false }).compile(schema);
+}
+
+/** What an ajv instance holds (internals, read to prove nothing stays): compiled schema objects, schemas by id. */
 interface Held {
 	_cache: Map<unknown, unknown>;
 	schemas: Record<string, unknown>;
 	refs: Record<string, unknown>;
 }
 
-/** For tests: the most schema objects any instance made so far holds, its meta-schemas included. */
+/** For tests: the most schema objects a long-lived instance (a meta-schema checker) holds. */
 export function heldByAjv(): number {
-	return Math.max(0, ...[...instances.values()].map((ajv) => (ajv as unknown as Held)._cache.size));
+	return Math.max(0, ...[...checkers.values()].map((ajv) => (ajv as unknown as Held)._cache.size));
 }
 
-/** For tests: every id any instance holds a schema under (its meta-schemas' included). */
+/** For tests: every id a long-lived instance holds a schema under (the meta-schemas'). */
 export function idsHeldByAjv(): string[] {
-	return [...instances.values()].flatMap((ajv) => [
+	return [...checkers.values()].flatMap((ajv) => [
 		...Object.keys((ajv as unknown as Held).schemas),
 		...Object.keys((ajv as unknown as Held).refs),
 	]);
-}
-
-/**
- * ajv.compile, undone when it throws. ajv registers a schema object (and its `$id`) before it checks it
- * against the meta-schema: a refused schema stayed, so the same object was then compiled unchecked on the
- * next call, and a corrected one with the same `$id` was refused as "already exists" (ajv core.ts `_addSchema`).
- */
-export function compileLeavingNoTrace(ajv: Ajv, schema: object): ValidateFunction {
-	const held = ajv as unknown as Held;
-	const before = {
-		cache: new Set(held._cache.keys()),
-		schemas: { ...held.schemas },
-		refs: { ...held.refs },
-	};
-	try {
-		return ajv.compile(schema);
-	} catch (error) {
-		for (const key of [...held._cache.keys()]) if (!before.cache.has(key)) held._cache.delete(key);
-		restore(held.schemas, before.schemas);
-		restore(held.refs, before.refs);
-		throw error;
-	}
-}
-
-/** `registry` as `earlier` was: entries added taken out, entries replaced put back (ajv points `""` at each schema it compiles). */
-function restore(registry: Record<string, unknown>, earlier: Record<string, unknown>): void {
-	for (const id of Object.keys(registry)) if (!(id in earlier)) delete registry[id];
-	Object.assign(registry, earlier);
 }

@@ -121,7 +121,9 @@ function resolveRefs(
 			target = walk.named.get(`${document}#${fragment}`);
 		if (typeof target === 'boolean') continue; // `true` / `false` schemas apply nothing further
 		if (!isObject(target)) {
-			const remote = /^[a-z][a-z0-9+.-]*:/i.test(site.ref) ? ' (schemas are never fetched)' : '';
+			const remote = /^[a-z][a-z0-9+.-]*:/i.test(site.ref)
+				? ' (schemas are never fetched, and the "$id" of another schema means nothing here)'
+				: '';
 			refuse(
 				`has $ref "${site.ref}" at ${site.path} that does not point to a schema inside this one${remote}`,
 				'Point it inside the schema: "#/$defs/Name" for a definition, "#" for the whole schema.',

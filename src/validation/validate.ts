@@ -1,6 +1,7 @@
 /** Values checked against JSON Schemas: the one place every schema the engine evaluates is checked, compiled and run. */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ajvFor, compileLeavingNoTrace, heldByAjv } from './ajv-dialects';
+import { checkAgainstMetaSchema, compileAlone, heldByAjv } from './ajv-dialects';
+import { canonicalJson } from './canonical-json';
 import { dialectOf, inferredDialectNotice, type SchemaDialect } from './dialect';
 import { patternBudgetRefusal, startPatternBudget } from './linear-regexp';
 import { SchemaError } from './schema-error';
@@ -28,9 +29,10 @@ interface Validators {
 /**
  * Validators are compiled once per schema *content* and reused. Connected n8n tools and workflow tools
  * hand over a new schema object on every execution; keyed by object, each run would compile again (about
- * 1.5 ms) and ajv, which keeps every schema object it compiled, would grow without end in a long-running
- * n8n. So: a WeakMap for schema objects seen before, then an LRU keyed by the schema's JSON text, bounded,
- * that tells ajv to drop what it evicts.
+ * 1.5 ms). So: a WeakMap for schema objects seen before, then an LRU keyed by the schema's canonical JSON
+ * (keys sorted: one text for one content), bounded. Each is compiled in an ajv instance of its own
+ * (compileAlone), so what the LRU drops is gone with its instance, and two schemas with the same `$id` and
+ * other content are two entries here, each checked by its own content.
  */
 const MAX_COMPILED_SCHEMAS = 256;
 const byObject = new WeakMap<JsonSchema, Validators>();
@@ -40,35 +42,29 @@ function validatorsFor(schema: JsonSchema, owner: string): Validators {
 	const known = byObject.get(schema);
 	if (known) return known;
 	checkSchemaLimits(schema, owner);
-	const text = JSON.stringify(schema);
+	const text = canonicalJson(schema);
 	let entry = byText.get(text);
 	if (entry) {
 		byText.delete(text);
 	} else {
 		const dialect = dialectOf(schema, owner);
 		entry = { schema, dialect, firstProblem: compile(dialect, false, schema, owner) };
-		evictOldest();
+		while (byText.size >= MAX_COMPILED_SCHEMAS) byText.delete(byText.keys().next().value!);
 	}
 	byText.set(text, entry);
 	byObject.set(schema, entry);
 	return entry;
 }
 
-function evictOldest(): void {
-	while (byText.size >= MAX_COMPILED_SCHEMAS) {
-		const [text, oldest] = byText.entries().next().value as [string, Validators];
-		byText.delete(text);
-		ajvFor(oldest.dialect.dialect, false).removeSchema(oldest.schema);
-		if (oldest.allProblems) ajvFor(oldest.dialect.dialect, true).removeSchema(oldest.schema);
-	}
-}
-
-/** For tests: schemas compiled and kept here, and schema objects ajv itself holds (its meta-schemas included). */
+/** For tests: schemas compiled and kept here, and schema objects ajv itself holds (its meta-schemas only). */
 export function compiledSchemaCounts(): { cached: number; heldByAjv: number } {
 	return { cached: byText.size, heldByAjv: heldByAjv() };
 }
 
-/** A refused schema leaves the instance as it was (see compileLeavingNoTrace), so the refusal is final. */
+/**
+ * Checked against the dialect's meta-schema, then compiled in an ajv instance of its own (compileAlone):
+ * nothing of it stays in ajv but its function, so a refusal is final and an `$id` stays inside its schema.
+ */
 function compile(
 	{ dialect }: SchemaDialect,
 	allErrors: boolean,
@@ -76,7 +72,8 @@ function compile(
 	owner: string,
 ): ValidateFunction {
 	try {
-		return compileLeavingNoTrace(ajvFor(dialect, allErrors), schema);
+		if (!allErrors) checkAgainstMetaSchema(dialect, schema);
+		return compileAlone(dialect, allErrors, schema);
 	} catch (error) {
 		throw new SchemaError(
 			owner,
