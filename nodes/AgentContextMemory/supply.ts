@@ -19,6 +19,7 @@ import {
 	persistRequestOf,
 	prepareRequestOf,
 } from '../AgentContext/session-requests';
+import { LAST_SHARED_MEMORY_VERSION, scopeOf } from '../AgentContext/scope';
 import { openContextStore } from '../shared/context-store';
 import { readField } from '../shared/default-expressions';
 import { toNodeError } from '../shared/node-errors';
@@ -46,7 +47,12 @@ export function agentContextRunMemory(
 	const turnOf = (itemIndex: number, prompt: string): OpenTurn => {
 		const options = optionsOf(context, itemIndex);
 		const sessionId = readField(context, 'sessionId', itemIndex, '');
-		return { address: { sessionId, keyPrefix: keyPrefixOf(options) }, options, prompt };
+		const address = {
+			sessionId,
+			keyPrefix: keyPrefixOf(options),
+			...scopeOf(context, itemIndex, LAST_SHARED_MEMORY_VERSION),
+		};
+		return { address, options, prompt };
 	};
 	return {
 		[AGENT_CONTEXT_MEMORY]: true,
