@@ -1,5 +1,7 @@
 // Conversation Scope (issue #48) in n8n's engine: two workflows sending one session id share it only when the scope is Shared.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Redis } from 'ioredis';
 import { AgentContext } from '../../../nodes/AgentContext/AgentContext.node';
@@ -209,5 +211,19 @@ describe('Agent Context’s Conversation Scope across workflows', () => {
 		);
 		expect(hint).toMatch(/"Old Prepare" uses In-Memory, .*Conversation Scope Shared but/);
 		expect(hint).toMatch(/"New Persist" uses In-Memory, .*Conversation Scope This Workflow:/);
+	});
+
+	it('the webhook example (examples/agent-context-chat.json) keeps each workflow’s conversations apart', async () => {
+		const example = JSON.parse(
+			readFileSync(join(__dirname, '../../../examples/agent-context-chat.json'), 'utf8'),
+		) as { nodes: Array<{ name: string; typeVersion: number; parameters: INodeParameters }> };
+		const nodeOf = (name: string) => example.nodes.find((node) => node.name === name)!;
+		const session = `example-${randomUUID()}`;
+		const [load, save] = [nodeOf('Load History'), nodeOf('Save Turn')];
+		for (const node of [load, save]) expect(node.parameters.contextScope).toBe('workflow');
+		await store('wf-example', save.typeVersion, session, { contextScope: 'workflow' });
+		const scope = { contextScope: load.parameters.contextScope };
+		expect(await history('wf-other', load.typeVersion, session, scope)).toEqual([]);
+		expect(await history('wf-example', load.typeVersion, session, scope)).toHaveLength(2);
 	});
 });
