@@ -16,7 +16,8 @@ import {
 } from '../../src/context';
 import { readField } from '../shared/default-expressions';
 import { busyTokenOf } from './busy-token';
-import { LAST_SHARED_CONTEXT_VERSION, scopeOf } from './scope';
+import { LAST_SHARED_CONTEXT_VERSION } from './scope';
+import { scopeOf } from './scope-of';
 import {
 	archiveOf,
 	keyPrefixOf,

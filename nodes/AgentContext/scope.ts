@@ -1,7 +1,6 @@
-// Conversation Scope: the panel field (shared for nodes saved before it, This Workflow for new ones) and its reading.
+// Conversation Scope's panel field: Shared for nodes saved before it, This Workflow for new ones (read in scope-of.ts).
 import type { DisplayCondition, INodeProperties } from 'n8n-workflow';
 import type { ContextScope } from '../../src/context';
-import type { PanelContext } from './session-requests';
 
 /** Agent Context's last version whose Conversation Scope defaults to Shared (version 3 adds This Workflow). */
 export const LAST_SHARED_CONTEXT_VERSION = 2;
@@ -43,20 +42,4 @@ export function conversationScopeFields(lastShared: number): INodeProperties[] {
 		field('shared', { _cnd: { lte: lastShared } }),
 		field('workflow', { _cnd: { gte: lastShared + 1 } }),
 	];
-}
-
-/** The item's scope and, for This Workflow, the workflow's id: what every session request of the node carries. */
-export function scopeOf(
-	context: PanelContext,
-	itemIndex: number,
-	lastShared: number,
-): { contextScope: ContextScope; workflowId?: string } {
-	const fallback = context.getNode().typeVersion > lastShared ? 'workflow' : 'shared';
-	const contextScope = context.getNodeParameter(
-		'contextScope',
-		itemIndex,
-		fallback,
-	) as ContextScope;
-	const id = context.getWorkflow().id;
-	return { contextScope, ...(id === undefined || id === '' ? {} : { workflowId: String(id) }) };
 }

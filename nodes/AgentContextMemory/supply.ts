@@ -19,7 +19,8 @@ import {
 	persistRequestOf,
 	prepareRequestOf,
 } from '../AgentContext/session-requests';
-import { LAST_SHARED_MEMORY_VERSION, scopeOf } from '../AgentContext/scope';
+import { LAST_SHARED_MEMORY_VERSION } from '../AgentContext/scope';
+import { scopeOf } from '../AgentContext/scope-of';
 import { openContextStore } from '../shared/context-store';
 import { readField } from '../shared/default-expressions';
 import { toNodeError } from '../shared/node-errors';
@@ -65,8 +66,8 @@ export function agentContextRunMemory(
 					{ itemIndex },
 				);
 			}
-			const turn = turnOf(itemIndex, prompt);
 			try {
+				const turn = turnOf(itemIndex, prompt);
 				const prepared = await prepareSession(store, {
 					...turn.address,
 					...prepareRequestOf(context, itemIndex, turn.options, 'reject'),
@@ -80,7 +81,12 @@ export function agentContextRunMemory(
 		},
 		async save({ itemIndex, result }) {
 			// A resumed run (approved after a pause) saves without a load: its paused run let go of the session.
-			const turn = open.get(itemIndex) ?? (result ? turnOf(itemIndex, '') : undefined);
+			let turn: OpenTurn | undefined;
+			try {
+				turn = open.get(itemIndex) ?? (result ? turnOf(itemIndex, '') : undefined);
+			} catch (error) {
+				throw fail(error, itemIndex);
+			}
 			if (!turn) return;
 			open.delete(itemIndex);
 			// A run that failed before it had an output still asked its question: persist stores it only as unanswered.

@@ -173,6 +173,16 @@ describe('Agent Context’s Conversation Scope across workflows', () => {
 		expect(await history('123', 3, session)).toHaveLength(2);
 	});
 
+	it('This Workflow in a workflow with no id yet fails the item saying to save it or choose Shared', async () => {
+		const attempt = await run('', 3, 'prepare', { session_id: `no-id-${randomUUID()}` });
+		expect(attempt.errorOf('Context')?.message).toMatch(
+			/Conversation Scope is This Workflow, and this workflow has no ID yet/,
+		);
+		expect(JSON.stringify(attempt.errorOf('Context'))).toMatch(
+			/Save the workflow, or set Conversation Scope to Shared/,
+		);
+	});
+
 	it('persist warns when its prepare upstream uses another Conversation Scope (a new node beside an old one)', async () => {
 		const session = `pair-${randomUUID()}`;
 		const result = await runWorkflow({
