@@ -23,14 +23,17 @@ describe('Agent Context Memory’s panel', () => {
 			'storage',
 			'memoryNotice',
 			'sessionId',
+			'contextScope',
+			'contextScope',
 			'window',
 			'maxTurns',
 			'historySize',
 			'maxCharacters',
 			'options',
 		]);
+		// Conversation Scope is the sub-node's own, per its own versions (see the test of its defaults).
 		for (const property of description.properties.filter(
-			(p) => !['agentCoreNotice', 'options'].includes(p.name),
+			(p) => !['agentCoreNotice', 'options', 'contextScope'].includes(p.name),
 		)) {
 			const own = agentContextProperties.filter((p) => p.name === property.name).at(-1)!;
 			const { displayOptions: _ignored, ...rest } = own;

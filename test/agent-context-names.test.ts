@@ -42,8 +42,8 @@ describe("Agent Context's operations have one name each, the pair everyone needs
 		expect(words).not.toMatch(/Load history|Save the agent turn|Read a session|Delete a session/i);
 	});
 
-	it('keeps the saved operation values, so workflows of node versions 1 and 2 open and run as before', () => {
-		expect(description.version).toEqual([1, 2]);
+	it('keeps the saved operation values, so workflows of node versions 1, 2 and 3 open and run as before', () => {
+		expect(description.version).toEqual([1, 2, 3]);
 		expect(operations.map((o) => o.value).sort()).toEqual(
 			['clear', 'fork', 'get', 'list', 'persist', 'prepare', 'rewind'].sort(),
 		);

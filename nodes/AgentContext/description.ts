@@ -5,6 +5,7 @@ import {
 	HISTORY_CHARACTER_LEVELS,
 } from '../../src/panel';
 import { agentContextOptions } from './options';
+import { conversationScopeFields, LAST_SHARED_CONTEXT_VERSION } from './scope';
 
 const onlyFor = (...operation: string[]) => ({ show: { operation } });
 
@@ -136,6 +137,7 @@ export const agentContextProperties: INodeProperties[] = [
 		description:
 			"The conversation this item belongs to: by default the session_id the webhook caller sends, or the Chat Trigger's sessionId",
 	},
+	...conversationScopeFields(LAST_SHARED_CONTEXT_VERSION),
 	{
 		displayName: 'User Message',
 		name: 'userMessage',

@@ -11,10 +11,13 @@ import {
 	type ProviderFormats,
 	rewindSession,
 	sessionStoreKey,
+	type SessionAddress,
 	toProviderFormats,
 } from '../../src/context';
 import { readField } from '../shared/default-expressions';
 import { busyTokenOf } from './busy-token';
+import { LAST_SHARED_CONTEXT_VERSION } from './scope';
+import { scopeOf } from './scope-of';
 import {
 	archiveOf,
 	keyPrefixOf,
@@ -29,7 +32,7 @@ async function prepare(
 	context: IExecuteFunctions,
 	store: ContextStore,
 	itemIndex: number,
-	address: { sessionId: unknown; keyPrefix: string },
+	address: SessionAddress,
 	options: IDataObject,
 ): Promise<IDataObject> {
 	const prepared = await prepareSession(store, {
@@ -55,7 +58,7 @@ async function persist(
 	context: IExecuteFunctions,
 	store: ContextStore,
 	itemIndex: number,
-	address: { sessionId: unknown; keyPrefix: string },
+	address: SessionAddress,
 	options: IDataObject,
 ): Promise<IDataObject> {
 	const item = context.getInputData()[itemIndex];
@@ -83,6 +86,7 @@ export async function runOperation(
 	const address = {
 		sessionId: readField(context, 'sessionId', itemIndex, ''),
 		keyPrefix: keyPrefixOf(options),
+		...scopeOf(context, itemIndex, LAST_SHARED_CONTEXT_VERSION),
 	};
 	const archive = archiveOf(options);
 	switch (operation) {

@@ -19,7 +19,8 @@ export class AgentContextMemory implements INodeType {
 			dark: 'file:../AgentContext/agentContext.dark.svg',
 		},
 		group: ['transform'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["storage"] }}',
 		description:
 			"Agent Context's history (Redis, long memory, busy sessions) as the memory on Agent Core's Memory input (not n8n's AI Agent)",

@@ -2,6 +2,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { agentContextProperties } from '../AgentContext/description';
 import { agentContextOptions } from '../AgentContext/options';
+import { conversationScopeFields, LAST_SHARED_MEMORY_VERSION } from '../AgentContext/scope';
 
 /** Agent Context's fields the sub-node shows: where the history is, which session, and prepare's window. */
 const FIELDS = [
@@ -29,7 +30,7 @@ const OPTIONS = [
 	'ttlSeconds',
 ];
 
-/** A field without its Operation and node-version conditions: the sub-node has no operation, and one version. */
+/** A field without its Operation and node-version conditions: the sub-node has no operation, and its own versions. */
 function withoutOperation(property: INodeProperties): INodeProperties {
 	const show = { ...(property.displayOptions?.show ?? {}) };
 	delete show.operation;
@@ -53,7 +54,13 @@ export const agentContextMemoryProperties: INodeProperties[] = [
 	},
 	...agentContextProperties
 		.filter((property) => FIELDS.includes(property.name) && !isVersionOneOnly(property))
-		.map(withoutOperation),
+		.map(withoutOperation)
+		// Conversation Scope after Session ID, with the sub-node's own versions (version 2: This Workflow).
+		.flatMap((property) =>
+			property.name === 'sessionId'
+				? [property, ...conversationScopeFields(LAST_SHARED_MEMORY_VERSION)]
+				: [property],
+		),
 	{
 		...agentContextOptions,
 		options: (agentContextOptions.options as INodeProperties[]).filter((option) =>

@@ -19,6 +19,8 @@ import {
 	persistRequestOf,
 	prepareRequestOf,
 } from '../AgentContext/session-requests';
+import { LAST_SHARED_MEMORY_VERSION } from '../AgentContext/scope';
+import { scopeOf } from '../AgentContext/scope-of';
 import { openContextStore } from '../shared/context-store';
 import { readField } from '../shared/default-expressions';
 import { toNodeError } from '../shared/node-errors';
@@ -46,7 +48,12 @@ export function agentContextRunMemory(
 	const turnOf = (itemIndex: number, prompt: string): OpenTurn => {
 		const options = optionsOf(context, itemIndex);
 		const sessionId = readField(context, 'sessionId', itemIndex, '');
-		return { address: { sessionId, keyPrefix: keyPrefixOf(options) }, options, prompt };
+		const address = {
+			sessionId,
+			keyPrefix: keyPrefixOf(options),
+			...scopeOf(context, itemIndex, LAST_SHARED_MEMORY_VERSION),
+		};
+		return { address, options, prompt };
 	};
 	return {
 		[AGENT_CONTEXT_MEMORY]: true,
@@ -59,8 +66,8 @@ export function agentContextRunMemory(
 					{ itemIndex },
 				);
 			}
-			const turn = turnOf(itemIndex, prompt);
 			try {
+				const turn = turnOf(itemIndex, prompt);
 				const prepared = await prepareSession(store, {
 					...turn.address,
 					...prepareRequestOf(context, itemIndex, turn.options, 'reject'),
@@ -74,7 +81,12 @@ export function agentContextRunMemory(
 		},
 		async save({ itemIndex, result }) {
 			// A resumed run (approved after a pause) saves without a load: its paused run let go of the session.
-			const turn = open.get(itemIndex) ?? (result ? turnOf(itemIndex, '') : undefined);
+			let turn: OpenTurn | undefined;
+			try {
+				turn = open.get(itemIndex) ?? (result ? turnOf(itemIndex, '') : undefined);
+			} catch (error) {
+				throw fail(error, itemIndex);
+			}
 			if (!turn) return;
 			open.delete(itemIndex);
 			// A run that failed before it had an output still asked its question: persist stores it only as unanswered.

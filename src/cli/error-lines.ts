@@ -10,6 +10,7 @@ const FIELD_NAMES: Record<string, string> = {
 	to_session: '--to-session',
 	turn: '--turn',
 	busy: '--busy',
+	context_scope: '--context-scope',
 	...Object.fromEntries(
 		Object.entries(RUN_OPTION_SETTINGS).map(([option, setting]) => [
 			option,

@@ -24,9 +24,15 @@ export async function resume(
 	stream: StreamChoice,
 	extras: RunExtras,
 ): Promise<number> {
-	const refused = ['prompt', 'messages-json', 'session', 'context', 'system'].find(
-		(flag) => values[flag] !== undefined,
-	);
+	const refused = [
+		'prompt',
+		'messages-json',
+		'session',
+		'context',
+		'context-scope',
+		'workflow-id',
+		'system',
+	].find((flag) => values[flag] !== undefined);
 	if (refused)
 		throw new UsageError(
 			`--${refused} does not go with resume: the paused run holds its conversation`,

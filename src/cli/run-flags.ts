@@ -14,6 +14,8 @@ export const RUN_FLAGS = {
 	...SETTING_FLAGS,
 	session: { type: 'string' },
 	context: { type: 'string' },
+	'context-scope': { type: 'string' },
+	'workflow-id': { type: 'string' },
 	busy: { type: 'string' },
 	window: { type: 'string' },
 	'redis-url': { type: 'string' },

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { forkSession, listSession, rewindSession } from '../context/session-branches';
 import { UsageError, integerFlags, integerOption } from './flags';
-import { contextChoice, openSessionStore } from './session-run';
+import { contextChoice, openSessionStore, scopeFlags } from './session-run';
 import { SESSION_USAGE } from './usage';
 
 /** The session subcommands' options, as parseArgs options. */
@@ -11,6 +11,8 @@ export const SESSION_FLAGS = {
 	'to-session': { type: 'string' },
 	turn: integerOption({ min: 0, meaning: 'a turn number of the session' }),
 	context: { type: 'string' },
+	'context-scope': { type: 'string' },
+	'workflow-id': { type: 'string' },
 	'redis-url': { type: 'string' },
 } as const;
 
@@ -54,6 +56,7 @@ export async function sessionCommand(args: string[]): Promise<number> {
 	for (const flag of NEEDS[subcommand].refused)
 		if (values[flag] !== undefined)
 			throw new UsageError(`--${flag} does not belong to session ${subcommand}`);
+	const scope = scopeFlags(values);
 	const context = contextChoice(values.context);
 	if (context === 'memory' && values['redis-url'] !== undefined)
 		throw new UsageError('--redis-url belongs to --context redis, not --context memory');
@@ -62,7 +65,7 @@ export async function sessionCommand(args: string[]): Promise<number> {
 		values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
 	);
 	try {
-		const address = { sessionId: values.session };
+		const address = { sessionId: values.session, ...scope };
 		const result =
 			subcommand === 'list'
 				? await listSession(store, address)

@@ -3,13 +3,14 @@ import { BUSY_POLICIES, DEFAULT_BUSY_TTL_SECONDS, type BusyPolicy } from '../con
 import { MemoryContextStore } from '../context/memory-store';
 import { RedisContextStore } from '../context/redis-store';
 import { persistSession, prepareSession, releaseSession } from '../context/session';
+import { CONTEXT_SCOPES, type ContextScope } from '../context/session-scope';
 import { DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, type ContextStore } from '../context/store';
 import { RedisError } from '../redis/errors';
 import type { AgentResult } from '../trace/types';
 import { UsageError } from './flags';
 
 /** Which session, where, and how it is read and guarded. */
-export interface SessionOptions {
+export interface SessionOptions extends SessionScope {
 	sessionId: string;
 	context: 'memory' | 'redis';
 	redisUrl: string;
@@ -20,6 +21,29 @@ export interface SessionOptions {
 	busyTtlSeconds: number;
 }
 
+/** `--context-scope` and `--workflow-id`, as the session functions take them. */
+export interface SessionScope {
+	contextScope?: ContextScope;
+	workflowId?: string;
+}
+
+/**
+ * `--context-scope shared|workflow` (default shared: the session id is the whole key) and `--workflow-id ID`, which
+ * only a workflow scope takes; a workflow scope without it is the library's ConfigError naming context_scope.
+ */
+export function scopeFlags(values: Record<string, string | undefined>): SessionScope {
+	const scope = values['context-scope'];
+	if (scope !== undefined && !(CONTEXT_SCOPES as readonly string[]).includes(scope))
+		throw new UsageError(`--context-scope must be "shared" or "workflow", not "${scope}"`);
+	const workflowId = values['workflow-id'];
+	if (workflowId !== undefined && scope !== 'workflow')
+		throw new UsageError('--workflow-id belongs to --context-scope workflow');
+	return {
+		...(scope ? { contextScope: scope as ContextScope } : {}),
+		...(workflowId === undefined ? {} : { workflowId }),
+	};
+}
+
 /** The --session flags, checked; none without --session (and then no flag that needs it). */
 export function sessionOptions(
 	values: Record<string, string | undefined>,
@@ -27,7 +51,9 @@ export function sessionOptions(
 	usesRedis: boolean,
 ): Omit<SessionOptions, 'redisUrl'> | undefined {
 	if (values.session === undefined) {
-		const orphan = ['context', 'busy', 'window'].find((flag) => values[flag] !== undefined);
+		const orphan = ['context', 'busy', 'window', 'context-scope', 'workflow-id'].find(
+			(flag) => values[flag] !== undefined,
+		);
 		if (orphan) throw new UsageError(`--${orphan} needs --session ID`);
 		if (values['redis-url'] !== undefined && !usesRedis)
 			throw new UsageError(
@@ -55,7 +81,8 @@ export function sessionOptions(
 		DEFAULT_BUSY_TTL_SECONDS,
 		Math.ceil(Number.isFinite(timeout) ? timeout : 120) + 60,
 	);
-	return { sessionId: values.session, context, window, busy, busyTtlSeconds };
+	const scope = scopeFlags(values);
+	return { sessionId: values.session, ...scope, context, window, busy, busyTtlSeconds };
 }
 
 /** `--context`: redis (default) or memory (this process only). */
@@ -81,7 +108,8 @@ export async function runInSession(
 ) {
 	const store = openSessionStore(session.context, session.redisUrl);
 	try {
-		const address = { sessionId: session.sessionId };
+		const { sessionId, contextScope, workflowId } = session;
+		const address = { sessionId, contextScope, workflowId };
 		const prepared = await prepareSession(store, {
 			...address,
 			window: session.window === 'all' ? { allLiveTurns: true } : {},

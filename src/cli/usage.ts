@@ -22,7 +22,8 @@ const CONFIG_FLAG_HELP = wrap(
 
 const SESSION_USAGE_LINES = `       agent-core session list --session ID [--redis-url URL | --context memory]
        agent-core session fork --session ID --to-session ID --turn N [--redis-url URL | --context memory]
-       agent-core session rewind --session ID --turn N [--redis-url URL | --context memory]`;
+       agent-core session rewind --session ID --turn N [--redis-url URL | --context memory]
+                      (each also [--context-scope shared|workflow --workflow-id ID])`;
 
 /** The usage of \`agent-core session\`, shown with its command-line mistakes. */
 export const SESSION_USAGE = `usage:${SESSION_USAGE_LINES.slice('usage:'.length)}`;
@@ -47,7 +48,8 @@ export const USAGE = `usage: agent-core run --config FILE (--prompt TEXT | --mes
                       [--fallback-provider openai|gemini --fallback-model ID [--fallback-base-url URL]
                        [--fallback-api-key KEY]]
                       [--system TEXT]
-                      [--session ID --context memory|redis [--busy reject|wait|latest|off] [--window all|turns]]
+                      [--session ID --context memory|redis [--busy reject|wait|latest|off] [--window all|turns]
+                       [--context-scope shared|workflow [--workflow-id ID]]]
                       [--redis-url URL] [--run-key KEY]
                       [--stream [--stream-answer checked]]
                       [--audit-postgres URL [--audit-retention-days N]]
@@ -83,6 +85,9 @@ ${CONFIG_FLAG_HELP}
                          over; the earlier run stores nothing), off (no lock)
   --window all|turns     with --session: every live turn, which the run fits to the model by tokens (default),
                          or the newest 20 turns
+  --context-scope SCOPE  with --session: shared (default: the session ID is the whole key, as Agent Context
+                         versions 1-2 keep it) or workflow (the key holds --workflow-id ID too, as Agent
+                         Context version 3 keeps it); session list, fork and rewind take both flags too
   --redis-url URL        the Redis of --session, --run-key, the config's shared_budget and the pins of
                          mcp_servers tools (else REDIS_URL, else redis://127.0.0.1:6379); a shared budget is
                          counted there, across processes

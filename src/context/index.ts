@@ -44,6 +44,12 @@ export {
 	type SessionAddress,
 	type PreparedSession,
 } from './session';
+export {
+	CONTEXT_SCOPES,
+	scopedSessionKey,
+	WORKFLOW_SCOPE_MARK,
+	type ContextScope,
+} from './session-scope';
 export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';
 export {
 	HISTORY_CHARACTER_LEVELS,

@@ -49,7 +49,12 @@ export async function forkSession(
 ): Promise<{ session_id: string; to_session_id: string } & ForkResult> {
 	const { sessionId, key } = sessionStoreKey(request);
 	const target = sessionStoreKey(
-		{ sessionId: request.toSessionId, keyPrefix: request.keyPrefix },
+		{
+			sessionId: request.toSessionId,
+			keyPrefix: request.keyPrefix,
+			contextScope: request.contextScope,
+			workflowId: request.workflowId,
+		},
 		'to_session',
 	);
 	const options = {

@@ -11,6 +11,7 @@ import {
 } from './busy';
 import { ConversationError } from './errors';
 import { agentTurn } from './persisted-turn';
+import { scopedSessionKey, type ContextScope } from './session-scope';
 import { assertSessionKey } from './store-checks';
 import {
 	DEFAULT_KEY_PREFIX,
@@ -50,13 +51,18 @@ export interface PreparedSession {
 }
 
 /**
- * Which session, under which key prefix. The one owner of the key layout: the store sees
- * `keyPrefix + sessionId` (default prefix DEFAULT_KEY_PREFIX), and the Redis store makes it the hash tag and
- * adds `:turns`, `:system`, … (redisSessionKeys), so the node and the CLI write `{agent_core:ctx:<session>}:turns` alike.
+ * Which session, under which key prefix, in which scope. The one owner of the key layout: the store sees
+ * `keyPrefix + scopedSessionKey(…)` (default prefix DEFAULT_KEY_PREFIX; shared: the session id as it is), and the
+ * Redis store makes it the hash tag and adds `:turns`, `:system`, … (redisSessionKeys), so the node and the CLI
+ * write `{agent_core:ctx:<session>}:turns` (shared) or `{agent_core:ctx:{wf}<n>:<workflow>:<session>}:…` alike.
  */
 export interface SessionAddress {
 	sessionId: unknown;
 	keyPrefix?: string;
+	/** `shared` (default): the session id is the whole key; `workflow`: `workflowId` is in it too. */
+	contextScope?: ContextScope;
+	/** The workflow a `workflow`-scoped session belongs to; required with that scope. */
+	workflowId?: string;
 }
 
 /** A second message while a run holds the session: the policy (default `off`: no lock), the lock's TTL and the longest wait. */
@@ -271,10 +277,11 @@ export function sessionStoreKey(
 			`${field === 'session_id' ? 'session ID' : field} is empty; set it to the conversation ID, e.g. {{ $json.body.session_id }}`,
 		);
 	}
+	const scoped = scopedSessionKey(raw, address.contextScope, address.workflowId, field);
 	try {
 		return {
 			sessionId: raw,
-			key: assertSessionKey(`${address.keyPrefix ?? DEFAULT_KEY_PREFIX}${raw}`),
+			key: assertSessionKey(`${address.keyPrefix ?? DEFAULT_KEY_PREFIX}${scoped}`),
 		};
 	} catch (error) {
 		throw new InputError(field, (error as Error).message);

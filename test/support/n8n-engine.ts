@@ -68,6 +68,8 @@ export interface RunWorkflowOptions extends WorkflowDefinition {
 	workflows?: Record<string, WorkflowDefinition>;
 	/** The workflow's static data; the engine mutates this object in place. */
 	staticData?: IDataObject;
+	/** The workflow's id, as `this.getWorkflow().id` returns it; default `test-workflow`. */
+	workflowId?: string;
 }
 
 /** What a run produced, with readers for the parts tests look at. */
@@ -390,7 +392,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		detachedExecutions: [],
 		executionCount: 0,
 	};
-	const workflow = createWorkflow(session, MAIN_WORKFLOW_ID, options, options.staticData);
+	const workflow = createWorkflow(
+		session,
+		options.workflowId ?? MAIN_WORKFLOW_ID,
+		options,
+		options.staticData,
+	);
 	const startNode = Object.values(workflow.nodes).find(
 		(node) => node.type === TEST_INPUT_NODE_TYPE && !node.disabled,
 	);

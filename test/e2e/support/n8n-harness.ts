@@ -1,12 +1,11 @@
 import { budgetKey, DEFAULT_BUDGET_KEY_PREFIX } from '../../../src/budget/redis-ledger';
-import { redisSessionKeys } from '../../../src/context/redis-store';
-import { sessionStoreKey } from '../../../src/context/session';
 import { randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureN8n, type N8nInstallation } from '../../../scripts/n8n-cache';
+import { turnsKeysOf } from './context-keys';
 import {
 	createN8nInstance,
 	readExampleWorkflows,
@@ -523,15 +522,13 @@ export function useAgentCoreInN8n(
 			expectStatus: (response, status) => expectStatus(instance, response, status),
 			uniqueId: (idLabel) => `${idLabel}-${randomBytes(4).toString('hex')}`,
 			// The stores' one key layout (the session key as a Redis Cluster hash tag), as the Agent Context node addresses it.
-			readTurns: async (sessionId) =>
-				(
-					await redis!.client.lrange(
-						redisSessionKeys('', sessionStoreKey({ sessionId, keyPrefix: contextKeyPrefix }).key)
-							.turns,
-						0,
-						-1,
-					)
-				).map((entry) => JSON.parse(entry) as StoredTurnJson),
+			readTurns: async (sessionId) => {
+				const turns: StoredTurnJson[] = [];
+				for (const key of await turnsKeysOf(redis!.client, contextKeyPrefix, sessionId))
+					for (const entry of await redis!.client.lrange(key, 0, -1))
+						turns.push(JSON.parse(entry) as StoredTurnJson);
+				return turns;
+			},
 			budgetTokens: async (scope, periodSeconds) =>
 				Number(
 					(await redis!.client.hget(
