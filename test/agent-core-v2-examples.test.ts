@@ -9,6 +9,7 @@ import {
 	type INodeParameters,
 } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { agentCoreInputs } from '../nodes/AgentCore/connections';
 import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { DEMO_PROMPT, demoModel } from '../src/demo/demo-model';
 import { action, final, useScriptedServer } from './support/agent';
@@ -42,6 +43,32 @@ describe("the examples ship as version 2, as the README's Quick start describes 
 				expect([field, node.parameters[field]]).toEqual([field, undefined]);
 		},
 	);
+});
+
+describe('the chat example `npm run dev` imports (issue #48)', () => {
+	const workflow = JSON.parse(
+		readFileSync(path.join(EXAMPLES, 'agent-core-simple-chat.json'), 'utf8'),
+	) as { nodes: INode[]; connections: Record<string, Record<string, unknown[][]>> };
+
+	it("has n8n's Simple Memory on Agent Core's Memory input, so a second message sees the first", () => {
+		const agent = workflow.nodes.find((node) => node.type.endsWith('.agentCore'))!;
+		const memories = Object.entries(workflow.connections).flatMap(([from, outputs]) =>
+			(outputs.ai_memory ?? []).flat().map((to) => ({ from, to })),
+		);
+		expect(memories).toEqual([
+			{ from: 'Simple Memory', to: { node: agent.name, type: 'ai_memory', index: 0 } },
+		]);
+		const memory = workflow.nodes.find((node) => node.name === 'Simple Memory');
+		expect(memory).toMatchObject({ type: '@n8n/n8n-nodes-langchain.memoryBufferWindow' });
+		// The connection type is the one Agent Core version 2 draws its Memory input with.
+		const inputs = new AgentCore().nodeVersions[2].description.inputs;
+		expect(String(inputs)).toContain(
+			'agentCoreInputs(provider, needsFallback, fallbackSource, true)',
+		);
+		expect(agentCoreInputs('openai', false, undefined, true)).toContainEqual(
+			expect.objectContaining({ type: 'ai_memory', displayName: 'Memory' }),
+		);
+	});
 });
 
 /** One item every example's Prompt, Messages JSON and Session ID read (webhook body, chat input, Agent Context's fields). */
