@@ -10,6 +10,7 @@ import {
 } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { agentCoreInputs } from '../nodes/AgentCore/connections';
+import { CREDENTIAL_LABELS } from '../nodes/AgentCore/V2/credential-labels';
 import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { DEMO_PROMPT, demoModel } from '../src/demo/demo-model';
 import { action, final, useScriptedServer } from './support/agent';
@@ -213,7 +214,7 @@ describe("each example (version 2) and the same settings on version 1 in n8n's e
 		]);
 	});
 
-	it('on version 2, the Redis Context tool without a Redis credential says the picker is under Governance', async () => {
+	it('on version 2, the Redis Context tool without a Redis credential names the picker by its label, under Governance', async () => {
 		const node = {
 			credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } },
 		} as unknown as INode;
@@ -224,9 +225,8 @@ describe("each example (version 2) and the same settings on version 1 in n8n's e
 		};
 
 		expect(await run(node, 2, parameters)).toEqual({
-			error:
-				'The Redis Context tool needs the Agent Core: Redis API credential, and none is selected',
-			fix: 'Select an "Agent Core: Redis API" credential on the node (turn on Governance to show it).',
+			error: `The Redis Context tool needs a credential in "${CREDENTIAL_LABELS.agentCoreRedisApi}" (under Governance), and none is selected`,
+			fix: `Turn on Governance and select an "Agent Core: Redis API" credential in "${CREDENTIAL_LABELS.agentCoreRedisApi}".`,
 		});
 		expect(server().requests).toHaveLength(0);
 	});

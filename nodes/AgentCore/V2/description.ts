@@ -15,6 +15,7 @@ import {
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-places';
 import { collectionProperties } from '../settings-panel';
 import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from '../tool-fields';
+import { CREDENTIAL_LABELS } from './credential-labels';
 import { explained, GOVERNANCE_HINTS, GOVERNANCE_LABEL, wholeNumbers } from './panel-words';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
@@ -182,6 +183,16 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 		},
 		// Each allowed tool's settings as fields, derived from its settings schema (tool-fields.ts).
 		...toolSettingsCollections(fromVersionOne('allowedTools')),
+		{
+			// The tool's Redis picker is under Governance (agent-core-v2.ts says why): say so where it is allowed.
+			displayName:
+				'Redis Context keeps its values in Redis: turn on Governance (below) and select an Agent Core: ' +
+				`Redis API credential in "${CREDENTIAL_LABELS.agentCoreRedisApi}"`,
+			name: 'redisContextNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { allowedTools: ['redis_context'], governance: [false] } },
+		},
 		{
 			displayName: GOVERNANCE_LABEL,
 			name: 'governance',
