@@ -1,5 +1,5 @@
 // With Provider on Connected Chat Model and nothing on the Chat Model input, the node's own error says what to do (issue #48).
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, type INodeParameters } from 'n8n-workflow';
 import { ChatOpenAI } from '@langchain/openai';
 import { AgentCore } from '../../../nodes/AgentCore/AgentCore.node';
 import { useScriptedServer } from '../../support/agent';
@@ -9,7 +9,7 @@ import { connectInSequence, createInputNode, createNode, subNode } from '../../s
 describe('an empty chat-model input in n8n’s engine (version 2)', () => {
 	const server = useScriptedServer();
 
-	async function runWith(parameters: Record<string, unknown>, withModel: { disabled: boolean }[]) {
+	async function runWith(parameters: INodeParameters, withModel: { disabled: boolean }[]) {
 		const models = withModel.map((model, index) => ({
 			...createNode({ name: `Model ${index}`, type: 'chatModel' }),
 			disabled: model.disabled,
