@@ -261,7 +261,7 @@ describe("each example (version 2) and the same settings on version 1 in n8n's e
 		return (result.outputOf('Agent Core')[0].json as Record<string, any>).trace[0];
 	}
 
-	it('on version 2, HTTP Request: Allowed Domains limits the tool as allowed_domains does, and the trace then has no open-host notice', async () => {
+	it('on version 2, Allowed Domains (HTTP Request) limits the tool as allowed_domains does, and the trace then has no open-host notice', async () => {
 		const step = await httpFirstStep('api.example.com, docs.example.com');
 
 		expect(step.error).toEqual({

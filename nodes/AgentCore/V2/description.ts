@@ -166,16 +166,15 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 			default: '',
 			placeholder: 'e.g. api.example.com, *.example.org',
 			description:
-				'The only hosts HTTP Request may call, comma-separated ' +
+				'The only hosts the HTTP Request tool may call, comma-separated ' +
 				'(http_request.allowed_domains). Tool Settings (JSON) overrides it; an HTTP ' +
 				'Request Tool credential brings its own hosts instead.',
 			displayOptions: { show: { allowedTools: ['http_request'] } },
 		},
 		{
 			displayName:
-				'HTTP Request may reach any public host: list its hosts above, or select an HTTP ' +
-				'Request Tool credential (which names its hosts), unless Options → Tool Settings ' +
-				'(JSON) lists http_request.allowed_domains',
+				'HTTP Request may reach any public host: list the hosts it may call in Allowed Domains ' +
+				'above, or select an HTTP Request Tool credential (which names its hosts)',
 			name: 'httpRequestNotice',
 			type: 'notice',
 			default: '',
