@@ -16,7 +16,13 @@ import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../p
 import { collectionProperties } from '../settings-panel';
 import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from '../tool-fields';
 import { CREDENTIAL_LABELS } from './credential-labels';
-import { explained, GOVERNANCE_HINTS, GOVERNANCE_LABEL, wholeNumbers } from './panel-words';
+import {
+	explained,
+	GOVERNANCE_HINTS,
+	GOVERNANCE_LABEL,
+	wholeNumbers,
+	withoutFixedDecimals,
+} from './panel-words';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
@@ -236,7 +242,7 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 			},
 			governed,
 		),
-		fromVersionOne('runStateMaxAgeDays', {}, governed),
+		withoutFixedDecimals(fromVersionOne('runStateMaxAgeDays', {}, governed)),
 		fromVersionOne('auditTrail', {}, governed),
 		fromVersionOne('auditRetentionDays', {}, governed),
 		...durableRunProperties.map((property) => ({
