@@ -2,7 +2,13 @@
 // refuses every Node 20 by its engines, the Node it asks for, and each peer dependency npm has to override.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import semver from 'semver';
+// semver (npm's own range rules) ships no types here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const semver = require('semver') as {
+	intersects(a: string, b: string): boolean;
+	minVersion(range: string): { major: number } | null;
+	satisfies(version: string, range: string, options?: object): boolean;
+};
 
 const ROOT = path.join(__dirname, '..', '..');
 interface LockedPackage {
