@@ -32,7 +32,8 @@ export async function readConnectedModels(
 	try {
 		supplied = await context.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, itemIndex);
 	} catch (error) {
-		// n8n's own check of a required input ("A Chat Model sub-node must be connected and enabled"): said here with the fix.
+		// n8n's own check of a required input ("A Chat Model sub-node must be connected and enabled"): said here
+		// with the fix.
 		const input = EMPTY_INPUT.exec(String((error as Error)?.message))?.[1];
 		if (input === undefined) throw error;
 		throw nodeError(context, noModelMessage(input), itemIndex, NO_MODEL_FIX[input]);

@@ -1,4 +1,5 @@
-// What a run says when a use needs the Redis or Run State credential and none is selected, in the words of the panel's picker.
+// What a run says when a use needs the Redis or Run State credential and none is selected, in the words of the
+// panel's picker.
 
 /** The credential types, as n8n names them in a picker's list. */
 const TYPE_NAMES = {

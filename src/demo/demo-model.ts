@@ -70,7 +70,8 @@ function earlierTurns(request: ScriptedRequest): string {
 
 /**
  * What the demo model says of the files the call carried, so a newcomer sees an upload reach the model:
- * "I received invoice.png (image/png, 12 KB). " (an image part carries no file name on the wire: "an image (image/png, 12 KB)").
+ * "I received invoice.pdf (application/pdf, 12 KB). " (an image part carries no file name on the wire: "an image
+ * (image/png, 12 KB)").
  */
 function receivedFiles(request: ScriptedRequest): string {
 	const files = request.files ?? [];

@@ -47,7 +47,10 @@ describe('the demo model and the files of a call', () => {
 		});
 
 		expect(result.final_answer).toMatch(
-			/^I received 2 files: invoice\.pdf \(application\/pdf, \d+ (bytes|KB)\), an image \(image\/png, \d+ bytes\)\. The demo model answers only/,
+			new RegExp(
+				'^I received 2 files: invoice\\.pdf \\(application/pdf, \\d+ (bytes|KB)\\), ' +
+					'an image \\(image/png, \\d+ bytes\\)\\. The demo model answers only',
+			),
 		);
 	});
 

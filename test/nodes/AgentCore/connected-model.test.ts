@@ -1,4 +1,5 @@
-// With Provider on Connected Chat Model and nothing on the Chat Model input, the node's own error says what to do (issue #48).
+// With Provider on Connected Chat Model and nothing on the Chat Model input, the node's own error says what to do
+// (issue #48).
 import { NodeConnectionTypes, type INodeParameters } from 'n8n-workflow';
 import { ChatOpenAI } from '@langchain/openai';
 import { AgentCore } from '../../../nodes/AgentCore/AgentCore.node';
