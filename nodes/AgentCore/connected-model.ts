@@ -28,16 +28,15 @@ export async function readConnectedModels(
 	inputs: { primary: boolean; fallback: boolean },
 ): Promise<{ primary?: ChatModel; fallback?: ChatModel }> {
 	if (!inputs.primary && !inputs.fallback) return {};
-	let supplied: unknown;
-	try {
-		supplied = await context.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, itemIndex);
-	} catch (error) {
-		// n8n's own check of a required input ("A Chat Model sub-node must be connected and enabled"): said here
-		// with the fix.
-		const input = EMPTY_INPUT.exec(String((error as Error)?.message))?.[1];
-		if (input === undefined) throw error;
-		throw nodeError(context, noModelMessage(input), itemIndex, NO_MODEL_FIX[input]);
-	}
+	const supplied: unknown = await context
+		.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, itemIndex)
+		.catch((error: Error) => {
+			// n8n's own check of a required input ("A Chat Model sub-node must be connected and enabled"): said
+			// here with the fix.
+			const input = EMPTY_INPUT.exec(String(error?.message))?.[1];
+			if (input === undefined) throw error;
+			throw nodeError(context, noModelMessage(input), itemIndex, NO_MODEL_FIX[input]);
+		});
 	const models: unknown[] = Array.isArray(supplied) ? [...supplied].reverse() : [supplied];
 	const [primary, fallback] = inputs.primary
 		? [models[0], inputs.fallback ? models[1] : undefined]

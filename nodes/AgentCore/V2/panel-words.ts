@@ -44,7 +44,8 @@ export function wholeNumbers(properties: INodeProperties[]): INodeProperties[] {
  * the default read "7.000" (issue #48); without them n8n shows 7, and 0.5 as 0.5. Its bounds stay.
  */
 export function withoutFixedDecimals(property: INodeProperties): INodeProperties {
-	const { numberPrecision: _dropped, ...typeOptions } = property.typeOptions ?? {};
+	const typeOptions = { ...property.typeOptions };
+	delete typeOptions.numberPrecision;
 	return { ...property, typeOptions };
 }
 
