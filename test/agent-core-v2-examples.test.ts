@@ -9,6 +9,8 @@ import {
 	type INodeParameters,
 } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
+import { agentCoreInputs } from '../nodes/AgentCore/connections';
+import { CREDENTIAL_LABELS } from '../nodes/AgentCore/V2/credential-labels';
 import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
 import { DEMO_PROMPT, demoModel } from '../src/demo/demo-model';
 import { action, final, useScriptedServer } from './support/agent';
@@ -42,6 +44,32 @@ describe("the examples ship as version 2, as the README's Quick start describes 
 				expect([field, node.parameters[field]]).toEqual([field, undefined]);
 		},
 	);
+});
+
+describe('the chat example `npm run dev` imports (issue #48)', () => {
+	const workflow = JSON.parse(
+		readFileSync(path.join(EXAMPLES, 'agent-core-simple-chat.json'), 'utf8'),
+	) as { nodes: INode[]; connections: Record<string, Record<string, unknown[][]>> };
+
+	it("has n8n's Simple Memory on Agent Core's Memory input, so a second message sees the first", () => {
+		const agent = workflow.nodes.find((node) => node.type.endsWith('.agentCore'))!;
+		const memories = Object.entries(workflow.connections).flatMap(([from, outputs]) =>
+			(outputs.ai_memory ?? []).flat().map((to) => ({ from, to })),
+		);
+		expect(memories).toEqual([
+			{ from: 'Simple Memory', to: { node: agent.name, type: 'ai_memory', index: 0 } },
+		]);
+		const memory = workflow.nodes.find((node) => node.name === 'Simple Memory');
+		expect(memory).toMatchObject({ type: '@n8n/n8n-nodes-langchain.memoryBufferWindow' });
+		// The connection type is the one Agent Core version 2 draws its Memory input with.
+		const inputs = new AgentCore().nodeVersions[2].description.inputs;
+		expect(String(inputs)).toContain(
+			'agentCoreInputs(provider, needsFallback, fallbackSource, true)',
+		);
+		expect(agentCoreInputs('openai', false, undefined, true)).toContainEqual(
+			expect.objectContaining({ type: 'ai_memory', displayName: 'Memory' }),
+		);
+	});
 });
 
 /** One item every example's Prompt, Messages JSON and Session ID read (webhook body, chat input, Agent Context's fields). */
@@ -186,7 +214,7 @@ describe("each example (version 2) and the same settings on version 1 in n8n's e
 		]);
 	});
 
-	it('on version 2, the Redis Context tool without a Redis credential says the picker is under Governance', async () => {
+	it('on version 2, the Redis Context tool without a Redis credential names the picker by its label, under Governance', async () => {
 		const node = {
 			credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } },
 		} as unknown as INode;
@@ -197,9 +225,8 @@ describe("each example (version 2) and the same settings on version 1 in n8n's e
 		};
 
 		expect(await run(node, 2, parameters)).toEqual({
-			error:
-				'The Redis Context tool needs the Agent Core: Redis API credential, and none is selected',
-			fix: 'Select an "Agent Core: Redis API" credential on the node (turn on Governance to show it).',
+			error: `The Redis Context tool needs a credential in "${CREDENTIAL_LABELS.agentCoreRedisApi}" (under Governance), and none is selected`,
+			fix: `Turn on Governance and select an "Agent Core: Redis API" credential in "${CREDENTIAL_LABELS.agentCoreRedisApi}".`,
 		});
 		expect(server().requests).toHaveLength(0);
 	});
@@ -234,7 +261,7 @@ describe("each example (version 2) and the same settings on version 1 in n8n's e
 		return (result.outputOf('Agent Core')[0].json as Record<string, any>).trace[0];
 	}
 
-	it('on version 2, HTTP Request: Allowed Domains limits the tool as allowed_domains does, and the trace then has no open-host notice', async () => {
+	it('on version 2, Allowed Domains (HTTP Request) limits the tool as allowed_domains does, and the trace then has no open-host notice', async () => {
 		const step = await httpFirstStep('api.example.com, docs.example.com');
 
 		expect(step.error).toEqual({

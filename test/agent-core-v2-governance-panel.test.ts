@@ -137,8 +137,12 @@ describe('version 2 Governance explains itself (issue #41)', () => {
 			'maxToolCalls',
 		])
 			expect([name, precision[name]]).toEqual([name, 0]);
-		// Fractions stay where they mean something.
+		// Fractions stay where they mean something, without fixed decimals (Run State Max Age read "7.000", issue #48).
 		expect(precision.timeout).toBeUndefined();
+		expect(precision.runStateMaxAgeDays).toBeUndefined();
+		expect(
+			numbers(versionTwo.properties).find((property) => property.name === 'runStateMaxAgeDays'),
+		).toMatchObject({ default: 7, typeOptions: { minValue: 0.001, maxValue: 30 } });
 		expect(precision.temperature).toBe(2);
 		expect(
 			numbers(versionOne.properties).find((property) => property.name === 'auditRetentionDays')!

@@ -219,7 +219,8 @@ describe('Agent Core version 2 panel', () => {
 	it('warns in the panel when HTTP Request is allowed, since without allowed domains it reaches any public host', () => {
 		expect(noticesShown(versionTwo, {})).toEqual([]);
 		expect(noticesShown(versionTwo, { allowedTools: ['http_request'] })).toEqual([
-			expect.stringContaining('HTTP Request may reach any public host'),
+			'HTTP Request may reach any public host: list the hosts it may call in Allowed Domains above, ' +
+				'or select an HTTP Request Tool credential (which names its hosts)',
 		]);
 		expect(
 			noticesShown(versionTwo, {
@@ -227,7 +228,9 @@ describe('Agent Core version 2 panel', () => {
 				httpAllowedDomains: 'api.example.com',
 			}),
 		).toEqual([]);
-		expect(firstView(versionTwo, { allowedTools: ['http_request'] })).toContain(
+		// The field the notice names, by a label short enough that n8n's panel does not cut it ("HTTP Request: Allowed Dom…").
+		expect(firstView(versionTwo, { allowedTools: ['http_request'] })).toContain('Allowed Domains');
+		expect(firstView(versionTwo, { allowedTools: ['http_request'] })).not.toContain(
 			'HTTP Request: Allowed Domains',
 		);
 	});

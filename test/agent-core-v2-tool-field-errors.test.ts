@@ -32,16 +32,16 @@ describe('version 2: an error in a tool field names that field (issue #41)', () 
 		return result.errorOf('Agent Core') as (Error & { description?: string }) | undefined;
 	}
 
-	it('a URL in HTTP Request: Allowed Domains is named by that field and its entry, with the fix; the model is not asked', async () => {
+	it('a URL in Allowed Domains (HTTP Request) is named by that field and its entry, with the fix; the model is not asked', async () => {
 		const error = await errorOf({
 			allowedTools: ['http_request'],
 			httpAllowedDomains: 'api.example.com, https://docs.example.com/guide',
 		});
 		expect(error?.message).toBe(
-			'HTTP Request: Allowed Domains (entry 2): "https://docs.example.com/guide" is not a host name: it has a scheme and a path; ' +
+			'Allowed Domains (entry 2): "https://docs.example.com/guide" is not a host name: it has a scheme and a path; ' +
 				'write the host name only, e.g. docs.example.com',
 		);
-		expect(error?.description).toBe('Correct the value of HTTP Request: Allowed Domains.');
+		expect(error?.description).toBe('Correct the value of Allowed Domains.');
 		expect(error?.message).not.toMatch(/tool_settings|Tool Settings \(JSON\)/);
 		expect(server().requests).toHaveLength(0);
 	});

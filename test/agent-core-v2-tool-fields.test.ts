@@ -142,12 +142,12 @@ describe('Agent Core version 2: structured tool settings', () => {
 		);
 	});
 
-	it('places the collections right after Allowed Tools and HTTP Request: Allowed Domains', () => {
+	it('places the collections right after Allowed Tools and Allowed Domains', () => {
 		const view = firstView({ allowedTools: builtInTools.map((tool) => tool.name) });
 		const start = view.indexOf('Allowed Tools');
 		expect(view.slice(start, start + 5)).toEqual([
 			'Allowed Tools',
-			'HTTP Request: Allowed Domains',
+			'Allowed Domains',
 			'Feishu / Lark Bot Settings',
 			'HTTP Request Settings',
 			'Redis Context Settings',
@@ -314,7 +314,7 @@ describe('Agent Core version 2: structured tool settings', () => {
 		).toEqual({});
 	});
 
-	it('keeps HTTP Request: Allowed Domains as it was: a comma-separated list, not read when an HTTP Request Tool credential brings the hosts', () => {
+	it('keeps Allowed Domains (HTTP Request) as it was: a comma-separated list, not read when an HTTP Request Tool credential brings the hosts', () => {
 		const parameters = {
 			allowedTools: ['http_request'],
 			httpAllowedDomains: 'api.example.com, *.example.org  docs.example.com',

@@ -250,9 +250,11 @@ describe('Agent Core durable runs in n8n’s engine', () => {
 			const error = result.errorOf('Agent Core') as Error & { description?: string };
 
 			expect(error.message).toBe(
-				'Durable Runs (Governance) needs the Agent Core: Redis API credential, and none is selected',
+				'Durable Runs (Governance) needs a credential in "Redis for Shared Budgets, Durable Runs and the Redis Context Tool" (under Governance), and none is selected',
 			);
-			expect(error.description).toContain('turn on Governance to show it');
+			expect(error.description).toBe(
+				'Turn on Governance and select an "Agent Core: Redis API" credential in "Redis for Shared Budgets, Durable Runs and the Redis Context Tool".',
+			);
 			expect(server().requests).toHaveLength(0);
 		});
 
@@ -270,9 +272,12 @@ describe('Agent Core durable runs in n8n’s engine', () => {
 			const error = result.errorOf('Agent Core') as Error & { description?: string };
 
 			expect(error.message).toBe(
-				'Durable Runs needs the Agent Core: Run State API credential, and none is selected',
+				'Durable Runs needs a credential in "Run State Secret (Signs Paused and Durable Runs)" (under Governance), and none is selected',
 			);
-			expect(error.description).toContain('under Governance');
+			expect(error.description).toBe(
+				'Turn on Governance and select an "Agent Core: Run State API" credential in "Run State Secret (Signs Paused and Durable Runs)": ' +
+					"its signing secret signs and seals the run's state.",
+			);
 			expect(server().requests).toHaveLength(0);
 		});
 
@@ -304,7 +309,7 @@ describe('Agent Core durable runs in n8n’s engine', () => {
 				{ credentials: { agentCoreOpenAiApi: ALL_CREDENTIALS.agentCoreOpenAiApi } },
 			);
 			expect(result.errorOf('Agent Core')?.message).toBe(
-				'Require Approval needs the Agent Core: Run State API credential, and none is selected',
+				'Require Approval needs a credential in "Run State Secret (Signs Paused and Durable Runs)" (under Governance), and none is selected',
 			);
 		});
 

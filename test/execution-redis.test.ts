@@ -44,11 +44,11 @@ describe('ExecutionRedis', () => {
 		const redis = new ExecutionRedis(context, VERSION_2_PANEL);
 		expect(await redis.usedStateRegistry(0)).toBeUndefined();
 		await expect(redis.budgetLedger(0)).rejects.toThrow(
-			'A shared budget (Limits → Shared Token Budget) needs the Agent Core: Redis API credential, and none is selected',
+			'A shared budget (Limits → Shared Token Budget) needs a credential in "Redis for Shared Budgets, Durable Runs and the Redis Context Tool" (under Governance), and none is selected',
 		);
 		expect(() => redis.connectionFor(0, 'The Redis Context tool')).toThrow(
 			expect.objectContaining({
-				description: expect.stringContaining('turn on Governance to show it'),
+				description: expect.stringContaining('Turn on Governance and select'),
 			}),
 		);
 		expect(() =>

@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { DEFAULT_CONFIG, stateSecretProblem, type ApprovalDecision } from '../../src';
 import { nodeError } from '../shared/node-errors';
+import { missingCredential, type CredentialPicker } from './missing-credential';
 
 /** The Run State credential's type: its signing secret signs and seals paused runs' states and durable runs' checkpoints. */
 const RUN_STATE_CREDENTIAL = 'agentCoreRunStateApi';
@@ -15,21 +16,18 @@ const RUN_STATE_CREDENTIAL = 'agentCoreRunStateApi';
 /**
  * The Run State credential's signing secret, for `user` (named in the error when no credential is chosen).
  * The picker is optional in version 2 (n8n shows a credential under one set of conditions, and two
- * switches need it), so each use says when it is missing, and `where` the picker is (PanelVersion.credentialHint).
+ * switches need it), so each use says when it is missing, naming the `picker` (PanelVersion.credentialPickers).
  */
 export async function readStateSecret(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	user: string,
-	where: string,
+	picker: CredentialPicker,
 ): Promise<string> {
 	if (!context.getNode().credentials?.[RUN_STATE_CREDENTIAL]) {
-		throw nodeError(
-			context,
-			`${user} needs the Agent Core: Run State API credential, and none is selected`,
-			itemIndex,
-			`Select an "Agent Core: Run State API" credential${where}: its signing secret signs and seals the run's state.`,
-		);
+		const why = ": its signing secret signs and seals the run's state";
+		const { message, fix } = missingCredential('runState', user, picker, why);
+		throw nodeError(context, message, itemIndex, fix);
 	}
 	const credentials = await context.getCredentials(RUN_STATE_CREDENTIAL, itemIndex);
 	return String(credentials.signingSecret ?? '');
@@ -43,7 +41,7 @@ export async function readApproval(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	on: boolean,
-	where: string,
+	picker: CredentialPicker,
 ): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
 	if (!on) return { tools: [] };
 	const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
@@ -54,7 +52,7 @@ export async function readApproval(
 	) as number;
 	return {
 		tools,
-		stateSecret: await readStateSecret(context, itemIndex, 'Require Approval', where),
+		stateSecret: await readStateSecret(context, itemIndex, 'Require Approval', picker),
 		maxAgeDays,
 	};
 }

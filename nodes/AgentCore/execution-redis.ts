@@ -12,6 +12,7 @@ import {
 } from '../../src';
 import type { RedisConnectionOptions } from '../../src/context';
 import { nodeError } from '../shared/node-errors';
+import { missingCredential } from './missing-credential';
 import { redisConnectionFromCredential } from '../shared/redis-credential';
 import type { PanelVersion } from './panel-version';
 
@@ -32,7 +33,7 @@ export class ExecutionRedis {
 
 	constructor(
 		private readonly context: IExecuteFunctions,
-		private readonly panel: Pick<PanelVersion, 'credentialHint'>,
+		private readonly panel: Pick<PanelVersion, 'credentialPickers'>,
 	) {}
 
 	/** Whether a Redis credential is chosen on the node (it is optional; what needs it says so). */
@@ -43,14 +44,9 @@ export class ExecutionRedis {
 	/** The credential's connection, for `user` (named in the error when no credential is chosen). */
 	connectionFor(itemIndex: number, user: string): Promise<RedisConnectionOptions> {
 		if (!this.chosen) {
-			// Version 2 shows the picker under Governance (V2/agent-core-v2.ts says why).
-			const where = this.panel.credentialHint.redis;
-			throw nodeError(
-				this.context,
-				`${user} needs the Agent Core: Redis API credential, and none is selected`,
-				itemIndex,
-				`Select an "Agent Core: Redis API" credential on the node${where}.`,
-			);
+			// Version 2 shows the picker under Governance (V2/agent-core-v2.ts says why), by its label.
+			const { message, fix } = missingCredential('redis', user, this.panel.credentialPickers.redis);
+			throw nodeError(this.context, message, itemIndex, fix);
 		}
 		this.connection ??= this.context
 			.getCredentials(REDIS_CREDENTIAL, itemIndex)

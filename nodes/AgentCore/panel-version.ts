@@ -1,6 +1,7 @@
 // What differs between Agent Core's node versions when a run reads its panel: one reader per version (V1/, V2/).
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { AgentConfig } from '../../src/panel';
+import type { CredentialPicker } from './missing-credential';
 import type { WorkflowToolRow } from './workflow-tools';
 
 type ToolSettings = AgentConfig['tool_settings'];
@@ -52,8 +53,8 @@ export interface PanelVersion {
 	): ToolSettings;
 	/** Workflow Tools' parameter path, for the approval tool list in the editor. */
 	readonly workflowToolsPath: string;
-	/** Where the Redis and Run State credential pickers are, added to the error when a use needs one and none is chosen. */
-	readonly credentialHint: { redis: string; runState: string };
+	/** The Redis and Run State credential pickers as the panel shows them, named when a use needs one and none is chosen. */
+	readonly credentialPickers: { redis: CredentialPicker; runState: CredentialPicker };
 }
 
 /** Shared Token Budget, Shared Cost Budget (version 2), Scope and Period: one config key, set when either budget is above 0. */

@@ -1,4 +1,4 @@
-// A bad value in a version 2 tool field is named by that field ("HTTP Request: Allowed Domains"), not by Tool Settings (JSON).
+// A bad value in a version 2 tool field is named by that field ("Allowed Domains"), not by Tool Settings (JSON).
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { builtInTools, toolSettingsProblems, type AgentConfig } from '../../src';
 import { nodeError } from '../shared/node-errors';

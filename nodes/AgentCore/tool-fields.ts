@@ -47,7 +47,8 @@ export const TOP_LEVEL_TOOL_FIELDS: Readonly<
 	http_request: {
 		allowed_domains: {
 			name: 'httpAllowedDomains',
-			displayName: 'HTTP Request: Allowed Domains',
+			// Short enough not to be cut in the panel ("HTTP Request: Allowed Dom…"); it shows only with HTTP Request.
+			displayName: 'Allowed Domains',
 			unlessCredential: 'agentCoreHttpHeaderApi',
 		},
 	},

@@ -48,6 +48,11 @@ function n8nEnvironment(installation, { userFolder, port, brokerPort, extra = {}
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
+		// The vetted community node list (api.n8n.io/api/community-nodes), fetched when the editor opens the node
+		// creator: offline, each failure logged "Failed to fetch community node types" with an ENOTFOUND trace.
+		// Installed community packages, this one included, load all the same.
+		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+		N8N_DYNAMIC_BANNERS_ENABLED: 'false',
 		N8N_REINSTALL_MISSING_PACKAGES: 'false',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
 		N8N_SECURE_COOKIE: 'false',

@@ -35,7 +35,8 @@ export function demoModel(request: ScriptedRequest): ScriptedReply {
 	}
 	const catalogue = /Catalogue: (\{[\s\S]*\})\s*$/.exec(last);
 	const final = (answer: string) => JSON.stringify({ type: 'final', answer });
-	if (!catalogue) return final(`${DEMO_UNKNOWN_QUESTION}${earlierTurns(request)}`);
+	if (!catalogue)
+		return final(`${receivedFiles(request)}${DEMO_UNKNOWN_QUESTION}${earlierTurns(request)}`);
 	// A model asking for a tool it was not offered gets a refusal and no answer; say instead what to switch on.
 	if (!offersTool(request, 'json_transform')) return final(DEMO_TOOL_NOT_ALLOWED);
 	let data: unknown;
@@ -65,6 +66,24 @@ function earlierTurns(request: ScriptedRequest): string {
 	const excerpt = previous.length > 80 ? `${previous.slice(0, 80)}…` : previous;
 	const turns = earlier.length === 1 ? '1 earlier turn' : `${earlier.length} earlier turns`;
 	return ` I can see ${turns}; your previous message was "${excerpt}".`;
+}
+
+/**
+ * What the demo model says of the files the call carried, so a newcomer sees an upload reach the model:
+ * "I received invoice.pdf (application/pdf, 12 KB). " (an image part carries no file name on the wire: "an image
+ * (image/png, 12 KB)").
+ */
+function receivedFiles(request: ScriptedRequest): string {
+	const files = request.files ?? [];
+	if (files.length === 0) return '';
+	const size = (bytes: number) =>
+		bytes < 1024 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} KB`;
+	const listed = files.map(
+		(file) =>
+			`${file.name ?? (file.type.startsWith('image/') ? 'an image' : 'a file')} (${file.type || 'no declared type'}, ${size(file.bytes)})`,
+	);
+	const count = files.length === 1 ? '' : `${files.length} files: `;
+	return `I received ${count}${listed.join(', ')}. `;
 }
 
 /** The demo model's answer to the catalogue question whose catalogue is not JSON (pasted with shell escapes, say). */

@@ -144,7 +144,11 @@ export const SETTINGS = {
 			since: 2,
 			olderVersions: 1,
 			description:
-				'Tool calls the model may ask for in one reply; read-only calls run together, calls with side effects one at a time (1 = one call per reply)',
+				'Tool calls the model may ask for in one reply (1 = one call per reply). Calls that only read run ' +
+				'together: JSON Transform, HTTP Request GET, Redis Context get and list, and the workflow tools, tool ' +
+				'sub-nodes and MCP tools named in Read-Only Tools. Any other call waits for those before it and runs ' +
+				"alone, in order. A reply's calls are one step of the output's trace (its calls, in order) and one " +
+				'Intermediate Steps entry each',
 		},
 	},
 	/** The identical call (same tool, same args) this many times ends the run (`loop`); 0 = never ends it. */

@@ -1,6 +1,6 @@
 /**
  * `npx jest -c jest.browser.config.js node-creator-search`: both nodes are found the natural way (issue #28).
- * From the output "+" of a Chat Trigger (examples/agent-core-simple-chat.json with its Agent Core removed),
+ * From the output "+" of a Chat Trigger (examples/agent-core-simple-chat.json with its Agent Core and Simple Memory removed),
  * n8n's node creator searched for "agent" lists Agent Core and Agent Context: it drops every AI node not filed
  * under "Root Nodes" from that search (filterOutAiNodes in n8n's nodeCreator/composables/useViewStacks.ts).
  * Same lines as editor.browser.ts (AGENT_CORE_BROWSER_N8N); screenshots in test-output/browser/n8n-<line>/.
@@ -57,6 +57,10 @@ for (const line of lines) {
 					await editor.canvasNode(page, 'Agent Core').click();
 					await page.keyboard.press('Delete');
 					await editor.canvasNode(page, 'Agent Core').waitFor({ state: 'detached' });
+					// The example's Simple Memory goes too: the trigger's output is then the canvas's only +.
+					await editor.canvasNode(page, 'Simple Memory').click();
+					await page.keyboard.press('Delete');
+					await editor.canvasNode(page, 'Simple Memory').waitFor({ state: 'detached' });
 				});
 				const search = page
 					.locator('[data-test-id="node-creator-search-bar"] input, input[placeholder^="Search"]')

@@ -41,5 +41,5 @@ export const VERSION_1_PANEL: PanelVersion = {
 	hasApprovalOutput: (context) => on(context, 0, 'needsApproval'),
 	withToolFields: (_context, _itemIndex, toolSettings) => toolSettings,
 	workflowToolsPath: 'workflowTools',
-	credentialHint: { redis: '', runState: '' },
+	credentialPickers: { redis: {}, runState: {} },
 };

@@ -8,8 +8,11 @@ import type {
 } from 'n8n-workflow';
 import { agentCoreInputs, agentCoreOutputs } from '../connections';
 import { whileOn } from '../credential-conditions';
+import { CREDENTIAL_LABELS } from './credential-labels';
 import { agentCorePropertiesV2 } from './description';
 import { agentCoreMethods } from '../node-methods';
+
+export { CREDENTIAL_LABELS };
 
 /** How many tools the panel defines: the allowed built-ins and the workflow tools (under Options in version 2). */
 const TOOL_COUNT =
@@ -24,20 +27,6 @@ const INPUTS_CALL =
 const OUTPUTS_CALL =
 	'return agentCoreOutputs(needsApproval); })' +
 	'($parameter.governance === true && $parameter.needsApproval === true)';
-
-/**
- * What each credential picker is for, as n8n's editor labels it (a credential entry's displayName; without one it
- * reads "Credential for <type>" or just "Credential"). Version 1's pickers keep their labels.
- */
-export const CREDENTIAL_LABELS = {
-	agentCoreOpenAiApi: 'Model API (OpenAI-Compatible)',
-	agentCoreGeminiApi: 'Model API (Gemini)',
-	agentCoreRedisApi: 'Redis for Shared Budgets, Durable Runs and the Redis Context Tool',
-	agentCoreHttpHeaderApi: 'HTTP Request Tool: Secret Header and Its Hosts',
-	agentCoreRunStateApi: 'Run State Secret (Signs Paused and Durable Runs)',
-	agentCoreAuditDatabaseApi: 'Audit Trail Database (PostgreSQL)',
-	agentCoreFeishuBotApi: 'Feishu / Lark Bot Webhook',
-} as const;
 
 /** Agent Core version 2: what a new node gets. */
 export class AgentCoreV2 implements INodeType {

@@ -15,7 +15,14 @@ import {
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-places';
 import { collectionProperties } from '../settings-panel';
 import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from '../tool-fields';
-import { explained, GOVERNANCE_HINTS, GOVERNANCE_LABEL, wholeNumbers } from './panel-words';
+import { CREDENTIAL_LABELS } from './credential-labels';
+import {
+	explained,
+	GOVERNANCE_HINTS,
+	GOVERNANCE_LABEL,
+	wholeNumbers,
+	withoutFixedDecimals,
+} from './panel-words';
 
 type Show = NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>;
 
@@ -165,16 +172,15 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 			default: '',
 			placeholder: 'e.g. api.example.com, *.example.org',
 			description:
-				'The only hosts HTTP Request may call, comma-separated ' +
+				'The only hosts the HTTP Request tool may call, comma-separated ' +
 				'(http_request.allowed_domains). Tool Settings (JSON) overrides it; an HTTP ' +
 				'Request Tool credential brings its own hosts instead.',
 			displayOptions: { show: { allowedTools: ['http_request'] } },
 		},
 		{
 			displayName:
-				'HTTP Request may reach any public host: list its hosts above, or select an HTTP ' +
-				'Request Tool credential (which names its hosts), unless Options → Tool Settings ' +
-				'(JSON) lists http_request.allowed_domains',
+				'HTTP Request may reach any public host: list the hosts it may call in Allowed Domains ' +
+				'above, or select an HTTP Request Tool credential (which names its hosts)',
 			name: 'httpRequestNotice',
 			type: 'notice',
 			default: '',
@@ -182,6 +188,16 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 		},
 		// Each allowed tool's settings as fields, derived from its settings schema (tool-fields.ts).
 		...toolSettingsCollections(fromVersionOne('allowedTools')),
+		{
+			// The tool's Redis picker is under Governance (agent-core-v2.ts says why): say so where it is allowed.
+			displayName:
+				'Redis Context keeps its values in Redis: turn on Governance (below) and select an Agent Core: ' +
+				`Redis API credential in "${CREDENTIAL_LABELS.agentCoreRedisApi}"`,
+			name: 'redisContextNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { allowedTools: ['redis_context'], governance: [false] } },
+		},
 		{
 			displayName: GOVERNANCE_LABEL,
 			name: 'governance',
@@ -226,7 +242,7 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 			},
 			governed,
 		),
-		fromVersionOne('runStateMaxAgeDays', {}, governed),
+		withoutFixedDecimals(fromVersionOne('runStateMaxAgeDays', {}, governed)),
 		fromVersionOne('auditTrail', {}, governed),
 		fromVersionOne('auditRetentionDays', {}, governed),
 		...durableRunProperties.map((property) => ({

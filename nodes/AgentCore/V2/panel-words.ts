@@ -39,6 +39,16 @@ export function wholeNumbers(properties: INodeProperties[]): INodeProperties[] {
 	});
 }
 
+/**
+ * A field of days that takes fractions (Run State Max Age: 0.001 to 30) without fixed decimals: version 1's three made
+ * the default read "7.000" (issue #48); without them n8n shows 7, and 0.5 as 0.5. Its bounds stay.
+ */
+export function withoutFixedDecimals(property: INodeProperties): INodeProperties {
+	const typeOptions = { ...property.typeOptions };
+	delete typeOptions.numberPrecision;
+	return { ...property, typeOptions };
+}
+
 /** Version 2's one-line descriptions of the fields and choices version 1 left without one (issue #41). */
 const FIELD_DESCRIPTIONS: Record<string, string> = {
 	inputMode:

@@ -1,6 +1,7 @@
 // How a version 2 node's panel reads into a run: straight from its Options, Budgets and Governance, with no version 1 shape between.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readField } from '../../shared/default-expressions';
+import { CREDENTIAL_LABELS } from './credential-labels';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT } from '../panel-places';
 import { sharedBudget, type PanelVersion } from '../panel-version';
 import { configFromPanel } from '../settings-panel';
@@ -61,5 +62,8 @@ export const VERSION_2_PANEL: PanelVersion = {
 		return settings;
 	},
 	workflowToolsPath: 'options.workflowTools',
-	credentialHint: { redis: ' (turn on Governance to show it)', runState: ' under Governance' },
+	credentialPickers: {
+		redis: { label: CREDENTIAL_LABELS.agentCoreRedisApi, shownBy: 'Governance' },
+		runState: { label: CREDENTIAL_LABELS.agentCoreRunStateApi, shownBy: 'Governance' },
+	},
 };

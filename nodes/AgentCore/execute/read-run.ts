@@ -113,12 +113,12 @@ export async function readItemRun(
 		context,
 		itemIndex,
 		panel.switches.needsApproval,
-		version.credentialHint.runState,
+		version.credentialPickers.runState,
 	);
 	const durable = await readDurableRun(context, itemIndex, panel.switches.durableRuns, redis);
 	// Approval and durable runs sign and seal with the same credential's secret.
 	const durableSecret = () =>
-		readStateSecret(context, itemIndex, 'Durable Runs', version.credentialHint.runState);
+		readStateSecret(context, itemIndex, 'Durable Runs', version.credentialPickers.runState);
 	const stateSecret =
 		approval.stateSecret ?? (durable.runKey !== undefined ? await durableSecret() : undefined);
 	const config = {

@@ -35,8 +35,8 @@ const MEMORIES = [
 type Memory = (typeof MEMORIES)[number];
 
 /**
- * examples/agent-core-simple-chat.json (Chat Trigger → Agent Core) with Agent Core on version 2 and `memory`, with
- * all its defaults (the Chat Trigger's sessionId, 5 turns), on its Memory input.
+ * examples/agent-core-simple-chat.json (Chat Trigger → Agent Core) with Agent Core on version 2 and `memory` in place
+ * of the example's Simple Memory, with all its defaults (the Chat Trigger's sessionId, 5 turns), on its Memory input.
  */
 export function memoryChat(memory: Memory): WorkflowJson {
 	const [example] = readExampleWorkflows(['agent-core-simple-chat.json']);
@@ -49,6 +49,12 @@ export function memoryChat(memory: Memory): WorkflowJson {
 		throw new Error('the simple chat example has no Chat Trigger or Agent Core');
 	toVersion2(agent);
 	trigger.webhookId = memory.webhookId;
+	// The example ships with Simple Memory on the Memory input (one connection): `memory` takes its place.
+	for (const [name, outputs] of Object.entries(workflow.connections))
+		if ('ai_memory' in (outputs as object)) {
+			delete workflow.connections[name];
+			workflow.nodes = workflow.nodes.filter((node) => node.name !== name);
+		}
 	workflow.nodes.push({
 		...JSON.parse(JSON.stringify(memory.node)),
 		id: `${memory.webhookId.slice(0, -2)}99`,
