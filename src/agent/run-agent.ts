@@ -19,7 +19,8 @@ import { callArgs, type ProtocolFormat, protocolFormat } from './protocol/protoc
 import { RepeatedCalls } from './repeated-calls';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './run-result';
 import { Spending, runCost } from './shared-budget';
-import type { RunAgentOptions } from './run-options';
+import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './run-options';
+import { checkKnownOptions } from '../core/known-options';
 import { FailureStreak, type RepairReason } from './failure-streak';
 import {
 	pausedOutput,
@@ -55,8 +56,10 @@ import type { FileInput, RunFile } from '../files';
 import { modelMessages, partTokens } from './protocol/file-messages';
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
-export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
-	withMcpTools(given, async (options) => {
+export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
+	// Before anything is opened: an option the run does not know (`baseURL`, `promt`) is a typo, not a no-op.
+	checkKnownOptions('runAgent', given, RUN_AGENT_OPTIONS, configKeyHint);
+	return withMcpTools(given, async (options) => {
 		const { config, allowed } = configureRun(options);
 		const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
 		const taken = takeFiles(options, config);
@@ -76,6 +79,7 @@ export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
 			).run()
 		);
 	});
+};
 
 export class AgentRun {
 	private readonly started = performance.now();
