@@ -37,17 +37,18 @@ export function checkKnownOptions(
 		(name) => !Object.prototype.hasOwnProperty.call(known, name),
 	);
 	if (unknown.length === 0) return;
-	const [first] = unknown;
+	const first = shown(unknown[0]);
 	const hints = unknown.slice(0, MAX_NAMES_SHOWN).map((name) => {
 		const near = nearMiss(name, names);
 		const other = near === undefined ? elsewhere?.(name) : undefined;
 		return (
-			shown(name) + (near !== undefined ? ` (did you mean "${near}"?)` : other ? ` (${other})` : '')
+			`"${shown(name)}"` +
+			(near !== undefined ? ` (did you mean "${near}"?)` : other ? ` (${other})` : '')
 		);
 	});
 	const more =
 		unknown.length > MAX_NAMES_SHOWN ? ` and ${unknown.length - MAX_NAMES_SHOWN} more` : '';
-	const near = nearMiss(first, names);
+	const near = nearMiss(unknown[0], names);
 	throw new InputError(
 		first,
 		`${where}: unknown option${unknown.length > 1 ? 's' : ''} ${hints.join(', ')}${more}; ` +
@@ -58,13 +59,12 @@ export function checkKnownOptions(
 	);
 }
 
-/** A name as the message shows it: quoted, cut, anything not printable ASCII escaped (no control or bidi character reaches a terminal). */
+/** A name as the message shows it: cut, anything not printable ASCII escaped (no control or bidi character reaches a terminal). */
 function shown(name: string): string {
 	const cut = name.length > MAX_NAME_CHARACTERS ? `${name.slice(0, MAX_NAME_CHARACTERS)}…` : name;
-	return JSON.stringify(cut).replace(
-		/[^\x20-\x7e]/g,
-		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-	);
+	return JSON.stringify(cut)
+		.slice(1, -1)
+		.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
