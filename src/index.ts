@@ -55,13 +55,15 @@ export type {
 export { ProviderResponseError } from './providers/chat-model';
 export { sanitiseUsage, MAX_TOKENS_PER_CALL } from './core/usage';
 export { createChatModel, type ProviderName, type ProviderOptions } from './providers/create-model';
-export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
-export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
+export { OpenAiChatModel } from './providers/openai';
+export { GeminiChatModel } from './providers/gemini';
+export type {
+	GeminiModelOptions,
+	LangChainChatModelOptions,
+	OpenAiModelOptions,
+} from './providers/model-options';
 export { mapGeminiFinishReason, mapOpenAiFinishReason } from './providers/finish-reasons';
-export {
-	LangChainChatModel,
-	type LangChainChatModelOptions,
-} from './providers/langchain-chat-model';
+export { LangChainChatModel } from './providers/langchain-chat-model';
 export { TruncatedText, WithFiles, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';

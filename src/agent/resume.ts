@@ -8,7 +8,8 @@ import { checkBatchDecision, checkCallDecision } from './calls';
 import { AgentRun } from './run-agent';
 import { takeFiles } from './input-files';
 import { DurableRun } from './pause/checkpoints';
-import type { RunAgentOptions } from './run-options';
+import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './run-options';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import { withMcpTools } from './mcp-run';
 
 /** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
@@ -23,6 +24,16 @@ export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'me
 	usedStates?: UsedStates;
 }
 
+const { prompt: _prompt, messages: _messages, ...RUN_OPTIONS_KEPT } = RUN_AGENT_OPTIONS;
+
+/** resumeAgent's option names: runAgent's but the request (the state holds it), and the resume's own. */
+export const RESUME_AGENT_OPTIONS = {
+	...RUN_OPTIONS_KEPT,
+	runState: true,
+	decision: true,
+	usedStates: true,
+} satisfies OptionNames<ResumeAgentOptions>;
+
 /**
  * Continues a run that paused for approval: the state is checked (size, signature, age, config, sealed
  * part, one-time use), then the person's decision is the paused step's outcome — `approve` runs the pending
@@ -33,8 +44,11 @@ export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'me
  * run's `runKey` (a durable run), the resumed run is checkpointed under it, and a retry of the resume goes on
  * from its last completed step, or gets its result, instead of using the state a second time.
  */
-export const resumeAgent = (given: ResumeAgentOptions): Promise<AgentResult> =>
-	withMcpTools(given, resumeWithTools);
+export const resumeAgent = async (given: ResumeAgentOptions): Promise<AgentResult> => {
+	// Before the state is opened or anything connected: an unknown option is a typo, not a no-op.
+	checkKnownOptions('resumeAgent', given, RESUME_AGENT_OPTIONS, configKeyHint);
+	return withMcpTools(given, resumeWithTools);
+};
 
 async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult> {
 	const { config, allowed } = configureRun(options);

@@ -23,7 +23,8 @@ import { repairMessage } from './protocol/prompt';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './run-result';
 import { Spending } from './shared-budget';
-import type { RunAgentOptions } from './run-options';
+import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './run-options';
+import { checkKnownOptions } from '../core/known-options';
 import type { RepairReason } from './failure-streak';
 import { pausedOutput, type Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
@@ -36,8 +37,10 @@ import type { RunLedger } from './base/run-ledger';
 import { fileRefs, NO_FILES, takeFiles, withFiles, type TakenFiles } from './input-files';
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
-export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
-	withMcpTools(given, async (options) => {
+export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
+	// Before anything is opened: an option the run does not know (`baseURL`, `promt`) is a typo, not a no-op.
+	checkKnownOptions('runAgent', given, RUN_AGENT_OPTIONS, configKeyHint);
+	return withMcpTools(given, async (options) => {
 		const { config, allowed } = configureRun(options);
 		const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
 		const taken = takeFiles(options, config);
@@ -57,6 +60,7 @@ export const runAgent = (given: RunAgentOptions): Promise<AgentResult> =>
 			).run()
 		);
 	});
+};
 
 export class AgentRun {
 	private readonly started = performance.now();

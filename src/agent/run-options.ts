@@ -9,6 +9,8 @@ import type { McpPinStore } from '../tools/mcp';
 import type { AgentConfig } from '../settings/config';
 import type { AgentEventListener } from './events';
 import type { FileInput } from '../files';
+import type { OptionNames } from '../core/known-options';
+import { SETTINGS } from '../settings/settings';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
@@ -99,4 +101,36 @@ export interface RunAgentOptions {
 	};
 	/** Gets a span for the run, each model call and each tool call (gen_ai.* attributes, redacted), after the run. */
 	tracer?: Tracer;
+}
+
+/** runAgent's option names (checkKnownOptions refuses any other); the type above and this list cannot drift apart. */
+export const RUN_AGENT_OPTIONS = {
+	model: true,
+	config: true,
+	prompt: true,
+	messages: true,
+	files: true,
+	developerText: true,
+	extraTools: true,
+	sessionId: true,
+	signal: true,
+	fallbackModel: true,
+	budgetLedger: true,
+	stateSecret: true,
+	runKey: true,
+	checkpoints: true,
+	mcpPins: true,
+	secrets: true,
+	onEvent: true,
+	streamAnswer: true,
+	audit: true,
+	tracer: true,
+} satisfies OptionNames<RunAgentOptions>;
+
+/** Where an unknown run option belongs when it is a config key (`maxSteps`, `max_steps`): inside `config`. */
+export function configKeyHint(name: string): string | undefined {
+	const key = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/-/g, '_');
+	return Object.prototype.hasOwnProperty.call(SETTINGS, key)
+		? `a config key: give it as config.${key}`
+		: undefined;
 }

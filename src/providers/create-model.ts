@@ -3,6 +3,7 @@ import pLimit, { type Limit } from 'p-limit';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
 import { GeminiChatModel } from './gemini';
 import { OpenAiChatModel } from './openai';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
 
 export type ProviderName = 'openai' | 'gemini';
 
@@ -23,6 +24,16 @@ export interface ProviderOptions {
 	model?: string;
 }
 
+/** createChatModel's option names (checkKnownOptions refuses any other, e.g. the openai SDK's `baseURL`). */
+export const PROVIDER_OPTIONS = {
+	provider: true,
+	apiKey: true,
+	baseUrl: true,
+	maxRetries: true,
+	maxConcurrentCalls: true,
+	model: true,
+} satisfies OptionNames<ProviderOptions>;
+
 /**
  * One limiter per credential and process: runs of many workflow items or executions share it, so a burst
  * queues here instead of drawing 429s. Process-local on purpose: each n8n worker caps its own calls.
@@ -39,6 +50,7 @@ function limiterFor(key: string, size: number): Limit {
 
 /** Builds the provider adapter, wrapped in the per-credential concurrency cap. */
 export function createChatModel(options: ProviderOptions): ChatModel {
+	checkKnownOptions('createChatModel', options, PROVIDER_OPTIONS);
 	const size = options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS;
 	if (!Number.isInteger(size) || size < 1)
 		throw new Error('maxConcurrentCalls must be an integer ≥ 1');

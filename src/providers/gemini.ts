@@ -1,5 +1,6 @@
 import type { GenerateContentParameters, GoogleGenAI } from '@google/genai';
 import { mapGeminiFinishReason } from './finish-reasons';
+import { checkModelOptions, type GeminiModelOptions } from './model-options';
 import { loadOnce } from '../core/load-once';
 
 /** The @google/genai SDK, loaded when the first client is made (see loadOnce). */
@@ -22,15 +23,6 @@ import { fileRefusal, ProviderHttpError, readGeminiError, shortMessage } from '.
 import { fetchKeepingFinishMessage, type RawReplyNotes } from './gemini-raw';
 import { streamedTextFor, type StreamedText } from './streamed-text';
 
-/** Connection settings of the Gemini API. */
-export interface GeminiModelOptions {
-	apiKey: string;
-	/** Overrides https://generativelanguage.googleapis.com (e.g. a proxy or a local test server). */
-	baseUrl?: string;
-	/** Retries of 408/429/5xx and connection errors, with abortable waits (default 2). */
-	maxRetries?: number;
-}
-
 /**
  * `reasoning_effort` as a Gemini thinking budget in tokens (provider-behaviours.md §2: `thinkingBudget`,
  * 0 disables; 2.5 Flash takes 0–24576). `minimal` asks for the least thinking a model allows.
@@ -52,6 +44,7 @@ export class GeminiChatModel implements ChatModel {
 	private readonly refused = new Set<DroppableField>();
 
 	constructor(options: GeminiModelOptions) {
+		checkModelOptions('GeminiChatModel', options);
 		this.secrets = [options.apiKey];
 		this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
 		// No `retryOptions`: the SDK's retries (p-retry) sleep past the abort signal; ./retry.ts does them.

@@ -1,5 +1,6 @@
 /** Any LangChain chat model (what an n8n chat model sub-node supplies) as the engine's ChatModel, with the same call skeleton as the engine's own adapters. */
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
+import { checkModelOptions, type LangChainChatModelOptions } from './model-options';
 import {
 	AnthropicStreamReader,
 	isAnthropicStreamingModel,
@@ -44,17 +45,6 @@ type Fields = Record<string, unknown>;
 /** How the sub-node's class takes a JSON mode, if it has one. */
 type JsonStyle = 'response_format' | 'ollama_format' | 'none';
 
-/** Options of the adapter. */
-export interface LangChainChatModelOptions {
-	/** The node input the model came from, for the error when it is not a chat model (default "Chat Model"). */
-	input?: string;
-	/**
-	 * Retries of 408/409/429/5xx made here, on top of the class's own (default 0: an n8n sub-node retries as
-	 * its own Max Retries option says, and retrying again here would multiply the requests).
-	 */
-	maxRetries?: number;
-}
-
 /**
  * A LangChain chat model (ChatOpenAI, ChatAnthropic, ChatGoogleGenerativeAI, ChatOllama, …) as the engine's
  * ChatModel. The request's temperature, maxOutputTokens and reasoningEffort are ignored: the sub-node owns
@@ -72,6 +62,7 @@ export class LangChainChatModel implements ChatModel {
 	private readonly refused = new Set<DroppableField>();
 
 	constructor(model: unknown, options: LangChainChatModelOptions | string = {}) {
+		if (typeof options !== 'string') checkModelOptions('LangChainChatModel', options);
 		const { input = 'Chat Model', maxRetries = 0 } =
 			typeof options === 'string' ? { input: options } : options;
 		if (!isChatModelLike(model)) {

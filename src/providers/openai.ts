@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
+import { checkModelOptions, type OpenAiModelOptions } from './model-options';
 import {
 	describeUnexpectedBody,
 	ProviderResponseError,
@@ -20,15 +21,6 @@ import { mapOpenAiFinishReason } from './finish-reasons';
 import { openAiMessages } from './openai-parts';
 import { bodyWithFiles, fileMarkers } from './file-body';
 
-/** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
-export interface OpenAiModelOptions {
-	apiKey: string;
-	/** e.g. https://api.openai.com/v1 (default), or any OpenAI-compatible server's /v1 URL. */
-	baseUrl?: string;
-	/** Retries of 408/409/429/5xx and connection errors, with abortable waits (default 2). */
-	maxRetries?: number;
-}
-
 /** Chat completions through the official `openai` SDK. */
 export class OpenAiChatModel implements ChatModel {
 	readonly provider = 'openai';
@@ -39,6 +31,7 @@ export class OpenAiChatModel implements ChatModel {
 	private readonly refused = new Set<DroppableField>();
 
 	constructor(options: OpenAiModelOptions) {
+		checkModelOptions('OpenAiChatModel', options);
 		this.secrets = [options.apiKey];
 		this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
 		this.client = new (openAiSdk())({

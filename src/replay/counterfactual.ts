@@ -2,39 +2,19 @@
 import type { AuditRecord } from '../audit/record';
 import type { ChatModel } from '../providers/chat-model';
 import { ToolRegistry } from '../tools/registry';
-import type { Tool } from '../tools/tool';
 import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
 import { callsThatRan } from '../trace/readable-step';
 import { canonicalJson } from '../validation/canonical-json';
 import { resolveConfig } from '../settings/config';
 import { toolSecrets } from '../agent/execute-tool';
-import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
+import { trustRecord, type RecordMismatch } from './record-trust';
 import { recordedTools, type UnrecordedCall } from './recorded-tools';
 import { AgentRun } from '../agent/run-agent';
 import type { RunAgentOptions } from '../agent/run-options';
 import { runCost } from '../agent/shared-budget';
 
 import { questionWithFiles } from './record-files';
-import type { FileInput } from '../files';
-
-/** What the candidate is: its model (and fallback), the config it runs with instead of the recorded one, and `unverified` (see replayRecord). */
-export interface Candidate extends RecordTrustOptions {
-	model: ChatModel;
-	fallbackModel?: ChatModel;
-	/** The candidate's config (e.g. `--with-config`); absent: the recorded config. Its `tool_settings` reach only tools that really run. */
-	config?: Record<string, unknown>;
-	/** The model id asked for (`--model`); absent: the config's `model`. */
-	modelName?: string;
-	/** Run read-only calls the record does not have (`--run-read-only`); without it they are refused like calls with side effects. */
-	runReadOnly?: boolean;
-	/** Real tools beyond the built-ins a read-only call may reach. */
-	tools?: readonly Tool[];
-	/** Values never to appear in the report (the candidate's API key). */
-	secrets?: readonly string[];
-	signal?: AbortSignal;
-	/** The files the audited run was given, again (its row keeps their references): matched by SHA-256. */
-	files?: readonly FileInput[];
-}
+import { checkCandidate, type Candidate } from './candidate';
 
 /** How a run ended, as a word: a candidate that loops, breaks the protocol or refuses shows as such. */
 export type RunBehaviour =
@@ -179,6 +159,7 @@ export async function counterfactualReplay(
 	record: AuditRecord,
 	candidate: Candidate,
 ): Promise<CounterfactualRunReport> {
+	checkCandidate(candidate);
 	const mismatch = trustRecord(record, candidate.unverified);
 	const { config, settings } = replayConfig(record, candidate);
 	let turn = 0;

@@ -3,6 +3,7 @@ import { questionWithFiles } from './record-files';
 import type { FileInput } from '../files';
 import type { AuditRecord, ForkedFrom } from '../audit/record';
 import { AgentCoreError } from '../core/agent-core-error';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
@@ -44,6 +45,24 @@ export interface ForkOptions
 	/** The files the audited run was given, again (its row keeps their references): matched by SHA-256. */
 	files?: readonly FileInput[];
 }
+
+/** forkAuditedRun's option names; `satisfies` keeps them and ForkOptions from drifting apart. */
+const FORK_OPTIONS = {
+	record: true,
+	step: true,
+	observation: true,
+	model: true,
+	config: true,
+	tools: true,
+	files: true,
+	unverified: true,
+	fallbackModel: true,
+	audit: true,
+	secrets: true,
+	signal: true,
+	onEvent: true,
+	tracer: true,
+} satisfies OptionNames<ForkOptions>;
 
 /** A fork's result: the new run's, with the run and step it was forked from. */
 export type ForkResult = AgentResult & { forked_from: ForkedFrom };
@@ -91,6 +110,7 @@ function forkModel(record: AuditRecord, upTo: number, live: ChatModel): ChatMode
  * config today's checks refuse.
  */
 export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> {
+	checkKnownOptions('forkAuditedRun', options, FORK_OPTIONS);
 	const { record, step } = options;
 	const mismatch = trustRecord(record, options.unverified);
 	const position = record.steps.findIndex((entry) => entry.step.step === step) + 1;

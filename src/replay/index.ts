@@ -7,12 +7,12 @@ export { replayRecord, type ReplayReport } from './replay';
 export {
 	counterfactualReplay,
 	firstDivergence,
-	type Candidate,
 	type CounterfactualRunReport,
 	type Divergence,
 	type RunBehaviour,
 	type RunFigures,
 } from './counterfactual';
+export type { Candidate } from './candidate';
 export { counterfactualTotals, type CounterfactualTotals } from './counterfactual-totals';
 export {
 	recordedTools,

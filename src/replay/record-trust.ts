@@ -3,6 +3,7 @@ import type { AuditRecord } from '../audit/record';
 import { malformedPart } from '../audit/record-shape';
 import { verifyRecord } from '../audit/verify';
 import { AgentCoreError } from '../core/agent-core-error';
+import type { OptionNames } from '../core/known-options';
 
 /** The first part of a stored run that did not verify, as `audit verify` names it. */
 export interface RecordMismatch {
@@ -15,6 +16,9 @@ export interface RecordTrustOptions {
 	/** Use a stored run whose record chain does not verify (`--unverified`); the result names the part that failed. */
 	unverified?: boolean;
 }
+
+/** replayRecord's option names (counterfactualReplay and forkAuditedRun take `unverified` among theirs). */
+export const RECORD_TRUST_OPTIONS = { unverified: true } satisfies OptionNames<RecordTrustOptions>;
 
 /** The fix an unverified row's refusal gives: the option is named `unverified`, as the library takes it (the CLI's `--unverified`). */
 const UNVERIFIED_FIX =

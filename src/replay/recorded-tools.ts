@@ -1,5 +1,6 @@
 // Tools answered from an audit record (issue #33): the layer counterfactual replay and fork put between the loop and the real tools.
 import type { AuditRecord, AuditTool } from '../audit/record';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import { builtInTools } from '../tools/registry';
 import type { Tool, ToolContext } from '../tools/tool';
 import { callRan } from '../trace/readable-step';
@@ -45,6 +46,16 @@ export interface RecordedToolsOptions {
 	/** The position (1-based) of the model turn being taken: the step a call belongs to. */
 	currentTurn: () => number;
 }
+
+/** recordedTools' option names; `satisfies` keeps them and RecordedToolsOptions from drifting apart. */
+const RECORDED_TOOLS_OPTIONS = {
+	record: true,
+	mode: true,
+	extraNames: true,
+	realTools: true,
+	settings: true,
+	currentTurn: true,
+} satisfies OptionNames<RecordedToolsOptions>;
 
 type RecordedOutcome = { observation: string } | { error: string };
 
@@ -112,6 +123,7 @@ export function recordedTools(options: RecordedToolsOptions): {
 	tools: Tool[];
 	ledger: RecordedCallLedger;
 } {
+	checkKnownOptions('recordedTools', options, RECORDED_TOOLS_OPTIONS);
 	const { record, mode, currentTurn } = options;
 	const ledger: RecordedCallLedger = { answeredFromRecord: 0, ranReadOnly: [], refused: [] };
 	const real = new Map(

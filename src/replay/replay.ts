@@ -7,7 +7,13 @@ import type { Tool } from '../tools/tool';
 import type { TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
 import { resolveConfig } from '../settings/config';
-import { trustRecord, type RecordMismatch, type RecordTrustOptions } from './record-trust';
+import {
+	RECORD_TRUST_OPTIONS,
+	trustRecord,
+	type RecordMismatch,
+	type RecordTrustOptions,
+} from './record-trust';
+import { checkKnownOptions } from '../core/known-options';
 import { sideEffectsRule } from './recorded-tools';
 import { AgentRun } from '../agent/run-agent';
 import type { RunAgentOptions } from '../agent/run-options';
@@ -43,6 +49,7 @@ export async function replayRecord(
 	record: AuditRecord,
 	options: RecordTrustOptions = {},
 ): Promise<ReplayReport> {
+	checkKnownOptions('replayRecord', options, RECORD_TRUST_OPTIONS);
 	const mismatch = trustRecord(record, options.unverified);
 	let turn = 0;
 	let toolCalls = 0;
