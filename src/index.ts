@@ -57,10 +57,7 @@ export { createChatModel, type ProviderName, type ProviderOptions } from './prov
 export { OpenAiChatModel, type OpenAiModelOptions } from './providers/openai';
 export { GeminiChatModel, type GeminiModelOptions } from './providers/gemini';
 export { mapGeminiFinishReason, mapOpenAiFinishReason } from './providers/finish-reasons';
-export {
-	LangChainChatModel,
-	type LangChainChatModelOptions,
-} from './providers/langchain-chat-model';
+export { LangChainChatModel, type LangChainChatModelOptions } from './providers/langchain';
 export { TruncatedText, WithFiles, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';

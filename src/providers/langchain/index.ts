@@ -1,0 +1,9 @@
+// Any LangChain chat model (what an n8n chat model sub-node supplies) as the engine's ChatModel, with the Anthropic
+// facts its ChatAnthropic needs and the bound on what a model stream may send: the public names of src/providers/langchain.
+export { LangChainChatModel, type LangChainChatModelOptions } from './model';
+export {
+	MAX_CONTENT_FREE_IN_A_ROW,
+	MAX_CONTENT_FREE_TOTAL,
+	MAX_MESSAGE_STARTS,
+	PIECES_BETWEEN_TURNS,
+} from './stream-bound';
