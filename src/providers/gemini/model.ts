@@ -1,4 +1,4 @@
-/** The Gemini adapter: the class that calls generateContent, plain or streamed, with retries and refused fields. */
+/** The Gemini adapter: the class that calls generateContent, plain or streamed. */
 import type { GenerateContentParameters, GoogleGenAI } from '@google/genai';
 import { loadOnce } from '../../core/load-once';
 

@@ -1,4 +1,4 @@
-/** A Gemini reply (whole or joined from a stream) read as the engine's ChatResponse: text, usage, finish reason and message. */
+/** A Gemini reply (whole or joined from a stream) read as the engine's ChatResponse. */
 import { describeUnexpectedBody, ProviderResponseError, type ChatResponse } from '../chat-model';
 import { mapGeminiFinishReason } from '../finish-reasons';
 import { shortMessage } from '../provider-errors';

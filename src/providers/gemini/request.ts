@@ -1,4 +1,4 @@
-/** What a generateContent request carries and leaves out: thinking budgets, refused fields, the fetch that streams files. */
+/** A generateContent request's parts besides the messages: thinking budgets, refused fields, the files' fetch. */
 import type { GenerateContentParameters } from '@google/genai';
 import type { ChatRequest, ReasoningEffort } from '../chat-model';
 import type { FileMarkers } from '../file-body';

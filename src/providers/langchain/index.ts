@@ -1,5 +1,5 @@
-// Any LangChain chat model (what an n8n chat model sub-node supplies) as the engine's ChatModel, with the Anthropic
-// facts its ChatAnthropic needs and the bound on what a model stream may send: the public names of src/providers/langchain.
+// Any LangChain chat model (what an n8n chat model sub-node supplies) as the engine's ChatModel, with the
+// Anthropic facts ChatAnthropic needs and the bound on a model stream: the public names of src/providers/langchain.
 export { LangChainChatModel, type LangChainChatModelOptions } from './model';
 export {
 	MAX_CONTENT_FREE_IN_A_ROW,

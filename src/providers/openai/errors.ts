@@ -1,4 +1,4 @@
-/** What an openai-node error means for the call: its readable words, whether to retry, which refused field to drop. */
+/** What an openai-node error means for the call: its words, whether to retry, which refused field to drop. */
 import type { ChatRequest } from '../chat-model';
 import type { DroppableField } from '../refused-fields';
 import { withUpstreamReason } from '../provider-errors';

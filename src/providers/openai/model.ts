@@ -1,4 +1,4 @@
-/** The OpenAI (and compatible) adapter: the class that sends chat completions, plain or streamed, with retries and refused fields. */
+/** The OpenAI (and compatible) adapter: the class that sends chat completions, plain or streamed. */
 import type OpenAI from 'openai';
 import type { ChatModel, ChatRequest, ChatResponse } from '../chat-model';
 import { collectChatCompletionStream } from './stream';
