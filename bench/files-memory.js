@@ -102,7 +102,7 @@ async function child(mode, baseUrl) {
 	const gemini = mode.startsWith('gemini');
 	// An n8n chat model sub-node: LangChain's ChatOpenAI, which writes its own body (as n8n's OpenAI Chat Model does).
 	const { LangChainChatModel } = require(
-		path.join(ROOT, 'dist', 'src', 'providers', 'langchain-chat-model.js'),
+		path.join(ROOT, 'dist', 'src', 'providers', 'langchain', 'index.js'),
 	);
 	const { ChatOpenAI } = require('@langchain/openai');
 	const model = mode.startsWith('langchain')

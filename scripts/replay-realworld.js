@@ -9,7 +9,7 @@
  * own, exactly as recorded (status, headers, body; an event stream as its recorded text, event by event), and
  * replayed through the path its `api` names: `chat` and `gemini` through the engine's own providers
  * (createChatModel + runAgent), `anthropic` and `responses` through the LangChain classes n8n's sub-nodes hand
- * over (devDependencies at n8n 2.41.1's versions), wrapped in the engine's LangChain adapter (src/providers/langchain-chat-model.ts) — skipped only when those packages are not installed.
+ * over (devDependencies at n8n 2.41.1's versions), wrapped in the engine's LangChain adapter (src/providers/langchain/model.ts) — skipped only when those packages are not installed.
  * Usage: node scripts/replay-realworld.js [--only <substring>] [--concurrency <n>]
  */
 const fs = require('node:fs');
@@ -135,9 +135,7 @@ function modelFor(engine, api, recording, url) {
 		return {
 			model: engine.createChatModel({ provider: 'gemini', apiKey: 'replay-key', baseUrl: url }),
 		};
-	const { LangChainChatModel } = require(
-		path.join(ROOT, 'dist/src/providers/langchain-chat-model.js'),
-	);
+	const { LangChainChatModel } = require(path.join(ROOT, 'dist/src/providers/langchain/index.js'));
 	if (api === 'responses') {
 		const ChatOpenAI = optionalClass('@langchain/openai', 'ChatOpenAI');
 		if (!ChatOpenAI) return { skipped: 'path not available (@langchain/openai is not installed)' };

@@ -63,7 +63,7 @@ export type {
 	OpenAiModelOptions,
 } from './providers/model-options';
 export { mapGeminiFinishReason, mapOpenAiFinishReason } from './providers/finish-reasons';
-export { LangChainChatModel } from './providers/langchain-chat-model';
+export { LangChainChatModel } from './providers/langchain';
 export { TruncatedText, WithFiles, type Tool, type ToolContext } from './tools/tool';
 export { ToolRegistry, builtInTools } from './tools/registry';
 export { domainEntryProblem } from './tools/http-request/address-policy';

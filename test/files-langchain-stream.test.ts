@@ -3,13 +3,13 @@ import { ChatOpenAI } from '@langchain/openai';
 import type { ChatMessage } from '../src/core/messages';
 import { RunFile, sniffType } from '../src/files';
 import type { ChatRequest } from '../src/providers/chat-model';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { useScriptedServer } from './support/agent';
 
 /**
  * Issue #40: a ChatOpenAI sub-node (n8n's OpenAI Chat Model) sends a run's files as a stream of their base64,
- * with an exact Content-Length, through its own openai-node client (langchain-file-fetch.ts): the messages
+ * with an exact Content-Length, through its own openai-node client (src/providers/langchain/file-fetch.ts): the messages
  * carry markers, and the class's client fetch swaps them. What reaches the server must be the file, whole,
  * on both APIs, through whatever fetch the sub-node was given; a class where the hook does not hold sends
  * the base64 as before, and text that only looks like a marker stays text.

@@ -4,7 +4,7 @@ import type { ChatMessage } from '../src/core/messages';
 import { RunFile, sniffType } from '../src/files';
 import type { ChatRequest } from '../src/providers/chat-model';
 import { GeminiChatModel } from '../src/providers/gemini';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import { OpenAiChatModel } from '../src/providers/openai';
 import { fileRefusal, ProviderHttpError } from '../src/providers/provider-errors';
 import type { ScriptedServer } from '../src/demo/scripted-server';

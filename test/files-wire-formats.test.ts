@@ -7,7 +7,7 @@ import type { ChatMessage } from '../src/core/messages';
 import { RunFile, sniffType } from '../src/files';
 import type { ChatRequest } from '../src/providers/chat-model';
 import { GeminiChatModel } from '../src/providers/gemini';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import { OpenAiChatModel } from '../src/providers/openai';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { useScriptedServer } from './support/agent';
@@ -152,7 +152,7 @@ describe('OpenAI chat completions (the engine’s own adapter, openai SDK)', () 
 	});
 
 	it('streams a file of many base64 chunks whole, with its exact Content-Length rather than chunked', async () => {
-		// Over 2 MB: the body is read in several encoded chunks (openai-body.ts), and must still be one exact JSON body.
+		// Over 2 MB: the body is read in several encoded chunks (src/providers/file-body.ts), and must still be one exact JSON body.
 		const big = Buffer.concat([Buffer.from(pdfBytes('big')), Buffer.alloc(2_100_000, 0x61)]);
 		await openAi(server()).generate(requestWith(withFiles([runFile('big.pdf', big)], 'Sum?')));
 		const [request] = server().requests;

@@ -2,8 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { runAgent } from '../src';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
-import { MAX_MESSAGE_STARTS } from '../src/providers/stream-bound';
+import { LangChainChatModel, MAX_MESSAGE_STARTS } from '../src/providers/langchain';
 import { useEventLoopWatchdog } from './support/watchdog';
 
 /**

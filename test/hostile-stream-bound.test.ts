@@ -1,12 +1,12 @@
 import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { runAgent } from '../src';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
 import {
+	LangChainChatModel,
 	MAX_CONTENT_FREE_IN_A_ROW,
 	MAX_CONTENT_FREE_TOTAL,
 	PIECES_BETWEEN_TURNS,
-} from '../src/providers/stream-bound';
+} from '../src/providers/langchain';
 import { startFloodServer, type FloodServer } from './support/flood-server';
 import { useEventLoopWatchdog } from './support/watchdog';
 

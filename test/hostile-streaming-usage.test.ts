@@ -1,6 +1,6 @@
 import { AIMessageChunk } from '@langchain/core/messages';
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import type { AgentEvent } from '../src/agent/events';
 import { runAgent } from '../src/agent/run-agent';
 import { MemoryBudgetLedger } from '../src/budget/ledger';

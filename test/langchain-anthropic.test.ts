@@ -1,6 +1,6 @@
 import { ChatAnthropic } from '@langchain/anthropic';
 import { runAgent, type AgentEvent } from '../src';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { final, useScriptedServer } from './support/agent';
 

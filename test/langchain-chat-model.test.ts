@@ -9,7 +9,7 @@ import {
 import type { ChatResult } from '@langchain/core/outputs';
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { ChatOpenAI } from '@langchain/openai';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import { runAgent, type AgentEvent, type ChatRequest } from '../src';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { action, final, probeTool, useScriptedServer } from './support/agent';

@@ -1,6 +1,6 @@
 import { ChatOpenAI } from '@langchain/openai';
 import { runAgent } from '../src';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { final, useScriptedServer } from './support/agent';
 

@@ -8,7 +8,7 @@ import {
 	type TokenUsage,
 } from '../src/core/usage';
 import type { ChatModel, ChatRequest } from '../src/providers/chat-model';
-import { LangChainChatModel } from '../src/providers/langchain-chat-model';
+import { LangChainChatModel } from '../src/providers/langchain';
 import type { ScriptedServer } from '../src/demo/scripted-server';
 import { action, final, modelFor, probeTool, useScriptedServer } from './support/agent';
 

@@ -10,7 +10,7 @@
  * Content-Length, not chunked: an endpoint or proxy that refuses chunked uploads sees an ordinary request.
  * openai-node passes a ReadableStream body through unchanged with `duplex: 'half'` (client.js `buildBody`, "Send
  * chunked stream"; `fetchWithTimeout`), and marks it not retryable; @google/genai writes its body with
- * JSON.stringify and hands it to the call's `httpOptions.fetch` (gemini-raw.ts), which swaps it for the stream.
+ * JSON.stringify and hands it to the call's `httpOptions.fetch` (gemini/raw.ts), which swaps it for the stream.
  * The retries are ours (retry.ts), and each attempt builds its own body.
  */
 import { randomUUID } from 'node:crypto';

@@ -199,7 +199,7 @@ export function describeFilesInN8n(): void {
 					sha256: sha256(document),
 				}),
 			]);
-			// Streamed by Agent Core's fetch inside the class's client (langchain-file-fetch.ts), never chunked.
+			// Streamed by Agent Core's fetch inside the class's client (src/providers/langchain/file-fetch.ts), never chunked.
 			expect(call.headers['transfer-encoding']).toBeUndefined();
 			expect(Number(call.headers['content-length'])).toBe(
 				Buffer.byteLength(JSON.stringify(call.body)),

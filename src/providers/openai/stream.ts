@@ -1,8 +1,8 @@
 import type OpenAI from 'openai';
-import { openAiSdk } from './openai-sdk';
-import { ProviderResponseError } from './chat-model';
-import type { StreamedText } from './streamed-text';
-import { reasoningPiece } from './openai-reasoning';
+import { openAiSdk } from './sdk';
+import { ProviderResponseError } from '../chat-model';
+import type { StreamedText } from '../streamed-text';
+import { reasoningPiece } from './reasoning';
 
 type StreamedToolCall = { type: 'function'; function: { name?: string; arguments: string } };
 

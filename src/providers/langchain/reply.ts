@@ -1,6 +1,6 @@
 /** A LangChain chat model's reply (an AIMessage, or merged AIMessageChunks) read as the engine's ChatResponse, whichever provider package built it. */
-import type { ChatResponse, ModelFinishReason } from './chat-model';
-import type { TokenUsage } from '../core/usage';
+import type { ChatResponse, ModelFinishReason } from '../chat-model';
+import type { TokenUsage } from '../../core/usage';
 import { anthropicFinishMessage, readAnthropicUsage } from './anthropic';
 import {
 	mapAnthropicStopReason,
@@ -8,8 +8,8 @@ import {
 	mapOllamaDoneReason,
 	mapOpenAiFinishReason,
 	mapResponsesStatus,
-} from './finish-reasons';
-import { readOpenAiUsage } from './openai';
+} from '../finish-reasons';
+import { readOpenAiUsage } from '../openai';
 
 type Fields = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /** How much a model stream may send without content before the call stops reading it, and the turns it gives the event loop. */
-import { ProviderHttpError } from './provider-errors';
+import { ProviderHttpError } from '../provider-errors';
 
 /**
  * Pieces (events or chunks) without content in a row that end the call. Recorded real traffic has at most 13

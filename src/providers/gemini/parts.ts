@@ -6,10 +6,10 @@
  * the Gemini API reads it only with server-side tools.
  */
 import type { Content, Part } from '@google/genai';
-import type { ChatMessage } from '../core/messages';
-import { type SentFile, sentFiles } from './file-parts';
+import type { ChatMessage } from '../../core/messages';
+import { type SentFile, sentFiles } from '../file-parts';
 
-/** What goes in `inlineData.data`: the file's base64, or a marker the body's stream replaces by it (file-body.ts). */
+/** What goes in `inlineData.data`: the file's base64, or a marker the body's stream replaces by it (../file-body.ts). */
 type DataOf = (file: SentFile) => string;
 
 /** One message's parts: its text, then each file it carries as inline data. */

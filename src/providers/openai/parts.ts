@@ -10,8 +10,8 @@
  * Every other message is sent exactly as before.
  */
 import type OpenAI from 'openai';
-import type { ChatMessage } from '../core/messages';
-import { sentFiles, withoutFiles, type SentFile } from './file-parts';
+import type { ChatMessage } from '../../core/messages';
+import { sentFiles, withoutFiles, type SentFile } from '../file-parts';
 
 /** One file as a chat completions content part. */
 export function openAiFilePart(
@@ -25,7 +25,7 @@ export function openAiFilePart(
 /** The request's messages for chat completions: with files as content parts, the rest as they are. */
 export function openAiMessages(
 	messages: readonly ChatMessage[],
-	/** Where each file's data URL is written (see openai-body.ts); default: the data URL itself. */
+	/** Where each file's data URL is written (see ../file-body.ts); default: the data URL itself. */
 	urlOf?: (file: SentFile) => string,
 ): OpenAI.ChatCompletionMessageParam[] {
 	return messages.map((message) => {

@@ -1,5 +1,5 @@
 /** A fetch for @google/genai that keeps what its Gemini API converter drops from a reply: the candidate's `finishMessage`. */
-import { bodyWithFiles, type FileMarkers } from './file-body';
+import { bodyWithFiles, type FileMarkers } from '../file-body';
 
 /** Where Node keeps undici's global dispatcher (the key @google/genai itself uses). */
 const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
@@ -65,7 +65,7 @@ export function fetchKeepingFinishMessage(
 }
 
 /**
- * The SDK's JSON text with each file marker swapped for a stream of the file's base64 (file-body.ts), sent with
+ * The SDK's JSON text with each file marker swapped for a stream of the file's base64 (../file-body.ts), sent with
  * its exact Content-Length; nothing when the call holds no files.
  */
 function withFileBody(init: RequestInit | undefined, markers?: FileMarkers): RequestInit {

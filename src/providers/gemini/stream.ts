@@ -1,6 +1,6 @@
 import type { GenerateContentResponse, Part } from '@google/genai';
-import { ProviderResponseError } from './chat-model';
-import type { StreamedText } from './streamed-text';
+import { ProviderResponseError } from '../chat-model';
+import type { StreamedText } from '../streamed-text';
 
 /** The parts of a Gemini response that the adapter reads, whether it came whole or was joined from a stream. */
 export type GeminiReply = Pick<

@@ -1,38 +1,26 @@
+/** The Gemini adapter: the class that calls generateContent, plain or streamed. */
 import type { GenerateContentParameters, GoogleGenAI } from '@google/genai';
-import { mapGeminiFinishReason } from './finish-reasons';
-import { checkModelOptions, type GeminiModelOptions } from './model-options';
-import { loadOnce } from '../core/load-once';
+import { loadOnce } from '../../core/load-once';
 
 /** The @google/genai SDK, loaded when the first client is made (see loadOnce). */
 const genAi = loadOnce(() => require('@google/genai') as typeof import('@google/genai'));
 import {
-	describeUnexpectedBody,
 	ProviderResponseError,
 	type ChatModel,
 	type ChatRequest,
 	type ChatResponse,
-	type ReasoningEffort,
-} from './chat-model';
-import { type FileMarkers, fileMarkers } from './file-body';
-import { toGeminiContents } from './gemini-parts';
-export { toGeminiContents } from './gemini-parts';
-import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './gemini-stream';
-import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
-import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from './retry';
-import { fileRefusal, ProviderHttpError, readGeminiError, shortMessage } from './provider-errors';
-import { fetchKeepingFinishMessage, type RawReplyNotes } from './gemini-raw';
-import { streamedTextFor, type StreamedText } from './streamed-text';
-
-/**
- * `reasoning_effort` as a Gemini thinking budget in tokens (provider-behaviours.md §2: `thinkingBudget`,
- * 0 disables; 2.5 Flash takes 0–24576). `minimal` asks for the least thinking a model allows.
- */
-export const GEMINI_THINKING_BUDGETS: Record<ReasoningEffort, number> = {
-	minimal: 0,
-	low: 1024,
-	medium: 8192,
-	high: 24576,
-};
+} from '../chat-model';
+import { fileMarkers } from '../file-body';
+import { toGeminiContents } from './parts';
+import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './stream';
+import { callDroppingRefusedFields, type DroppableField } from '../refused-fields';
+import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from '../retry';
+import { fileRefusal, ProviderHttpError, readGeminiError } from '../provider-errors';
+import type { RawReplyNotes } from './raw';
+import { streamedTextFor, type StreamedText } from '../streamed-text';
+import { readResponse } from './reply';
+import { GEMINI_THINKING_BUDGETS, noting, refusedField } from './request';
+import { checkModelOptions, type GeminiModelOptions } from '../model-options';
 
 /** generateContent through the official `@google/genai` SDK. */
 export class GeminiChatModel implements ChatModel {
@@ -47,7 +35,7 @@ export class GeminiChatModel implements ChatModel {
 		checkModelOptions('GeminiChatModel', options);
 		this.secrets = [options.apiKey];
 		this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-		// No `retryOptions`: the SDK's retries (p-retry) sleep past the abort signal; ./retry.ts does them.
+		// No `retryOptions`: the SDK's retries (p-retry) sleep past the abort signal; ../retry.ts does them.
 		this.client = new (genAi().GoogleGenAI)({
 			apiKey: options.apiKey,
 			httpOptions: options.baseUrl ? { baseUrl: options.baseUrl } : {},
@@ -99,7 +87,7 @@ export class GeminiChatModel implements ChatModel {
 		dropped: ReadonlySet<DroppableField>,
 		streamed?: StreamedText,
 	): Promise<GeminiReply> {
-		// Files go as markers the body's stream replaces by their base64 (file-body.ts), not as base64 text.
+		// Files go as markers the body's stream replaces by their base64 (../file-body.ts), not as base64 text.
 		const markers = fileMarkers('base64');
 		const { systemInstruction, contents } = toGeminiContents(request.messages, markers.urlOf);
 		const parameters: GenerateContentParameters = {
@@ -177,119 +165,6 @@ export class GeminiChatModel implements ChatModel {
 		}
 		return ids.sort();
 	}
-}
-
-/**
- * What an HTTP 400 refuses that the call can do without: a user-set temperature, or the response schema (an
- * endpoint or model without `responseJsonSchema`: the call goes on with the JSON mime type alone).
- */
-function refusedField(
-	error: unknown,
-	request: ChatRequest,
-	dropped: ReadonlySet<DroppableField>,
-): DroppableField | undefined {
-	if (!(error instanceof ProviderHttpError) || error.status !== 400 || error.inStream)
-		return undefined;
-	if (
-		request.temperature !== undefined &&
-		!dropped.has('temperature') &&
-		/temperature/i.test(error.message)
-	)
-		return 'temperature';
-	const refusesSchema = /response_?json_?schema|responseSchema|response_schema/i.test(
-		error.message,
-	);
-	return refusesSchema &&
-		request.responseFormat.type === 'json_schema' &&
-		!dropped.has('json_schema')
-		? 'json_schema'
-		: undefined;
-}
-
-/** The ChatResponse of a whole reply or of one joined from a stream's events. */
-function readResponse(response: GeminiReply): ChatResponse {
-	const candidate = response.candidates?.[0];
-	const blocked = response.promptFeedback?.blockReason;
-	if (!candidate && !blocked) {
-		throw new ProviderResponseError(
-			`the endpoint answered without candidates (body: ${describeUnexpectedBody(response)}); check the base URL and model`,
-		);
-	}
-	const parts = candidate?.content?.parts ?? [];
-	const nativeToolCalls = parts
-		.filter((part) => part.functionCall)
-		.map((part) => part.functionCall?.name ?? 'unnamed');
-	const metadata = response.usageMetadata;
-	const prompt = metadata?.promptTokenCount ?? 0;
-	const thoughts = metadata?.thoughtsTokenCount ?? 0;
-	const completion = (metadata?.candidatesTokenCount ?? 0) + thoughts;
-	// [GG-types] `cachedContentTokenCount`: the cached part of the input, inside `promptTokenCount` (realworld case
-	// `genai:Client_Tests_generateContent_ML_Dev_should_generate_content_with_given_valid_json_schema_in_responseSchema#0`:
-	// 3 of 5). Cumulative in a stream like the rest, so the last chunk's holds. Gemini reports no cache writes.
-	const cached = metadata?.cachedContentTokenCount ?? 0;
-	return {
-		// Thought parts are left out, as the SDK's own `text` does (provider-behaviours.md §2).
-		text: parts
-			.filter((part) => typeof part.text === 'string' && !part.thought)
-			.map((part) => part.text)
-			.join(''),
-		usage: {
-			prompt_tokens: prompt,
-			completion_tokens: completion,
-			total_tokens: metadata?.totalTokenCount ?? 0,
-			...(thoughts ? { reasoning_tokens: thoughts } : {}),
-			...(cached ? { cached_tokens: cached } : {}),
-		},
-		// `usageMetadata` without counts is a report of 0 (a blocked prompt's, realworld case
-		// pyd:test_google/test_google_model_armor_prompt_template_text_gets_blocked#1); no `usageMetadata` is none.
-		usageReported: typeof metadata === 'object' && metadata !== null,
-		finishReason: blocked ? 'content_filter' : mapGeminiFinishReason(candidate?.finishReason),
-		...geminiFinishMessage(response, candidate),
-		...(nativeToolCalls.length ? { nativeToolCalls } : {}),
-	};
-}
-
-/**
- * The provider's words on a block or an unusual end: the candidate's `finishMessage` or the prompt's
- * `blockReasonMessage` ([GG-types]; Vertex Model Armor sends "The response violated Responsible AI Safety
- * settings …", realworld case `pyd:test_google/test_google_model_armor_response_template_real_block#0`),
- * else the reason's name. None for a normal stop.
- */
-function geminiFinishMessage(
-	response: GeminiReply,
-	candidate: { finishReason?: unknown; finishMessage?: unknown } | undefined,
-): { finishMessage?: string } {
-	const feedback = response.promptFeedback as
-		| { blockReason?: unknown; blockReasonMessage?: unknown }
-		| undefined;
-	if (feedback?.blockReason) {
-		const words =
-			typeof feedback.blockReasonMessage === 'string' && feedback.blockReasonMessage.trim() !== ''
-				? `: ${feedback.blockReasonMessage.trim()}`
-				: '';
-		return {
-			finishMessage: shortMessage(
-				`Gemini blocked the prompt (${String(feedback.blockReason)})${words}`,
-			),
-		};
-	}
-	const reason = candidate?.finishReason;
-	if (reason === undefined || reason === 'STOP' || reason === 'MAX_TOKENS') return {};
-	const words =
-		typeof candidate?.finishMessage === 'string' && candidate.finishMessage.trim() !== ''
-			? `: ${candidate.finishMessage.trim()}`
-			: '';
-	return { finishMessage: shortMessage(`Gemini finishReason ${String(reason)}${words}`) };
-}
-
-/** The call's parameters with a fetch that notes what the SDK drops (see fetchKeepingFinishMessage) and streams files. */
-function noting(
-	parameters: GenerateContentParameters,
-	notes: RawReplyNotes,
-	markers: FileMarkers,
-): GenerateContentParameters {
-	const fetch = fetchKeepingFinishMessage(notes, markers);
-	return { ...parameters, config: { ...parameters.config, httpOptions: { fetch } } };
 }
 
 /** The stream's events, counted as they pass (an empty stream is not a reply). */

@@ -3,7 +3,7 @@
  * hands Agent Core a ChatOpenAI object; left as it is, a 20 MB PDF becomes our base64, LangChain's data URL,
  * openai-node's JSON text and undici's bytes of it (bench/files-memory.js measured 6.9 × the file in peak RSS).
  *
- * Instead the messages carry a marker where each file's base64 goes (file-body.ts), and the class's openai-node
+ * Instead the messages carry a marker where each file's base64 goes (../file-body.ts), and the class's openai-node
  * client sends through a fetch of ours, which swaps the markers for the stream that encodes the file chunk by
  * chunk, with its exact Content-Length. The client is built from the class's `clientConfig`
  * (@langchain/openai chat_models/base.js `_getClientOptions`: `new OpenAI({...this.clientConfig, …})`, kept in
@@ -15,8 +15,8 @@
  * fetch as `client.fetch`) is ours. A class where it does not hold gets the files' base64 as before. A call whose
  * markers never reached our fetch fails loudly; text that only looks like a marker (a user wrote it) is sent as text.
  */
-import { bodyWithFiles, type FileMarkers } from './file-body';
-import { isOpenAiClass } from './langchain-class';
+import { bodyWithFiles, type FileMarkers } from '../file-body';
+import { isOpenAiClass } from './class';
 
 /** The markers of the bodies being sent, by their nonce (one per attempt, removed when it settles). */
 const pending = new Map<string, FileMarkers>();

@@ -1,11 +1,6 @@
 /** Any LangChain chat model (what an n8n chat model sub-node supplies) as the engine's ChatModel, with the same call skeleton as the engine's own adapters. */
-import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
-import { checkModelOptions, type LangChainChatModelOptions } from './model-options';
-import {
-	AnthropicStreamReader,
-	isAnthropicStreamingModel,
-	withEventTap,
-} from './langchain-anthropic-stream';
+import type { ChatModel, ChatRequest, ChatResponse } from '../chat-model';
+import { AnthropicStreamReader, isAnthropicStreamingModel, withEventTap } from './anthropic-stream';
 import {
 	asMessage,
 	hasContent,
@@ -13,18 +8,19 @@ import {
 	reasoningField,
 	splitContent,
 	type MessageLike,
-} from './langchain-reply';
-import { openAiResponseFormat } from './openai';
-import { langChainMessages, pdfStyleOf } from './langchain-parts';
-import { streamsFileBodies, withFileMarkers } from './langchain-file-fetch';
-import { fileMarkers } from './file-body';
-import { fileKindsOf } from './file-parts';
-import { isOpenAiClass, normaliseProvider, safeLlmType } from './langchain-class';
-import { fileRefusal, readSdkHttpError } from './provider-errors';
-import { callDroppingRefusedFields, type DroppableField } from './refused-fields';
-import { decideByStatus, withRetries } from './retry';
+} from './reply';
+import { openAiResponseFormat } from '../openai';
+import { langChainMessages, pdfStyleOf } from './parts';
+import { streamsFileBodies, withFileMarkers } from './file-fetch';
+import { fileMarkers } from '../file-body';
+import { fileKindsOf } from '../file-parts';
+import { isOpenAiClass, normaliseProvider, safeLlmType } from './class';
+import { fileRefusal, readSdkHttpError } from '../provider-errors';
+import { callDroppingRefusedFields, type DroppableField } from '../refused-fields';
+import { decideByStatus, withRetries } from '../retry';
 import { giveEventLoopATurn, StreamBound } from './stream-bound';
-import { streamedTextFor, type StreamedText } from './streamed-text';
+import { streamedTextFor, type StreamedText } from '../streamed-text';
+import { checkModelOptions, type LangChainChatModelOptions } from '../model-options';
 
 /**
  * The part of a LangChain chat model this adapter uses. It is typed structurally on purpose: n8n hands the
@@ -125,8 +121,8 @@ export class LangChainChatModel implements ChatModel {
 		streamed?: StreamedText,
 	): Promise<ChatResponse> {
 		const options = { signal: request.signal, ...this.jsonModeOptions(request, dropped) };
-		// Files as content parts in the form this class converts right (langchain-parts.ts), as markers where
-		// the class's requests stream them (langchain-file-fetch.ts).
+		// Files as content parts in the form this class converts right (parts.ts), as markers where
+		// the class's requests stream them (file-fetch.ts).
 		const markers = this.streamsFiles(request) ? fileMarkers('base64') : undefined;
 		const messages = langChainMessages(request.messages, pdfStyleOf(this.model, options), markers);
 		const send = async () => {

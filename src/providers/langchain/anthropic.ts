@@ -1,8 +1,8 @@
 /** Anthropic Messages facts in one place: stop reasons, usage (plain and streamed) and the error body, read from what the API sends. */
-import type { ModelFinishReason } from './chat-model';
-import type { TokenUsage } from '../core/usage';
-import { mapAnthropicStopReason } from './finish-reasons';
-import { shortMessage } from './provider-errors';
+import type { ModelFinishReason } from '../chat-model';
+import type { TokenUsage } from '../../core/usage';
+import { mapAnthropicStopReason } from '../finish-reasons';
+import { shortMessage } from '../provider-errors';
 import type { StreamPiece } from './stream-bound';
 
 type Fields = Record<string, unknown>;

@@ -22,10 +22,10 @@
  *   `input_text`/`input_image`/`input_file` items), the v1 block for ChatAnthropic, and the data content
  *   block for chat completions and every other class (the standard block their converters read).
  */
-import type { ChatMessage } from '../core/messages';
-import { sentFiles, type SentFile } from './file-parts';
-import type { FileMarkers } from './file-body';
-import { isOpenAiClass, normaliseProvider, safeLlmType } from './langchain-class';
+import type { ChatMessage } from '../../core/messages';
+import { sentFiles, type SentFile } from '../file-parts';
+import type { FileMarkers } from '../file-body';
+import { isOpenAiClass, normaliseProvider, safeLlmType } from './class';
 
 /** How the class takes a PDF (see the file comment). */
 export type PdfStyle = 'responses' | 'anthropic' | 'data_block';
@@ -40,7 +40,7 @@ export interface LangChainMessage {
 
 /**
  * One file as a LangChain content part for a class that takes PDFs in `style`. With `markers` (a class whose
- * requests stream their files: langchain-file-fetch.ts) the file's base64 is a marker the request swaps back.
+ * requests stream their files: file-fetch.ts) the file's base64 is a marker the request swaps back.
  */
 export function langChainFilePart(file: SentFile, style: PdfStyle, markers?: FileMarkers): Part {
 	const base64 = () => (markers ? markers.urlOf(file) : file.base64());

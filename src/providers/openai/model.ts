@@ -1,0 +1,118 @@
+/** The OpenAI (and compatible) adapter: the class that sends chat completions, plain or streamed. */
+import type OpenAI from 'openai';
+import type { ChatModel, ChatRequest, ChatResponse } from '../chat-model';
+import { collectChatCompletionStream } from './stream';
+import { callDroppingRefusedFields, type DroppableField } from '../refused-fields';
+import { DEFAULT_MAX_RETRIES, withRetries } from '../retry';
+import { streamedTextFor, type StreamedText } from '../streamed-text';
+import { fileRefusal } from '../provider-errors';
+import { openAiSdk } from './sdk';
+import { openAiMessages } from './parts';
+import { bodyWithFiles, fileMarkers } from '../file-body';
+import { classifyOpenAiError, refusedField, withReadableMessage } from './errors';
+import { readCompletion } from './reply';
+import { openAiResponseFormat, withPromptCacheKey } from './request';
+import { checkModelOptions, type OpenAiModelOptions } from '../model-options';
+
+/** Chat completions through the official `openai` SDK. */
+export class OpenAiChatModel implements ChatModel {
+	readonly provider = 'openai';
+	readonly secrets: readonly string[];
+	private readonly client: OpenAI;
+	private readonly maxRetries: number;
+	/** Fields an endpoint refused, so later calls of the same model object leave them out. */
+	private readonly refused = new Set<DroppableField>();
+
+	constructor(options: OpenAiModelOptions) {
+		checkModelOptions('OpenAiChatModel', options);
+		this.secrets = [options.apiKey];
+		this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+		this.client = new (openAiSdk())({
+			apiKey: options.apiKey,
+			baseURL: options.baseUrl || undefined,
+			// Retries are ours (../retry.ts): the SDK's retry sleep ignores the abort signal.
+			maxRetries: 0,
+			// The engine enforces single_call_timeout itself through the abort signal.
+			timeout: 24 * 3600 * 1000,
+		});
+	}
+
+	async generate(request: ChatRequest): Promise<ChatResponse> {
+		const streamed = streamedTextFor(request);
+		try {
+			return await callDroppingRefusedFields(
+				request,
+				this.refused,
+				(dropped) =>
+					withRetries(() => this.complete(request, dropped, streamed), {
+						maxRetries: this.maxRetries,
+						signal: request.signal,
+						deadline: request.deadline,
+						classify: (error) => classifyOpenAiError(error, streamed !== undefined),
+					}),
+				(error, dropped) => refusedField(error, request, dropped),
+			);
+		} catch (error) {
+			throw fileRefusal(error, request) ?? withReadableMessage(error);
+		}
+	}
+
+	/** One attempt; with a stream listener it streams ([ON-cc] `stream: true`), else it asks for the whole reply. */
+	private async complete(
+		request: ChatRequest,
+		dropped: ReadonlySet<DroppableField>,
+		streamed?: StreamedText,
+	): Promise<ChatResponse> {
+		const format = dropped.has('response_format')
+			? undefined
+			: openAiResponseFormat(request.responseFormat, dropped);
+		// With files, the body is written by bodyWithFiles (each file's base64 in chunks), not by the SDK.
+		const markers = fileMarkers();
+		const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
+			model: request.model,
+			messages: openAiMessages(request.messages, markers.urlOf),
+			...(request.temperature === undefined || dropped.has('temperature')
+				? {}
+				: { temperature: request.temperature }),
+			...(request.maxOutputTokens === undefined
+				? {}
+				: { max_completion_tokens: request.maxOutputTokens }),
+			...(request.reasoningEffort === undefined
+				? {}
+				: { reasoning_effort: request.reasoningEffort }),
+			...(format ? { response_format: format } : {}),
+			...(dropped.has('prompt_cache_key') ? {} : withPromptCacheKey(request)),
+		};
+		const written = (sent: object) => {
+			if (!markers.files.length) return {};
+			const { body: stream, length } = bodyWithFiles(sent, markers);
+			const headers = { 'content-type': 'application/json', 'content-length': String(length) };
+			return { body: stream, headers };
+		};
+		if (!streamed) {
+			const completion: unknown = await this.client.chat.completions.create(body, {
+				signal: request.signal,
+				...written(body),
+			});
+			return readCompletion(completion);
+		}
+		streamed.beginAttempt();
+		// include_usage: the usage comes on one extra chunk before [DONE] (provider-behaviours.md §1.6).
+		const streaming = {
+			...body,
+			stream: true as const,
+			...(dropped.has('stream_options') ? {} : { stream_options: { include_usage: true } }),
+		};
+		const stream = await this.client.chat.completions.create(streaming, {
+			signal: request.signal,
+			...written(streaming),
+		});
+		return readCompletion(await collectChatCompletionStream(stream, streamed, request.signal));
+	}
+
+	async listModels(signal?: AbortSignal): Promise<string[]> {
+		const ids: string[] = [];
+		for await (const model of this.client.models.list({ signal })) ids.push(model.id);
+		return ids.sort();
+	}
+}
