@@ -1,7 +1,7 @@
 /** Agent Core's engine, usable from plain Node code; the n8n nodes and the CLI are thin callers of it. */
 export { runAgent } from './agent/run-agent';
-export type { RunAgentOptions } from './agent/run-options';
-export type { AgentEvent, AgentEventListener } from './agent/events';
+export type { RunAgentOptions } from './agent/base/run-options';
+export type { AgentEvent, AgentEventListener } from './agent/base/events';
 export {
 	resolveConfig,
 	ConfigError,

@@ -11,7 +11,7 @@ import {
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { agentCoreInputs } from '../nodes/AgentCore/connections';
 import { CREDENTIAL_LABELS } from '../nodes/AgentCore/V2/credential-labels';
-import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
+import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/setup/configure-run';
 import { DEMO_PROMPT, demoModel } from '../src/demo/demo-model';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';

@@ -1,5 +1,5 @@
 import { ConfigError } from '../src/settings/config';
-import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
+import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/setup/configure-run';
 import { InputError } from '../src/core/input-error';
 import { observationMessage } from '../src/agent/protocol/prompt';
 import { resumeAgent } from '../src/agent/resume';

@@ -2,7 +2,7 @@
 // in order once a person decided; a durable run checkpoints each call of a batch and never runs one twice.
 import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
-import type { RunAgentOptions } from '../src/agent/run-options';
+import type { RunAgentOptions } from '../src/agent/base/run-options';
 import { MemoryCheckpoints } from '../src/run-state/checkpoint-store';
 import { MemoryUsedStates } from '../src/run-state/used-states';
 import type { AgentResult } from '../src/trace/types';

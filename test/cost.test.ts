@@ -2,7 +2,7 @@ import { calcPrice } from '@pydantic/genai-prices';
 import { MemoryBudgetLedger } from '../src/budget/ledger';
 import { CATALOGUE, MAX_PRICE_PER_MILLION, costOf, priceOf } from '../src/budget/model-catalogue';
 import { MAX_TOKENS_PER_CALL, type TokenUsage } from '../src/core/usage';
-import { Spending } from '../src/agent/shared-budget';
+import { Spending } from '../src/agent/model/shared-budget';
 import type { TraceStep } from '../src/trace/types';
 import { rejectionOf } from './support/rejection';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/providers/chat-model';

@@ -2,7 +2,7 @@ import { CheckpointError } from '../src/agent/pause/checkpoints';
 import { openProgress } from '../src/agent/pause/paused-run';
 import { resumeAgent } from '../src/agent/resume';
 import { runAgent } from '../src/agent/run-agent';
-import type { RunAgentOptions } from '../src/agent/run-options';
+import type { RunAgentOptions } from '../src/agent/base/run-options';
 import { createChatModel } from '../src/providers/create-model';
 import { MemoryUsedStates } from '../src/run-state/used-states';
 import {

@@ -11,7 +11,7 @@ import { runAgent } from '../src/agent/run-agent';
 import { RedisBudgetLedger } from '../src/budget/redis-ledger';
 import { environmentKeyRefusal, originOf } from '../src/cli/fallback-key';
 import { RedisError } from '../src/redis/errors';
-import type { AgentEvent } from '../src/agent/events';
+import type { AgentEvent } from '../src/agent/base/events';
 import {
 	action,
 	final,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentEvent } from '../src/agent/events';
+import type { AgentEvent } from '../src/agent/base/events';
 import type { Script } from '../src/demo/scripted-server';
 import { splitIntoPieces } from '../src/demo/scripted-stream';
 import { REDACTED } from '../src/trace/redact';

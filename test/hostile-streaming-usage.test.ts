@@ -1,7 +1,7 @@
 import { AIMessageChunk } from '@langchain/core/messages';
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { LangChainChatModel } from '../src/providers/langchain';
-import type { AgentEvent } from '../src/agent/events';
+import type { AgentEvent } from '../src/agent/base/events';
 import { runAgent } from '../src/agent/run-agent';
 import { MemoryBudgetLedger } from '../src/budget/ledger';
 import type { ChatMessage } from '../src/core/messages';

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../src/agent/events';
+import type { AgentEvent } from '../src/agent/base/events';
 import { parseTurn } from '../src/agent/protocol/protocol';
 import { runAgent } from '../src/agent/run-agent';
 import { REDACTED } from '../src/trace/redact';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import jmespath from 'jmespath';
-import { runTool } from '../src/agent/execute-tool';
+import { runTool } from '../src/agent/calls/execute-tool';
 import { Redactor } from '../src/trace/redact';
 import {
 	JSON_TRANSFORM_MAX_DATA_LENGTH,

@@ -21,6 +21,18 @@ const LAYERS: readonly (readonly string[])[] = [
 	['cli', 'demo'], // the CLI's commands; the demo and scripted model servers
 ];
 const TOP = LAYERS.length; // src/cli.ts, src/index.ts
+/**
+ * The rooms of src/agent/, bottom to top (issue #49), ranked as LAYERS ranks src/: the protocol and the loop's
+ * shared words at the bottom, the loop itself (the files directly in src/agent/) at the top.
+ */
+const AGENT_ROOMS: readonly (readonly string[])[] = [
+	['protocol', 'base'], // the Action/Final protocol and its prompt; the loop's shared words (outcome, options, events, ledger, clock)
+	['setup'], // what a run starts from: its config, tools, MCP servers, input and files
+	['model'], // one model turn: the call with failover, model choice, cost, the reply read, the answer streamed
+	['memory', 'pause'], // long memory (compaction asks the model); paused and checkpointed state
+	['calls'], // the one tool-call path
+	['result'], // the run's result, the audit and spans after it
+];
 /** What nodes/ may import from src/: the engine's entry points only. */
 const ENTRY_POINTS = new Set(['src/index.ts', 'src/context/index.ts', 'src/panel.ts']);
 
@@ -180,7 +192,57 @@ function importCycles(files: ReadonlyMap<string, string>): string[][] {
 	return cycles;
 }
 
+/** Every import of a room of src/agent/ that points up or across (a room of one rank importing another). */
+function agentRoomFindings(files: ReadonlyMap<string, string>): string[] {
+	const rank = new Map(
+		AGENT_ROOMS.flatMap((rooms, at) => rooms.map((room) => [room, at] as const)),
+	);
+	const roomOf = (file: string) => {
+		const parts = file.split('/');
+		if (parts[0] !== 'src' || parts[1] !== 'agent') return undefined;
+		return parts.length === 3 ? '' : parts[2];
+	};
+	const rankOfRoom = (room: string) => (room === '' ? AGENT_ROOMS.length : rank.get(room));
+	const exists = (file: string) => files.has(file);
+	const findings: string[] = [];
+	for (const [file, source] of files) {
+		const own = roomOf(file);
+		if (own === undefined) continue;
+		if (own !== '' && !rank.has(own))
+			findings.push(`src/agent/${own}/ has no rank: add it to AGENT_ROOMS in test/layers.test.ts`);
+		for (const specifier of importsOf(source)) {
+			const theirs = roomOf(resolveImport(file, specifier, exists));
+			if (theirs === undefined || theirs === own) continue;
+			const [ownRank, theirRank] = [rankOfRoom(own), rankOfRoom(theirs)];
+			if (ownRank === undefined || theirRank === undefined || theirRank < ownRank) continue;
+			findings.push(
+				`${file} imports '${specifier}': ${theirRank > ownRank ? 'up' : 'across'} from ${own || 'the loop'} to ${theirs || 'the loop'}`,
+			);
+		}
+	}
+	return [...new Set(findings)];
+}
+
 describe('layers of src/', () => {
+	it('every room of src/agent/ has a rank and imports only rooms below it (protocol below model and calls, below the loop)', () => {
+		expect(agentRoomFindings(readTree().files)).toEqual([]);
+	});
+
+	it('names the file and the import when a room of src/agent/ imports one above or beside it', () => {
+		const files = new Map([
+			['src/agent/protocol/prompt.ts', "import { runCalls } from '../calls/run-calls';\n"],
+			['src/agent/calls/run-calls.ts', "import { x } from '../protocol/prompt';\n"],
+			['src/agent/memory/a.ts', "import { p } from '../pause/b';\n"],
+			['src/agent/pause/b.ts', ''],
+			['src/agent/newroom/c.ts', ''],
+		]);
+		expect(agentRoomFindings(files)).toEqual([
+			"src/agent/protocol/prompt.ts imports '../calls/run-calls': up from protocol to calls",
+			"src/agent/memory/a.ts imports '../pause/b': across from memory to pause",
+			'src/agent/newroom/ has no rank: add it to AGENT_ROOMS in test/layers.test.ts',
+		]);
+	});
+
 	it('no file of src/ imports, through any chain of imports, one that imports it back', () => {
 		const { files } = readTree();
 		expect(importCycles(files)).toEqual([]);

@@ -1,5 +1,5 @@
 // http_request allowed with nothing that limits its hosts says so in the output's trace (issue #28), the panel's notice in the run.
-import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/configure-run';
+import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/setup/configure-run';
 import { runAgent } from '../src/agent/run-agent';
 import { final, modelFor, useScriptedServer } from './support/agent';
 

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../src/agent/events';
+import type { AgentEvent } from '../src/agent/base/events';
 import { runAgent } from '../src/agent/run-agent';
 import type { ChatResponse } from '../src/providers/chat-model';
 import { estimateWhenUnreported, sanitiseUsage } from '../src/core/usage';

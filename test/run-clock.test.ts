@@ -1,5 +1,5 @@
-import { callLimit } from '../src/agent/run-clock';
-import { runLimit } from '../src/agent/run-deadline';
+import { callLimit } from '../src/agent/base/run-clock';
+import { runLimit } from '../src/agent/base/run-deadline';
 
 /**
  * Timers the run clock holds now: each setTimeout made from src/agent/run-clock and not yet fired or cleared.

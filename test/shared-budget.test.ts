@@ -6,7 +6,7 @@ import { RedisError } from '../src/redis/errors';
 import { action, final, modelFor, useScriptedServer } from './support/agent';
 import { rejectionOf } from './support/rejection';
 import { freeLoopbackPort, useTestRedis } from './support/redis';
-import { Spending } from '../src/agent/shared-budget';
+import { Spending } from '../src/agent/model/shared-budget';
 import type { TraceStep } from '../src/trace/types';
 
 /** Issue #17 §2: a token or cost budget that runs share, checked before every model call. */

@@ -1,4 +1,4 @@
-import { FinalAnswerExtractor } from '../src/agent/answer/answer-stream';
+import { FinalAnswerExtractor } from '../src/agent/model/answer/answer-stream';
 import { parseTurn } from '../src/agent/protocol/protocol';
 
 /** Feeds the reply one character at a time (every possible split point) and returns the text and the final state. */

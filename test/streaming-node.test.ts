@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { AgentEvent } from '../src/agent/events';
+import type { AgentEvent } from '../src/agent/base/events';
 import { chunkText, openItemStream } from '../nodes/AgentCore/streaming';
 import { runAgent } from '../src/agent/run-agent';
 import { final, probeTool } from './support/agent';

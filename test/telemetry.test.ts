@@ -18,7 +18,7 @@ import {
 	TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { runAgent } from '../src/agent/run-agent';
-import type { RunAgentOptions } from '../src/agent/run-options';
+import type { RunAgentOptions } from '../src/agent/base/run-options';
 import { ambientTracer, tracingFromEnvironment } from '../src/telemetry/otlp';
 import { recordRunSpans } from '../src/telemetry/run-spans';
 import type { AgentResult } from '../src/trace/types';

@@ -1,4 +1,4 @@
-import { configureRun } from '../src/agent/configure-run';
+import { configureRun } from '../src/agent/setup/configure-run';
 import { runAgent } from '../src/agent/run-agent';
 import { configHash } from '../src/run-state/signed-state';
 import { chainBase, traceChain, traceDigest } from '../src/trace/digest';

@@ -1,7 +1,8 @@
 /**
  * Where a run stops: every finish reason, the file beside the loop that decides it, and when. The loop
  * (run-agent.ts) returns each of them as its step's `finish` outcome; the others decide and the loop ends the run.
- * test/finish-reasons.test.ts holds this list against the code: each named file really returns its reason.
+ * test/finish-reasons.test.ts holds this list against the code: each named file really returns its reason, and no
+ * other file of src/agent/ sets one.
  */
 import type { FinishReason } from '../trace/types';
 
@@ -13,7 +14,7 @@ export interface FinishReasonSource {
 
 export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> = {
 	final: {
-		decidedIn: 'step-outcome.ts',
+		decidedIn: 'model/reply-turn.ts',
 		when: 'the model answered with a final reply that passed every check',
 	},
 	max_steps: {
@@ -25,8 +26,8 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'the model asked for a tool call past max_tool_calls',
 	},
 	timeout: {
-		decidedIn: 'run-deadline.ts',
-		when: "the run's timeout passed (run-deadline.ts aborts; the model or tool call reports it)",
+		decidedIn: 'base/run-deadline.ts',
+		when: "the run's timeout passed, or a model call's single_call_timeout (run-deadline.ts names every time limit)",
 	},
 	token_budget: {
 		decidedIn: 'run-agent.ts',
@@ -37,16 +38,16 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'a model call failed after its retries (model-call.ts) and no fallback took over',
 	},
 	parse_error: {
-		decidedIn: 'failure-streak.ts',
+		decidedIn: 'base/failure-streak.ts',
 		when: 'a reply broke the protocol twice in a row (one repair turn was given)',
 	},
-	tool_error: { decidedIn: 'failure-streak.ts', when: 'tool calls failed twice in a row' },
+	tool_error: { decidedIn: 'base/failure-streak.ts', when: 'tool calls failed twice in a row' },
 	max_output_tokens: {
-		decidedIn: 'failure-streak.ts',
+		decidedIn: 'base/failure-streak.ts',
 		when: "the model's reply was cut at its output limit twice in a row",
 	},
 	output_invalid: {
-		decidedIn: 'failure-streak.ts',
+		decidedIn: 'base/failure-streak.ts',
 		when: 'the final answer broke output_schema twice in a row',
 	},
 	content_filter: {
@@ -58,15 +59,15 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'the model repeated a call the loop breaker had already answered',
 	},
 	budget_exhausted: {
-		decidedIn: 'shared-budget.ts',
+		decidedIn: 'model/shared-budget.ts',
 		when: 'the shared budget of the scope is spent for this period',
 	},
 	budget_unavailable: {
-		decidedIn: 'shared-budget.ts',
+		decidedIn: 'model/shared-budget.ts',
 		when: "the shared budget's ledger (Redis) could not be read or charged",
 	},
 	cost_limit: {
-		decidedIn: 'shared-budget.ts',
+		decidedIn: 'model/shared-budget.ts',
 		when: "the run's cost reached max_cost, or a cost under a cost limit cannot be computed",
 	},
 	awaiting_approval: {
@@ -77,5 +78,5 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		decidedIn: 'calls/run-calls.ts',
 		when: 'a durable run resumed after a call with side effects that may or may not have run',
 	},
-	cancelled: { decidedIn: 'run-deadline.ts', when: "the caller's signal aborted the run" },
+	cancelled: { decidedIn: 'base/run-deadline.ts', when: "the caller's signal aborted the run" },
 };

@@ -1,16 +1,16 @@
 import type { AgentResult } from '../trace/types';
 import { RunStateError, stateSecretProblem } from '../run-state/signed-state';
 import type { UsedStates } from '../run-state/used-states';
-import { configureRun } from './configure-run';
+import { configureRun } from './setup/configure-run';
 import { InputError } from '../core/input-error';
 import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
 import { checkBatchDecision, checkCallDecision } from './calls';
 import { AgentRun } from './run-agent';
-import { takeFiles } from './input-files';
+import { takeFiles } from './setup/input-files';
 import { DurableRun } from './pause/checkpoints';
-import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './run-options';
+import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import { checkKnownOptions, type OptionNames } from '../core/known-options';
-import { withMcpTools } from './mcp-run';
+import { withMcpTools } from './setup/mcp-run';
 
 /** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {

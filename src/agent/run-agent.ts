@@ -2,39 +2,40 @@ import type { ChatMessage } from '../core/messages';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
 import type { AgentResult, FinishReason, StepError, TraceStep } from '../trace/types';
-import { AnswerRelease, holdBackFor } from './answer/answer-release';
+import { AnswerRelease, holdBackFor } from './model/answer/answer-release';
 import type { AgentConfig } from '../settings/config';
-import { callEvents, tell, type AgentEvent } from './events';
-import { toolSecrets } from './execute-tool';
+import { callEvents, tell, type AgentEvent } from './base/events';
+import { toolSecrets } from './calls/execute-tool';
 import {
 	batchDecisions,
+	newBatch,
 	runCalls,
 	type BatchDecisions,
 	type BatchState,
 	type CallsRun,
 } from './calls';
-import { normaliseInput } from './input';
-import { newLedger } from './setup/new-ledger';
-import { abortedReason, runLimit } from './run-deadline';
+import { normaliseInput } from './setup/input';
+import { newLedger } from './new-ledger';
+import { abortedReason, runLimit } from './base/run-deadline';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
-import { ModelChoice } from './model-choice';
+import { ModelChoice } from './model/model-choice';
 import { replyTurn } from './model/reply-turn';
 import { repairMessage } from './protocol/prompt';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
-import { type RunAnswer, type RunChain, runChainBase, runResult } from './run-result';
-import { Spending } from './shared-budget';
-import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './run-options';
+import { type RunAnswer, type RunChain, runChainBase, runResult } from './result/run-result';
+import { Spending } from './model/shared-budget';
+import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import { checkKnownOptions } from '../core/known-options';
-import type { RepairReason } from './failure-streak';
+import type { RepairReason } from './base/failure-streak';
 import { pausedOutput, type Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
-import { configureRun, noteSetUp, withMcpTools } from './configure-run';
-import { afterRun } from './after-run';
+import { configureRun, noteSetUp, withMcpTools } from './setup/configure-run';
+import { afterRun } from './result/after-run';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
-import type { StepOutcome } from './step-outcome';
+import type { StepOutcome } from './base/step-outcome';
 import type { RunLedger } from './base/run-ledger';
-import { fileRefs, NO_FILES, takeFiles, withFiles, type TakenFiles } from './input-files';
+import { fileRefs, NO_FILES, takeFiles, withFiles, type TakenFiles } from './setup/input-files';
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
@@ -197,7 +198,7 @@ export class AgentRun {
 		this.replies.set(step, response.text);
 		const { format, tools } = this;
 		const turn = replyTurn(entry, response, { config, format, tools, release });
-		return 'calls' in turn ? this.act(entry, turn.calls) : turn;
+		return 'calls' in turn ? this.act(entry, newBatch(turn.calls, turn.form)) : turn;
 	}
 
 	/** The step's calls through the one call path; a pause there ends the run awaiting a person. */

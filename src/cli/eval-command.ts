@@ -3,7 +3,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import { ConfigError } from '../settings/config';
-import { configureRun } from '../agent/configure-run';
+import { configureRun } from '../agent/setup/configure-run';
 import { runAgent } from '../agent/run-agent';
 import { RedisBudgetLedger } from '../budget/redis-ledger';
 import { createChatModel } from '../providers/create-model';

@@ -2,7 +2,7 @@
 import { AgentCoreError } from '../core/agent-core-error';
 import { readFileBounded } from '../files';
 import { shownFileName } from '../trace/shown-file-name';
-import type { AgentEvent } from '../agent/events';
+import type { AgentEvent } from '../agent/base/events';
 import type { ProviderName, ProviderOptions } from '../providers/create-model';
 import { RUN_OPTION_SETTINGS } from '../settings/settings';
 import { RedisCheckpoints, type CheckpointStore } from '../run-state/checkpoint-store';

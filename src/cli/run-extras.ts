@@ -1,4 +1,4 @@
-import type { RunAgentOptions } from '../agent/run-options';
+import type { RunAgentOptions } from '../agent/base/run-options';
 import { auditSinkFor } from '../audit/postgres-sink';
 import { FLUSH_BOUND_MS, tracingFromEnvironment } from '../telemetry/otlp';
 import type { AgentResult } from '../trace/types';

@@ -6,12 +6,12 @@ import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
 import { callsThatRan } from '../trace/readable-step';
 import { canonicalJson } from '../validation/canonical-json';
 import { resolveConfig } from '../settings/config';
-import { toolSecrets } from '../agent/execute-tool';
+import { toolSecrets } from '../agent/calls/execute-tool';
 import { trustRecord, type RecordMismatch } from './record-trust';
 import { recordedTools, type UnrecordedCall } from './recorded-tools';
 import { AgentRun } from '../agent/run-agent';
-import type { RunAgentOptions } from '../agent/run-options';
-import { runCost } from '../agent/shared-budget';
+import type { RunAgentOptions } from '../agent/base/run-options';
+import { runCost } from '../agent/model/shared-budget';
 
 import { questionWithFiles } from './record-files';
 import { checkCandidate, type Candidate } from './candidate';

@@ -14,7 +14,7 @@ import { trustRecord, type RecordTrustOptions } from './record-trust';
 import { recordedTools } from './recorded-tools';
 import { replyOf } from './replay';
 import { AgentRun } from '../agent/run-agent';
-import type { RunAgentOptions } from '../agent/run-options';
+import type { RunAgentOptions } from '../agent/base/run-options';
 
 /** A fork that cannot start: the step is not in the record, or has no observation to edit. `field` is the option at fault. */
 export class ForkError extends AgentCoreError {

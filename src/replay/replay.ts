@@ -16,7 +16,7 @@ import {
 import { checkKnownOptions } from '../core/known-options';
 import { sideEffectsRule } from './recorded-tools';
 import { AgentRun } from '../agent/run-agent';
-import type { RunAgentOptions } from '../agent/run-options';
+import type { RunAgentOptions } from '../agent/base/run-options';
 
 /** What `audit replay` found: the run again, offline, beside what the record says it did. */
 export interface ReplayReport {

@@ -1,5 +1,5 @@
 /** A model that streams scripted replies in given pieces through the contract's onTextDelta, as a streaming adapter does. */
-import type { AgentEvent } from '../../src/agent/events';
+import type { AgentEvent } from '../../src/agent/base/events';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/providers/chat-model';
 import type { TokenUsage } from '../../src/core/usage';
 

@@ -1,4 +1,4 @@
-import { observationOf, toolErrorOf, toolSecrets } from '../../src/agent/execute-tool';
+import { observationOf, toolErrorOf, toolSecrets } from '../../src/agent/calls/execute-tool';
 import type { Tool } from '../../src/tools/tool';
 import { Redactor } from '../../src/trace/redact';
 

@@ -2,9 +2,8 @@
 import type { ChatMessage } from '../../core/messages';
 import type { TokenUsage } from '../../core/usage';
 import type { ToolUsage, TraceStep } from '../../trace/types';
-import type { FailureStreak } from '../failure-streak';
-import type { FilesHeld } from '../input-files';
-import type { RepeatedCalls } from '../repeated-calls';
+import type { FailureStreak } from './failure-streak';
+import type { RepeatedCalls } from './repeated-calls';
 
 /**
  * What a run has done so far: the conversation the model sees, the trace, the tokens and tools used, the
@@ -26,4 +25,10 @@ export interface RunLedger {
 	readonly trustedText: string;
 	/** The files the conversation holds, counted once when a tool first returns one (the caps on the next). */
 	filesHeld?: FilesHeld;
+}
+
+/** How many files, of how many bytes, the run holds so far: its own and those tools returned. */
+export interface FilesHeld {
+	count: number;
+	bytes: number;
 }

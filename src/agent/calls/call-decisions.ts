@@ -1,9 +1,9 @@
 // A person's decisions on a paused batch (issue #42), by call: read from the resume request and checked before the state is used.
 import type { Tool } from '../../tools/tool';
 import { InputError } from '../../core/input-error';
-import { checkToolCall } from '../execute-tool';
+import { checkToolCall } from './execute-tool';
 import type { ApprovalDecision, CallDecision } from '../pause/decision';
-import type { BatchDecisions, BatchState } from './calls-state';
+import type { BatchDecisions, BatchState } from '../pause/calls-state';
 
 /**
  * The decisions by call index: a single decision is the waiting call's; `calls` decides several by number. A

@@ -1,12 +1,12 @@
 // What the one call path is lent for a step: the run's parts as values, passed down; what the calls came to goes back up as an outcome.
 import type { RunFile } from '../../files';
 import type { RunLedger } from '../base/run-ledger';
-import type { CallEvents } from '../events';
+import type { CallEvents } from '../base/events';
 import type { DurableRun } from '../pause/checkpoints';
 import { progressOf } from '../pause/progress';
-import type { StepOutcome } from '../step-outcome';
-import type { ToolCallContext } from '../tool-call';
-import type { BatchState } from './calls-state';
+import type { StepOutcome } from '../base/step-outcome';
+import type { ToolCallContext } from './tool-call';
+import type { BatchState } from '../pause/calls-state';
 
 /** The run's parts a step's calls use: nothing here calls back into the loop. */
 export interface CallsRun {

@@ -1,10 +1,10 @@
 // Every call of a new step checked before any runs (issue #42): the first bad call, named by its number in a batch.
 import type { Tool } from '../../tools/tool';
 import type { StepError } from '../../trace/types';
-import { checkToolCall } from '../execute-tool';
+import { checkToolCall } from './execute-tool';
 import { callLabel } from '../protocol/actions-turn';
-import { refusalBeforeRun, type ToolCallContext } from '../tool-call';
-import type { BatchState } from './calls-state';
+import { refusalBeforeRun, type ToolCallContext } from './tool-call';
+import type { BatchState } from '../pause/calls-state';
 
 /**
  * The whitelist and each call's args, before anything runs; for a batch, also what each tool refuses before

@@ -9,5 +9,5 @@ export {
 	type BatchDecisions,
 	type BatchState,
 	type SettledCall,
-} from './calls-state';
+} from '../pause/calls-state';
 export { batchDecisions, checkBatchDecision, checkCallDecision } from './call-decisions';

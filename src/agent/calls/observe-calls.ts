@@ -3,9 +3,9 @@ import type { RunFile } from '../../files';
 import type { FinishReason, TraceStep } from '../../trace/types';
 import { callLabel } from '../protocol/actions-turn';
 import { batchObservationMessage, observationMessage } from '../protocol/prompt';
-import { fileRefs, reattachFiles } from '../input-files';
-import { failedStep, limitReached, type StepOutcome } from '../step-outcome';
-import type { BatchState } from './calls-state';
+import { fileRefs, reattachFiles } from '../setup/input-files';
+import { failedStep, limitReached, type StepOutcome } from '../base/step-outcome';
+import type { BatchState } from '../pause/calls-state';
 import type { CallsRun } from './calls-run';
 
 type Ended = { reason: FinishReason; detail: string } | undefined;

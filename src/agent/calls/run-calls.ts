@@ -2,20 +2,20 @@
 import type { FileInput } from '../../files';
 import type { Tool } from '../../tools/tool';
 import type { FinishReason, TraceStep } from '../../trace/types';
-import { abortedReason } from '../run-deadline';
-import { countToolUse, type ToolOutcome } from '../execute-tool';
-import { callTool } from '../tool-call';
-import { filesHeldIn, observedFiles } from '../input-files';
-import { callKey, hasSideEffects } from '../repeated-calls';
-import { failedStep, type StepOutcome } from '../step-outcome';
-import { interruptedDetail, runsAgain } from '../pause/interrupted-call';
+import { abortedReason } from '../base/run-deadline';
+import { countToolUse, type ToolOutcome } from './execute-tool';
+import { callTool } from './tool-call';
+import { filesHeldIn, observedFiles } from '../setup/input-files';
+import { callKey, hasSideEffects } from '../base/repeated-calls';
+import { failedStep, type StepOutcome } from '../base/step-outcome';
+import { interruptedDetail, runsAgain } from './interrupted-call';
 import { refusalObservation } from '../pause/paused-run';
 import type {
 	BatchDecisions,
 	BatchState,
 	RunningCall as Running,
 	SettledCall,
-} from './calls-state';
+} from '../pause/calls-state';
 import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
 import { sealCalls, type CallsOutcome, type CallsRun } from './calls-run';

@@ -14,12 +14,12 @@ import {
 	type MemoryMessage,
 	type MemoryPlan,
 } from './memory';
-import { callWithFailover } from '../model-call';
-import type { ModelChoice } from '../model-choice';
+import { callWithFailover } from '../model/model-call';
+import type { ModelChoice } from '../model/model-choice';
 import { observationMessage } from '../protocol/prompt';
 import { readReply } from '../protocol/protocol';
 import { protocolFormat } from '../protocol/protocol-schema';
-import type { Spending } from '../shared-budget';
+import type { Spending } from '../model/shared-budget';
 import { modelMessages, partTokens } from '../protocol/file-messages';
 
 /** Share of the context window the history may take; the rest is for the system message, the question, the run's own steps and the answer. */

@@ -3,14 +3,14 @@ import { addUsage, estimateWhenUnreported } from '../../core/usage';
 import type { ChatResponse, ResponseFormat } from '../../providers/chat-model';
 import type { AgentConfig } from '../../settings/config';
 import type { TraceStep } from '../../trace/types';
-import type { AnswerRelease } from '../answer/answer-release';
+import type { AnswerRelease } from './answer/answer-release';
 import type { RunLedger } from '../base/run-ledger';
-import { callWithFailover } from '../model-call';
-import type { ModelChoice } from '../model-choice';
+import { callWithFailover } from './model-call';
+import type { ModelChoice } from './model-choice';
 import { modelMessages, partTokens } from '../protocol/file-messages';
-import { abortedReason } from '../run-deadline';
-import type { Spending } from '../shared-budget';
-import { limitReached, type StepOutcome } from '../step-outcome';
+import { abortedReason, timeLimit } from '../base/run-deadline';
+import type { Spending } from './shared-budget';
+import { limitReached, type StepOutcome } from '../base/step-outcome';
 
 /** What a step's model call needs of the run. */
 export interface ModelTurnContext {
@@ -42,8 +42,9 @@ export async function modelTurn(
 	if (!call.ok) {
 		entry.error = call.error;
 		if (call.runAborted) return { next: 'finish', ...abortedReason(runSignal.reason) };
-		const reason = call.error.type === 'timeout' ? 'timeout' : 'llm_error';
-		return { next: 'finish', reason, detail: call.error.message };
+		const { type, message } = call.error;
+		if (type === 'timeout') return { next: 'finish', ...timeLimit(message) };
+		return { next: 'finish', reason: 'llm_error', detail: message };
 	}
 	const { response } = call;
 	const tokens = partTokens(sent, entry.provider ?? '');
@@ -53,6 +54,9 @@ export async function modelTurn(
 	const model = { name: entry.model ?? '', provider: entry.provider ?? '' };
 	const uncharged = await context.spending.record(entry, call.usage, model);
 	ledger.conversation.push({ role: 'assistant', content: response.text });
-	if (uncharged) return limitReached(entry, uncharged.reason, uncharged.detail, release);
+	if (uncharged) {
+		release?.finishWithoutAnswer(uncharged.detail);
+		return limitReached(entry, uncharged.reason, uncharged.detail);
+	}
 	return { response, release };
 }

@@ -3,15 +3,17 @@ import type { AgentConfig } from '../../settings/config';
 import type { Tool } from '../../tools/tool';
 import type { TraceStep } from '../../trace/types';
 import type { ChatResponse } from '../../providers/chat-model';
-import type { AnswerRelease } from '../answer/answer-release';
-import { newBatch, type BatchState } from '../calls/calls-state';
+import type { AnswerRelease } from './answer/answer-release';
+import type { ToolCallRequest } from '../protocol/actions-turn';
 import { readReply } from '../protocol/protocol';
 import { callArgs, type ProtocolFormat } from '../protocol/protocol-schema';
-import { answered, failedStep, REPLY_EXCERPT, type StepOutcome } from '../step-outcome';
+import { failedStep, REPLY_EXCERPT, type StepOutcome } from '../base/step-outcome';
+import { checkAnswer } from '../protocol/typed-answer';
+import { withoutNullOptionals } from '../protocol/protocol-schema';
 
 /**
  * The step's outcome when the reply answers or breaks the protocol; otherwise the calls it asks for — one
- * action as a batch of one — with their args as the protocol's schema sent them (see callArgs). An answer on
+ * action in the `action` form — with their args as the protocol's schema sent them (see callArgs). An answer on
  * its way to the listener is released or called off here.
  */
 export function replyTurn(
@@ -23,7 +25,7 @@ export function replyTurn(
 		tools: ReadonlyMap<string, Tool>;
 		release?: AnswerRelease;
 	},
-): StepOutcome | { calls: BatchState } {
+): StepOutcome | { calls: ToolCallRequest[]; form?: 'action' } {
 	const { config, format, tools, release } = context;
 	const turn = readReply(response, config.max_output_tokens, format.rules);
 	if (turn.reasoning) entry.reasoning = turn.reasoning;
@@ -55,7 +57,32 @@ export function replyTurn(
 		tool,
 		args: callArgs(format, tools, tool, args),
 	}));
-	if (turn.kind === 'actions') return { calls: newBatch(calls) };
+	if (turn.kind === 'actions') return { calls };
 	entry.action = calls[0];
-	return { calls: newBatch(calls, 'action') };
+	return { calls, form: 'action' };
+}
+
+/** A final reply, its answer checked against `output_schema` when the run has one: the run's answer, or a failed step (repair). */
+function answered(
+	entry: TraceStep,
+	answer: unknown,
+	reply: string,
+	format: ProtocolFormat,
+	config: Pick<AgentConfig, 'output_schema'>,
+	release?: AnswerRelease,
+): StepOutcome {
+	const schema = config.output_schema;
+	const checked = checkAnswer(withoutNullOptionals(answer, schema, format), schema);
+	if (!checked.ok) {
+		release?.finishWithoutAnswer('the answer did not match output_schema');
+		entry.reply_excerpt = reply.slice(0, REPLY_EXCERPT);
+		return failedStep(
+			entry,
+			{ type: 'output_invalid', message: checked.message },
+			'output_invalid',
+		);
+	}
+	release?.finishWithAnswer(checked.text);
+	entry.final = { answer: checked.value ?? checked.text };
+	return { next: 'finish', reason: 'final', answer: checked };
 }

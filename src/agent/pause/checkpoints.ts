@@ -21,7 +21,7 @@ import {
 	type Resumed,
 	type RunProgress,
 } from './paused-run';
-import type { RunAgentOptions } from '../run-options';
+import type { RunAgentOptions } from '../base/run-options';
 
 /** A run key cannot be used as it is given, or its checkpoint cannot be used; `field` is `runKey` (or `stateSecret`). */
 export class CheckpointError extends AgentCoreError {

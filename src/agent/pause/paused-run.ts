@@ -15,9 +15,9 @@ import { readableStep } from '../../trace/readable-step';
 import type { Redactor } from '../../trace/redact';
 import type { ToolUsage, TraceStep } from '../../trace/types';
 import type { AgentConfig } from '../../settings/config';
-import type { RepeatSnapshot } from '../repeated-calls';
-import { heldFiles } from '../input-files';
-import { batchView, pendingAsBatch, type BatchState } from '../calls/calls-state';
+import type { RepeatSnapshot } from '../base/repeated-calls';
+import { heldFiles } from '../setup/input-files';
+import { batchView, pendingAsBatch, type BatchState } from './calls-state';
 import type { ApprovalDecision } from './decision';
 export type { ApprovalDecision, CallDecision } from './decision';
 

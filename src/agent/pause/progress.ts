@@ -1,7 +1,7 @@
 // Where a run stands at a step, read off its ledger: what a paused run's state and a durable run's checkpoint hold.
 import type { RunLedger } from '../base/run-ledger';
-import type { BatchState } from '../calls/calls-state';
-import { runCost } from '../shared-budget';
+import type { BatchState } from './calls-state';
+import { runCost } from '../model/shared-budget';
 import type { RunProgress } from './paused-run';
 
 /** The run's progress at `step`, with the call it waits at (`pending`) and its calls part way through (`batch`). */

@@ -1,4 +1,4 @@
-import type { BudgetLedger, LedgerTotals } from '../budget/ledger';
+import type { BudgetLedger, LedgerTotals } from '../../budget/ledger';
 import {
 	CATALOGUE_NAME,
 	type CallCost,
@@ -9,15 +9,15 @@ import {
 	noCost,
 	priceOf,
 	roundCost,
-} from '../budget/model-catalogue';
-import type { FinishReason, TraceStep } from '../trace/types';
-import type { TokenUsage } from '../core/usage';
-import { ConfigError } from '../core/config-error';
-import type { SharedBudgetConfig } from '../budget/ledger';
+} from '../../budget/model-catalogue';
+import type { FinishReason, TraceStep } from '../../trace/types';
+import type { TokenUsage } from '../../core/usage';
+import { ConfigError } from '../../core/config-error';
+import type { SharedBudgetConfig } from '../../budget/ledger';
 
-export type { PriceTable } from '../budget/model-catalogue';
-export type { SharedBudgetConfig } from '../budget/ledger';
-export { roundCost } from '../budget/model-catalogue';
+export type { PriceTable } from '../../budget/model-catalogue';
+export type { SharedBudgetConfig } from '../../budget/ledger';
+export { roundCost } from '../../budget/model-catalogue';
 
 /** How a run ends for its budgets: a limit is spent, or the shared ledger (Redis) failed mid-run. */
 export interface BudgetStop {

@@ -1,11 +1,11 @@
-import { TruncatedText, WithFiles, type Tool } from '../tools/tool';
-import type { FileInput } from '../files';
-import { validateAgainst } from '../validation/validate';
-import { secretsInSettings, type Redactor } from '../trace/redact';
-import type { StepError, ToolUsage } from '../trace/types';
-import { callLimit } from './run-clock';
-import { describeAbort } from './run-deadline';
-import { truncateObservation } from '../core/text-cut';
+import { TruncatedText, WithFiles, type Tool } from '../../tools/tool';
+import type { FileInput } from '../../files';
+import { validateAgainst } from '../../validation/validate';
+import { secretsInSettings, type Redactor } from '../../trace/redact';
+import type { StepError, ToolUsage } from '../../trace/types';
+import { callLimit } from '../base/run-clock';
+import { describeAbort } from '../base/run-deadline';
+import { truncateObservation } from '../../core/text-cut';
 
 /** A tool's error message fed back to the model is cut to this many characters. */
 const MAX_TOOL_ERROR_LENGTH = 2000;

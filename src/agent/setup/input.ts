@@ -1,6 +1,6 @@
 /** The run's input: the prompt and the conversation checked and split into history and the message to answer. */
-import { parseMessages, type ChatMessage } from '../core/messages';
-import { InputError } from '../core/input-error';
+import { parseMessages, type ChatMessage } from '../../core/messages';
+import { InputError } from '../../core/input-error';
 
 /**
  * Checks the run input and splits it into the history and the new user message (the one this run answers).

@@ -1,10 +1,11 @@
 /** The run's files (issue #40): taken from the caller once, checked before any model call, and put back on a resumed conversation. */
-import type { ChatMessage, FileRef } from '../core/messages';
-import { acceptFiles, hasBytes, type FileInput, type RunFile } from '../files';
-import type { AgentConfig } from '../settings/config';
-import { Redactor } from '../trace/redact';
-import { shownFileName } from '../trace/shown-file-name';
-import type { RunAgentOptions } from './run-options';
+import type { ChatMessage, FileRef } from '../../core/messages';
+import { acceptFiles, hasBytes, type FileInput, type RunFile } from '../../files';
+import type { AgentConfig } from '../../settings/config';
+import { Redactor } from '../../trace/redact';
+import { shownFileName } from '../../trace/shown-file-name';
+import type { RunAgentOptions } from '../base/run-options';
+import type { FilesHeld } from '../base/run-ledger';
 
 /** The files a run took, and a notice for each one an option left out. */
 export interface TakenFiles {
@@ -29,12 +30,6 @@ export function takeFiles(
 	if (!options.files?.length) return NO_FILES;
 	const redactor = new Redactor([...(options.secrets ?? []), ...(options.model.secrets ?? [])]);
 	return acceptFiles(options.files, config, (name) => shownFileName(name, redactor));
-}
-
-/** How many files, of how many bytes, the run holds so far: its own and those tools returned. */
-export interface FilesHeld {
-	count: number;
-	bytes: number;
 }
 
 /**

@@ -36,8 +36,12 @@ export function abortedReason(reason: unknown): {
 	detail: string;
 } {
 	const cancelled = reason instanceof TimeLimitError && reason.scope === 'cancelled';
-	return { reason: cancelled ? 'cancelled' : 'timeout', detail: describeAbort(reason) };
+	const detail = describeAbort(reason);
+	return cancelled ? { reason: 'cancelled', detail } : timeLimit(detail);
 }
+
+/** A time limit reached: the run's timeout, or one call's (single_call_timeout) when its model call ran out. */
+export const timeLimit = (detail: string) => ({ reason: 'timeout' as const, detail });
 
 /** An abort's reason as a sentence. */
 export function describeAbort(reason: unknown): string {

@@ -1,8 +1,8 @@
-import type { Redactor } from '../../trace/redact';
-import { secretSpellings } from '../../trace/secret-spellings';
+import type { Redactor } from '../../../trace/redact';
+import { secretSpellings } from '../../../trace/secret-spellings';
 import { FinalAnswerExtractor } from './answer-stream';
 import { ReleaseCuts } from './release-cuts';
-import type { AgentEvent } from '../events';
+import type { AgentEvent } from '../../base/events';
 
 /**
  * Hands one model reply's answer text to the run's listener as it arrives, without ever sending anything

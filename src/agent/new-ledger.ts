@@ -1,16 +1,16 @@
 // A run's ledger as it starts: a fresh conversation, or the one a paused run or a checkpoint kept, with its counters.
-import type { ChatMessage } from '../../core/messages';
-import type { AgentConfig } from '../../settings/config';
-import type { Tool } from '../../tools/tool';
-import type { RunFile } from '../../files';
-import type { RunLedger } from '../base/run-ledger';
-import { FailureStreak } from '../failure-streak';
-import { trustedTextOf } from '../input';
-import { reattachFiles } from '../input-files';
-import { replayHistory, splitHistory } from '../memory/memory';
-import type { RunProgress } from '../pause/paused-run';
-import { buildConversation } from '../protocol/prompt';
-import { RepeatedCalls } from '../repeated-calls';
+import type { ChatMessage } from '../core/messages';
+import type { AgentConfig } from '../settings/config';
+import type { Tool } from '../tools/tool';
+import type { RunFile } from '../files';
+import type { RunLedger } from './base/run-ledger';
+import { FailureStreak } from './base/failure-streak';
+import { trustedTextOf } from './setup/input';
+import { reattachFiles } from './setup/input-files';
+import { replayHistory, splitHistory } from './memory/memory';
+import type { RunProgress } from './pause/paused-run';
+import { buildConversation } from './protocol/prompt';
+import { RepeatedCalls } from './base/repeated-calls';
 
 /**
  * The ledger a run starts with: what `paused` (a paused run's state, a durable run's checkpoint) kept, or a

@@ -1,5 +1,5 @@
-import type { Redactor } from '../trace/redact';
-import type { FinishReason } from '../trace/types';
+import type { Redactor } from '../../trace/redact';
+import type { FinishReason } from '../../trace/types';
 
 /**
  * What a run reports while it happens (`RunAgentOptions.onEvent`), in this order per step:

@@ -1,10 +1,10 @@
-import type { Tool } from '../tools/tool';
-import { mcpSetUp } from '../tools/mcp';
-import { stateSecretProblem } from '../run-state/signed-state';
-import type { TraceStep } from '../trace/types';
-import { schemaDialectNotice } from '../validation/validate';
-import { type AgentConfig, ConfigError, resolveConfig } from '../settings/config';
-import type { RunAgentOptions } from './run-options';
+import type { Tool } from '../../tools/tool';
+import { mcpSetUp } from '../../tools/mcp';
+import { stateSecretProblem } from '../../run-state/signed-state';
+import type { TraceStep } from '../../trace/types';
+import { schemaDialectNotice } from '../../validation/validate';
+import { type AgentConfig, ConfigError, resolveConfig } from '../../settings/config';
+import type { RunAgentOptions } from '../base/run-options';
 import { runToolRegistry } from './run-tools';
 import { resolvedByMcpRun } from './mcp-run';
 

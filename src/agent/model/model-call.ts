@@ -1,12 +1,12 @@
-import type { ChatMessage } from '../core/messages';
-import type { ChatModel, ChatResponse, ResponseFormat } from '../providers/chat-model';
-import { type TokenUsage, sanitiseUsage } from '../core/usage';
-import type { StepError, TraceStep } from '../trace/types';
+import type { ChatMessage } from '../../core/messages';
+import type { ChatModel, ChatResponse, ResponseFormat } from '../../providers/chat-model';
+import { type TokenUsage, sanitiseUsage } from '../../core/usage';
+import type { StepError, TraceStep } from '../../trace/types';
 import type { ModelChoice } from './model-choice';
 import type { AnswerRelease } from './answer/answer-release';
-import type { AgentConfig } from '../settings/config';
-import { callLimit } from './run-clock';
-import { describeAbort } from './run-deadline';
+import type { AgentConfig } from '../../settings/config';
+import { callLimit } from '../base/run-clock';
+import { describeAbort } from '../base/run-deadline';
 
 /** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ModelCallOutcome =

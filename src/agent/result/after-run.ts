@@ -1,15 +1,15 @@
 // After the answer: the run's spans, and its audit row written (waited for at most audit.waitMs).
 import { randomUUID } from 'node:crypto';
-import { auditSinkFor } from '../audit/postgres-sink';
-import { auditRecord } from '../audit/new-record';
-import type { AuditRecord, AuditTool } from '../audit/record';
-import { recordRunSpans } from '../telemetry/run-spans';
-import type { Tool } from '../tools/tool';
-import { schemaHash, traceChain } from '../trace/digest';
-import type { Redactor } from '../trace/redact';
-import type { AgentResult, AuditOutcome } from '../trace/types';
-import type { AgentConfig } from '../settings/config';
-import type { RunAgentOptions } from './run-options';
+import { auditSinkFor } from '../../audit/postgres-sink';
+import { auditRecord } from '../../audit/new-record';
+import type { AuditRecord, AuditTool } from '../../audit/record';
+import { recordRunSpans } from '../../telemetry/run-spans';
+import type { Tool } from '../../tools/tool';
+import { schemaHash, traceChain } from '../../trace/digest';
+import type { Redactor } from '../../trace/redact';
+import type { AgentResult, AuditOutcome } from '../../trace/types';
+import type { AgentConfig } from '../../settings/config';
+import type { RunAgentOptions } from '../base/run-options';
 import type { RunChain } from './run-result';
 
 /** How long a run waits for its audit row by default before it answers anyway (the write goes on). */

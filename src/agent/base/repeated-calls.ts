@@ -1,5 +1,5 @@
-import type { Tool } from '../tools/tool';
-import { canonicalJson } from '../validation/canonical-json';
+import type { Tool } from '../../tools/tool';
+import { canonicalJson } from '../../validation/canonical-json';
 
 /** What became of an earlier call, as the model saw it. */
 type Earlier = {

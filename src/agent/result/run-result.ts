@@ -1,8 +1,10 @@
-import type { ChatMessage } from '../core/messages';
-import { fileRefs } from './input-files';
-import type { TokenUsage } from '../core/usage';
-import type { Redactor } from '../trace/redact';
-import { readableStep } from '../trace/readable-step';
+import type { ChatMessage } from '../../core/messages';
+import type { RunAnswer } from '../base/step-outcome';
+export type { RunAnswer } from '../base/step-outcome';
+import { fileRefs } from '../setup/input-files';
+import type { TokenUsage } from '../../core/usage';
+import type { Redactor } from '../../trace/redact';
+import { readableStep } from '../../trace/readable-step';
 import type {
 	AgentResult,
 	FinishReason,
@@ -10,20 +12,14 @@ import type {
 	RunMetrics,
 	ToolUsage,
 	TraceStep,
-} from '../trace/types';
-import { CATALOGUE_NAME, roundedCost } from '../budget/model-catalogue';
-import { runCost, unpricedNotice } from './shared-budget';
-import { chainBase, traceDigest, type ChainBase } from '../trace/digest';
-import { configHash } from '../run-state/signed-state';
-import type { Tool } from '../tools/tool';
-import type { AgentConfig } from '../settings/config';
-import { runToolResults, type RunMemory } from './memory/run-memory';
-
-/** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
-export interface RunAnswer {
-	text: string;
-	value?: unknown;
-}
+} from '../../trace/types';
+import { CATALOGUE_NAME, roundedCost } from '../../budget/model-catalogue';
+import { runCost, unpricedNotice } from '../model/shared-budget';
+import { chainBase, traceDigest, type ChainBase } from '../../trace/digest';
+import { configHash } from '../../run-state/signed-state';
+import type { Tool } from '../../tools/tool';
+import type { AgentConfig } from '../../settings/config';
+import { runToolResults, type RunMemory } from '../memory/run-memory';
 
 /** What the run did, as the result reports it. */
 export interface RunRecord {

@@ -4,11 +4,11 @@ import {
 	openMcpTools,
 	type McpServerConfig,
 	type McpToolSet,
-} from '../tools/mcp';
-import { Redactor } from '../trace/redact';
-import type { AgentResult } from '../trace/types';
-import { type AgentConfig, ConfigError, resolveConfig } from '../settings/config';
-import type { RunAgentOptions } from './run-options';
+} from '../../tools/mcp';
+import { Redactor } from '../../trace/redact';
+import type { AgentResult } from '../../trace/types';
+import { type AgentConfig, ConfigError, resolveConfig } from '../../settings/config';
+import type { RunAgentOptions } from '../base/run-options';
 import { runToolRegistry } from './run-tools';
 
 /** Configs withMcpTools resolved and checked: configureRun takes them as they are instead of resolving them again. */

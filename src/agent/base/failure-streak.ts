@@ -1,4 +1,4 @@
-import type { FinishReason, StepError } from '../trace/types';
+import type { FinishReason, StepError } from '../../trace/types';
 
 /** Failures that get the one repair turn, each naming the finish reason of a second failure in a row. */
 export type RepairReason = 'parse_error' | 'tool_error' | 'max_output_tokens' | 'output_invalid';

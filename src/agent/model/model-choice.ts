@@ -1,5 +1,5 @@
-import type { ChatModel } from '../providers/chat-model';
-import type { StepError } from '../trace/types';
+import type { ChatModel } from '../../providers/chat-model';
+import type { StepError } from '../../trace/types';
 import type { PricedModel } from './shared-budget';
 
 /** A chat model with the model id it is asked for. */

@@ -1,16 +1,16 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { AuditOrigin, ForkedFrom } from '../audit/record';
-import type { PostgresTarget } from '../audit/postgres-sink';
-import type { BudgetLedger } from '../budget/ledger';
-import type { CheckpointStore } from '../run-state/checkpoint-store';
-import type { ChatModel } from '../providers/chat-model';
-import type { Tool } from '../tools/tool';
-import type { McpPinStore } from '../tools/mcp';
-import type { AgentConfig } from '../settings/config';
+import type { AuditOrigin, ForkedFrom } from '../../audit/record';
+import type { PostgresTarget } from '../../audit/postgres-sink';
+import type { BudgetLedger } from '../../budget/ledger';
+import type { CheckpointStore } from '../../run-state/checkpoint-store';
+import type { ChatModel } from '../../providers/chat-model';
+import type { Tool } from '../../tools/tool';
+import type { McpPinStore } from '../../tools/mcp';
+import type { AgentConfig } from '../../settings/config';
 import type { AgentEventListener } from './events';
-import type { FileInput } from '../files';
-import type { OptionNames } from '../core/known-options';
-import { SETTINGS } from '../settings/settings';
+import type { FileInput } from '../../files';
+import type { OptionNames } from '../../core/known-options';
+import { SETTINGS } from '../../settings/settings';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
 export interface RunAgentOptions {
