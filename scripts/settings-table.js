@@ -4,7 +4,7 @@
 'use strict';
 
 /**
- * A setting's panel name in node version 1 or 2, from its settings-table row (nodes/AgentCore/panel-places.ts panelCell).
+ * A setting's panel name in node version 1 or 2, from its settings-table row (nodes/AgentCore/panel/places.ts panelCell).
  * @typedef {(key: string, setting: any, version: 1 | 2) => string} PanelCell
  */
 
@@ -61,7 +61,7 @@ if (require.main === module) {
 		path.join(__dirname, '..', 'dist', 'src', 'panel.js'),
 	);
 	const { panelCell } = require(
-		path.join(__dirname, '..', 'dist', 'nodes', 'AgentCore', 'panel-places.js'),
+		path.join(__dirname, '..', 'dist', 'nodes', 'AgentCore', 'panel', 'places.js'),
 	);
 	process.stdout.write(
 		`${settingsTableLines(SETTINGS, RUN_OPTION_SETTINGS, panelCell).join('\n')}\n`,

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { RedisContextStore } from '../src/context';
 import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentContextMemory } from '../nodes/AgentContextMemory/AgentContextMemory.node';
-import type { RunMemory } from '../nodes/shared/run-memory';
+import type { MemoryInput } from '../nodes/shared/memory-input';
 import { MEMORY_TO_USER, MemoryUser, resultOf, type ScriptedTurn } from './support/memory-user';
 import { runWorkflow } from './support/n8n-engine';
 import {
@@ -320,8 +320,8 @@ describe('Agent Context Memory on a Memory input, in n8n’s engine', () => {
 		});
 	});
 
-	/** The sub-node's RunMemory from supplyData with a hand-made supply-data context (no execution around it). */
-	async function supplyDirect(sessionId: string): Promise<RunMemory> {
+	/** The sub-node's MemoryInput from supplyData with a hand-made supply-data context (no execution around it). */
+	async function supplyDirect(sessionId: string): Promise<MemoryInput> {
 		const node = memoryNode('redis');
 		const parameters: IDataObject = {
 			...node.parameters,
@@ -338,6 +338,6 @@ describe('Agent Context Memory on a Memory input, in n8n’s engine', () => {
 			getCredentials: async () => redisCredentialData(redis.url),
 		};
 		const supplied = await new AgentContextMemory().supplyData.call(context as never, 0);
-		return supplied.response as RunMemory;
+		return supplied.response as MemoryInput;
 	}
 });

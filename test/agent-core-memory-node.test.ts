@@ -3,8 +3,8 @@ import { NodeConnectionTypes, type IDataObject, type INodeTypeDescription } from
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { AgentCoreV1 } from '../nodes/AgentCore/V1/agent-core-v1';
 import { AgentCoreV2 } from '../nodes/AgentCore/V2/agent-core-v2';
-import { agentCoreInputs } from '../nodes/AgentCore/connections';
-import { AGENT_CONTEXT_MEMORY, type RunMemory } from '../nodes/shared/run-memory';
+import { agentCoreInputs } from '../nodes/AgentCore/panel/connections';
+import { AGENT_CONTEXT_MEMORY, type MemoryInput } from '../nodes/shared/memory-input';
 import { action, final, useScriptedServer } from './support/agent';
 import { BufferWindowMemoryLike } from './support/chat-memory';
 import { runWorkflow } from './support/n8n-engine';
@@ -144,9 +144,9 @@ describe('Agent Core version 2 with a chat memory on its Memory input, in n8n’
 		expect(requestText(1)).not.toContain('First try');
 	});
 
-	/** An Agent Context-style memory (the RunMemory brand) that counts its loads and saves. */
+	/** An Agent Context-style memory (the MemoryInput brand) that counts its loads and saves. */
 	function countingMemory(
-		load: RunMemory['load'] = async ({ prompt }) => ({
+		load: MemoryInput['load'] = async ({ prompt }) => ({
 			messages: [{ role: 'user', content: prompt }],
 		}),
 	) {

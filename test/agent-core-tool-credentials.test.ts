@@ -3,7 +3,7 @@ import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import {
 	testFeishuCredential,
 	testHttpHeaderCredential,
-} from '../nodes/AgentCore/tool-credentials';
+} from '../nodes/AgentCore/execute/inputs/tool-credentials';
 import { action, final, useScriptedServer } from './support/agent';
 import { SECRET, startFakeFeishu, type FakeFeishu } from './support/feishu';
 import { sendJson, startCanary, startServer, useLoopbackGuard } from './support/http-servers';

@@ -9,7 +9,7 @@ import {
 	type INodeParameters,
 } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { agentCoreInputs } from '../nodes/AgentCore/connections';
+import { agentCoreInputs } from '../nodes/AgentCore/panel/connections';
 import { CREDENTIAL_LABELS } from '../nodes/AgentCore/V2/credential-labels';
 import { OPEN_HTTP_REQUEST_NOTICE } from '../src/agent/setup/configure-run';
 import { DEMO_PROMPT, demoModel } from '../src/demo/demo-model';

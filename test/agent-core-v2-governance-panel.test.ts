@@ -9,7 +9,7 @@ import {
 } from 'n8n-workflow';
 import { AgentContext } from '../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/durable-run-properties';
+import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/V2/durable-run-properties';
 
 const agentCore = new AgentCore();
 const versionOne = agentCore.nodeVersions[1].description;

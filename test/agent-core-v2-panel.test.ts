@@ -8,7 +8,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { agentCoreMethods } from '../nodes/AgentCore/node-methods';
+import { agentCoreMethods } from '../nodes/AgentCore/methods';
 
 const agentCore = new AgentCore();
 const versionOne = agentCore.nodeVersions[1].description;

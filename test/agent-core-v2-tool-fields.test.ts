@@ -15,7 +15,7 @@ import {
 	TOP_LEVEL_TOOL_FIELDS,
 	collectionNameOf,
 	toolFieldsOf,
-} from '../nodes/AgentCore/tool-fields';
+} from '../nodes/AgentCore/V2/tool-fields';
 import { resolveConfig } from '../src/settings/config';
 import { readFeishuBotSettings } from '../src/tools/feishu-bot';
 import { readHttpRequestSettings } from '../src/tools/http-request';

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { testRunStateCredential } from '../nodes/AgentCore/approval';
+import { testRunStateCredential } from '../nodes/AgentCore/execute/governance/approval';
 import { signRunState, type SignedRunState } from '../src/run-state/signed-state';
 import { action, final, lastUserMessage, useScriptedServer } from './support/agent';
 import {

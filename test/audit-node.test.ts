@@ -9,7 +9,10 @@ import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
 import { closeAuditSinks } from '../src/audit/postgres-sink';
 import { verifyRecord } from '../src/audit/verify';
 import { auditSinkFor } from '../src/audit/postgres-sink';
-import { auditTargetFromCredential, testAuditDatabaseCredential } from '../nodes/AgentCore/audit';
+import {
+	auditTargetFromCredential,
+	testAuditDatabaseCredential,
+} from '../nodes/AgentCore/execute/governance/audit';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';
 import {

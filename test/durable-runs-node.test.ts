@@ -1,6 +1,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/durable-run-properties';
+import { RUN_KEY_DEFAULT } from '../nodes/AgentCore/V2/durable-run-properties';
 import { action, final, useScriptedServer } from './support/agent';
 import {
 	PRIVATE_ALLOWED,

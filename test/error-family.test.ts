@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IExecuteFunctions, INode, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { agentCoreFieldNames, panelName } from '../nodes/AgentCore/panel-names';
+import { agentCoreFieldNames, panelName } from '../nodes/AgentCore/panel/names';
 import { toNodeError } from '../nodes/shared/node-errors';
 import {
 	AgentCoreError,

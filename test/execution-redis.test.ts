@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { ExecutionRedis } from '../nodes/AgentCore/execution-redis';
+import { ExecutionRedis } from '../nodes/AgentCore/execute/governance/execution-redis';
 import { VERSION_1_PANEL } from '../nodes/AgentCore/V1/panel';
 import { VERSION_2_PANEL } from '../nodes/AgentCore/V2/panel';
 

@@ -3,8 +3,11 @@
 // executeWorkflow answers items, helpers.getBinaryStream serves binaries n8n keeps by id.
 import { Readable } from 'node:stream';
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { MAX_TOOL_BINARY_BYTES, MAX_TOOL_BINARY_FILES } from '../nodes/AgentCore/tool-binary';
-import { readWorkflowTools } from '../nodes/AgentCore/workflow-tools';
+import {
+	MAX_TOOL_BINARY_BYTES,
+	MAX_TOOL_BINARY_FILES,
+} from '../nodes/AgentCore/execute/inputs/tool-binary';
+import { readWorkflowTools } from '../nodes/AgentCore/execute/inputs/workflow-tools';
 import { WithFiles } from '../src/tools/tool';
 
 const PNG = Buffer.from(

@@ -1,7 +1,7 @@
 // A run that ends without an answer on first try (issue #28): `output`, the field n8n's chat shows, holds one sentence saying why, never nothing.
 import type { INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { limitWords } from '../nodes/AgentCore/limit-words';
+import { limitWords } from '../nodes/AgentCore/execute/output/limit-words';
 import { SETTINGS } from '../src';
 import { action, final, useScriptedServer } from './support/agent';
 import { runWorkflow } from './support/n8n-engine';

@@ -2,7 +2,7 @@
 import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../src/settings/config';
 import { SETTINGS } from '../src/settings/settings';
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
-import { configFromCollections, configFromPanel } from '../nodes/AgentCore/settings-panel';
+import { configFromCollections, configFromPanel } from '../nodes/AgentCore/panel/settings';
 import { useEventLoopWatchdog } from './support/watchdog';
 
 const registry = new ToolRegistry(builtInTools);

@@ -2,7 +2,7 @@ import { AIMessage } from '@langchain/core/messages';
 import {
 	answerWithToolResults,
 	chatMessagesFromLangChain,
-} from '../nodes/AgentCore/langchain-memory';
+} from '../nodes/AgentCore/execute/inputs/langchain-memory';
 
 describe('a saved [Used tools: …] answer read back', () => {
 	it('keeps a tool result that fakes the end of the prefix ("] ") in the data, never in the assistant’s words', () => {

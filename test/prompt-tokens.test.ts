@@ -52,7 +52,7 @@ class Calculator extends LangChainTool {
 	}
 }
 
-/** The Calculator as Agent Core's node adapts a connected tool (nodes/AgentCore/connected-tools.ts). */
+/** The Calculator as Agent Core's node adapts a connected tool (nodes/AgentCore/execute/inputs/connected-tools.ts). */
 function calculatorTool(): Tool {
 	const calculator = new Calculator();
 	return {

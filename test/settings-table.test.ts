@@ -12,12 +12,12 @@ import { RUN_OPTION_SETTINGS, SETTINGS, settingEntries } from '../src/settings/s
 import { ToolRegistry, builtInTools } from '../src/tools/registry';
 import { agentCoreProperties } from '../nodes/AgentCore/V1/description';
 import { AgentCore } from '../nodes/AgentCore/AgentCore.node';
-import { panelCell, placeOf } from '../nodes/AgentCore/panel-places';
+import { panelCell, placeOf } from '../nodes/AgentCore/panel/places';
 import {
 	collectionProperties,
 	configFromCollections,
 	configFromPanel,
-} from '../nodes/AgentCore/settings-panel';
+} from '../nodes/AgentCore/panel/settings';
 import { integer } from '../src/settings/setting-checks';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { settingsTableLines } = require('../scripts/settings-table.js') as {

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AgentEvent } from '../src/agent/base/events';
-import { chunkText, openItemStream } from '../nodes/AgentCore/streaming';
+import { chunkText, openItemStream } from '../nodes/AgentCore/execute/output/streaming';
 import { runAgent } from '../src/agent/run-agent';
 import { final, probeTool } from './support/agent';
 import { inPieces, piecedModel } from './support/pieced-model';

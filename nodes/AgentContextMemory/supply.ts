@@ -1,4 +1,4 @@
-// What the memory sub-node supplies: a RunMemory whose load is Agent Context's prepare and whose save is its persist.
+// What the memory sub-node supplies: a MemoryInput whose load is Agent Context's prepare and whose save is its persist.
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -24,7 +24,7 @@ import { scopeOf } from '../AgentContext/scope-of';
 import { openContextStore } from '../shared/context-store';
 import { readField } from '../shared/default-expressions';
 import { toNodeError } from '../shared/node-errors';
-import { AGENT_CONTEXT_MEMORY, type RunMemory } from '../shared/run-memory';
+import { AGENT_CONTEXT_MEMORY, type MemoryInput } from '../shared/memory-input';
 
 /** A load not yet saved: where it was, what was asked, and the session's lock it holds. */
 interface OpenTurn {
@@ -38,12 +38,12 @@ const LANGCHAIN_MISUSE =
 	"Agent Context Memory works only on Agent Core's Memory input (version 2); it is not a LangChain memory. " +
 	"For n8n's AI Agent, connect Simple Memory or Redis Chat Memory instead.";
 
-/** The RunMemory of one supplyData call; `open` holds its unsaved loads, for the execution's end. */
-export function agentContextRunMemory(
+/** The MemoryInput of one supplyData call; `open` holds its unsaved loads, for the execution's end. */
+export function agentContextMemoryInput(
 	context: ISupplyDataFunctions,
 	store: ContextStore,
 	open = new Map<number, OpenTurn>(),
-): RunMemory & { [AGENT_CONTEXT_MEMORY]: true } {
+): MemoryInput & { [AGENT_CONTEXT_MEMORY]: true } {
 	const fail = (error: unknown, itemIndex: number) => toNodeError(context, error, itemIndex);
 	const turnOf = (itemIndex: number, prompt: string): OpenTurn => {
 		const options = optionsOf(context, itemIndex);
@@ -121,7 +121,7 @@ export function agentContextRunMemory(
 
 /**
  * supplyData for one item: opens the store (Redis: closed when the execution ends; In-Memory: refused in queue
- * mode) and returns the RunMemory. A load whose save never came has its session's lock let go at the end.
+ * mode) and returns the MemoryInput. A load whose save never came has its session's lock let go at the end.
  */
 export async function supplyAgentContextMemory(
 	context: ISupplyDataFunctions,
@@ -136,7 +136,7 @@ export async function supplyAgentContextMemory(
 	const { store, memory } = opened;
 	const open = new Map<number, OpenTurn>();
 	return {
-		response: agentContextRunMemory(context, store, open),
+		response: agentContextMemoryInput(context, store, open),
 		closeFunction: async () => {
 			for (const turn of open.values()) {
 				if (turn.busyToken)

@@ -142,7 +142,7 @@ const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
  */
 export function chatOutput(result: AgentResult, limitWords?: string): string {
 	if (result.finish_reason === 'final') return result.final_answer;
-	// A limit the user set, named as the panel names it, says all there is to say (see AgentCore/limit-words.ts).
+	// A limit the user set, named as the panel names it, says all there is to say (see AgentCore/execute/output/limit-words.ts).
 	if (limitWords) return `No answer: ${limitWords}.`;
 	const because =
 		NO_ANSWER_BECAUSE[result.finish_reason] ??

@@ -10,7 +10,7 @@
  * of each section opened (Options, Governance on) in test-output/browser/n8n-<line>/first-agent-*.png.
  * Runs on n8n 1.123.81 and 2.41.1 by default (AGENT_CORE_FIRST_AGENT_N8N: 1, 2, 1,2 or all). On 1.123 it
  * also proves Governance can be switched on: that editor hides a boolean a credential's `show` names (see
- * nodes/AgentCore/credential-conditions.ts).
+ * nodes/AgentCore/panel/credential-conditions.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -8,7 +8,7 @@ import {
 	type INodeType,
 } from 'n8n-workflow';
 import type { AgentResult } from '../../src';
-import { isAgentContextMemory, type RunMemory } from '../../nodes/shared/run-memory';
+import { isAgentContextMemory, type MemoryInput } from '../../nodes/shared/memory-input';
 
 /** One item's scripted run: the prompt, and the answer, or a failure, or no save at all (the run died). */
 export interface ScriptedTurn extends IDataObject {
@@ -64,12 +64,12 @@ export class MemoryUser implements INodeType {
 		const items = this.getInputData();
 		const loadAllFirst = this.getNodeParameter('loadAllFirst', 0) as boolean;
 		const out: IDataObject[] = items.map(() => ({}));
-		const memories: Array<RunMemory | undefined> = [];
+		const memories: Array<MemoryInput | undefined> = [];
 		const load = async (itemIndex: number) => {
 			const memory = (await this.getInputConnectionData(
 				NodeConnectionTypes.AiMemory,
 				itemIndex,
-			)) as RunMemory;
+			)) as MemoryInput;
 			out[itemIndex].branded = isAgentContextMemory(memory);
 			try {
 				const { messages } = await memory.load({

@@ -6,9 +6,9 @@ import type {
 	INodeTypeBaseDescription,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { agentCoreInputs, agentCoreOutputs } from '../connections';
-import { whileOn } from '../credential-conditions';
-import { agentCoreMethods } from '../node-methods';
+import { agentCoreInputs, agentCoreOutputs } from '../panel/connections';
+import { whileOn } from '../panel/credential-conditions';
+import { agentCoreMethods } from '../methods';
 import { agentCoreProperties } from './description';
 
 /** How many tools the panel defines: the allowed built-ins and the workflow tools. */

@@ -1,10 +1,10 @@
 // Agent Core's version 1 panel: top-level fields, with Limits and Options built from the settings table.
 import type { INodeProperties } from 'n8n-workflow';
 import { builtInTools } from '../../../src/panel';
-import { nodeOptions } from '../options';
-import { resumeProperties } from '../resume-properties';
-import { collectionProperties, settingProperty } from '../settings-panel';
-import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from '../workflow-tool-schema';
+import { nodeOptions } from '../panel/options';
+import { resumeProperties } from '../panel/resume-properties';
+import { collectionProperties, settingProperty } from '../panel/settings';
+import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from '../panel/workflow-tool-schema';
 import { modelProperties } from './model-properties';
 
 /** How the built-in tools read in the panel; the model sees their names. */

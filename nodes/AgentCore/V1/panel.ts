@@ -1,9 +1,9 @@
 // How a version 1 node's panel reads into a run: top-level fields, Limits and Options, as published.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readField } from '../../shared/default-expressions';
-import { sharedBudget, type GovernanceSwitch, type PanelVersion } from '../panel-version';
-import { configFromPanel } from '../settings-panel';
-import type { WorkflowToolRow } from '../workflow-tools';
+import { sharedBudget, type GovernanceSwitch, type PanelVersion } from '../panel/version';
+import { configFromPanel } from '../panel/settings';
+import type { WorkflowToolRow } from '../execute/inputs/workflow-tools';
 
 const on = (context: IExecuteFunctions, itemIndex: number, name: GovernanceSwitch) =>
 	context.getNodeParameter(name, itemIndex, false) === true;

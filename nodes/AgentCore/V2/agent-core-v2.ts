@@ -6,11 +6,11 @@ import type {
 	INodeTypeBaseDescription,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { agentCoreInputs, agentCoreOutputs } from '../connections';
-import { whileOn } from '../credential-conditions';
+import { agentCoreInputs, agentCoreOutputs } from '../panel/connections';
+import { whileOn } from '../panel/credential-conditions';
 import { CREDENTIAL_LABELS } from './credential-labels';
 import { agentCorePropertiesV2 } from './description';
-import { agentCoreMethods } from '../node-methods';
+import { agentCoreMethods } from '../methods';
 
 export { CREDENTIAL_LABELS };
 
@@ -78,7 +78,7 @@ export class AgentCoreV2 implements INodeType {
 					displayOptions: { show: { allowedTools: ['http_request'] } },
 				},
 				// Run State signs Require Approval's paused runs and Durable Runs' checkpoints: shown with Governance,
-				// for the same reason, and each use says when it is missing (approval.ts readStateSecret).
+				// for the same reason, and each use says when it is missing (execute/governance/approval.ts readStateSecret).
 				{
 					name: 'agentCoreRunStateApi',
 					displayName: CREDENTIAL_LABELS.agentCoreRunStateApi,

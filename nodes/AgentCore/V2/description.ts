@@ -2,8 +2,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { SETTINGS, type Setting } from '../../../src/panel';
 import { agentCoreProperties } from '../V1/description';
-import { withBatchDecisions } from '../resume-properties';
-import { durableRunProperties } from '../durable-run-properties';
+import { withBatchDecisions } from '../panel/resume-properties';
+import { durableRunProperties } from './durable-run-properties';
 import {
 	binaryPropertiesOption,
 	mcpServersOption,
@@ -11,10 +11,10 @@ import {
 	readOnlyToolsWithMcpOption,
 	returnIntermediateStepsOption,
 	streamAnswerCheckedOption,
-} from '../options';
-import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel-places';
-import { collectionProperties } from '../settings-panel';
-import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from '../tool-fields';
+} from '../panel/options';
+import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel/places';
+import { collectionProperties } from '../panel/settings';
+import { TOP_LEVEL_TOOL_FIELDS, toolSettingsCollections } from './tool-fields';
 import { CREDENTIAL_LABELS } from './credential-labels';
 import {
 	explained,
@@ -59,7 +59,7 @@ function fromVersionOne(
 	return copy;
 }
 
-/** n8n's names where the meaning is the same (see panel-places.ts). */
+/** n8n's names where the meaning is the same (see panel/places.ts). */
 const renamed = (property: INodeProperties): INodeProperties =>
 	VERSION_2_DISPLAY_NAMES[property.name]
 		? { ...property, displayName: VERSION_2_DISPLAY_NAMES[property.name] }
@@ -145,7 +145,7 @@ const optionsV2: INodeProperties[] = (
 /** The panel of version 2: Input, Prompt, Provider, Enable Fallback Model, Allowed Tools, Governance, Options at first. */
 export const agentCorePropertiesV2: INodeProperties[] = explained(
 	wholeNumbers([
-		// With a chat memory on version 2's Memory input, Prompt is the one that works (connected-memory.ts refuses Messages).
+		// With a chat memory on version 2's Memory input, Prompt is the one that works (execute/inputs/connected-memory.ts refuses Messages).
 		fromVersionOne('inputMode', {
 			description:
 				'Prompt: the user message; a chat memory on the Memory input adds the earlier turns and saves the new one',

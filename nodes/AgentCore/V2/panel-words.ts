@@ -13,7 +13,7 @@ export const GOVERNANCE_HINTS: Record<string, string> = {
 };
 
 /**
- * The node's own whole-number fields (the settings table's show theirs so by their check, settings-panel.ts): version 2
+ * The node's own whole-number fields (the settings table's show theirs so by their check, panel/settings.ts): version 2
  * shows them without decimals (issue #41). Version 1, whose entries these are copied from, is unchanged.
  */
 const WHOLE_NUMBER_FIELDS = new Set([

@@ -2,12 +2,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readField } from '../../shared/default-expressions';
 import { CREDENTIAL_LABELS } from './credential-labels';
-import { RUN_OR_RESUME, SESSION_ID_DEFAULT } from '../panel-places';
-import { sharedBudget, type PanelVersion } from '../panel-version';
-import { configFromPanel } from '../settings-panel';
-import { checkToolFieldValues } from '../tool-field-problems';
-import { settingsFromToolFields } from '../tool-fields';
-import type { WorkflowToolRow } from '../workflow-tools';
+import { RUN_OR_RESUME, SESSION_ID_DEFAULT } from '../panel/places';
+import { sharedBudget, type PanelVersion } from '../panel/version';
+import { configFromPanel } from '../panel/settings';
+import { checkToolFieldValues } from './tool-field-problems';
+import { settingsFromToolFields } from './tool-fields';
+import type { WorkflowToolRow } from '../execute/inputs/workflow-tools';
 
 const isTrue = (context: IExecuteFunctions, name: string, itemIndex: number) =>
 	context.getNodeParameter(name, itemIndex, false) === true;

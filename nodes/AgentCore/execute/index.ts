@@ -1,10 +1,10 @@
 // Agent Core's execute path, in the order it runs; both node versions share it, each with its panel reader.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { mapItems } from '../../shared/items';
-import { routeByApproval } from '../approval';
-import { ExecutionRedis } from '../execution-redis';
-import { agentCoreFieldNames } from '../panel-names';
-import type { PanelVersion } from '../panel-version';
+import { routeByApproval } from './governance/approval';
+import { ExecutionRedis } from './governance/execution-redis';
+import { agentCoreFieldNames } from '../panel/names';
+import type { PanelVersion } from '../panel/version';
 import { type ExecutionState, runItem } from './run-item';
 
 /**
@@ -12,11 +12,14 @@ import { type ExecutionState, runItem } from './run-item';
  * With Require Approval, a run that waits for a person leaves by the Needs Approval output. `panel` is the
  * node version's reader (V1/panel.ts or V2/panel.ts), chosen once by the node class.
  *
- * 1. The execution's shared state: the panel reader, one Redis owner, the sub-executions started.
- * 2. Per item (run-item.ts): its panel read once into the run's options (read-run.ts ItemRun),
- * 3. the agent run or resumed,
- * 4. the output item shaped, or the failure as the node's error or an item.
- * 5. The items routed to Done or Needs Approval, and the last sub-execution linked.
+ * 1. The execution's shared state: the panel reader (../panel/version.ts), one Redis owner
+ *    (governance/execution-redis.ts), the sub-executions started.
+ * 2. Per item (run-item.ts): its panel read once into the run's options, with the model, tools, MCP servers,
+ *    memory and files it connects (inputs/read-run.ts ItemRun, and the rest of inputs/),
+ * 3. the agent run or resumed, under approval, audit and durable runs (governance/), streaming as it goes (output/),
+ * 4. the output item shaped (output/: intermediate steps, AI events, a limit's words), or the failure as the
+ *    node's error or an item.
+ * 5. The items routed to Done or Needs Approval (governance/approval.ts), and the last sub-execution linked.
  */
 export async function agentCoreExecute(
 	this: IExecuteFunctions,

@@ -12,16 +12,16 @@ import {
 	runFailureError,
 	type RunFailurePolicy,
 } from '../../shared/run-failures';
-import { recordAiCalls } from '../ai-events';
-import { readResume } from '../approval';
-import { readAudit, runTracer } from '../audit';
-import type { ExecutionRedis } from '../execution-redis';
-import { intermediateStepsOf } from '../intermediate-steps';
-import type { PanelVersion } from '../panel-version';
-import { readInput, readItemRun, type ItemRun } from './read-run';
-import { openItemStream } from '../streaming';
-import { limitWords } from '../limit-words';
-import { openConnectedMemory, runSavingTurn } from '../connected-memory';
+import { recordAiCalls } from './output/ai-events';
+import { readResume } from './governance/approval';
+import { readAudit, runTracer } from './governance/audit';
+import type { ExecutionRedis } from './governance/execution-redis';
+import { intermediateStepsOf } from './output/intermediate-steps';
+import type { PanelVersion } from '../panel/version';
+import { readInput, readItemRun, type ItemRun } from './inputs/read-run';
+import { openItemStream } from './output/streaming';
+import { limitWords } from './output/limit-words';
+import { openConnectedMemory, runSavingTurn } from './inputs/connected-memory';
 
 type RunInput = Awaited<ReturnType<typeof readInput>>;
 

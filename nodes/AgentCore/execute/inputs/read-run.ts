@@ -1,0 +1,286 @@
+// One item's panel values read once into the engine's run options: models, config, tools, approval, input.
+import type { IDataObject, IExecuteFunctions, RelatedExecution } from 'n8n-workflow';
+import type { AgentConfig, ChatModel, ProviderName, RunAgentOptions, Tool } from '../../../../src';
+import { readField } from '../../../shared/default-expressions';
+import { nodeError } from '../../../shared/node-errors';
+import { readApproval, readStateSecret } from '../governance/approval';
+import { readDurableRun } from '../governance/durable-runs';
+import { readConnectedModels } from './connected-model';
+import { chatModelInputs } from '../../panel/connections';
+import { readConnectedTools } from './connected-tools';
+import type { ItemPanel, PanelVersion } from '../../panel/version';
+import { modelFromCredential } from './provider-credential';
+import type { ExecutionRedis } from '../governance/execution-redis';
+import { readMcpServers } from './mcp-servers';
+import { readItemFiles } from './read-files';
+import { loadMemoryInput } from './connected-memory';
+import type { MemoryInput } from '../../../shared/memory-input';
+import { withToolCredentials } from './tool-credentials';
+import { readWorkflowTools } from './workflow-tools';
+
+/** Everything a run or resume of one item needs, read from the panel once. */
+export interface ItemRun {
+	provider: ProviderName | 'connected';
+	/** The node's own Options fields, read once with the rest of the item's panel (panel/version.ts ItemPanel). */
+	options: IDataObject;
+	/** Instructions / System Message: the run's developerText. */
+	developerText: string;
+	/** Require Approval, Audit Trail, Durable Runs, as this version's panel has them on. */
+	switches: ItemPanel['switches'];
+	sessionId: string;
+	model: ChatModel;
+	fallbackModel?: ChatModel;
+	config: Partial<AgentConfig> & { model: string };
+	extraTools: Tool[];
+	stateSecret?: string;
+	/** Governance → Durable Runs: the run key and the checkpoints' store, or none. */
+	durable: Pick<RunAgentOptions, 'runKey' | 'checkpoints'>;
+	/** Where MCP tool definitions are pinned: Redis with the node's Redis credential (under Governance), else only the servers' `pins`. */
+	mcp: Pick<RunAgentOptions, 'mcpPins'>;
+	secrets: string[];
+	/** The sub-executions its workflow tools start, filled while it runs. */
+	subExecutions: RelatedExecution[];
+}
+
+/**
+ * Reads the item's settings in the order their problems were always reported (models, JSON fields, model
+ * name, tool credentials, tools, approval, durable runs) and builds the config in one piece; nothing patches it later.
+ */
+export async function readItemRun(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	version: PanelVersion,
+	redis: ExecutionRedis,
+): Promise<ItemRun> {
+	// Every panel value this version places, read once and already in the engine's terms (V1/panel.ts, V2/panel.ts).
+	const panel = version.readItem(context, itemIndex);
+	const { sessionId, options } = panel;
+	const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
+	const { model, modelName, fallbackModel } = await readModels(
+		context,
+		itemIndex,
+		provider,
+		options,
+	);
+	const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
+	const toolSettings = (readJsonValue(
+		context,
+		panel.toolSettingsJson,
+		itemIndex,
+		'Tool Settings (JSON)',
+	) ?? {}) as AgentConfig['tool_settings'];
+	const outputSchema = panel.outputSchema
+		? {
+				output_schema: readJsonValue(context, panel.outputSchema.value, itemIndex, 'Output Schema'),
+			}
+		: {};
+	if (!modelName)
+		throw nodeError(
+			context,
+			'Model is empty',
+			itemIndex,
+			'Pick a model from the list or type its ID.',
+		);
+	const tool_settings = await withToolCredentials(
+		context,
+		version.withToolFields(context, itemIndex, toolSettings, builtIns),
+		builtIns,
+		itemIndex,
+		redis,
+	);
+	// Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
+	const subExecutions: RelatedExecution[] = [];
+	const readOnly = new Set(
+		String(options.readOnlyTools ?? '')
+			.split(',')
+			.map((name) => name.trim())
+			.filter(Boolean),
+	);
+	const workflowTools = readWorkflowTools(
+		context,
+		itemIndex,
+		panel.workflowTools,
+		subExecutions,
+		readOnly,
+	);
+	const extraTools = [
+		...workflowTools,
+		...(await readConnectedTools(context, itemIndex, readOnly)),
+	];
+	// Declaring an MCP server in Options allows its tools, as defining a workflow tool does (mcp-servers.ts).
+	const mcpServers = readMcpServers(context, options.mcpServersJson, itemIndex, readOnly);
+	const approval = await readApproval(
+		context,
+		itemIndex,
+		panel.switches.needsApproval,
+		version.credentialPickers.runState,
+	);
+	const durable = await readDurableRun(context, itemIndex, panel.switches.durableRuns, redis);
+	// Approval and durable runs sign and seal with the same credential's secret.
+	const durableSecret = () =>
+		readStateSecret(context, itemIndex, 'Durable Runs', version.credentialPickers.runState);
+	const stateSecret =
+		approval.stateSecret ?? (durable.runKey !== undefined ? await durableSecret() : undefined);
+	const config = {
+		model: modelName,
+		allowed_tools: [
+			...builtIns,
+			...extraTools.map((tool) => tool.name),
+			...mcpServers.allowedTools,
+		],
+		tool_settings,
+		...(mcpServers.servers ? { mcp_servers: mcpServers.servers } : {}),
+		...panel.config,
+		...(outputSchema as Partial<AgentConfig>),
+		approval_required: approval.tools,
+		...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
+	};
+	const mcpPins = mcpServers.servers
+		? await redis.mcpPins(itemIndex, panel.credentialsShown)
+		: undefined;
+	const mcp = mcpPins ? { mcpPins } : {};
+	const secrets = stateSecret ? [stateSecret] : [];
+	const { developerText, switches } = panel;
+	return {
+		provider,
+		options,
+		developerText,
+		switches,
+		sessionId,
+		model,
+		fallbackModel,
+		config,
+		extraTools,
+		stateSecret,
+		durable,
+		mcp,
+		secrets,
+		subExecutions,
+	};
+}
+
+/** A JSON field's value: parsed when it is text, as it is when an expression already gave an object. */
+function readJsonValue(
+	context: IExecuteFunctions,
+	value: unknown,
+	itemIndex: number,
+	label: string,
+): unknown {
+	if (typeof value !== 'string') return value;
+	if (value.trim() === '') return undefined;
+	try {
+		return JSON.parse(value);
+	} catch (error) {
+		throw nodeError(
+			context,
+			`${label} is not valid JSON: ${(error as Error).message}`,
+			itemIndex,
+			'Fix the JSON in that field, or use an expression that returns an object.',
+		);
+	}
+}
+
+/**
+ * The run's models: from the provider credential, or the sub-node on the Chat Model input; and the fallback
+ * when Enable Fallback Model is on: the sub-node on the Fallback Model input, or another model of the credential.
+ */
+async function readModels(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	provider: ProviderName | 'connected',
+	options: IDataObject,
+): Promise<{ model: ChatModel; modelName: string; fallbackModel?: ChatModel }> {
+	const needsFallback = context.getNodeParameter('needsFallback', itemIndex, false) === true;
+	const fallbackSource =
+		provider === 'connected'
+			? undefined
+			: (context.getNodeParameter('fallbackSource', itemIndex, 'input') as string);
+	const connected = await readConnectedModels(
+		context,
+		itemIndex,
+		chatModelInputs(provider, needsFallback, fallbackSource),
+	);
+	if (provider === 'connected') {
+		// The sub-node names its model; the Model field is hidden then (and n8n cannot read a hidden resource locator).
+		const model = connected.primary!;
+		return {
+			model,
+			modelName: model.modelName ?? 'connected chat model',
+			fallbackModel: connected.fallback,
+		};
+	}
+	const modelName = context.getNodeParameter('model', itemIndex, '', {
+		extractValue: true,
+	}) as string;
+	const fromCredential = (name?: string) =>
+		modelFromCredential(context, provider, {
+			itemIndex,
+			maxConcurrentCalls: options.maxConcurrentCalls as number | undefined,
+			model: name,
+		});
+	// The key reaches the redactor through the model itself (ChatModel.secrets), as on every path.
+	const { model } = await fromCredential();
+	if (!needsFallback || fallbackSource !== 'credential')
+		return { model, modelName, fallbackModel: connected.fallback };
+	const fallbackName = context.getNodeParameter('fallbackModel', itemIndex, '', {
+		extractValue: true,
+	}) as string;
+	if (!fallbackName)
+		throw nodeError(
+			context,
+			'Fallback Model is empty',
+			itemIndex,
+			'Pick the model that takes over, or turn off Enable Fallback Model.',
+		);
+	return { model, modelName, fallbackModel: (await fromCredential(fallbackName)).model };
+}
+
+/**
+ * Input → Prompt after Agent Context's prepare (issue #41): the item carries the loaded conversation in
+ * `messages_json`, which Prompt alone would silently drop. It is the run's conversation then; the prompt is
+ * added as the newest message only when it is not already its last user message (prepare appends the chat's).
+ */
+export function promptWithPreparedHistory(
+	prompt: string | undefined,
+	json: IDataObject | undefined,
+): Pick<RunAgentOptions, 'prompt' | 'messages'> {
+	const prepared = json?.messages_json;
+	if (!Array.isArray(prepared) || prepared.length === 0) return { prompt };
+	const last = prepared[prepared.length - 1] as { role?: unknown; content?: unknown } | undefined;
+	const asked =
+		last?.role === 'user' &&
+		(prompt === undefined || prompt.trim() === '' || last.content === prompt);
+	return asked ? { messages: prepared } : { messages: prepared, prompt };
+}
+
+/**
+ * Operation → Run: the user's request, as a prompt or a conversation, the workflow's instructions (read with the
+ * panel), and in version 2 the item's binary files (read-files.ts); version 1 sends no files, as published.
+ * With a memory on version 2's Memory input, the conversation is the memory's history and the prompt (connected-memory.ts).
+ */
+export async function readInput(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	run: Pick<ItemRun, 'developerText' | 'options' | 'config'>,
+	version: 1 | 2,
+	memory?: MemoryInput,
+): Promise<Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText' | 'files'>> {
+	const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
+	const files =
+		version >= 2 ? await readItemFiles(context, itemIndex, run.options, run.config) : [];
+	const prompt =
+		inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined;
+	const json = context.getInputData()[itemIndex]?.json;
+	const conversation = memory
+		? await loadMemoryInput(context, itemIndex, memory, { inputMode, prompt, json })
+		: undefined;
+	return {
+		...(conversation ??
+			(inputMode === 'prompt'
+				? promptWithPreparedHistory(prompt, json)
+				: { messages: context.getNodeParameter('messagesJson', itemIndex) })),
+		// Instructions (version 1) or System Message (version 2), --system in the CLI: one setting, named in the settings table.
+		developerText: run.developerText,
+		...(files.length ? { files } : {}),
+	};
+}

@@ -1,0 +1,59 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { callRan, type AgentResult } from '../../../../src';
+
+/**
+ * Records a credential-mode run's model and tool calls where n8n records its AI nodes' calls. A root node
+ * cannot write entries of its own into the Logs view (n8n-core refuses addInputData/addOutputData on it, and
+ * run data under its name would count as extra runs), so: one `logAiEvent` per model call and per tool
+ * call, for n8n's event log and log streaming; and the run's tokens as `tokenUsage` on the output item,
+ * which the editor's Logs view sums for the node and the execution. With a connected chat model the
+ * sub-node's own tracing does both, so this is for the credential mode only.
+ */
+export function recordAiCalls(
+	context: IExecuteFunctions,
+	result: AgentResult,
+): { tokenUsage: IDataObject } {
+	for (const step of result.trace) {
+		const call = {
+			step: step.step,
+			provider: step.provider,
+			model: step.model,
+			usage: step.usage,
+			model_ms: step.model_ms,
+		};
+		if (step.error?.type === 'llm_error' || (step.error?.type === 'timeout' && !step.action)) {
+			context.logAiEvent('ai-llm-errored', JSON.stringify({ ...call, error: step.error.message }));
+		} else {
+			context.logAiEvent('ai-llm-generated-output', JSON.stringify(call));
+		}
+		// A batch ("actions"): one event per call that ran, as for a single call.
+		for (const tool of step.calls ?? [])
+			if (callRan(step, tool))
+				context.logAiEvent(
+					'ai-tool-called',
+					JSON.stringify({
+						step: step.step,
+						tool: tool.tool,
+						tool_ms: tool.elapsed_ms,
+						ok: !tool.error,
+					}),
+				);
+		if (step.action && step.tool_ms !== undefined) {
+			context.logAiEvent(
+				'ai-tool-called',
+				JSON.stringify({
+					step: step.step,
+					tool: step.action.tool,
+					tool_ms: step.tool_ms,
+					ok: step.observation !== undefined,
+				}),
+			);
+		}
+	}
+	const {
+		prompt_tokens: promptTokens,
+		completion_tokens: completionTokens,
+		total_tokens: totalTokens,
+	} = result.usage;
+	return { tokenUsage: { promptTokens, completionTokens, totalTokens } };
+}

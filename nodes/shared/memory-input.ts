@@ -1,0 +1,40 @@
+// What a sub-node on Agent Core's Memory input (version 2) gives one item's run: the conversation before it, the turn saved after.
+import type { AgentResult, ChatMessage } from '../../src';
+
+/**
+ * One item's memory, opened from whatever the Memory input carries: an n8n chat memory sub-node (Simple Memory,
+ * Redis Chat Memory, Postgres Chat Memory…, read as n8n's AI Agent reads them) or Agent Context's memory sub-node
+ * (the Redis store, long memory, busy-session policy and branches of prepare/persist, without the two nodes).
+ */
+export interface MemoryInput {
+	/** Shown in errors and notices: the sub-node's name on the canvas. */
+	readonly label: string;
+	/**
+	 * The run's conversation: the earlier turns, then the user's new message `prompt`. Throws an error that names
+	 * the sub-node and the fix (a busy session, an unreachable store) before any model call.
+	 */
+	load(turn: { prompt: string; itemIndex: number }): Promise<{ messages: ChatMessage[] }>;
+	/**
+	 * After a finished run: saves the turn (the final answer and the tool results Agent Core remembers, from
+	 * `result.messages`). Called exactly once for every successful `load`, also when the run failed or
+	 * paused (`result` then may be undefined), so a busy session is released; and once, without a `load`, when
+	 * a run resumed after approval finishes (its conversation comes from the signed run state).
+	 */
+	save(turn: { itemIndex: number; result?: AgentResult; error?: unknown }): Promise<void>;
+}
+
+/**
+ * The brand Agent Context's memory sub-node puts on what its supplyData returns, so Agent Core uses it as a
+ * MemoryInput. Its key keeps the name it was first published with.
+ */
+export const AGENT_CONTEXT_MEMORY = Symbol.for('n8n-nodes-agent-core.run-memory');
+
+/**
+ * Whether a Memory input's value is Agent Context's memory sub-node rather than a LangChain memory: its supplyData
+ * (called for the item, so it resolves its own Session ID) returns a MemoryInput carrying the brand.
+ */
+export function isAgentContextMemory(
+	value: unknown,
+): value is MemoryInput & { [AGENT_CONTEXT_MEMORY]: true } {
+	return typeof value === 'object' && value !== null && AGENT_CONTEXT_MEMORY in value;
+}
