@@ -31,9 +31,9 @@ const HEAVY_PACKAGES = [
 const HEAVY_OWN = [
 	'dist/src/agent/run-agent.js',
 	'dist/src/audit/',
-	'dist/src/agent/replay.js',
-	'dist/src/agent/counterfactual.js',
-	'dist/src/agent/fork.js',
+	'dist/src/agent/calls/',
+	'dist/src/agent/model/',
+	'dist/src/replay/',
 	'dist/src/cli/',
 	'dist/src/telemetry/',
 	'dist/src/index.js',
