@@ -36,12 +36,15 @@ const SSL_FIELDS = {
  */
 export function checkPostgresTarget(where: string, target: unknown): void {
 	if (typeof target === 'string') return;
-	if (typeof target !== 'object' || target === null || Array.isArray(target))
+	if (typeof target !== 'object' || target === null || Array.isArray(target)) {
+		const given = target === null ? 'null' : Array.isArray(target) ? 'an array' : typeof target;
+		const fields = Object.keys(TARGET_FIELDS).join(', ');
 		throw new InputError(
 			'postgres',
-			`${where} takes a postgres:// URL or an object of ${Object.keys(TARGET_FIELDS).join(', ')}, not ${target === null ? 'null' : Array.isArray(target) ? 'an array' : typeof target}`,
+			`${where} takes a postgres:// URL or an object of ${fields}, not ${given}`,
 			`Give ${where} the audit database's URL or its connection fields.`,
 		);
+	}
 	checkKnownOptions(where, target, TARGET_FIELDS);
 	const { ssl } = target as { ssl?: unknown };
 	if (typeof ssl === 'object' && ssl !== null) checkKnownOptions(`${where} ssl`, ssl, SSL_FIELDS);

@@ -1,10 +1,5 @@
 import { tracingFromEnvironment, type RunTracing } from '../../src/index';
-import {
-	startCanary,
-	startServer,
-	useLoopbackGuard,
-	type TestServer,
-} from '../support/http-servers';
+import { startCanary, useLoopbackGuard, type TestServer } from '../support/http-servers';
 import { expectNearMiss, refusalOf } from '../support/option-refusal';
 
 /**
