@@ -1,5 +1,7 @@
 // PostgreSQL connections for the audit: settings, one checked-out client at a time, and the credential's ping.
 import type { Pool, PoolClient, PoolConfig } from 'pg';
+import { InputError } from '../core/input-error';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import { describeError } from './pending-writes';
 
 /** Where the audit is kept: a `postgres://` URL, or the fields of n8n's credential. */
@@ -13,6 +15,40 @@ export type PostgresTarget =
 			password?: string;
 			ssl?: boolean | { rejectUnauthorized: boolean };
 	  };
+
+type TargetFields = Exclude<PostgresTarget, string>;
+const TARGET_FIELDS = {
+	host: true,
+	port: true,
+	database: true,
+	user: true,
+	password: true,
+	ssl: true,
+} satisfies OptionNames<TargetFields>;
+const SSL_FIELDS = {
+	rejectUnauthorized: true,
+} satisfies OptionNames<Exclude<TargetFields['ssl'], boolean | undefined>>;
+
+/**
+ * Refuses a target object with a field it does not know (`pasword`, `dbname`, pg's own `connectionString`, an
+ * `ssl.rejectUnauthorised`), before anything connects: poolConfig hands the object to pg as it is, and pg
+ * ignores a misspelt field (or takes a pool setting). A URL is pg's to read.
+ */
+export function checkPostgresTarget(where: string, target: unknown): void {
+	if (typeof target === 'string') return;
+	if (typeof target !== 'object' || target === null || Array.isArray(target)) {
+		const given = target === null ? 'null' : Array.isArray(target) ? 'an array' : typeof target;
+		const fields = Object.keys(TARGET_FIELDS).join(', ');
+		throw new InputError(
+			'postgres',
+			`${where} takes a postgres:// URL or an object of ${fields}, not ${given}`,
+			`Give ${where} the audit database's URL or its connection fields.`,
+		);
+	}
+	checkKnownOptions(where, target, TARGET_FIELDS);
+	const { ssl } = target as { ssl?: unknown };
+	if (typeof ssl === 'object' && ssl !== null) checkKnownOptions(`${where} ssl`, ssl, SSL_FIELDS);
+}
 
 /** The target's connection settings, with timeouts that keep a dead database from holding anything up. */
 export function poolConfig(target: PostgresTarget): PoolConfig {
@@ -81,6 +117,7 @@ export function destroyConnection(client: PoolClient): void {
 export async function pingAuditDatabase(
 	target: PostgresTarget,
 ): Promise<{ ok: true; latencyMs: number } | { ok: false; message: string }> {
+	checkPostgresTarget('pingAuditDatabase', target);
 	const { Client } = await import('pg');
 	const client = new Client(poolConfig(target));
 	// A connection that dies mid-test emits 'error' as well as failing the query: never a crash.

@@ -1,6 +1,7 @@
 // The PostgreSQL audit sink: one pool per database, writes that never crash or block, and reading a run back.
 import type { Pool, PoolClient } from 'pg';
 import {
+	checkPostgresTarget,
 	destroyConnection,
 	poolConfig,
 	withClient,
@@ -57,7 +58,9 @@ export class PostgresAuditSink {
 	/** Runs the database refused for their content (the latest MAX_SET_ASIDE): never tried again. */
 	readonly setAside: { run_id: string; reason: string }[] = [];
 
-	constructor(private readonly target: PostgresTarget) {}
+	constructor(private readonly target: PostgresTarget) {
+		checkPostgresTarget('PostgresAuditSink', target);
+	}
 
 	/**
 	 * Stores one run. Rejects with AuditWriteError when it could not: `retried` when it is pending and tried
@@ -269,6 +272,7 @@ const sinks = new Map<string, PostgresAuditSink>();
 
 /** The process's sink for this target: one pool per database, shared by every run that writes there. */
 export function auditSinkFor(target: PostgresTarget): PostgresAuditSink {
+	checkPostgresTarget('auditSinkFor', target);
 	const key = JSON.stringify(target);
 	let sink = sinks.get(key);
 	if (!sink) {

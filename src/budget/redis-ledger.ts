@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hashTag } from '../redis/hash-tag';
-import { ManagedRedis, type RedisSource } from '../redis/managed-client';
+import type { OptionNames } from '../core/known-options';
+import {
+	checkRedisStoreOptions,
+	ManagedRedis,
+	REDIS_SOURCE_OPTIONS,
+	type RedisSource,
+} from '../redis/managed-client';
 import { isClusterClient, type RedisClient } from '../redis/open-client';
 import { evaluateScript, evaluateWrite, luaScript, WRITE_ID_TTL_SECONDS } from '../redis/script';
 import {
@@ -85,6 +91,13 @@ end
 return redis.call('HMGET', KEYS[1], 'tokens', 'cost')
 `);
 
+type RedisBudgetLedgerOptions = RedisSource & { keyPrefix?: string; now?: () => number };
+const LEDGER_OPTIONS = {
+	...REDIS_SOURCE_OPTIONS,
+	keyPrefix: true,
+	now: true,
+} satisfies OptionNames<RedisBudgetLedgerOptions>;
+
 /**
  * Shared budgets in Redis: every process and n8n worker that uses the same Redis (or Redis Cluster) and prefix
  * charges the same ledger. A dead Redis fails the call with the usual clear Redis error; nothing runs unmetered.
@@ -94,7 +107,8 @@ export class RedisBudgetLedger implements BudgetLedger {
 	private readonly keyPrefix: string;
 	private readonly now: () => number;
 
-	constructor(options: RedisSource & { keyPrefix?: string; now?: () => number }) {
+	constructor(options: RedisBudgetLedgerOptions) {
+		checkRedisStoreOptions('RedisBudgetLedger', options, LEDGER_OPTIONS);
 		this.redis = new ManagedRedis(options, 'Redis budget ledger');
 		this.keyPrefix = options.keyPrefix ?? DEFAULT_BUDGET_KEY_PREFIX;
 		this.now = options.now ?? Date.now;

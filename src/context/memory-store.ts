@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import { WRITE_ID_TTL_SECONDS } from '../redis/script';
 import type { BusyAcquire, BusyOutcome } from './busy';
 import { ConversationError } from './errors';
@@ -49,6 +50,8 @@ export interface MemoryContextStoreOptions {
 	now?: () => number;
 }
 
+const OPTIONS = { maxSessions: true, now: true } satisfies OptionNames<MemoryContextStoreOptions>;
+
 /**
  * Conversation history in a `Map` of this process. It is NOT shared between n8n processes, queue-mode
  * workers or main/webhook instances, and it is lost on restart: use the Redis store for anything but
@@ -64,6 +67,7 @@ export class MemoryContextStore implements ContextStore {
 	private readonly now: () => number;
 
 	constructor(options: MemoryContextStoreOptions = {}) {
+		checkKnownOptions('MemoryContextStore', options, OPTIONS);
 		this.maxSessions = options.maxSessions ?? DEFAULT_MAX_MEMORY_SESSIONS;
 		if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) {
 			throw new InvalidContextInputError('maxSessions', [

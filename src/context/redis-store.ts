@@ -1,6 +1,12 @@
 // The conversation store in Redis: every session's keys written only by the Lua scripts of redis-scripts.ts.
 import { randomUUID } from 'node:crypto';
-import { ManagedRedis, type RedisSource } from '../redis/managed-client';
+import type { OptionNames } from '../core/known-options';
+import {
+	checkRedisStoreOptions,
+	ManagedRedis,
+	REDIS_SOURCE_OPTIONS,
+	type RedisSource,
+} from '../redis/managed-client';
 import type { RedisClient } from '../redis/open-client';
 import { confirmWrite } from '../redis/replication';
 import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
@@ -58,6 +64,10 @@ export { legacyRedisSessionKeys, redisSessionKeys, type RedisSessionKeys } from 
 
 /** Either a connection the store opens and owns, or a client the caller owns and closes. */
 export type RedisContextStoreOptions = { keyPrefix?: string } & RedisSource;
+const STORE_OPTIONS = {
+	...REDIS_SOURCE_OPTIONS,
+	keyPrefix: true,
+} satisfies OptionNames<RedisContextStoreOptions>;
 
 /**
  * Conversation history in Redis, shared by every n8n process that uses the same Redis and prefix. Every key of a
@@ -69,6 +79,7 @@ export class RedisContextStore implements ContextStore {
 	private readonly keyPrefix: string;
 
 	constructor(options: RedisContextStoreOptions) {
+		checkRedisStoreOptions('RedisContextStore', options, STORE_OPTIONS);
 		// The session key already carries the history's prefix (sessionStoreKey owns the layout); this one
 		// only namespaces a whole store, e.g. per test.
 		this.keyPrefix = options.keyPrefix ?? '';

@@ -3,6 +3,7 @@
  * clear `RedisError` is failure.ts's. Opening a client for a connection (plain or cluster) is open-client.ts's.
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { OptionNames } from '../core/known-options';
 import { loadOnce } from '../core/load-once';
 import { InvalidContextInputError } from './errors';
 import { DeadlineError, ReadyTimeoutError } from './failure';
@@ -28,6 +29,19 @@ export interface RedisConnectionOptions {
 	/** Time for one command to be answered. Default 2000 ms. */
 	commandTimeoutMs?: number;
 }
+
+/** RedisConnectionOptions' names: a misspelt one (`hots`, `passwd`) is refused, never a silent 127.0.0.1:6379. */
+export const REDIS_CONNECTION_OPTIONS = {
+	url: true,
+	host: true,
+	port: true,
+	username: true,
+	password: true,
+	db: true,
+	tls: true,
+	connectTimeoutMs: true,
+	commandTimeoutMs: true,
+} satisfies OptionNames<RedisConnectionOptions>;
 
 /** Time to open the connection and get Redis ready, unless the connection options say otherwise. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 1500;

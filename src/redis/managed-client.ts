@@ -1,3 +1,5 @@
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
+import { InputError } from '../core/input-error';
 import {
 	createRedisClientOptions,
 	DeadlineError,
@@ -7,6 +9,7 @@ import {
 	ignoreError,
 	quitClient,
 	redisAddress,
+	REDIS_CONNECTION_OPTIONS,
 	ReplicaUnconfirmedError,
 	waitUntilReady,
 	withinDeadline,
@@ -28,6 +31,40 @@ export type RedisSource =
 			client: RedisClient;
 			/** Also quit this client on `close()`. Default false. */ closeClient?: boolean;
 	  };
+
+/** RedisSource's option names, spread into each store's own list (`{ ...REDIS_SOURCE_OPTIONS, keyPrefix: true }`). */
+export const REDIS_SOURCE_OPTIONS = {
+	connection: true,
+	shared: true,
+	client: true,
+	closeClient: true,
+} satisfies OptionNames<RedisSource>;
+
+/**
+ * Refuses a Redis store's options before anything connects: an option `known` lacks (see checkKnownOptions),
+ * a connection option RedisConnectionOptions lacks (`hots` would otherwise be a silent 127.0.0.1), and none or
+ * more than one of `connection`, `shared` and `client` (which one would win is not the caller's guess to make).
+ */
+export function checkRedisStoreOptions(
+	where: string,
+	given: unknown,
+	known: Readonly<Record<string, true>>,
+): void {
+	checkKnownOptions(where, given, known);
+	const options = given as Record<string, unknown>;
+	const sources = (['connection', 'shared', 'client'] as const).filter(
+		(name) => options[name] !== undefined,
+	);
+	if (sources.length !== 1)
+		throw new InputError(
+			sources[0] ?? 'connection',
+			`${where} takes one Redis source, ${sources.length === 0 ? 'none was given' : `not ${sources.join(' and ')}`}`,
+			"Give one of connection (a connection the store opens and closes), shared (the process's shared " +
+				'client for a connection) or client (a client you own).',
+		);
+	if (sources[0] !== 'client')
+		checkKnownOptions(`${where} ${sources[0]}`, options[sources[0]], REDIS_CONNECTION_OPTIONS);
+}
 
 /**
  * One Redis client as the stores use it: opened on first use (a cluster client when the connection names a

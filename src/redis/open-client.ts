@@ -3,6 +3,7 @@
  * Redis Cluster, a cluster client seeded with that node, so a connection naming any node of a cluster just works.
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { checkKnownOptions } from '../core/known-options';
 import { loadOnce } from '../core/load-once';
 import {
 	createClient,
@@ -12,6 +13,7 @@ import {
 	describeRedisFailure,
 	ignoreError,
 	quitClient,
+	REDIS_CONNECTION_OPTIONS,
 	redisAddress,
 	waitUntilReady,
 	type RedisConnectionOptions,
@@ -73,6 +75,7 @@ export async function connectRedis(connection: RedisConnectionOptions): Promise<
 export async function pingRedis(
 	connection: RedisConnectionOptions,
 ): Promise<{ ok: true; latencyMs: number } | { ok: false; message: string }> {
+	checkKnownOptions('pingRedis', connection, REDIS_CONNECTION_OPTIONS);
 	let client: RedisClient | undefined;
 	let address = 'the configured address';
 	try {

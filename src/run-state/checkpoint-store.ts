@@ -1,4 +1,10 @@
-import { ManagedRedis, type RedisSource } from '../redis/managed-client';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
+import {
+	checkRedisStoreOptions,
+	ManagedRedis,
+	REDIS_SOURCE_OPTIONS,
+	type RedisSource,
+} from '../redis/managed-client';
 import { evaluateWrite, luaScript } from '../redis/script';
 
 /**
@@ -37,6 +43,18 @@ export interface CheckpointStoreOptions {
 	ttlSeconds?: number;
 }
 
+type MemoryCheckpointsOptions = CheckpointStoreOptions & { now?: () => number };
+type RedisCheckpointsOptions = RedisSource & CheckpointStoreOptions & { keyPrefix?: string };
+const MEMORY_OPTIONS = {
+	ttlSeconds: true,
+	now: true,
+} satisfies OptionNames<MemoryCheckpointsOptions>;
+const REDIS_OPTIONS = {
+	...REDIS_SOURCE_OPTIONS,
+	ttlSeconds: true,
+	keyPrefix: true,
+} satisfies OptionNames<RedisCheckpointsOptions>;
+
 function ttlOf(options: CheckpointStoreOptions): number {
 	const ttl = options.ttlSeconds ?? DEFAULT_CHECKPOINT_TTL_SECONDS;
 	if (!Number.isInteger(ttl) || ttl < 1)
@@ -55,7 +73,8 @@ export class MemoryCheckpoints implements CheckpointStore {
 	private readonly ttlSeconds: number;
 	private readonly now: () => number;
 
-	constructor(options: CheckpointStoreOptions & { now?: () => number } = {}) {
+	constructor(options: MemoryCheckpointsOptions = {}) {
+		checkKnownOptions('MemoryCheckpoints', options, MEMORY_OPTIONS);
 		this.ttlSeconds = ttlOf(options);
 		this.now = options.now ?? Date.now;
 	}
@@ -115,7 +134,8 @@ export class RedisCheckpoints implements CheckpointStore {
 	private readonly keyPrefix: string;
 	private readonly ttlSeconds: number;
 
-	constructor(options: RedisSource & CheckpointStoreOptions & { keyPrefix?: string }) {
+	constructor(options: RedisCheckpointsOptions) {
+		checkRedisStoreOptions('RedisCheckpoints', options, REDIS_OPTIONS);
 		this.ttlSeconds = ttlOf(options);
 		this.redis = new ManagedRedis(options, 'Redis checkpoint store');
 		this.keyPrefix = options.keyPrefix ?? DEFAULT_CHECKPOINT_PREFIX;

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ManagedRedis, type RedisSource } from '../redis/managed-client';
+import type { OptionNames } from '../core/known-options';
+import {
+	checkRedisStoreOptions,
+	ManagedRedis,
+	REDIS_SOURCE_OPTIONS,
+	type RedisSource,
+} from '../redis/managed-client';
 import { evaluateWrite, luaScript } from '../redis/script';
 
 /**
@@ -13,6 +19,10 @@ export interface UsedStates {
 }
 
 export const DEFAULT_USED_STATE_PREFIX = 'agent_core:run_state:';
+const USED_STATES_OPTIONS = {
+	...REDIS_SOURCE_OPTIONS,
+	keyPrefix: true,
+} satisfies OptionNames<RedisSource & { keyPrefix?: string }>;
 
 /** Used states in this process only: a state resumed in another process is not known here. */
 export class MemoryUsedStates implements UsedStates {
@@ -52,6 +62,7 @@ export class RedisUsedStates implements UsedStates {
 	private readonly keyPrefix: string;
 
 	constructor(options: RedisSource & { keyPrefix?: string }) {
+		checkRedisStoreOptions('RedisUsedStates', options, USED_STATES_OPTIONS);
 		this.redis = new ManagedRedis(options, 'Redis run-state registry');
 		this.keyPrefix = options.keyPrefix ?? DEFAULT_USED_STATE_PREFIX;
 	}

@@ -1,6 +1,7 @@
 import type { Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
+import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import { otelApi } from './run-spans';
 
 /** A tracer of Agent Core's own, exporting over OTLP/HTTP, and how to flush and close it. */
@@ -21,6 +22,8 @@ export interface TracingOptions {
 	exportTimeoutMs?: number;
 }
 
+const TRACING_OPTIONS = { exportTimeoutMs: true } satisfies OptionNames<TracingOptions>;
+
 const TRACER_NAME = 'agent-core';
 /** The longest flush() and shutdown() wait for the collector: one that refuses, hangs or trickles costs a second at most. */
 export const FLUSH_BOUND_MS = 1000;
@@ -36,6 +39,7 @@ export function tracingFromEnvironment(
 	env: NodeJS.ProcessEnv = process.env,
 	options: TracingOptions = {},
 ): RunTracing | undefined {
+	checkKnownOptions('tracingFromEnvironment', options, TRACING_OPTIONS);
 	if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
 	const url = tracesUrl(env);
 	if (!url) return undefined;

@@ -1,5 +1,11 @@
 // Where MCP tool definitions are pinned (Redis for every process, memory for one), and what a pin says about a tool.
-import { ManagedRedis, type RedisSource } from '../../redis/managed-client';
+import type { OptionNames } from '../../core/known-options';
+import {
+	checkRedisStoreOptions,
+	ManagedRedis,
+	REDIS_SOURCE_OPTIONS,
+	type RedisSource,
+} from '../../redis/managed-client';
 import { hashTag } from '../../redis/hash-tag';
 import { confirmWrite } from '../../redis/replication';
 import { evaluateScript, luaScript } from '../../redis/script';
@@ -31,6 +37,10 @@ export interface McpPinStore {
 }
 
 export const DEFAULT_MCP_PIN_PREFIX = 'agent_core:mcp_pin:';
+const PIN_STORE_OPTIONS = {
+	...REDIS_SOURCE_OPTIONS,
+	keyPrefix: true,
+} satisfies OptionNames<RedisSource & { keyPrefix?: string }>;
 
 /** The one key of a server's pins: a hash (tool → fingerprint) at `<prefix>{<server name>}`, the name a Redis Cluster hash tag. */
 export function mcpPinKey(prefix: string, server: string): string {
@@ -90,6 +100,7 @@ export class RedisMcpPins implements McpPinStore {
 	private readonly keyPrefix: string;
 
 	constructor(options: RedisSource & { keyPrefix?: string }) {
+		checkRedisStoreOptions('RedisMcpPins', options, PIN_STORE_OPTIONS);
 		this.redis = new ManagedRedis(options, 'Redis MCP pin store');
 		this.keyPrefix = options.keyPrefix ?? DEFAULT_MCP_PIN_PREFIX;
 	}
