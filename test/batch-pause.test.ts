@@ -6,7 +6,7 @@ import type { RunAgentOptions } from '../src/agent/base/run-options';
 import { MemoryCheckpoints } from '../src/run-state/checkpoint-store';
 import { MemoryUsedStates } from '../src/run-state/used-states';
 import type { AgentResult } from '../src/trace/types';
-import { final, lastUserMessage, modelFor, useScriptedServer } from './support/agent';
+import { final, lastUserMessage, modelFor, useScriptedServer, withoutInput } from './support/agent';
 import { countingTool, dyingStore, ProcessKilled } from './support/durable';
 import { rejectionOf } from './support/rejection';
 
@@ -39,8 +39,11 @@ describe('a batch with a call that needs approval', () => {
 		stateSecret: SECRET,
 		...extra,
 	});
-	const resume = (paused: AgentResult, decision: unknown, extra: Partial<RunAgentOptions> = {}) =>
-		resumeAgent({ ...options(extra), runState: paused.run_state, decision } as never);
+	/** Resumes with a run's options less its input (resumeAgent goes on with the paused run's). */
+	const resume = (paused: AgentResult, decision: unknown, extra: Partial<RunAgentOptions> = {}) => {
+		const resuming = withoutInput(options(extra));
+		return resumeAgent({ ...resuming, runState: paused.run_state, decision } as never);
+	};
 
 	async function pausedBatch(): Promise<AgentResult> {
 		server().setScript([actions(['lookup', 1], ['pay', 2], ['send', 3], ['lookup', 4])]);
@@ -175,7 +178,7 @@ describe('a batch with a call that needs approval', () => {
 		const paused = await runAgent(both());
 		server().setScript([final('done')]);
 		const once = await resumeAgent({
-			...both(),
+			...withoutInput(both()),
 			runState: paused.run_state,
 			decision: { calls: { '1': { approve: true }, '2': { approve: true } } },
 		});
@@ -185,7 +188,7 @@ describe('a batch with a call that needs approval', () => {
 		server().setScript([actions(['pay', 5], ['send', 6])]);
 		const again = await runAgent(both());
 		const second = await resumeAgent({
-			...both(),
+			...withoutInput(both()),
 			runState: again.run_state,
 			decision: { approve: true },
 		});

@@ -13,7 +13,7 @@ import {
 	type CheckpointStore,
 } from '../src/run-state/checkpoint-store';
 import type { Tool } from '../src/tools/tool';
-import { action, final, useScriptedServer } from './support/agent';
+import { action, final, useScriptedServer, withoutInput } from './support/agent';
 import {
 	PRIVATE_ALLOWED,
 	sendJson,
@@ -222,7 +222,7 @@ describe('durable runs', () => {
 			const usedStates = new MemoryUsedStates();
 			const resume = () =>
 				resumeAgent({
-					...options(store, runKey, approving),
+					...withoutInput(options(store, runKey, approving)),
 					runState: paused.run_state,
 					decision: { approve: true },
 					usedStates,
@@ -254,7 +254,7 @@ describe('durable runs', () => {
 			const usedStates = new MemoryUsedStates();
 			const resume = (checkpoints: CheckpointStore) =>
 				resumeAgent({
-					...options(checkpoints, runKey, approving),
+					...withoutInput(options(checkpoints, runKey, approving)),
 					runState: paused.run_state,
 					decision: { approve: true },
 					usedStates,

@@ -8,8 +8,8 @@ import { checkBatchDecision, checkCallDecision } from './calls';
 import { AgentRun } from './run-agent';
 import { takeFiles } from './setup/input-files';
 import { DurableRun } from './pause/checkpoints';
-import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
-import { checkKnownOptions, type OptionNames } from '../core/known-options';
+import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
+import type { OptionNames } from '../core/known-options';
 import { withMcpTools } from './setup/mcp-run';
 
 /** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
@@ -46,7 +46,7 @@ export const RESUME_AGENT_OPTIONS = {
  */
 export const resumeAgent = async (given: ResumeAgentOptions): Promise<AgentResult> => {
 	// Before the state is opened or anything connected: an unknown option is a typo, not a no-op.
-	checkKnownOptions('resumeAgent', given, RESUME_AGENT_OPTIONS, configKeyHint);
+	checkRunOptions('resumeAgent', given, RESUME_AGENT_OPTIONS);
 	return withMcpTools(given, resumeWithTools);
 };
 

@@ -24,8 +24,7 @@ import { repairMessage } from './protocol/prompt';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './result/run-result';
 import { Spending } from './model/shared-budget';
-import { configKeyHint, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
-import { checkKnownOptions } from '../core/known-options';
+import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import type { RepairReason } from './base/failure-streak';
 import { pausedOutput, type Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
@@ -40,7 +39,7 @@ import { fileRefs, NO_FILES, takeFiles, withFiles, type TakenFiles } from './set
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
 	// Before anything is opened: an option the run does not know (`baseURL`, `promt`) is a typo, not a no-op.
-	checkKnownOptions('runAgent', given, RUN_AGENT_OPTIONS, configKeyHint);
+	checkRunOptions('runAgent', given, RUN_AGENT_OPTIONS);
 	return withMcpTools(given, async (options) => {
 		const { config, allowed } = configureRun(options);
 		const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);

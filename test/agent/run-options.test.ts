@@ -55,6 +55,24 @@ describe('runAgent and resumeAgent refuse an option they do not know, before any
 		);
 	});
 
+	it('runAgent with a misspelt audit target field: refused before the model is asked, not after the answer', async () => {
+		const postgres = {
+			host: '127.0.0.1',
+			port: 5432,
+			user: 'postgres',
+			pasword: 'x',
+			database: 'd',
+		};
+		const error = await refusal(() =>
+			runAgent({ model: canaryModel(), config, prompt: 'hi', audit: { postgres } } as never),
+		);
+		expect(error).toBeInstanceOf(InputError);
+		expect(error).toMatchObject({ field: 'pasword' });
+		expect((error as Error).message).toMatch(
+			/^runAgent audit\.postgres: unknown option "pasword" \(did you mean "password"\?\)/,
+		);
+	});
+
 	it('runAgent with maxSteps: refused, saying it is config.max_steps', async () => {
 		const error = await refusal(() =>
 			runAgent({ model: canaryModel(), config, prompt: 'hi', maxSteps: 3 } as never),

@@ -90,3 +90,11 @@ export function lastUserMessage(server: ScriptedServer, requestIndex: number): s
 	const messages = server.requests[requestIndex].messages;
 	return [...messages].reverse().find((message) => message.role === 'user')?.content ?? '';
 }
+
+/** A run's options as a resume takes them: without the run's input (resumeAgent goes on with the paused run's). */
+export function withoutInput<T extends { prompt?: unknown; messages?: unknown }>(
+	options: T,
+): Omit<T, 'prompt' | 'messages'> {
+	const { prompt, messages, ...rest } = options;
+	return rest;
+}

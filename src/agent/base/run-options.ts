@@ -9,7 +9,8 @@ import type { McpPinStore } from '../../tools/mcp';
 import type { AgentConfig } from '../../settings/config';
 import type { AgentEventListener } from './events';
 import type { FileInput } from '../../files';
-import type { OptionNames } from '../../core/known-options';
+import { checkKnownOptions, type OptionNames } from '../../core/known-options';
+import { checkPostgresTarget } from '../../audit/postgres-connection';
 import { SETTINGS } from '../../settings/settings';
 
 /** Everything one run needs. `config` is checked like a config file (unknown keys and bad values throw). */
@@ -133,4 +134,18 @@ export function configKeyHint(name: string): string | undefined {
 	return Object.prototype.hasOwnProperty.call(SETTINGS, key)
 		? `a config key: give it as config.${key}`
 		: undefined;
+}
+
+/**
+ * Refuses, before anything is opened, an option `where` does not know (a typo is not a no-op; a config key is
+ * pointed into `config`) and an audit target with a field the audit database does not take: the run would
+ * otherwise answer first and only then fail to keep its record.
+ */
+export function checkRunOptions(
+	where: 'runAgent' | 'resumeAgent',
+	given: Partial<RunAgentOptions>,
+	known: OptionNames<object>,
+): void {
+	checkKnownOptions(where, given, known, configKeyHint);
+	if (given.audit) checkPostgresTarget(`${where} audit.postgres`, given.audit.postgres);
 }
