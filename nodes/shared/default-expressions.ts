@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, IWorkflowNodeContext } from 'n8n-w
  * The default expressions of both nodes' fields (over the item's `$json`), each written again in
  * JavaScript. n8n 2.x evaluates every expression in an isolate, about 2.5 ms of its main thread each
  * (bench:webhook's profile), and every item evaluated these; a field holding exactly one of them is
- * computed here instead, with the same value (test/default-expressions-node.test.ts runs item shapes
+ * computed here instead, with the same value (test/nodes/AgentCore/panel/default-expressions-node.test.ts runs item shapes
  * through n8n's engine both ways). Keyed by the expression's text, which description.ts owns.
  */
 const IN_JAVASCRIPT: Record<string, (json: IDataObject) => unknown> = {

@@ -1,7 +1,7 @@
 /**
  * Where a run stops: every finish reason, the file beside the loop that decides it, and when. The loop
  * (run-agent.ts) returns each of them as its step's `finish` outcome; the others decide and the loop ends the run.
- * test/finish-reasons.test.ts holds this list against the code: each named file really returns its reason, and no
+ * test/agent/finish-reasons.test.ts holds this list against the code: each named file really returns its reason, and no
  * other file of src/agent/ sets one.
  */
 import type { FinishReason } from '../trace/types';

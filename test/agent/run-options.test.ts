@@ -15,7 +15,7 @@ import {
 	startServer,
 	useLoopbackGuard,
 	type TestServer,
-} from '../support/http-servers';
+} from '../support/servers/http-servers';
 
 /**
  * Issue #48: runAgent and resumeAgent took any unknown option (`promt`, `maxSteps`) as a no-op. Now it is an

@@ -6,7 +6,7 @@ import {
 	PostgresAuditSink,
 	type PostgresTarget,
 } from '../../src/index';
-import { startCanary, useLoopbackGuard, type TestServer } from '../support/http-servers';
+import { startCanary, useLoopbackGuard, type TestServer } from '../support/servers/http-servers';
 import { expectNearMiss, refusalOf } from '../support/option-refusal';
 import { POSTGRES_ADMIN_URL, useTestDatabase } from '../support/postgres';
 

@@ -1,5 +1,5 @@
 import { budgetKey, RedisBudgetLedger } from '../../src/index';
-import { startCanary, useLoopbackGuard, type TestServer } from '../support/http-servers';
+import { startCanary, useLoopbackGuard, type TestServer } from '../support/servers/http-servers';
 import { expectNearMiss, refusalOf } from '../support/option-refusal';
 import { useTestRedis } from '../support/redis';
 

@@ -1,6 +1,6 @@
 import { MemoryContextStore, RedisContextStore } from '../../src/context';
 import { exchange, PERSIST, WINDOW } from '../support/context';
-import { startCanary, useLoopbackGuard, type TestServer } from '../support/http-servers';
+import { startCanary, useLoopbackGuard, type TestServer } from '../support/servers/http-servers';
 import { expectNearMiss, refusalOf } from '../support/option-refusal';
 import { useTestRedis } from '../support/redis';
 

@@ -3,7 +3,7 @@
 import { randomInt } from 'node:crypto';
 import type { WorkflowJson } from '../../scripts/n8n-local';
 import { readBatchObservations } from '../../src/agent/protocol/prompt';
-import { startHoldingTarget, type HoldingTarget } from '../support/holding-target';
+import { startHoldingTarget, type HoldingTarget } from '../support/servers/holding-target';
 import { lastUserMessageOf, promptOf } from './support/model-script';
 import { useAgentCoreInN8n } from './support/n8n-harness';
 import { executionCountOf, OwnerSession } from './support/n8n-rest';
@@ -16,7 +16,7 @@ import {
 	REPAIR_READ,
 	batchModel,
 	batchWorkflows,
-} from './support/parallel-calls-workflows';
+} from './support/workflows/parallel-calls-workflows';
 
 /**
  * How long the target holds a lookup before answering HTTP 504 naming how many were open: lookups run one at

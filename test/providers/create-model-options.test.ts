@@ -8,7 +8,7 @@ import {
 	runAgent,
 	type ChatModel,
 } from '../../src/index';
-import { startCanary, useLoopbackGuard, type TestServer } from '../support/http-servers';
+import { startCanary, useLoopbackGuard, type TestServer } from '../support/servers/http-servers';
 
 /**
  * Issue #48: `createChatModel({ provider: 'openai', apiKey, baseURL })` — the openai SDK's own spelling — went to

@@ -1,6 +1,6 @@
 import { InputError, RedisUsedStates } from '../../src/index';
 import { pingRedis, RedisContextStore } from '../../src/context';
-import { startCanary, useLoopbackGuard, type TestServer } from '../support/http-servers';
+import { startCanary, useLoopbackGuard, type TestServer } from '../support/servers/http-servers';
 import { expectNearMiss, refusalOf } from '../support/option-refusal';
 import { openTestClient, useTestRedis } from '../support/redis';
 

@@ -17,7 +17,7 @@ import {
 	startServer,
 	useLoopbackGuard,
 	type TestServer,
-} from '../support/http-servers';
+} from '../support/servers/http-servers';
 import { useTestDatabase } from '../support/postgres';
 
 /**

@@ -1,5 +1,5 @@
 import { tracingFromEnvironment, type RunTracing } from '../../src/index';
-import { startCanary, useLoopbackGuard, type TestServer } from '../support/http-servers';
+import { startCanary, useLoopbackGuard, type TestServer } from '../support/servers/http-servers';
 import { expectNearMiss, refusalOf } from '../support/option-refusal';
 
 /**
@@ -32,7 +32,7 @@ describe('tracingFromEnvironment refuses an option it does not know, before anyt
 		expect(whenOff).toMatchObject({ name: 'InputError', field: 'timeout' });
 
 		// Spelt right, a tracer is made (jest's sandbox refuses the exporter's dynamic import of node:http, so the
-		// export itself is test/telemetry.test.ts's, in a child process).
+		// export itself is test/telemetry/telemetry.test.ts's, in a child process).
 		const tracing = tracingFromEnvironment(env, { exportTimeoutMs: 500 });
 		expect(tracing?.tracer).toBeDefined();
 		await tracing?.shutdown();

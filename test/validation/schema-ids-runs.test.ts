@@ -2,8 +2,8 @@
 import { runAgent } from '../../src/agent/run-agent';
 import type { Tool } from '../../src/tools/tool';
 import { action, final, modelFor, useScriptedServer } from '../support/agent';
-import { useLoopbackGuard } from '../support/http-servers';
-import { startTestMcpServer, text, type RunningMcpServer } from '../support/mcp-servers';
+import { useLoopbackGuard } from '../support/servers/http-servers';
+import { startTestMcpServer, text, type RunningMcpServer } from '../support/servers/mcp-servers';
 
 useLoopbackGuard();
 const server = useScriptedServer();

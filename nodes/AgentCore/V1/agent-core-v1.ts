@@ -20,7 +20,7 @@ const INPUTS_CALL =
 	'return agentCoreInputs(provider, needsFallback, fallbackSource); })' +
 	'($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource)';
 
-/** Version 1: the panel published first, kept as it was for the workflows built on it (test/agent-core-v1-panel.test.ts). */
+/** Version 1: the panel published first, kept as it was for the workflows built on it (test/nodes/AgentCore/panel/agent-core-v1-panel.test.ts). */
 export class AgentCoreV1 implements INodeType {
 	description: INodeTypeDescription;
 

@@ -11,7 +11,7 @@ type ToolSettings = AgentConfig['tool_settings'];
 
 /**
  * Settings that get no field in their tool's collection, and why. Everything else of a simple type in a
- * settingsSchema gets one (test/agent-core-v2-tool-fields.test.ts fails for a new property that has neither).
+ * settingsSchema gets one (test/nodes/AgentCore/panel/agent-core-v2-tool-fields.test.ts fails for a new property that has neither).
  * Secrets and connections come from the node's credentials, so the workflow never holds them in plain sight;
  * nested objects have no simple field. Tool Settings (JSON) still accepts all of them.
  */

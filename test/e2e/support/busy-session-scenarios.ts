@@ -8,7 +8,7 @@ import {
 	busySessionWorkflow,
 	HoldingModel,
 	type LockingPolicy,
-} from './busy-session-workflows';
+} from './workflows/busy-session-workflows';
 import { CHAT, chatReply, lastUserMessageOf } from './model-script';
 import { useAgentCoreInN8n, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 

@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { CHAT, RECALL_QUESTION } from './model-script';
-import { CHAT_HUB_WORKFLOW_IDS } from './derived-workflows';
+import { CHAT_HUB_WORKFLOW_IDS } from './workflows/derived-workflows';
 import { parseJsonOrUndefined, type AgentCoreInN8n } from './n8n-harness';
 
 /** The owner this suite signs up as; n8n's REST API (and so Chat Hub) wants a signed-in user. */

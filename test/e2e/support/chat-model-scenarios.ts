@@ -1,7 +1,7 @@
 import { observationMessage } from '../../../src/agent/protocol/prompt';
 import { DEMO_PROMPT } from '../../../src/demo/demo-model';
 import type { ScriptedRequest } from '../../../src/demo/scripted-server';
-import { PRIMARY_MODELS, type SubNodeProvider } from './derived-workflows';
+import { PRIMARY_MODELS, type SubNodeProvider } from './workflows/derived-workflows';
 import { FALLBACK_MODEL, PRIMARY_FAILS_AFTER_TOOL, promptOf } from './model-script';
 import { WEBHOOKS, type AgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CHAT, RECALL_QUESTION, lastUserMessageOf, promptOf } from './model-script';
-import { SECRET as FEISHU_SECRET, TOKEN as FEISHU_TOKEN } from '../../support/feishu';
+import { SECRET as FEISHU_SECRET, TOKEN as FEISHU_TOKEN } from '../../support/servers/feishu';
 import {
 	HTTP_TOOL_HEADER,
 	WEBHOOKS,

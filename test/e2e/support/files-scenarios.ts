@@ -10,7 +10,7 @@ import {
 	MULTIPART_CHAT_MODEL_PATH,
 	UPLOAD_CHAT_WEBHOOK_ID,
 	UPLOAD_CONTEXT_CHAT_WEBHOOK_ID,
-} from './files-workflows';
+} from './workflows/files-workflows';
 import { parseJsonOrUndefined, useAgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 import type { AgentCoreInN8n } from './n8n-harness';
 

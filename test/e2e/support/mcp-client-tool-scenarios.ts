@@ -4,7 +4,7 @@ import { readObservation } from '../../../src/agent/protocol/prompt';
 import type { ScriptedReply, ScriptedRequest } from '../../../src/demo/scripted-server';
 import { LINES } from '../../../scripts/n8n-cache';
 import type { WorkflowJson } from '../../../scripts/n8n-local';
-import { startEverything, type RunningMcpServer } from '../../support/mcp-servers';
+import { startEverything, type RunningMcpServer } from '../../support/servers/mcp-servers';
 import { promptOf } from './model-script';
 import { useAgentCoreInN8n, type WebhookResponse } from './n8n-harness';
 

@@ -2,7 +2,7 @@
 // version 2's Memory input, driven as n8n's chat widget drives it (n8n loading the community sub-node included).
 import { randomInt } from 'node:crypto';
 import { readExampleWorkflows, type WorkflowJson } from '../../../scripts/n8n-local';
-import { chatPath, toVersion2 } from './files-workflows';
+import { chatPath, toVersion2 } from './workflows/files-workflows';
 import { waitForChat } from './files-scenarios';
 import { CHAT, RECALL_QUESTION, e2eModel, lastUserMessageOf } from './model-script';
 import { useAgentCoreInN8n, type AgentCoreInN8n } from './n8n-harness';

@@ -21,7 +21,11 @@ import {
 	type Script,
 	type ScriptedServer,
 } from '../../../src/demo/scripted-server';
-import { SECRET as FEISHU_SECRET, startFakeFeishu, type FakeFeishu } from '../../support/feishu';
+import {
+	SECRET as FEISHU_SECRET,
+	startFakeFeishu,
+	type FakeFeishu,
+} from '../../support/servers/feishu';
 import {
 	CHAT_MODEL_WEBHOOK_PATHS,
 	CHAT_TRIGGER_WEBHOOK_ID,
@@ -41,7 +45,7 @@ import {
 	withPrimaryChatModel,
 	withStreamingChatTrigger,
 	withWrongKeyAndRetry,
-} from './derived-workflows';
+} from './workflows/derived-workflows';
 import { VALID_API_KEY } from './model-script';
 import { webhookPathsOf } from './n8n-executions';
 import { PhaseClock } from './phase-clock';

@@ -8,7 +8,7 @@ import {
 	useLoopbackApi,
 	workflowToolRoundTrip,
 } from './conversation-scenarios';
-import { SHARED_BUDGET_PERIOD_SECONDS } from './derived-workflows';
+import { SHARED_BUDGET_PERIOD_SECONDS } from './workflows/derived-workflows';
 import { CHAT, chatReply, e2eModel, promptOf } from './model-script';
 import {
 	useAgentCoreInN8n,

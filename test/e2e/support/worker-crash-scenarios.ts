@@ -21,7 +21,7 @@ import {
 	type CrashWebhook,
 	type CrashWorkflows,
 	type OrderTarget,
-} from './worker-crash-fixtures';
+} from './workflows/worker-crash-fixtures';
 
 /**
  * What n8n does when a queue-mode worker dies mid-execution, read in the installed packages

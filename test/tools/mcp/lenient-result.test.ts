@@ -2,7 +2,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { openMcpTools, type McpToolSet } from '../../../src/tools/mcp';
 import { WithFiles } from '../../../src/tools/tool';
-import { startTestMcpServer, type RunningMcpServer } from '../../support/mcp-servers';
+import { startTestMcpServer, type RunningMcpServer } from '../../support/servers/mcp-servers';
 
 const PNG = Buffer.from(
 	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
