@@ -9,7 +9,7 @@ import { EVAL_FLAGS } from '../src/cli/eval/eval-command';
 import { integerFlags, type IntegerRange } from '../src/cli/flags';
 import { RUN_FLAGS } from '../src/cli/run-flags';
 import { SESSION_FLAGS } from '../src/cli/session/session-command';
-import { redisSessionKeys } from '../src/context/redis-store';
+import { redisSessionKeys } from '../src/context/redis/redis-store';
 import { final, useScriptedServer } from './support/agent';
 import { runCli } from './support/cli';
 import { deleteKeysByPrefix, getTestRedis, type TestRedis } from './support/redis';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { WRITE_ID_TTL_SECONDS } from '../redis/script';
-import type { BusyAcquire, BusyOutcome } from './busy';
-import { ConversationError } from './errors';
+import { WRITE_ID_TTL_SECONDS } from '../../redis/script';
+import type { BusyAcquire, BusyOutcome } from '../busy';
+import { ConversationError } from '../errors';
 import {
 	dropExpired,
 	emptySession,
@@ -16,9 +16,9 @@ import {
 	persistOutcome,
 	rewindOutcome,
 	withToken,
-} from './outcomes';
-import { listingOf, planFork, sessionExists, type RawSession } from './snapshot';
-import { archiveBounds, assertPersistOptions, assertSessionKey } from './store-checks';
+} from '../outcomes';
+import { listingOf, planFork, sessionExists, type RawSession } from '../snapshot';
+import { archiveBounds, assertPersistOptions, assertSessionKey } from '../store-checks';
 import {
 	InvalidContextInputError,
 	type BranchOptions,
@@ -33,10 +33,10 @@ import {
 	type SessionListing,
 	type SessionSnapshot,
 	type StoredTurn,
-} from './store';
-import { summaryWrite } from './summary-write';
-import { decodeNumberedTurns, encodeStoredTurn } from './turn-codec';
-import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from './window';
+} from '../store';
+import { summaryWrite } from '../summary-write';
+import { decodeNumberedTurns, encodeStoredTurn } from '../turn-codec';
+import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from '../window';
 
 /** Sessions the memory store keeps before it forgets the least recently used one. */
 export const DEFAULT_MAX_MEMORY_SESSIONS = 10_000;
