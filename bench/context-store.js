@@ -19,13 +19,15 @@ let RedisContextStore;
 let redisSessionKeys;
 let closeSharedRedisClients;
 try {
-	({ RedisContextStore, redisSessionKeys } = require(path.join(distFolder, 'redis-store.js')));
+	({ RedisContextStore, redisSessionKeys } = require(
+		path.join(distFolder, 'redis', 'redis-store.js'),
+	));
 	({ closeSharedRedisClients } = require(
 		path.join(distFolder, '..', 'redis', 'shared-clients.js'),
 	));
 } catch (error) {
 	console.error(
-		`Cannot load ${distFolder}/redis-store.js (${error.message}); run npm run build first.`,
+		`Cannot load ${distFolder}/redis/redis-store.js (${error.message}); run npm run build first.`,
 	);
 	process.exit(1);
 }

@@ -18,12 +18,12 @@ import {
 import { RUN_FLAGS } from './cli/run-flags';
 import { resume } from './cli/resume-command';
 import { HELP, USAGE } from './cli/usage';
-import { auditCommand } from './cli/audit-command';
-import { evalCommand } from './cli/eval-command';
+import { auditCommand } from './cli/audit/audit-command';
+import { evalCommand } from './cli/eval/eval-command';
 import { errorReport } from './cli/error-lines';
 import { runExtras } from './cli/run-extras';
-import { sessionCommand } from './cli/session-command';
-import { runInSession, sessionOptions } from './cli/session-run';
+import { sessionCommand } from './cli/session/session-command';
+import { runInSession, sessionOptions } from './cli/session/session-run';
 import { hasMcpServers, mcpPinOptions } from './cli/mcp-options';
 import type { AgentResult } from './trace/types';
 

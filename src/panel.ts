@@ -14,15 +14,16 @@ export {
 export { builtInTools } from './tools/registry';
 export {
 	DEFAULT_ARCHIVE_TTL_SECONDS,
+	DEFAULT_BUSY_TTL_SECONDS,
+	DEFAULT_BUSY_WAIT_SECONDS,
 	DEFAULT_KEY_PREFIX,
 	DEFAULT_MAX_HISTORY_CHARACTERS,
 	DEFAULT_MAX_STORED_TURNS,
 	DEFAULT_MAX_TURN_CHARACTERS,
 	DEFAULT_MAX_TURNS,
 	DEFAULT_TTL_SECONDS,
-} from './context/store';
-export { DEFAULT_BUSY_TTL_SECONDS, DEFAULT_BUSY_WAIT_SECONDS } from './context/busy';
-export { HISTORY_CHARACTER_LEVELS } from './context/window';
+	HISTORY_CHARACTER_LEVELS,
+} from './context/defaults';
 export type { AgentConfig } from './settings/config';
 export type { Tool } from './tools/tool';
 export type { JsonSchema } from './validation/validate';

@@ -1,9 +1,12 @@
 /**
  * The conversation store's entry point: what the Agent Context node and the CLI use (design: prepare →
- * agent → persist; list, fork, rewind). Code outside src/context imports from here, not from the files behind it.
+ * agent → persist; list, fork, rewind). Code outside src/context imports from here, not from the files behind it;
+ * the one other door is `defaults.ts`, the defaults alone, for src/panel.ts (the panels load no store).
  */
 export {
 	DEFAULT_ARCHIVE_TTL_SECONDS,
+	DEFAULT_BUSY_TTL_SECONDS,
+	DEFAULT_BUSY_WAIT_SECONDS,
 	DEFAULT_KEY_PREFIX,
 	DEFAULT_MAX_ARCHIVED_TURNS,
 	DEFAULT_MAX_HISTORY_CHARACTERS,
@@ -11,6 +14,10 @@ export {
 	DEFAULT_MAX_TURN_CHARACTERS,
 	DEFAULT_MAX_TURNS,
 	DEFAULT_TTL_SECONDS,
+	HISTORY_CHARACTER_LEVELS,
+	type HistoryCharacterLevel,
+} from './defaults';
+export {
 	RedisError,
 	ContextStoreError,
 	InvalidContextInputError,
@@ -25,12 +32,7 @@ export {
 	type StoredSummary,
 	type StoredTurn,
 } from './store';
-export {
-	BUSY_POLICIES,
-	DEFAULT_BUSY_TTL_SECONDS,
-	DEFAULT_BUSY_WAIT_SECONDS,
-	type BusyPolicy,
-} from './busy';
+export { BUSY_POLICIES, type BusyPolicy } from './busy';
 export { ConversationError, type ConversationRefusal } from './errors';
 export {
 	compactSteps,
@@ -43,22 +45,18 @@ export {
 	type PersistSessionRequest,
 	type SessionAddress,
 	type PreparedSession,
-} from './session';
+} from './session/session';
 export {
 	CONTEXT_SCOPES,
 	scopedSessionKey,
 	WORKFLOW_SCOPE_MARK,
 	type ContextScope,
-} from './session-scope';
-export { forkSession, listSession, rewindSession, turnNumberOf } from './session-branches';
-export {
-	HISTORY_CHARACTER_LEVELS,
-	resolveCharacterBudget,
-	type HistoryCharacterLevel,
-} from './window';
+} from './session/session-scope';
+export { forkSession, listSession, rewindSession, turnNumberOf } from './session/session-branches';
+export { resolveCharacterBudget } from './window';
 export { toProviderFormats, type ProviderFormats } from './formats';
-export { MemoryContextStore, sharedMemoryContextStore } from './memory-store';
-export { RedisContextStore, type RedisContextStoreOptions } from './redis-store';
+export { MemoryContextStore, sharedMemoryContextStore } from './memory/memory-store';
+export { RedisContextStore, type RedisContextStoreOptions } from './redis/redis-store';
 export { pingRedis } from '../redis/open-client';
 export type { RedisConnectionOptions } from '../redis/connection';
 export {

@@ -4,12 +4,12 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { AUDIT_FLAGS } from '../../src/cli/audit-command';
-import { EVAL_FLAGS } from '../../src/cli/eval-command';
+import { AUDIT_FLAGS } from '../../src/cli/audit/audit-command';
+import { EVAL_FLAGS } from '../../src/cli/eval/eval-command';
 import { integerFlags, type IntegerRange } from '../../src/cli/flags';
 import { RUN_FLAGS } from '../../src/cli/run-flags';
-import { SESSION_FLAGS } from '../../src/cli/session-command';
-import { redisSessionKeys } from '../../src/context/redis-store';
+import { SESSION_FLAGS } from '../../src/cli/session/session-command';
+import { redisSessionKeys } from '../../src/context/redis/redis-store';
 import { final, useScriptedServer } from '../support/agent';
 import { runCli } from '../support/cli';
 import { deleteKeysByPrefix, getTestRedis, type TestRedis } from '../support/redis';
@@ -158,8 +158,10 @@ describe('integer flags of the command line', () => {
 		// No command reads a flag's number by itself: Number(), parseInt and parseFloat of a flag's text live in flags.ts.
 		const cliFiles = [
 			join('src', 'cli.ts'),
-			...readdirSync(join('src', 'cli')).map((name) => join('src', 'cli', name)),
-		].filter((file) => !file.endsWith('flags.ts'));
+			...readdirSync(join('src', 'cli'), { recursive: true, encoding: 'utf8' }).map((name) =>
+				join('src', 'cli', name),
+			),
+		].filter((file) => file.endsWith('.ts') && !file.endsWith('flags.ts'));
 		const readers = cliFiles.filter((file) =>
 			/\bparse(Int|Float)\(|\bNumber\((values|parsed)\b|\bNumber\((value|text|retention)\)/.test(
 				readFileSync(file, 'utf8'),

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { redisSessionKeys } from '../../src/context/redis-store';
+import { redisSessionKeys } from '../../src/context/redis/redis-store';
 import type { ScriptedRequest } from '../../src/demo/scripted-server';
 import { action, final, useScriptedServer } from '../support/agent';
 import { runCli, type CliRun } from '../support/cli';

@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { InputError } from '../../src/core/input-error';
 import { ConversationError } from '../../src/context/errors';
-import { MemoryContextStore } from '../../src/context/memory-store';
-import { RedisContextStore } from '../../src/context/redis-store';
-import { persistSession, prepareSession } from '../../src/context/session';
+import { MemoryContextStore } from '../../src/context/memory/memory-store';
+import { RedisContextStore } from '../../src/context/redis/redis-store';
+import { persistSession, prepareSession } from '../../src/context/session/session';
 import type { ContextStore } from '../../src/context/store';
 import { PERSIST } from '../support/context';
 import { useTestRedis } from '../support/redis';

@@ -1,5 +1,5 @@
-import { MemoryContextStore } from '../../src/context/memory-store';
-import { persistSession, prepareSession } from '../../src/context/session';
+import { MemoryContextStore } from '../../src/context/memory/memory-store';
+import { persistSession, prepareSession } from '../../src/context/session/session';
 import {
 	DEFAULT_MAX_HISTORY_CHARACTERS,
 	DEFAULT_MAX_TURN_CHARACTERS,

@@ -1,6 +1,6 @@
 // Persists, summaries, rewinds and forks on one Redis session from several clients at once: no turn lost, none duplicated, every session consistent.
 import { ConversationError } from '../../src/context/errors';
-import { RedisContextStore } from '../../src/context/redis-store';
+import { RedisContextStore } from '../../src/context/redis/redis-store';
 import type { ListedTurn, StoredTurn } from '../../src/context/store';
 import { useTestRedis } from '../support/redis';
 

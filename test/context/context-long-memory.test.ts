@@ -1,12 +1,12 @@
 // Long memory in the context stores (issue #31): numbered turns, summaries with an archive, rewind, fork and the busy lock — memory and Redis alike.
 import { ConversationError } from '../../src/context/errors';
-import { emptySession } from '../../src/context/memory-session';
-import { MemoryContextStore } from '../../src/context/memory-store';
+import { emptySession } from '../../src/context/memory/memory-session';
+import { MemoryContextStore } from '../../src/context/memory/memory-store';
 import {
 	legacyRedisSessionKeys,
 	RedisContextStore,
 	redisSessionKeys,
-} from '../../src/context/redis-store';
+} from '../../src/context/redis/redis-store';
 import type { ContextStore, StoredSummary, StoredTurn } from '../../src/context/store';
 import { contents, exchange, PERSIST, WINDOW } from '../support/context';
 import { useTestRedis } from '../support/redis';

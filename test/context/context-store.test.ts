@@ -1,5 +1,5 @@
-import { MemoryContextStore } from '../../src/context/memory-store';
-import { RedisContextStore, redisSessionKeys } from '../../src/context/redis-store';
+import { MemoryContextStore } from '../../src/context/memory/memory-store';
+import { RedisContextStore, redisSessionKeys } from '../../src/context/redis/redis-store';
 import {
 	InvalidContextInputError,
 	type ContextStore,

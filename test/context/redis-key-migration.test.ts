@@ -4,7 +4,7 @@ import {
 	legacyRedisSessionKeys,
 	RedisContextStore,
 	redisSessionKeys,
-} from '../../src/context/redis-store';
+} from '../../src/context/redis/redis-store';
 import { RedisUsedStates } from '../../src/run-state/used-states';
 import {
 	legacySessionNamespace,

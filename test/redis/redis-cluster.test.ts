@@ -9,8 +9,8 @@ import { AgentContext } from '../../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../../nodes/AgentCore/AgentCore.node';
 import { testRedisCredential } from '../../nodes/shared/redis-credential';
 import { budgetKey, RedisBudgetLedger } from '../../src/budget/redis-ledger';
-import { RedisContextStore, redisSessionKeys } from '../../src/context/redis-store';
-import { persistSession, prepareSession } from '../../src/context/session';
+import { RedisContextStore, redisSessionKeys } from '../../src/context/redis/redis-store';
+import { persistSession, prepareSession } from '../../src/context/session/session';
 import { RedisError } from '../../src/context/store';
 import { quitClient } from '../../src/redis/connection';
 import { hashTag, keySlot } from '../../src/redis/hash-tag';
@@ -142,7 +142,7 @@ describe('finding out that a connection names a cluster node', () => {
 
 	it('leaves a process free to end while its shared cluster client is idle (as with a plain client)', async () => {
 		// The built package, as n8n loads it; the process persists a turn on the process's shared client and never closes it.
-		const store = join(__dirname, '..', '..', 'dist', 'src', 'context', 'redis-store.js');
+		const store = join(__dirname, '..', '..', 'dist', 'src', 'context', 'redis', 'redis-store.js');
 		const script = `
       const { RedisContextStore } = require(${JSON.stringify(store)});
       const turn = { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }], at: new Date().toISOString() };

@@ -7,8 +7,8 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { runAgent } from '../../../src/agent/run-agent';
 import { runToolResults } from '../../../src/agent/memory/run-memory';
-import { toolErrors } from '../../../src/cli/eval-gates';
-import { compactSteps } from '../../../src/context/session';
+import { toolErrors } from '../../../src/cli/eval/eval-gates';
+import { compactSteps } from '../../../src/context/session/session';
 import { auditSinkFor, closeAuditSinks } from '../../../src/audit/postgres-sink';
 import { verifyRecord } from '../../../src/audit/verify';
 import { counterfactualReplay, forkAuditedRun } from '../../../src/replay';

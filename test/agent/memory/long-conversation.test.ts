@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgent } from '../../../src/agent/run-agent';
-import { runInSession } from '../../../src/cli/session-run';
+import { runInSession } from '../../../src/cli/session/session-run';
 import { final, modelFor, useScriptedServer } from '../../support/agent';
 import { runCli } from '../../support/cli';
 import { runWorkflow } from '../../support/n8n-engine';

@@ -1,8 +1,8 @@
 // A second message while a run is busy (issue #31): two webhook calls racing on one session in real n8n queue mode, per busy policy.
 import * as net from 'node:net';
 import { LINES } from '../../../scripts/n8n-cache';
-import { redisSessionKeys } from '../../../src/context/redis-store';
-import { sessionStoreKey } from '../../../src/context/session';
+import { redisSessionKeys } from '../../../src/context/redis/redis-store';
+import { sessionStoreKey } from '../../../src/context/session/session';
 import {
 	BUSY_WEBHOOKS,
 	busySessionWorkflow,

@@ -1,8 +1,8 @@
 // Where the e2e reads a session's stored turns: the shared key, else the workflow-scoped key of that session (issue #48).
 import type { Redis } from 'ioredis';
-import { redisSessionKeys } from '../../../src/context/redis-store';
-import { sessionStoreKey } from '../../../src/context/session';
-import { WORKFLOW_SCOPE_MARK } from '../../../src/context/session-scope';
+import { redisSessionKeys } from '../../../src/context/redis/redis-store';
+import { sessionStoreKey } from '../../../src/context/session/session';
+import { WORKFLOW_SCOPE_MARK } from '../../../src/context/session/session-scope';
 import { hashTag } from '../../../src/redis/hash-tag';
 
 const glob = (text: string) => text.replace(/[*?[\]\\]/g, (character) => `\\${character}`);

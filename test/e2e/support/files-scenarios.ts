@@ -1,6 +1,6 @@
 // Issue #40 end to end: files posted to a real n8n reach the scripted model as file parts; only references are kept.
-import { redisSessionKeys } from '../../../src/context/redis-store';
-import { sessionStoreKey } from '../../../src/context/session';
+import { redisSessionKeys } from '../../../src/context/redis/redis-store';
+import { sessionStoreKey } from '../../../src/context/session/session';
 import { png, pdf, sha256 } from '../../support/files';
 import { CHAT, e2eModel, lastUserMessageOf } from './model-script';
 import {

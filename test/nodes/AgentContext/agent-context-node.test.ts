@@ -9,7 +9,7 @@ import { AgentContext } from '../../../nodes/AgentContext/AgentContext.node';
 import { AgentCore } from '../../../nodes/AgentCore/AgentCore.node';
 import { final, useScriptedServer } from '../../support/agent';
 import { runWorkflow } from '../../support/n8n-engine';
-import { redisSessionKeys } from '../../../src/context/redis-store';
+import { redisSessionKeys } from '../../../src/context/redis/redis-store';
 import { withSharedRedis } from '../../../src/redis/shared-clients';
 import { redisConnectionFromCredential } from '../../../nodes/shared/redis-credential';
 import {

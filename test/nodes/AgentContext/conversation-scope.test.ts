@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Redis } from 'ioredis';
 import { AgentContext } from '../../../nodes/AgentContext/AgentContext.node';
-import { redisSessionKeys } from '../../../src/context/redis-keys';
+import { redisSessionKeys } from '../../../src/context/redis/redis-keys';
 import { keySlot } from '../../../src/redis/hash-tag';
 import { runWorkflow } from '../../support/n8n-engine';
 import {

@@ -1,9 +1,9 @@
 // `agent-core eval`'s dataset: one JSON case a line, every line checked before any model call.
-import { InputError } from '../core/input-error';
-import { parseMessages, type ChatMessage } from '../core/messages';
+import { InputError } from '../../core/input-error';
+import { parseMessages, type ChatMessage } from '../../core/messages';
 import { datasetLines, refuseTooDeep } from './eval-bounds';
 import { parseGateSpec, type GateSpec } from './eval-spec';
-import { UsageError } from './flags';
+import { UsageError } from '../flags';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 

@@ -1,12 +1,12 @@
 // `agent-core audit fork` (issue #33): a new run from step N of an audited run, its row naming the original run and step.
 import { readFileSync } from 'node:fs';
-import { ForkError, forkAuditedRun } from '../replay';
-import { MissingFilesError, recordedSizes, UnverifiedRecordError } from '../replay';
-import { readFolderFiles } from './file-flags';
+import { ForkError, forkAuditedRun } from '../../replay';
+import { MissingFilesError, recordedSizes, UnverifiedRecordError } from '../../replay';
+import { readFolderFiles } from '../file-flags';
 import { NOT_VERIFIED, printRefusal } from './audit-refusal';
-import type { AuditRecord } from '../audit/record';
-import { createChatModel } from '../providers/create-model';
-import { UsageError, fallbackFromFlags, providerFromFlags, readJsonFile } from './flags';
+import type { AuditRecord } from '../../audit/record';
+import { createChatModel } from '../../providers/create-model';
+import { UsageError, fallbackFromFlags, providerFromFlags, readJsonFile } from '../flags';
 
 /** The CLI waits this long for the fork's audit row, as `run` does for its own. */
 const CLI_AUDIT_WAIT_MS = 10_000;

@@ -1,17 +1,17 @@
 // The conversation store in Redis: every session's keys written only by the Lua scripts of redis-scripts.ts.
 import { randomUUID } from 'node:crypto';
-import type { OptionNames } from '../core/known-options';
+import type { OptionNames } from '../../core/known-options';
 import {
 	checkRedisStoreOptions,
 	ManagedRedis,
 	REDIS_SOURCE_OPTIONS,
 	type RedisSource,
-} from '../redis/managed-client';
-import type { RedisClient } from '../redis/open-client';
-import { confirmWrite } from '../redis/replication';
-import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
-import type { BusyAcquire, BusyOutcome } from './busy';
-import { ConversationError } from './errors';
+} from '../../redis/managed-client';
+import type { RedisClient } from '../../redis/open-client';
+import { confirmWrite } from '../../redis/replication';
+import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../../redis/script';
+import type { BusyAcquire, BusyOutcome } from '../busy';
+import { ConversationError } from '../errors';
 import {
 	assertTurnNumber,
 	busyRefusal,
@@ -22,7 +22,7 @@ import {
 	type ReadReply,
 	type RewindReply,
 	type SnapshotReply,
-} from './outcomes';
+} from '../outcomes';
 import { redisSessionKeys, scriptKeys, writeIdKey } from './redis-keys';
 import { forkArgs, persistArgs } from './redis-script-args';
 import {
@@ -33,8 +33,8 @@ import {
 	REWIND_SCRIPT,
 	SNAPSHOT_SCRIPT,
 } from './redis-scripts';
-import { listingOf, planFork, sessionExists, type RawSession } from './snapshot';
-import { archiveBounds, assertPersistOptions, assertSessionKey } from './store-checks';
+import { listingOf, planFork, sessionExists, type RawSession } from '../snapshot';
+import { archiveBounds, assertPersistOptions, assertSessionKey } from '../store-checks';
 import {
 	type BranchOptions,
 	type ContextStore,
@@ -48,18 +48,18 @@ import {
 	type SessionListing,
 	type SessionSnapshot,
 	type StoredTurn,
-} from './store';
-import { summaryWrite } from './summary-write';
-import { decodeNumberedTurns, encodeStoredTurn } from './turn-codec';
-import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from './window';
+} from '../store';
+import { summaryWrite } from '../summary-write';
+import { decodeNumberedTurns, encodeStoredTurn } from '../turn-codec';
+import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from '../window';
 
 export {
 	createRedisClientOptions,
 	DEFAULT_COMMAND_TIMEOUT_MS,
 	DEFAULT_CONNECT_TIMEOUT_MS,
 	type RedisConnectionOptions,
-} from '../redis/connection';
-export { connectRedis, pingRedis } from '../redis/open-client';
+} from '../../redis/connection';
+export { connectRedis, pingRedis } from '../../redis/open-client';
 export { legacyRedisSessionKeys, redisSessionKeys, type RedisSessionKeys } from './redis-keys';
 
 /** Either a connection the store opens and owns, or a client the caller owns and closes. */

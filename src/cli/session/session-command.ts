@@ -1,9 +1,9 @@
 // `agent-core session list | fork | rewind`: a conversation's turns, a new session from one of them, and going back to one.
 import { parseArgs } from 'node:util';
-import { forkSession, listSession, rewindSession } from '../context/session-branches';
-import { UsageError, integerFlags, integerOption } from './flags';
+import { forkSession, listSession, rewindSession } from '../../context';
+import { UsageError, integerFlags, integerOption } from '../flags';
 import { contextChoice, openSessionStore, scopeFlags } from './session-run';
-import { SESSION_USAGE } from './usage';
+import { SESSION_USAGE } from '../usage';
 
 /** The session subcommands' options, as parseArgs options. */
 export const SESSION_FLAGS = {

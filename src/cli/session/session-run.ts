@@ -1,13 +1,22 @@
 // `agent-core run --session ID`: prepare before the run and persist after it, exactly as Agent Context → Agent Core → Agent Context does.
-import { BUSY_POLICIES, DEFAULT_BUSY_TTL_SECONDS, type BusyPolicy } from '../context/busy';
-import { MemoryContextStore } from '../context/memory-store';
-import { RedisContextStore } from '../context/redis-store';
-import { persistSession, prepareSession, releaseSession } from '../context/session';
-import { CONTEXT_SCOPES, type ContextScope } from '../context/session-scope';
-import { DEFAULT_MAX_STORED_TURNS, DEFAULT_TTL_SECONDS, type ContextStore } from '../context/store';
-import { RedisError } from '../redis/errors';
-import type { AgentResult } from '../trace/types';
-import { UsageError } from './flags';
+import {
+	BUSY_POLICIES,
+	CONTEXT_SCOPES,
+	DEFAULT_BUSY_TTL_SECONDS,
+	DEFAULT_MAX_STORED_TURNS,
+	DEFAULT_TTL_SECONDS,
+	MemoryContextStore,
+	persistSession,
+	prepareSession,
+	RedisContextStore,
+	releaseSession,
+	type BusyPolicy,
+	type ContextScope,
+	type ContextStore,
+} from '../../context';
+import { RedisError } from '../../redis/errors';
+import type { AgentResult } from '../../trace/types';
+import { UsageError } from '../flags';
 
 /** Which session, where, and how it is read and guarded. */
 export interface SessionOptions extends SessionScope {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { checkKnownOptions, type OptionNames } from '../core/known-options';
-import { WRITE_ID_TTL_SECONDS } from '../redis/script';
-import type { BusyAcquire, BusyOutcome } from './busy';
-import { ConversationError } from './errors';
+import { checkKnownOptions, type OptionNames } from '../../core/known-options';
+import { WRITE_ID_TTL_SECONDS } from '../../redis/script';
+import type { BusyAcquire, BusyOutcome } from '../busy';
+import { ConversationError } from '../errors';
 import {
 	dropExpired,
 	emptySession,
@@ -17,9 +17,9 @@ import {
 	persistOutcome,
 	rewindOutcome,
 	withToken,
-} from './outcomes';
-import { listingOf, planFork, sessionExists, type RawSession } from './snapshot';
-import { archiveBounds, assertPersistOptions, assertSessionKey } from './store-checks';
+} from '../outcomes';
+import { listingOf, planFork, sessionExists, type RawSession } from '../snapshot';
+import { archiveBounds, assertPersistOptions, assertSessionKey } from '../store-checks';
 import {
 	InvalidContextInputError,
 	type BranchOptions,
@@ -34,10 +34,10 @@ import {
 	type SessionListing,
 	type SessionSnapshot,
 	type StoredTurn,
-} from './store';
-import { summaryWrite } from './summary-write';
-import { decodeNumberedTurns, encodeStoredTurn } from './turn-codec';
-import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from './window';
+} from '../store';
+import { summaryWrite } from '../summary-write';
+import { decodeNumberedTurns, encodeStoredTurn } from '../turn-codec';
+import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from '../window';
 
 /** Sessions the memory store keeps before it forgets the least recently used one. */
 export const DEFAULT_MAX_MEMORY_SESSIONS = 10_000;

@@ -1,5 +1,5 @@
 // The Lua scripts of a conversation on Redis: every write to a session's keys goes through one of them, so each is atomic.
-import { luaScript } from '../redis/script';
+import { luaScript } from '../../redis/script';
 
 /*
  * Keys of every session script, in this order (redisSessionKeys): turns, system, summary, archive, counter

@@ -1,7 +1,7 @@
 // `agent-core eval`'s bounds on what it reads: a dataset line's size and text, and how deep a case or gates file nests.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { MAX_NESTING_DEPTH } from '../agent/protocol/protocol';
-import { UsageError } from './flags';
+import { MAX_NESTING_DEPTH } from '../../agent/protocol/protocol';
+import { UsageError } from '../flags';
 
 /**
  * A dataset line holds at most 4 MiB of UTF-8 (its line end not counted): room for a long document as a

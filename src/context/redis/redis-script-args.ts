@@ -1,7 +1,7 @@
 // The arguments (ARGV) of the conversation scripts that take many, in the order the scripts read them (redis-scripts.ts).
-import { WRITE_ID_TTL_SECONDS } from '../redis/script';
-import type { ForkPlan } from './snapshot';
-import type { PersistOptions, PersistWrite } from './store';
+import { WRITE_ID_TTL_SECONDS } from '../../redis/script';
+import type { ForkPlan } from '../snapshot';
+import type { PersistOptions, PersistWrite } from '../store';
 
 /**
  * PERSIST_SCRIPT's ARGV: entry, max stored, ttl, system mode, system message, id ttl, busy token, summary,

@@ -1,6 +1,6 @@
 // `audit replay` and `audit fork` refuse rows that do not verify (issue #38): what they print, and the exit status.
-import { recordMismatch, type RecordMismatch } from '../replay';
-import type { AuditRecord } from '../audit/record';
+import { recordMismatch, type RecordMismatch } from '../../replay';
+import type { AuditRecord } from '../../audit/record';
 
 /** Exit status of a replay or fork refused because a row does not verify, as `audit verify` exits on a change. */
 export const NOT_VERIFIED = 3;

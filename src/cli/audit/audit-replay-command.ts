@@ -1,20 +1,20 @@
 // `agent-core audit replay` with a candidate (issue #33): recorded runs asked again of another model or config, judged against the record.
-import { ConfigError } from '../settings/config';
+import { ConfigError } from '../../settings/config';
 import {
 	counterfactualReplay,
 	counterfactualTotals,
 	type Candidate,
 	type CounterfactualRunReport,
-} from '../replay';
-import { MissingFilesError, recordedSizes, UnverifiedRecordError } from '../replay';
-import { readFolderFiles } from './file-flags';
-import { replayRecord } from '../replay';
-import type { PostgresAuditSink } from '../audit/postgres-sink';
-import type { AuditRecord } from '../audit/record';
-import { malformedPart } from '../audit/record-shape';
-import { createChatModel } from '../providers/create-model';
-import { SchemaError } from '../validation/schema-error';
-import { UsageError, fallbackFromFlags, providerFromFlags, readJsonFile } from './flags';
+} from '../../replay';
+import { MissingFilesError, recordedSizes, UnverifiedRecordError } from '../../replay';
+import { readFolderFiles } from '../file-flags';
+import { replayRecord } from '../../replay';
+import type { PostgresAuditSink } from '../../audit/postgres-sink';
+import type { AuditRecord } from '../../audit/record';
+import { malformedPart } from '../../audit/record-shape';
+import { createChatModel } from '../../providers/create-model';
+import { SchemaError } from '../../validation/schema-error';
+import { UsageError, fallbackFromFlags, providerFromFlags, readJsonFile } from '../flags';
 
 /** A run that could not be replayed at all: the part of it that stops it (as verify names parts). */
 export interface Unreplayable {

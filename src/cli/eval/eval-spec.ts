@@ -1,9 +1,9 @@
 // `agent-core eval`'s gates and thresholds as written (a dataset line's "expected", the --gates file), checked before any model call.
-import type { FinishReason } from '../trace/types';
-import { patternProblem } from '../validation/linear-regexp';
-import { SchemaError } from '../validation/schema-error';
-import { assertValidSchema, type JsonSchema } from '../validation/validate';
-import { UsageError } from './flags';
+import type { FinishReason } from '../../trace/types';
+import { patternProblem } from '../../validation/linear-regexp';
+import { SchemaError } from '../../validation/schema-error';
+import { assertValidSchema, type JsonSchema } from '../../validation/validate';
+import { UsageError } from '../flags';
 
 /** Every finish reason, so a gate naming one that does not exist is refused (the type keeps the list whole). */
 const FINISH_REASONS = {

@@ -1,8 +1,8 @@
 // `agent-core audit verify|replay|fork`: a stored run checked against its hash chains, re-run from its record (offline, or against a candidate), or forked.
 import { parseArgs } from 'node:util';
-import { replayRecord } from '../replay';
-import { auditSinkFor } from '../audit/postgres-sink';
-import { verifyRecord } from '../audit/verify';
+import { replayRecord } from '../../replay';
+import { auditSinkFor } from '../../audit/postgres-sink';
+import { verifyRecord } from '../../audit/verify';
 import {
 	CANDIDATE_FLAGS,
 	candidateFromFlags,
@@ -13,8 +13,8 @@ import {
 } from './audit-replay-command';
 import { forkCommand } from './audit-fork-command';
 import { NOT_VERIFIED, refusedUnverified } from './audit-refusal';
-import { UsageError, integerFlags, integerOption } from './flags';
-import { AUDIT_USAGE } from './usage';
+import { UsageError, integerFlags, integerOption } from '../flags';
+import { AUDIT_USAGE } from '../usage';
 
 /** Exit status of a verify that found a change, or a replay that came out differently. */
 const DIFFERS = 3;

@@ -1,5 +1,5 @@
 // One `agent-core eval` case run and judged: its line of the results file, also when the run itself failed.
-import type { AgentResult } from '../trace/types';
+import type { AgentResult } from '../../trace/types';
 import type { EvalCase } from './eval-dataset';
 import { judgeGates, stepCount, toolErrors, type GateResults } from './eval-gates';
 import type { GateSpec } from './eval-spec';

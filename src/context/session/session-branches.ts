@@ -5,8 +5,8 @@ import {
 	type ForkResult,
 	type RewindResult,
 	type SessionListing,
-} from './store';
-import { ConversationError } from './errors';
+} from '../store';
+import { ConversationError } from '../errors';
 import { sessionStoreKey, type SessionAddress } from './session';
 
 /** The archive's TTL and size for fork and rewind (defaults as persist's). */

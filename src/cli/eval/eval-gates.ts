@@ -1,14 +1,14 @@
 // `agent-core eval`'s gates judged on one run's output: each gate passes or fails with a sentence saying why.
-import { TOOL_CALL_ERRORS } from '../trace/readable-step';
-import type { AgentResult } from '../trace/types';
-import { canonicalJson } from '../validation/canonical-json';
+import { TOOL_CALL_ERRORS } from '../../trace/readable-step';
+import type { AgentResult } from '../../trace/types';
+import { canonicalJson } from '../../validation/canonical-json';
 import {
 	linearRegExp,
 	patternBudgetRefusal,
 	quotePattern,
 	startPatternBudget,
-} from '../validation/linear-regexp';
-import { validateAgainst } from '../validation/validate';
+} from '../../validation/linear-regexp';
+import { validateAgainst } from '../../validation/validate';
 import type { GateName, GateSpec } from './eval-spec';
 import { GATE_NAMES } from './eval-spec';
 

@@ -1,6 +1,6 @@
-import { InputError } from '../core/input-error';
-import type { ChatMessage } from '../core/messages';
-import type { TraceStep } from '../trace/types';
+import { InputError } from '../../core/input-error';
+import type { ChatMessage } from '../../core/messages';
+import type { TraceStep } from '../../trace/types';
 import {
 	busyAcquire,
 	busyIssues,
@@ -8,11 +8,11 @@ import {
 	DEFAULT_BUSY_WAIT_SECONDS,
 	withBusyPolicy,
 	type BusyPolicy,
-} from './busy';
-import { ConversationError } from './errors';
+} from '../busy';
+import { ConversationError } from '../errors';
 import { agentTurn } from './persisted-turn';
 import { scopedSessionKey, type ContextScope } from './session-scope';
-import { assertSessionKey } from './store-checks';
+import { assertSessionKey } from '../store-checks';
 import {
 	DEFAULT_KEY_PREFIX,
 	DEFAULT_MAX_TURN_CHARACTERS,
@@ -20,7 +20,7 @@ import {
 	type HistoryWindow,
 	type PersistOptions,
 	type PersistResult,
-} from './store';
+} from '../store';
 
 /**
  * The prepare → agent → persist chain of multi-turn memory, shared by the Agent Context node and the CLI so

@@ -1,6 +1,6 @@
 // The Redis keys of a conversation session: its one key layout, the write ids, the layout before Redis Cluster support.
-import { hashTag } from '../redis/hash-tag';
-import { isClusterClient, type RedisClient } from '../redis/open-client';
+import { hashTag } from '../../redis/hash-tag';
+import { isClusterClient, type RedisClient } from '../../redis/open-client';
 
 /** A session's keys: its live turns, system message, summary, archive, turn counter and busy lock. */
 export interface RedisSessionKeys {

@@ -2,12 +2,12 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
-import { ConfigError } from '../settings/config';
-import { configureRun } from '../agent/setup/configure-run';
-import { runAgent } from '../agent/run-agent';
-import { RedisBudgetLedger } from '../budget/redis-ledger';
-import { createChatModel } from '../providers/create-model';
-import { Redactor } from '../trace/redact';
+import { ConfigError } from '../../settings/config';
+import { configureRun } from '../../agent/setup/configure-run';
+import { runAgent } from '../../agent/run-agent';
+import { RedisBudgetLedger } from '../../budget/redis-ledger';
+import { createChatModel } from '../../providers/create-model';
+import { Redactor } from '../../trace/redact';
 import { runCase, type CaseRecord } from './eval-case';
 import { refuseTooDeep } from './eval-bounds';
 import { readDataset } from './eval-dataset';
@@ -24,10 +24,10 @@ import {
 	providerFromFlags,
 	readJsonFile,
 	runOptionsFromFlags,
-} from './flags';
-import { hasMcpServers, mcpPinOptions } from './mcp-options';
-import { EVAL_USAGE } from './usage';
-import { readFileFlags } from './file-flags';
+} from '../flags';
+import { hasMcpServers, mcpPinOptions } from '../mcp-options';
+import { EVAL_USAGE } from '../usage';
+import { readFileFlags } from '../file-flags';
 
 /** Cases run at once by default, and at most: enough to finish a set quickly, few enough not to draw 429s. */
 const DEFAULT_CONCURRENCY = 4;

@@ -1,14 +1,14 @@
 // One session of the memory store and its atomic operations: the twins of the Redis scripts, step for step, on the same entry strings.
-import { WRITE_ID_TTL_SECONDS } from '../redis/script';
-import type { BusyAcquire } from './busy';
-import type { PersistReply, RewindReply } from './outcomes';
+import { WRITE_ID_TTL_SECONDS } from '../../redis/script';
+import type { BusyAcquire } from '../busy';
+import type { PersistReply, RewindReply } from '../outcomes';
 import {
 	archivedEntry,
 	numberedEntry,
 	numberEntries,
 	readArchivedEntry,
 	seqOfEntry,
-} from './turn-codec';
+} from '../turn-codec';
 
 /** A session as the memory store keeps it: the keys of a Redis session, each with its own expiry (epoch ms, null = never). */
 export interface MemorySession {

@@ -1,6 +1,6 @@
 // Whose conversation a session id names: every workflow's (`shared`) or one workflow's (`workflow`); the one place the scope enters a key.
-import { ConfigError } from '../core/config-error';
-import { InputError } from '../core/input-error';
+import { ConfigError } from '../../core/config-error';
+import { InputError } from '../../core/input-error';
 
 /** `shared`: the session id alone is the key (n8n's memory nodes do the same); `workflow`: the workflow's id is in it too. */
 export const CONTEXT_SCOPES = ['shared', 'workflow'] as const;
