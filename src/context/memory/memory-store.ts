@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkKnownOptions, type OptionNames } from '../../core/known-options';
+import { checkKnownOptions } from '../../core/known-options';
 import { WRITE_ID_TTL_SECONDS } from '../../redis/script';
 import type { BusyAcquire, BusyOutcome } from '../busy';
 import { ConversationError } from '../errors';
@@ -38,19 +38,11 @@ import {
 import { summaryWrite } from '../summary-write';
 import { decodeNumberedTurns, encodeStoredTurn } from '../turn-codec';
 import { applyHistoryWindow, assertHistoryWindow, entriesToRead } from '../window';
-
-/** Sessions the memory store keeps before it forgets the least recently used one. */
-export const DEFAULT_MAX_MEMORY_SESSIONS = 10_000;
-
-/** Options of `MemoryContextStore`. */
-export interface MemoryContextStoreOptions {
-	/** Least recently used sessions are dropped beyond this many. Default 10,000. */
-	maxSessions?: number;
-	/** Milliseconds since the epoch; injectable so tests can move time to check expiry. */
-	now?: () => number;
-}
-
-const OPTIONS = { maxSessions: true, now: true } satisfies OptionNames<MemoryContextStoreOptions>;
+import {
+	DEFAULT_MAX_MEMORY_SESSIONS,
+	type MemoryContextStoreOptions,
+	OPTIONS,
+} from './memory-options';
 
 /**
  * Conversation history in a `Map` of this process. It is NOT shared between n8n processes, queue-mode
