@@ -2,7 +2,7 @@ import { callLimit } from '../../../src/agent/base/run-clock';
 import { runLimit } from '../../../src/agent/base/run-deadline';
 
 /**
- * Timers the run clock holds now: each setTimeout made from src/agent/run-clock and not yet fired or cleared.
+ * Timers the run clock holds now: each setTimeout made from src/agent/base/run-clock and not yet fired or cleared.
  * Counted by the clock's own timers, not the process's, so another test file's leftover timer in the same worker
  * (a busy machine shifts when they fire) cannot change the count.
  */
@@ -15,7 +15,7 @@ beforeAll(() => {
 		delay?: number,
 		...args: unknown[]
 	) => {
-		const fromClock = /src[\\/]agent[\\/]run-clock/.test(new Error().stack ?? '');
+		const fromClock = /src[\\/]agent[\\/]base[\\/]run-clock/.test(new Error().stack ?? '');
 		const handle: unknown = realSetTimeout(() => {
 			clockTimers.delete(handle);
 			callback(...args);
