@@ -1,5 +1,9 @@
 import type { Redis } from 'ioredis';
-import { pingRedis, RedisContextStore, redisSessionKeys } from '../../src/context/redis/redis-store';
+import {
+	pingRedis,
+	RedisContextStore,
+	redisSessionKeys,
+} from '../../src/context/redis/redis-store';
 import { ContextStoreError, RedisError, type ContextStore } from '../../src/context/store';
 import { contents, exchange, PERSIST, WINDOW } from '../support/context';
 import {
