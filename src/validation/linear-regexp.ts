@@ -178,3 +178,39 @@ export const linearRegExp: RegExpEngine = Object.assign(
 	// Only read by ajv's standalone code generation, which this package does not use.
 	{ code: 'require("n8n-nodes-agent-core/dist/src/validation/linear-regexp").linearRegExp' },
 );
+
+/** The matches `findPatternSpans` found, and where it stopped when the step budget ran out before the text's end. */
+export interface PatternSpans {
+	spans: { start: number; end: number }[];
+	stoppedAt?: number;
+}
+
+/**
+ * Every non-empty match of a pattern `patternProblem` accepts, left to right, for the guardrails' `pattern` check.
+ * Each search from `from` is charged what it can cost at most (instructions × the characters left), against the
+ * budget one schema validation has (PATTERN_STEP_BUDGET): where it runs out, `stoppedAt` says where checking stopped.
+ */
+export function findPatternSpans(pattern: string, text: string): PatternSpans {
+	const found = lookup(pattern);
+	if ('problem' in found) throw new Error(`pattern ${quotePattern(pattern)} ${found.problem}`);
+	const size = found.programSize();
+	const matcher = found.matcher(text);
+	const spans: PatternSpans['spans'] = [];
+	let steps = 0;
+	for (let from = 0; from <= text.length; ) {
+		steps += size * (text.length - from + 1);
+		if (steps > PATTERN_STEP_BUDGET) return { spans, stoppedAt: from };
+		if (!matcher.find(from)) break;
+		const start = matcher.start();
+		const end = matcher.end();
+		if (end > start) spans.push({ start, end });
+		from = end > start ? end : end + 1;
+	}
+	return { spans };
+}
+
+/** Whether the pattern matches the empty text (and so somewhere in every text); false for a refused one. */
+export function patternMatchesEmpty(pattern: string): boolean {
+	const found = lookup(pattern);
+	return !('problem' in found) && found.matcher('').find(0);
+}
