@@ -3,11 +3,7 @@
  * Each is found by one pass over the text with a bounded look at each candidate, never a backtracking pattern.
  */
 import type { Span } from '../core/spans';
-
-const isDigit = (character: string | undefined) =>
-	character !== undefined && character >= '0' && character <= '9';
-const isAlphanumeric = (character: string | undefined) =>
-	character !== undefined && /^[\p{L}\p{N}]$/u.test(character);
+import { isAsciiLetter, isDigit, isWordCharacter as isAlphanumeric } from './characters';
 
 /** The Luhn check over a string of digits. */
 export function passesLuhn(digits: string): boolean {
@@ -37,23 +33,18 @@ interface Group {
  */
 export function findCardNumbers(text: string): Span[] {
 	const found: Span[] = [];
-	let index = 0;
-	while (index < text.length) {
-		if (!isDigit(text[index]) || isAlphanumeric(text[index - 1]) || inDecimal(text, index - 1)) {
-			index += 1;
+	// Groups of digits apart by single separators: linear, as a separator can never be read as a digit.
+	const runs = /\d+(?:[ -]\d+)*/g;
+	for (let run = runs.exec(text); run; run = runs.exec(text)) {
+		const start = run.index;
+		const end = start + run[0].length;
+		if (run[0].length < 13 || isAlphanumeric(text[start - 1]) || inDecimal(text, start - 1))
 			continue;
-		}
+		if (isAlphanumeric(text[end]) || inDecimal(text, end)) continue;
 		const groups: Group[] = [];
-		let end = index;
-		for (;;) {
-			const start = end;
-			while (isDigit(text[end])) end += 1;
-			groups.push({ start, end });
-			if ((text[end] === ' ' || text[end] === '-') && isDigit(text[end + 1])) end += 1;
-			else break;
-		}
-		if (!isAlphanumeric(text[end]) && !inDecimal(text, end)) cardsInGroups(text, groups, found);
-		index = end + 1;
+		for (const group of run[0].matchAll(/\d+/g))
+			groups.push({ start: start + group.index, end: start + group.index + group[0].length });
+		cardsInGroups(text, groups, found);
 	}
 	return found;
 }
@@ -85,10 +76,8 @@ export function passesMod97(iban: string): boolean {
 	return remainder === 1;
 }
 
-const isAsciiLetter = (character: string | undefined) =>
-	character !== undefined && /^[A-Za-z]$/.test(character);
 const isAsciiAlphanumeric = (character: string | undefined) =>
-	character !== undefined && /^[A-Za-z0-9]$/.test(character);
+	isAsciiLetter(character) || isDigit(character);
 
 /** The shortest IBAN (Norway) and the longest the standard allows. */
 const MIN_IBAN = 15;
@@ -101,20 +90,15 @@ const MAX_IBAN = 34;
  */
 export function findIbans(text: string): Span[] {
 	const found: Span[] = [];
-	for (let index = 0; index + 4 <= text.length; index += 1) {
-		if (
-			!isAsciiLetter(text[index]) ||
-			!isAsciiLetter(text[index + 1]) ||
-			!isDigit(text[index + 2]) ||
-			!isDigit(text[index + 3]) ||
-			isAlphanumeric(text[index - 1])
-		)
+	const openings = /[A-Za-z]{2}\d{2}/g;
+	for (let opening = openings.exec(text); opening; opening = openings.exec(text)) {
+		if (isAlphanumeric(text[opening.index - 1])) {
+			openings.lastIndex = opening.index + 1;
 			continue;
-		const iban = ibanAt(text, index);
-		if (iban !== undefined) {
-			found.push(iban);
-			index = iban.end - 1;
 		}
+		const iban = ibanAt(text, opening.index);
+		openings.lastIndex = iban === undefined ? opening.index + 1 : iban.end;
+		if (iban !== undefined) found.push(iban);
 	}
 	return found;
 }

@@ -4,6 +4,7 @@
  * One pass over the text, no regular expression that could backtrack.
  */
 import type { Span } from '../core/spans';
+import { isWordCharacter } from './characters';
 
 /** A host as hosts are compared: lower case, IDN as punycode, IPv4 in dotted decimal, no trailing dot; undefined if no host. */
 export function normalHost(host: string): string | undefined {
@@ -44,19 +45,18 @@ const FILE_ENDINGS = new Set(
 );
 
 /** Dots URL parsers read as dots (ideographic and fullwidth full stops): `evil。com` is evil.com. */
-const DOTS = new Set(['.', '\u3002', '\uff0e', '\uff61']);
-const NON_ASCII_NAME = /[\p{L}\p{N}\p{M}]/u;
+const DOTS = /[.\u3002\uff0e\uff61]/g;
+const isDot = (character: string) =>
+	character === '.' || character === '\u3002' || character === '\uff0e' || character === '\uff61';
 
+/** ASCII letters, digits and `-`, or a letter, mark or digit of another script. */
 function isNameCharacter(character: string): boolean {
 	const code = character.charCodeAt(0);
-	if (code < 0x80)
-		return (
-			(code >= 0x30 && code <= 0x39) ||
-			(code >= 0x41 && code <= 0x5a) ||
-			(code >= 0x61 && code <= 0x7a) ||
-			code === 0x2d
-		);
-	return NON_ASCII_NAME.test(character);
+	if (code < 0x80) {
+		const lower = code | 0x20;
+		return (code >= 0x30 && code <= 0x39) || (lower >= 0x61 && lower <= 0x7a) || code === 0x2d;
+	}
+	return isWordCharacter(character) && character !== '_';
 }
 
 /** Characters that end a URL written in text: space, quotes, angle brackets, backticks. */
@@ -102,24 +102,28 @@ function looksLikeHost(labels: readonly string[]): boolean {
 	return /^\p{L}{2,63}$/u.test(last) && !FILE_ENDINGS.has(last);
 }
 
-/** Each bare dotted name that looks like a host: a maximal run of name characters and dots, split at the dots. */
+/**
+ * Each bare dotted name that looks like a host. Every host holds a dot: from each, the run of name characters and
+ * dots around it is read once, then passed over.
+ */
 function bareHosts(text: string, found: FoundHost[]): void {
-	let index = 0;
-	while (index < text.length) {
-		if (!isNameCharacter(text[index])) {
-			index += 1;
-			continue;
-		}
-		const start = index;
-		while (index < text.length && (isNameCharacter(text[index]) || DOTS.has(text[index])))
-			index += 1;
-		let end = index;
-		while (end > start && (DOTS.has(text[end - 1]) || text[end - 1] === '-')) end -= 1;
+	DOTS.lastIndex = 0;
+	for (let dot = DOTS.exec(text); dot; dot = DOTS.exec(text)) {
+		let start = dot.index;
+		while (start > 0 && (isNameCharacter(text[start - 1]) || isDot(text[start - 1]))) start -= 1;
+		let end = dot.index + 1;
+		while (end < text.length && (isNameCharacter(text[end]) || isDot(text[end]))) end += 1;
+		DOTS.lastIndex = end;
+		while (start < end && (isDot(text[start]) || text[start] === '-')) start += 1;
+		while (end > start && (isDot(text[end - 1]) || text[end - 1] === '-')) end -= 1;
 		const name = text.slice(start, end);
 		const labels = name.split(/[.\u3002\uff0e\uff61]/);
 		// A name just before `@` is an address's local part (`bob.smith@`); the host after the `@` is judged.
 		if (text[end] !== '@' && looksLikeHost(labels)) {
-			const host = normalHost(name);
+			const host =
+				/^[A-Za-z0-9.-]+$/.test(name) && !/^[\d.]+$/.test(name)
+					? name.toLowerCase()
+					: normalHost(name);
 			if (host !== undefined) found.push({ start, end, host });
 		}
 	}

@@ -39,37 +39,36 @@ export function keywordTree(keywords: readonly string[]): WordNode {
 	return root;
 }
 
+/** Words of ASCII text: the same words as WORD finds there, without Unicode's tables. */
+const ASCII_WORD = /[A-Za-z0-9_]+/g;
+
 /** Each keyword found as whole words; where keywords overlap, the longest from each start. */
 export function findKeywords(text: string, tree: WordNode): Span[] {
-	// Lower-casing keeps the length of almost all text; where it does not (`İ`), positions are read word by word.
+	// Lower-casing keeps the length of almost all text; where it does not (`İ`), each word is lowered alone.
 	const lower = text.toLowerCase();
-	const words: { word: string; start: number; end: number }[] = [];
-	if (lower.length === text.length)
-		for (const match of lower.matchAll(WORD))
-			words.push({
-				word: match[0].normalize('NFC'),
-				start: match.index,
-				end: match.index + match[0].length,
-			});
-	else
-		for (const match of text.matchAll(WORD))
-			words.push({
-				word: match[0].toLowerCase().normalize('NFC'),
-				start: match.index,
-				end: match.index + match[0].length,
-			});
+	const ascii = !/[^\x00-\x7f]/.test(text);
+	const sameLength = lower.length === text.length;
+	const source = sameLength ? lower : text;
+	const word = (match: RegExpExecArray) =>
+		ascii ? match[0] : (sameLength ? match[0] : match[0].toLowerCase()).normalize('NFC');
+	const first = ascii ? new RegExp(ASCII_WORD.source, 'g') : new RegExp(WORD.source, 'gu');
+	const following = ascii ? new RegExp(ASCII_WORD.source, 'g') : new RegExp(WORD.source, 'gu');
 	const found: Span[] = [];
-	for (let first = 0; first < words.length; first += 1) {
-		let node = tree.next.get(words[first].word);
+	for (let match = first.exec(source); match; match = first.exec(source)) {
+		let node = tree.next.get(word(match));
+		if (node === undefined) continue;
 		let end = -1;
-		for (let index = first; node !== undefined; ) {
-			if (node.ends) end = words[index].end;
-			index += 1;
-			if (index >= words.length) break;
-			if (!PHRASE_GAP.test(text.slice(words[index - 1].end, words[index].start))) break;
-			node = node.next.get(words[index].word);
+		let wordEnd = match.index + match[0].length;
+		while (node !== undefined) {
+			if (node.ends) end = wordEnd;
+			if (node.next.size === 0) break;
+			following.lastIndex = wordEnd;
+			const next = following.exec(source);
+			if (next === null || !PHRASE_GAP.test(text.slice(wordEnd, next.index))) break;
+			node = node.next.get(word(next));
+			wordEnd = next.index + next[0].length;
 		}
-		if (end >= 0) found.push({ start: words[first].start, end });
+		if (end >= 0) found.push({ start: match.index, end });
 	}
 	return found;
 }

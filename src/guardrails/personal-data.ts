@@ -4,6 +4,7 @@
  * see findPhoneNumbers.
  */
 import type { Span } from '../core/spans';
+import { isDigit, isWordCharacter } from './characters';
 
 /** Local parts as addresses are written (RFC 5322 allows more, `/` and `=` among them, which URLs hold). */
 const LOCAL_PART = /[A-Za-z0-9._%+'-]/;
@@ -32,11 +33,6 @@ export function findEmails(text: string): Span[] {
 	return found;
 }
 
-const isDigit = (character: string | undefined) =>
-	character !== undefined && character >= '0' && character <= '9';
-const isWordCharacter = (character: string | undefined) =>
-	character !== undefined && /^[\p{L}\p{N}_]$/u.test(character);
-
 /**
  * Phone numbers, E.164 and national forms: 7 to 15 digits, in groups apart by one space, dash or dot, the first
  * perhaps in parentheses. A number written with `+` (`+44 20 7946 0000`, `+14155552671`) is one. Without `+` it
@@ -49,8 +45,12 @@ export function findPhoneNumbers(text: string): Span[] {
 	const starts = /[+(]?\d/g;
 	for (let next = starts.exec(text); next; next = starts.exec(text)) {
 		const index = next.index;
-		if (isWordCharacter(text[index - 1]) || /[+.,/-]/.test(text[index - 1] ?? '')) continue;
+		if (isWordCharacter(text[index - 1]) || '+.,/-'.includes(text[index - 1] ?? 'x')) continue;
 		const end = phoneRunEnd(text, index);
+		if (end - index < 7) {
+			starts.lastIndex = Math.max(end, index + 1);
+			continue;
+		}
 		const candidate = text.slice(index, end);
 		if (end > index && !isWordCharacter(text[end]) && isPhone(candidate))
 			found.push({ start: index, end });
@@ -82,6 +82,7 @@ function phoneRunEnd(text: string, start: number): number {
 
 function isPhone(candidate: string): boolean {
 	const digits = candidate.replace(/\D/g, '');
+	if (digits.length > 15) return false;
 	if (digits.length < 7 || digits.length > 15) return false;
 	if (candidate.startsWith('+')) return true;
 	if (digits.length > 12) return false;
@@ -104,29 +105,44 @@ function isPhone(candidate: string): boolean {
 	return true;
 }
 
-/** Candidates, each of bounded length: a dotted quad, and a run of hex groups with at least two colons. */
-const IPV4_CANDIDATE = /\d{1,3}(?:\.\d{1,3}){3}/g;
-const IPV6_CANDIDATE = /(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{1,4})?/g;
+/** 0–9, a–f, A–F, `:` and `.`. */
+function isAddressCharacter(character: string | undefined): boolean {
+	if (character === undefined) return false;
+	const code = character.charCodeAt(0);
+	const lower = code | 0x20;
+	return (code >= 0x2e && code <= 0x3a && code !== 0x2f) || (lower >= 0x61 && lower <= 0x66);
+}
+
+/** An IPv4 address with a port (`10.0.0.1:8080`): the address. */
+const WITH_PORT = /^([\d.]+):\d{1,5}$/;
 
 /**
  * IPv4 (four numbers of at most 3 digits, each ≤ 255) and IPv6 (full, compressed `::`, or ending in an IPv4),
- * not inside a longer word, number or address.
+ * not inside a longer word, number or address. Every address holds a dot or a colon: from each, the run of
+ * address characters around it is read once (at most 45 characters are an address), then passed over.
  */
 export function findIpAddresses(text: string): Span[] {
 	const found: Span[] = [];
-	const apart = (start: number, end: number) =>
-		!/[\p{L}\p{N}_:.]/u.test(text[start - 1] ?? '') &&
-		!/[\p{L}\p{N}_:]/u.test(text[end] ?? '') &&
-		!(text[end] === '.' && /\d/.test(text[end + 1] ?? ''));
-	for (const match of text.matchAll(IPV4_CANDIDATE)) {
-		const end = match.index + match[0].length;
-		if (apart(match.index, end) && isIpv4(match[0])) found.push({ start: match.index, end });
-	}
-	if (text.includes(':'))
-		for (const match of text.matchAll(IPV6_CANDIDATE)) {
-			const end = match.index + match[0].length;
-			if (apart(match.index, end) && isIpv6(match[0])) found.push({ start: match.index, end });
+	const marks = /[.:]/g;
+	for (let mark = marks.exec(text); mark; mark = marks.exec(text)) {
+		let start = mark.index;
+		while (start > 0 && isAddressCharacter(text[start - 1])) start -= 1;
+		let end = mark.index + 1;
+		while (end < text.length && isAddressCharacter(text[end])) end += 1;
+		marks.lastIndex = end;
+		while (start < end && text[start] === '.') start += 1;
+		let last = end;
+		while (last > start && text[last - 1] === '.') last -= 1;
+		if (last - start > 45 || isWordCharacter(text[start - 1]) || isWordCharacter(text[end]))
+			continue;
+		const candidate = text.slice(start, last);
+		if (isIpv4(candidate) || isIpv6(candidate)) found.push({ start, end: last });
+		else {
+			const address = WITH_PORT.exec(candidate)?.[1];
+			if (address !== undefined && isIpv4(address))
+				found.push({ start, end: start + address.length });
 		}
+	}
 	return found;
 }
 
