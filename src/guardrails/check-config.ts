@@ -136,7 +136,7 @@ function checkEntry(entry: unknown, index: number, names: Set<string>): Guardrai
 		throw new ConfigError(
 			`${at}.action`,
 			`"deny_call" only fits "on": ["tool_call"], not ${shown(on)}: a denied call is a tool call`,
-			`Use "block" or "redact" for the other points, or split the entry in two.`,
+			`Set ${at}.on to ["tool_call"], and give the other points an entry of their own with "block" or "redact".`,
 		);
 	const base = { name, on, action };
 	switch (check) {
@@ -189,7 +189,13 @@ function checkPattern(field: string, value: unknown): string {
 		);
 	const problem = patternProblem(value);
 	if (problem !== undefined)
-		throw new ConfigError(field, `pattern ${quotePattern(value)} ${problem.problem}`, problem.fix);
+		// The engine's own fixes speak of schemas (maxLength, allOf): a guardrail's pattern is simply rewritten.
+		throw new ConfigError(
+			field,
+			`pattern ${quotePattern(value)} ${problem.problem}`,
+			`Rewrite ${field} in JavaScript's syntax without lookahead, lookbehind or back-references, ` +
+				'with repeats of at most 1,000 (or use a "keywords" check for words).',
+		);
 	if (patternMatchesEmpty(value))
 		throw new ConfigError(
 			field,
