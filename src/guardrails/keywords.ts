@@ -7,8 +7,11 @@
 import type { Span } from '../core/spans';
 
 const WORD = /[\p{L}\p{M}\p{N}\p{Pc}]+/gu;
-/** What may stand between two words of one phrase: spaces, or one hyphen. */
-const PHRASE_GAP = /^(?:\s+|\s*-\s*)$/;
+/**
+ * What may stand between two words of one phrase: up to 16 characters that are no word's (spaces, punctuation,
+ * a line break), so `project falcon` is found as `Project-Falcon`, `project  falcon` and `project. Falcon`.
+ */
+const MAX_PHRASE_GAP = 16;
 
 /** A node of the keywords' tree: the next words, and whether a keyword ends here. */
 interface WordNode {
@@ -64,7 +67,7 @@ export function findKeywords(text: string, tree: WordNode): Span[] {
 			if (node.next.size === 0) break;
 			following.lastIndex = wordEnd;
 			const next = following.exec(source);
-			if (next === null || !PHRASE_GAP.test(text.slice(wordEnd, next.index))) break;
+			if (next === null || next.index - wordEnd > MAX_PHRASE_GAP) break;
 			node = node.next.get(word(next));
 			wordEnd = next.index + next[0].length;
 		}
