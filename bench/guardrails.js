@@ -18,7 +18,7 @@ try {
 	console.error(`Cannot load dist/ (${error.message}); run npx tsc -p tsconfig.build.json first.`);
 	process.exit(1);
 }
-const { checkGuardrails, findMatches } = guardrails;
+const { checkGuardrails, findMatches, hasMatch } = guardrails;
 
 const runsFlag = process.argv.indexOf('--runs');
 const RUNS = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 500;
@@ -78,11 +78,12 @@ const cpuMs = () => {
 	return (user + system) / 1000;
 };
 
-/** The median, 10th and 90th percentile CPU ms of checking `text` with every check, and the finds per check. */
-function measure(text) {
+/** The median, 10th and 90th percentile CPU ms of checking `text` with `checks`, and the finds per run. */
+function measure(text, checks = CHECKS, decideOnly = false) {
 	let found = 0;
 	const run = () => {
-		for (const guardrail of CHECKS) found += findMatches(guardrail, text).length;
+		for (const guardrail of checks)
+			found += decideOnly ? Number(hasMatch(guardrail, text)) : findMatches(guardrail, text).length;
 	};
 	for (let index = 0; index < WARMUP; index += 1) run();
 	const finds = found / WARMUP;
@@ -105,3 +106,9 @@ console.log(
 );
 console.log(`  mixed text (something to find every ~90 characters): ${measure(mixedText())}`);
 console.log(`  plain prose (nothing to find):                        ${measure(plainText())}`);
+console.log(
+	`  mixed text, deciding only (hasMatch: block, deny_call): ${measure(mixedText(), CHECKS, true)}`,
+);
+console.log('  each check alone on the mixed text (findMatches):');
+for (const check of CHECKS)
+	console.log(`    ${check.name.padEnd(9)} ${measure(mixedText(), [check])}`);

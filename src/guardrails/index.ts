@@ -1,6 +1,6 @@
 // The built-in guardrails' door: the `guardrails` setting checked, and their checks (find, redact) on texts and values.
 export { checkGuardrails, MAX_GUARDRAILS } from './check-config';
-export { findMatches, findInValue, redactMatches } from './find';
+export { findMatches, findInValue, hasMatch, redactMatches } from './find';
 export { redactInValue } from './redact-value';
 export { passesLuhn, passesMod97 } from './account-numbers';
 export {
