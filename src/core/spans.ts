@@ -1,4 +1,4 @@
-// Ranges of a text found by a scan (a secret, a card number): merged and replaced by the one helper every finder shares.
+// Ranges of a text found by a scan (a secret, a card number): merged and replaced by the one helper finders share.
 
 /** The characters `[start, end)` of a text. */
 export interface Span {

@@ -87,7 +87,8 @@ function allowedHost(field: string, written: string): string {
 	if (normal === undefined || (!normal.includes('.') && !normal.startsWith('[')))
 		throw new ConfigError(
 			field,
-			`${shown(written)} is not a host: write a host name such as "api.example.com", or "*.example.com" for its subdomains`,
+			`${shown(written)} is not a host: write a host name such as "api.example.com", ` +
+				'or "*.example.com" for its subdomains',
 		);
 	return wildcard ? `*.${normal}` : normal;
 }

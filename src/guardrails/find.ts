@@ -134,7 +134,10 @@ export function pathOf(place: Place | undefined): (string | number)[] {
 	return path.reverse();
 }
 
-/** Each key and each string or number in `value`, depth first, from an explicit stack; a container met again is skipped. */
+/**
+ * Each key and each string or number in `value`, depth first, from an explicit stack; a container met again is
+ * skipped.
+ */
 function* visits(value: unknown): Generator<Visit> {
 	const seen = new Set<object>();
 	const stack: { item: unknown; at: Place | undefined; secretField: boolean }[] = [

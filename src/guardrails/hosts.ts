@@ -6,7 +6,10 @@
 import type { Span } from '../core/spans';
 import { isWordCharacter } from './characters';
 
-/** A host as hosts are compared: lower case, IDN as punycode, IPv4 in dotted decimal, no trailing dot; undefined if no host. */
+/**
+ * A host as hosts are compared: lower case, IDN as punycode, IPv4 in dotted decimal, no trailing dot; undefined
+ * if it is no host.
+ */
 export function normalHost(host: string): string | undefined {
 	let parsed: string;
 	try {

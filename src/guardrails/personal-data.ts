@@ -36,9 +36,10 @@ export function findEmails(text: string): Span[] {
 /**
  * Phone numbers, E.164 and national forms: 7 to 15 digits, in groups apart by one space, dash or dot, the first
  * perhaps in parentheses. A number written with `+` (`+44 20 7946 0000`, `+14155552671`) is one. Without `+` it
- * have at most 12 digits and be grouped as phone numbers are (`020 7946 0000`, `(555) 123-4567`, `06 12 34 56 78`): at least three
- * groups (or a parenthesised area code), no group over 4 digits. Never one: a plain run of digits (an id), a
- * date (`2024-01-15`, `15.01.2024`), thousands (`1 000 000`, `12.345.678`), a dotted quad (`192.168.1.10`).
+ * must have at most 12 digits and be grouped as phone numbers are (`020 7946 0000`, `(555) 123-4567`,
+ * `06 12 34 56 78`): at least three groups (or a parenthesised area code), no group over 4 digits. Never one:
+ * a plain run of digits (an id), a date (`2024-01-15`, `15.01.2024`), thousands (`1 000 000`, `12.345.678`),
+ * a dotted quad (`192.168.1.10`), the digits of a card number or IBAN (dropped by the pii check).
  */
 export function findPhoneNumbers(text: string): Span[] {
 	const found: Span[] = [];

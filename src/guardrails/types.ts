@@ -2,7 +2,10 @@
 
 export const CHECKS = ['pii', 'secrets', 'urls', 'pattern', 'keywords'] as const;
 export const PII_KINDS = ['email', 'phone', 'credit_card', 'iban', 'ip_address'] as const;
-/** Where a guardrail looks: the user's input (before_run), a tool call's args (before_tool), an observation, the answer. */
+/**
+ * Where a guardrail looks: the user's input (before_run), a tool call's args (before_tool), an observation
+ * (after_tool), the answer (after_run).
+ */
 export const POINTS = ['input', 'tool_call', 'observation', 'answer'] as const;
 export const ACTIONS = ['block', 'redact', 'deny_call'] as const;
 

@@ -54,7 +54,10 @@ const byPattern = (triggers: readonly string[], pattern: RegExp, replacement: st
 	find: (text) => patternSpans(text, pattern, replacement.startsWith('$1')),
 });
 
-/** Each match of `pattern`; when its replacement keeps group 1 (a name, `Bearer `), the span starts after it and its spaces. */
+/**
+ * Each match of `pattern`; when its replacement keeps group 1 (a name, `Bearer `), the span starts after it and
+ * the spaces after it.
+ */
 function patternSpans(text: string, pattern: RegExp, keepsFirstGroup: boolean): Span[] {
 	const spans: Span[] = [];
 	for (const match of text.matchAll(pattern)) {
