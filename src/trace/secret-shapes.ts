@@ -6,6 +6,8 @@
  * no stack that grows with it (a 16 MB string is tested).
  */
 
+import { mergeSpans, replaceSpans, type Span } from '../core/spans';
+
 /** What every secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
@@ -42,11 +44,36 @@ export const SECRET_KEY = new RegExp(`^(${SECRET_KEY_NAMES.join('|')})$`, 'i');
 interface Shape {
 	triggers: readonly string[];
 	apply: (text: string) => string;
+	/** Where `apply` would put `[REDACTED]` in the text as it is (the guardrails' `secrets` check reads this). */
+	find: (text: string) => Span[];
 }
 
 const byPattern = (triggers: readonly string[], pattern: RegExp, replacement: string): Shape => ({
 	triggers,
 	apply: (text) => text.replace(pattern, replacement),
+	find: (text) => patternSpans(text, pattern, replacement.startsWith('$1')),
+});
+
+/**
+ * Each match of `pattern`; when its replacement keeps group 1 (a name, `Bearer `), the span starts after it and
+ * the spaces after it.
+ */
+function patternSpans(text: string, pattern: RegExp, keepsFirstGroup: boolean): Span[] {
+	const spans: Span[] = [];
+	for (const match of text.matchAll(pattern)) {
+		const end = match.index + match[0].length;
+		let start = match.index + (keepsFirstGroup ? match[1].length : 0);
+		while (start < end && /\s/.test(text[start])) start += 1;
+		spans.push({ start, end });
+	}
+	return spans;
+}
+
+/** A shape found in code: `apply` replaces exactly what `find` finds. */
+const byFinder = (triggers: readonly string[], find: (text: string) => Span[]): Shape => ({
+	triggers,
+	apply: (text) => replaceSpans(text, find(text), REDACTED),
+	find,
 });
 
 /**
@@ -76,7 +103,7 @@ const SECRET_SHAPES: readonly Shape[] = [
 		REDACTED,
 	),
 	byPattern(['AKIA'], /\bAKIA[0-9A-Z]{16}\b/g, REDACTED),
-	{ triggers: ['eyJ'], apply: redactJsonWebTokens },
+	byFinder(['eyJ'], findJsonWebTokens),
 	byPattern(
 		['='],
 		/([?&](?:api[_-]?key|apikey|access_token|token|key|secret|password|sig|signature)=)[^&\s"'#]+/gi,
@@ -88,7 +115,7 @@ const SECRET_SHAPES: readonly Shape[] = [
 		/\b((?:api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|auth[_-]?token|client[_-]?secret|secret|password|passwd|token)=)[^&\s"'#]+/gi,
 		`$1${REDACTED}`,
 	),
-	{ triggers: ['"'], apply: redactSecretJsonFields },
+	byFinder(['"'], findSecretJsonFields),
 ];
 
 /**
@@ -112,6 +139,18 @@ export function redactShapes(text: string): string {
 	return result;
 }
 
+/**
+ * Where `redactShapes` would replace a secret in `text`, each shape read on the text as it is (not as the shapes
+ * before it left it), overlapping finds joined. Linear, as the shapes are.
+ */
+export function findShapes(text: string): Span[] {
+	if (!MAY_HOLD_SHAPE.test(text)) return [];
+	const found: Span[] = [];
+	for (const shape of SECRET_SHAPES)
+		if (shape.triggers.some((literal) => text.includes(literal))) found.push(...shape.find(text));
+	return mergeSpans(found);
+}
+
 /** Maximal runs of JWT characters; 23 is the shortest token `eyJ·····.eyJ·····.·····`. */
 const TOKEN_RUN = /[A-Za-z0-9_.-]{23}[A-Za-z0-9_.-]*/g;
 
@@ -120,10 +159,11 @@ const TOKEN_RUN = /[A-Za-z0-9_.-]{23}[A-Za-z0-9_.-]*/g;
  * starts at every `eyJ` rescans the run after it each time: quadratic on "-eyJ" repeated. Instead each run
  * of token characters is found once and its dot-separated segments are checked in one pass.
  */
-function redactJsonWebTokens(text: string): string {
-	return text.replace(TOKEN_RUN, (run) => {
-		const segments = run.split('.');
-		const pieces: string[] = [];
+function findJsonWebTokens(text: string): Span[] {
+	const spans: Span[] = [];
+	for (const run of text.matchAll(TOKEN_RUN)) {
+		const segments = run[0].split('.');
+		let offset = run.index;
 		for (let index = 0; index < segments.length; index += 1) {
 			const start = index + 2 < segments.length ? tokenStart(segments[index]) : -1;
 			if (
@@ -132,14 +172,16 @@ function redactJsonWebTokens(text: string): string {
 				segments[index + 1].length >= 8 &&
 				segments[index + 2].length >= 5
 			) {
-				pieces.push(segments[index].slice(0, start) + REDACTED);
+				const end = offset + segments.slice(index, index + 3).join('.').length;
+				spans.push({ start: offset + start, end });
+				offset = end + 1;
 				index += 2;
 			} else {
-				pieces.push(segments[index]);
+				offset += segments[index].length + 1;
 			}
 		}
-		return pieces.join('.');
-	});
+	}
+	return spans;
 }
 
 /** Where a JWT header starts in a segment: the first `eyJ` after a word boundary, with 5 more characters; or -1. */
@@ -172,9 +214,8 @@ function decodedKey(raw: string): string {
  * A string value's end is found by a scan that skips escapes: `(?:[^"\\]|\\.)*` would keep a backtracking
  * entry per character and overflow on long values. An unterminated string value is not a JSON field.
  */
-function redactSecretJsonFields(text: string): string {
-	const pieces: string[] = [];
-	let copiedUpTo = 0;
+function findSecretJsonFields(text: string): Span[] {
+	const spans: Span[] = [];
 	JSON_KEY_OPENING.lastIndex = 0;
 	for (let opening = JSON_KEY_OPENING.exec(text); opening; opening = JSON_KEY_OPENING.exec(text)) {
 		const valueStart = opening.index + opening[0].length;
@@ -186,18 +227,14 @@ function redactSecretJsonFields(text: string): string {
 			while (position < text.length && text[position] !== '"')
 				position += text[position] === '\\' ? 2 : 1;
 			if (position >= text.length) break;
-			pieces.push(text.slice(copiedUpTo, valueStart + 1), REDACTED);
-			copiedUpTo = position;
+			spans.push({ start: valueStart + 1, end: position });
 			JSON_KEY_OPENING.lastIndex = position + 1;
 		} else {
 			JSON_NUMBER.lastIndex = valueStart;
 			if (!JSON_NUMBER.test(text)) continue;
-			pieces.push(text.slice(copiedUpTo, valueStart), REDACTED);
-			copiedUpTo = JSON_NUMBER.lastIndex;
-			JSON_KEY_OPENING.lastIndex = copiedUpTo;
+			spans.push({ start: valueStart, end: JSON_NUMBER.lastIndex });
+			JSON_KEY_OPENING.lastIndex = JSON_NUMBER.lastIndex;
 		}
 	}
-	if (copiedUpTo === 0) return text;
-	pieces.push(text.slice(copiedUpTo));
-	return pieces.join('');
+	return spans;
 }

@@ -178,3 +178,57 @@ export const linearRegExp: RegExpEngine = Object.assign(
 	// Only read by ajv's standalone code generation, which this package does not use.
 	{ code: 'require("n8n-nodes-agent-core/dist/src/validation/linear-regexp").linearRegExp' },
 );
+
+/** The matches `findPatternSpans` found, and where it stopped when the step budget ran out before the text's end. */
+export interface PatternSpans {
+	spans: { start: number; end: number }[];
+	stoppedAt?: number;
+}
+
+/**
+ * Every non-empty match of a pattern `patternProblem` accepts, left to right, for the guardrails' `pattern` check.
+ * A test of the whole text first, then each search from `from` is charged what it can cost at most (instructions ×
+ * the characters left), against one schema validation's budget (PATTERN_STEP_BUDGET) per 10,000 characters begun:
+ * linear in the text whatever its matches. Where the budget runs out, `stoppedAt` says where checking stopped.
+ */
+export function findPatternSpans(pattern: string, text: string): PatternSpans {
+	const found = lookup(pattern);
+	if ('problem' in found) throw new Error(`pattern ${quotePattern(pattern)} ${found.problem}`);
+	const size = found.programSize();
+	const spans: PatternSpans['spans'] = [];
+	// A test first: RE2's search without positions is several times faster, and most texts hold no match.
+	const allowance = PATTERN_STEP_BUDGET * Math.max(1, Math.ceil(text.length / 10_000));
+	let steps = size * (text.length + 1);
+	if (steps > allowance) return { spans, stoppedAt: 0 };
+	if (!found.test(text)) return { spans };
+	const matcher = found.matcher(text);
+	// find() goes on from the last match's end (past an empty one), without find(from)'s reset.
+	for (let from = 0; from <= text.length; ) {
+		steps += size * (text.length - from + 1);
+		if (steps > allowance) return { spans, stoppedAt: from };
+		if (!matcher.find()) break;
+		const start = matcher.start();
+		const end = matcher.end();
+		if (end > start) spans.push({ start, end });
+		from = end > start ? end : end + 1;
+	}
+	return { spans };
+}
+
+/**
+ * Whether a pattern `patternProblem` accepts matches somewhere in `text` (RE2's search without positions, several
+ * times faster than findPatternSpans'); undefined when the test would cost more than findPatternSpans allows.
+ */
+export function patternFindsIn(pattern: string, text: string): boolean | undefined {
+	const found = lookup(pattern);
+	if ('problem' in found) throw new Error(`pattern ${quotePattern(pattern)} ${found.problem}`);
+	const allowance = PATTERN_STEP_BUDGET * Math.max(1, Math.ceil(text.length / 10_000));
+	if (found.programSize() * (text.length + 1) > allowance) return undefined;
+	return found.test(text);
+}
+
+/** Whether the pattern matches the empty text (and so somewhere in every text); false for a refused one. */
+export function patternMatchesEmpty(pattern: string): boolean {
+	const found = lookup(pattern);
+	return !('problem' in found) && found.matcher('').find(0);
+}

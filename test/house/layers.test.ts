@@ -15,7 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
 	['redis'], // connections, scripts, shared clients (uses canonical JSON from validation)
 	['tools', 'budget', 'run-state'], // the Tool type and built-ins; the token ledger; signed run state
 	['trace', 'settings'], // steps, digests (names tools and model finish reasons); the settings table and the config checked against it
-	['context', 'audit', 'telemetry'], // the conversation store; the audit record; spans — each reads the trace
+	['context', 'audit', 'telemetry', 'guardrails'], // the conversation store; the audit record; spans — each reads the trace; the built-in guardrails (use the redactor's secret shapes and the pattern engine)
 	['agent'], // the run loop, which uses everything below
 	['replay'], // replay, counterfactual replay and fork of audited runs: the loop run again from the audit record
 	['cli', 'demo'], // the CLI's commands; the demo and scripted model servers
