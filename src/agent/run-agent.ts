@@ -8,6 +8,7 @@ import { callEvents, tell, type AgentEvent } from './base/events';
 import { toolSecrets } from './calls/execute-tool';
 import {
 	batchDecisions,
+	callName,
 	newBatch,
 	runCalls,
 	type BatchDecisions,
@@ -210,7 +211,7 @@ export class AgentRun {
 		if (outcome.next !== 'pause') return outcome;
 		batch.waiting = outcome.at;
 		const { tool, args } = batch.calls[outcome.at];
-		const name = batch.form === 'action' ? tool : `call ${outcome.at + 1} (${tool})`;
+		const name = batch.form === 'action' ? tool : callName(batch, outcome.at);
 		const detail = outcome.detail ?? `${name} waits for a person's approval`;
 		const pending = { tool, args };
 		const progress = { ...progressOf(this.ledger, entry.step, batch), pending, batch };

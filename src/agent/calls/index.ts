@@ -1,13 +1,5 @@
 // The one tool-call path (issues #42, #49): a step's calls, one or several, and the calls of a paused or interrupted step.
 export { runCalls } from './run-calls';
-export { sealCalls, type CallsOutcome, type CallsRun } from './calls-run';
-export {
-	batchView,
-	callName,
-	newBatch,
-	pendingAsBatch,
-	type BatchDecisions,
-	type BatchState,
-	type SettledCall,
-} from '../pause/calls-state';
+export type { CallsRun } from './calls-run';
+export { callName, newBatch, type BatchDecisions, type BatchState } from '../pause/calls-state';
 export { batchDecisions, checkBatchDecision, checkCallDecision } from './call-decisions';
