@@ -1,6 +1,14 @@
 /** Agent Core's engine, usable from plain Node code; the n8n nodes and the CLI are thin callers of it. */
 export { runAgent } from './agent/run-agent';
 export type { RunAgentOptions } from './agent/base/run-options';
+export {
+	HOOK_POINTS,
+	type AgentHook,
+	type GuardrailDecision,
+	type HookData,
+	type HookDecision,
+	type HookPoint,
+} from './agent/hooks';
 export type { AgentEvent, AgentEventListener } from './agent/base/events';
 export {
 	resolveConfig,

@@ -133,6 +133,7 @@ const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
 	awaiting_approval: 'a tool call is waiting for approval',
 	interrupted_call: 'a tool call was interrupted, and it is not repeated without a check',
 	cancelled: 'the execution was cancelled',
+	guardrail: 'a guardrail stopped the run',
 };
 
 /**
@@ -148,7 +149,8 @@ export function chatOutput(result: AgentResult, limitWords?: string): string {
 		NO_ANSWER_BECAUSE[result.finish_reason] ??
 		`the run ended with finish_reason ${result.finish_reason}`;
 	// The detail's first sentence only (a provider's message may add advice of its own), so the whole stays one.
-	const detail = result.stop_detail
+	// A guardrail's detail may quote a hook's own reason: the chat names no more than that one stopped the run.
+	const detail = (result.finish_reason === 'guardrail' ? undefined : result.stop_detail)
 		?.trim()
 		.split(/\.\s/)[0]
 		.replace(/[.\s]+$/, '');

@@ -30,7 +30,7 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: "the run's timeout passed, or a model call's single_call_timeout (run-deadline.ts names every time limit)",
 	},
 	token_budget: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'model/step-limits.ts',
 		when: 'the tokens used reached total_token_budget before the next model call',
 	},
 	llm_error: {
@@ -54,6 +54,10 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		decidedIn: 'model/reply-turn.ts',
 		when: "the provider withheld the reply (its safety filter or the model's refusal)",
 	},
+	guardrail: {
+		decidedIn: 'hooks/blocked.ts',
+		when: 'a hook or a built-in guardrail blocked the run, or a hook failed, hung or replied with no decision (it fails closed)',
+	},
 	loop: {
 		decidedIn: 'calls/run-calls.ts',
 		when: 'the model repeated a call the loop breaker had already answered',
@@ -71,7 +75,7 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: "the run's cost reached max_cost, or a cost under a cost limit cannot be computed",
 	},
 	awaiting_approval: {
-		decidedIn: 'run-agent.ts',
+		decidedIn: 'calls/step-calls.ts',
 		when: 'a call to a tool in approval_required waits for a person (the run is paused)',
 	},
 	interrupted_call: {

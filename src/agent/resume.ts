@@ -11,6 +11,7 @@ import { DurableRun } from './pause/checkpoints';
 import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import type { OptionNames } from '../core/known-options';
 import { withMcpTools } from './setup/mcp-run';
+import { checkHooks } from './hooks';
 
 /** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
@@ -47,6 +48,7 @@ export const RESUME_AGENT_OPTIONS = {
 export const resumeAgent = async (given: ResumeAgentOptions): Promise<AgentResult> => {
 	// Before the state is opened or anything connected: an unknown option is a typo, not a no-op.
 	checkRunOptions('resumeAgent', given, RESUME_AGENT_OPTIONS);
+	checkHooks(given.hooks);
 	return withMcpTools(given, resumeWithTools);
 };
 

@@ -7,17 +7,16 @@ import type { AgentConfig } from '../settings/config';
 import { callEvents, tell, type AgentEvent } from './base/events';
 import { toolSecrets } from './calls/execute-tool';
 import {
-	batchDecisions,
-	callName,
+	resumedDecisions,
 	newBatch,
-	runCalls,
+	stepCalls,
 	type BatchDecisions,
 	type BatchState,
 	type CallsRun,
 } from './calls';
 import { normaliseInput } from './setup/input';
 import { newLedger } from './new-ledger';
-import { abortedReason, runLimit } from './base/run-deadline';
+import { runLimit } from './base/run-deadline';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
 import { ModelChoice } from './model/model-choice';
 import { replyTurn } from './model/reply-turn';
@@ -25,41 +24,48 @@ import { repairMessage } from './protocol/prompt';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './result/run-result';
 import { Spending } from './model/shared-budget';
+import { limitBeforeStep } from './model/step-limits';
 import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import type { RepairReason } from './base/failure-streak';
-import { pausedOutput, type Resumed } from './pause/paused-run';
+import type { Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
 import { configureRun, noteSetUp, withMcpTools } from './setup/configure-run';
 import { afterRun } from './result/after-run';
+import { tripped } from './result/guardrails-tripped';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
 import type { StepOutcome } from './base/step-outcome';
 import type { RunLedger } from './base/run-ledger';
 import { fileRefs, NO_FILES, takeFiles, withFiles, type TakenFiles } from './setup/input-files';
+import {
+	afterModel,
+	afterRun as answerHooks,
+	beforeModel,
+	blockedBy,
+	checkHooks,
+	onFailure,
+	type HookChain,
+} from './hooks';
+import { beforeRun, runHooks, type HooksStart } from './setup/before-run';
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
 	// Before anything is opened: an option the run does not know (`baseURL`, `promt`) is a typo, not a no-op.
 	checkRunOptions('runAgent', given, RUN_AGENT_OPTIONS);
+	checkHooks(given.hooks);
 	return withMcpTools(given, async (options) => {
 		const { config, allowed } = configureRun(options);
-		const { history, newUserMessage } = normaliseInput(options.prompt, options.messages);
+		const input = normaliseInput(options.prompt, options.messages);
 		const taken = takeFiles(options, config);
-		withFiles(newUserMessage, taken.files);
-		const durable = await DurableRun.open(options, config, newUserMessage);
-		return (
-			durable?.found.finished ??
-			new AgentRun(
-				options,
-				config,
-				allowed,
-				history,
-				newUserMessage,
-				durable?.found.resumed,
-				durable,
-				taken,
-			).run()
-		);
+		withFiles(input.newUserMessage, taken.files);
+		const durable = await DurableRun.open(options, config, input.newUserMessage);
+		if (durable?.found.finished) return durable.found.finished;
+		const { resumed } = durable?.found ?? {};
+		// A run that goes on from a checkpoint had its input checked when it started.
+		const start = resumed ? undefined : await beforeRun(options, config, input);
+		const { history, newUserMessage } = start ?? input;
+		const parts = [allowed, history, newUserMessage, resumed, durable, taken, start] as const;
+		return new AgentRun(options, config, ...parts).run();
 	});
 };
 
@@ -76,6 +82,7 @@ export class AgentRun {
 	private readonly spending: Spending;
 	private readonly calls: CallsRun; // what the one call path is lent, step after step
 	private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
+	private readonly hooks: HookChain; // the library hooks, then the built-in guardrails (issue #50)
 
 	constructor(
 		private readonly options: RunAgentOptions,
@@ -86,6 +93,7 @@ export class AgentRun {
 		private readonly resumed?: Resumed, // a paused run continued: its state replaces a fresh start (limits carry over; the timeout restarts)
 		private readonly durable?: DurableRun, // with a run key: where each completed step is checkpointed (see checkpoints.ts)
 		private readonly taken: TakenFiles = NO_FILES, // the files the caller gave, checked (see input-files.ts)
+		private readonly begun?: HooksStart, // before_run's decisions, or its block (a resumed run has none)
 	) {
 		const toolList = [...tools.values()];
 		const { developerText } = options;
@@ -101,16 +109,21 @@ export class AgentRun {
 			...toolSecrets(tools, config.tool_settings),
 		];
 		this.redactor = new Redactor(knownSecrets);
-		this.answerHoldBack = options.streamAnswer === 'checked' ? Infinity : holdBackFor(knownSecrets);
+		const runSignal = this.runController.signal;
+		this.hooks = (begun?.chain ?? runHooks(options, config)).under(runSignal);
+		// An answer that after_run may block or change is held until it is checked (the checked-stream mode).
+		const checked = options.streamAnswer === 'checked' || this.hooks.has('after_run');
+		this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
 		const { redactor, ledger } = this;
 		const { trustedText } = ledger;
 		const context = { tools, config, redactor, trustedText, sessionId: options.sessionId };
 		this.calls = {
-			context: { ...context, runSignal: this.runController.signal },
+			context: { ...context, runSignal },
 			ledger,
 			durable,
 			tell: callEvents(options.onEvent, redactor),
 			givenFiles: taken.files,
+			hooks: this.hooks,
 		};
 	}
 
@@ -122,8 +135,13 @@ export class AgentRun {
 			const runSignal = this.runController.signal;
 			const provider = models.answering.chat.provider;
 			const fit = { config, models, spending, usage, trace, conversation, runSignal, provider };
-			if (!this.resumed) this.memory = await fitRunHistory(fit, this.history);
-			const result = await afterRun(await this.loop(), this, this.options);
+			const blocked = this.begun?.blocked;
+			if (!this.resumed && !blocked) this.memory = await fitRunHistory(fit, this.history);
+			const stop = blocked ? blockedBy(undefined, blocked) : undefined;
+			const ended =
+				stop?.next === 'finish' ? this.finish(stop.reason, stop.detail) : await this.loop();
+			const result = await afterRun(ended, this, this.options);
+			await onFailure(this.hooks, result);
 			await this.durable?.finish(result);
 			return result;
 		} finally {
@@ -141,7 +159,12 @@ export class AgentRun {
 			const outcome =
 				step === resumedAt
 					? await this.decided(paused!.batch!)
-					: ((await this.limitBeforeStep()) ?? (await this.takeStep(step)));
+					: ((await limitBeforeStep(
+							this.config,
+							this.ledger,
+							this.spending,
+							this.runController.signal,
+						)) ?? (await this.takeStep(step)));
 			this.closeOpenStep();
 			if (outcome.next === 'finish')
 				return this.finish(outcome.reason, outcome.detail, outcome.answer, outcome.paused);
@@ -152,24 +175,6 @@ export class AgentRun {
 			await this.durable?.saveStep(progressOf(this.ledger, step), this.redactor);
 		}
 		return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
-	}
-
-	/** The limits that end a run before its next model call: the token budget, the shared budget, and the run's signal. */
-	private async limitBeforeStep(): Promise<StepOutcome | undefined> {
-		const budget = this.config.total_token_budget;
-		const { usage, trace } = this.ledger;
-		if (budget > 0 && usage.total_tokens >= budget) {
-			return {
-				next: 'finish',
-				reason: 'token_budget',
-				detail: `token usage ${usage.total_tokens} reached total_token_budget ${budget}`,
-			};
-		}
-		const signal = this.runController.signal;
-		return (
-			(await this.spending.stopBeforeCall(trace, trace.length > 0)) ??
-			(signal.aborted ? { next: 'finish', ...abortedReason(signal.reason) } : undefined)
-		);
 	}
 
 	/** One model turn and, when it asks for them, its tool calls. */
@@ -187,37 +192,39 @@ export class AgentRun {
 			if (files) entry.files = files;
 			if (this.taken.notices.length)
 				entry.notices = [...(entry.notices ?? []), ...this.taken.notices];
+			if (this.begun?.decisions.length) entry.guardrails = [...this.begun.decisions];
 		}
 		ledger.trace.push(entry);
 		this.openStep = { entry, started: performance.now() };
 		this.emit({ type: 'step_start', step });
 
-		const asked = await modelTurn(entry, this.modelTurnContext);
+		const { hooks, runController } = this;
+		const signal = runController.signal;
+		const hooked = { beforeModel: beforeModel(hooks, entry, signal) };
+		const asked = await modelTurn(entry, { ...this.modelTurnContext, ...hooked });
 		if ('next' in asked) return asked;
 		const { response, release } = asked;
 		this.replies.set(step, response.text);
+		const blocked = await afterModel(hooks, entry, response.text, signal);
+		if (blocked) release?.finishWithoutAnswer('a guardrail stopped the reply');
+		if (blocked) return blocked;
 		const { format, tools } = this;
-		const turn = replyTurn(entry, response, { config, format, tools, release });
-		return 'calls' in turn ? this.act(entry, newBatch(turn.calls, turn.form)) : turn;
+		// An answer after_run checks is released (or called off) there, not as the reply is read.
+		const checks = hooks.has('after_run');
+		const reading = { config, format, tools, release: checks ? undefined : release };
+		const turn = replyTurn(entry, response, reading);
+		if ('calls' in turn) return this.act(entry, newBatch(turn.calls, turn.form));
+		if (turn.next !== 'finish' || turn.reason !== 'final' || !turn.answer || !checks) {
+			if (checks) release?.finishWithoutAnswer('the reply was not an answer');
+			return turn;
+		}
+		const answer = { ...turn, answer: turn.answer };
+		return answerHooks(hooks, entry, answer, config.output_schema, signal, release);
 	}
 
 	/** The step's calls through the one call path; a pause there ends the run awaiting a person. */
-	private async act(
-		entry: TraceStep,
-		batch: BatchState,
-		decisions?: BatchDecisions,
-	): Promise<StepOutcome> {
-		const outcome = await runCalls(this.calls, entry, batch, decisions);
-		if (outcome.next !== 'pause') return outcome;
-		batch.waiting = outcome.at;
-		const { tool, args } = batch.calls[outcome.at];
-		const name = batch.form === 'action' ? tool : callName(batch, outcome.at);
-		const detail = outcome.detail ?? `${name} waits for a person's approval`;
-		const pending = { tool, args };
-		const progress = { ...progressOf(this.ledger, entry.step, batch), pending, batch };
-		const { stateSecret } = this.options;
-		const paused = pausedOutput(progress, this.redactor, stateSecret!, this.config);
-		return { next: 'finish', reason: 'awaiting_approval', detail, paused };
+	private act(entry: TraceStep, batch: BatchState, decisions?: BatchDecisions) {
+		return stepCalls(this.calls, entry, batch, this.options.stateSecret, decisions);
 	}
 
 	/** What each step's model call needs: answers stream to the listener, when there is one. */
@@ -236,15 +243,7 @@ export class AgentRun {
 		const { trace } = this.ledger;
 		const entry = trace[trace.length - 1];
 		this.openStep = { entry, started: performance.now() };
-		const decisions = batchDecisions(batch, this.resumed!.decision);
-		const single = batch.form === 'action';
-		if ([...decisions.values()].some((one) => 'edit' in one))
-			(entry.notices ??= []).push(
-				`a person edited the arguments ${single ? 'before the call' : 'of a call before it'} ran`,
-			);
-		// One call runs exactly as asked for (or edited): the trace's copy was redacted in the state.
-		if (single && !('deny' in (decisions.get(0) ?? {}))) entry.action = { ...batch.calls[0] };
-		return this.act(entry, batch, decisions);
+		return this.act(entry, batch, resumedDecisions(entry, batch, this.resumed!.decision));
 	}
 
 	/** After a failed step the model sees the error and gets one repair turn, unless the streak ends the run. */
@@ -287,6 +286,8 @@ export class AgentRun {
 		const record = { ...this.ledger, started, model, provider: chat.provider, chain, memory };
 		const ending = { finishReason, stopDetail, answer };
 		const result = runResult(ending, record, this.redactor, paused);
+		if (this.hooks.active)
+			result.guardrails_tripped = tripped(this.ledger.trace, this.begun?.decisions);
 		this.emit({ type: 'done', finish_reason: finishReason });
 		return result;
 	}

@@ -8,6 +8,7 @@ import { ANSWER_SCHEMA_SETTINGS, PROTOCOL_SETTINGS } from './protocol-settings';
 import { MEMORY_SETTINGS } from './memory-settings';
 import { MCP_SETTINGS } from './mcp-settings';
 import { FILE_SETTINGS } from './file-settings';
+import { GUARDRAIL_SETTINGS } from './guardrail-settings';
 
 export type { PanelChoice, PanelFacts, Setting } from './setting-types';
 export { REASONING_EFFORTS } from './model-settings';
@@ -29,6 +30,7 @@ export const SETTINGS = {
 	...MEMORY_SETTINGS,
 	...MCP_SETTINGS,
 	...FILE_SETTINGS,
+	...GUARDRAIL_SETTINGS,
 } satisfies Record<string, Setting>;
 
 /** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */

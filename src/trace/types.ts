@@ -22,6 +22,7 @@ export type FinishReason =
 	| 'cost_limit'
 	| 'awaiting_approval'
 	| 'interrupted_call'
+	| 'guardrail'
 	| 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
@@ -37,7 +38,8 @@ export interface StepError {
 		| 'llm_error'
 		| 'timeout'
 		| 'limit'
-		| 'output_invalid';
+		| 'output_invalid'
+		| 'guardrail';
 	message: string;
 	/** llm_error only: the provider's HTTP status, when the SDK's error carried one (e.g. 401 for a wrong API key). */
 	status?: number;
@@ -79,6 +81,8 @@ export interface TraceStep {
 	files?: FileRef[];
 	/** The files the step's tool returned that went to the model with its observation, by reference. */
 	observation_files?: FileRef[];
+	/** The decisions other than allow that hooks and guardrails took at this step (issue #50; never what they found). */
+	guardrails?: GuardrailDecision[];
 	/** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
 	mcp_tools?: McpToolRecord[];
 	/**
@@ -94,6 +98,34 @@ export interface TraceStep {
 		tokens_after: number;
 		at: string;
 	};
+}
+
+/** The run's hook points, in the order a run meets them (see src/agent/hooks). */
+export type HookPoint =
+	| 'before_run'
+	| 'before_model'
+	| 'after_model'
+	| 'before_tool'
+	| 'after_tool'
+	| 'after_run'
+	| 'on_failure';
+
+/**
+ * A decision other than allow, as the step's trace lists it (never the text that was found): who took it, at
+ * which point, and hashes of what it saw, what it changed and (a built-in guardrail) its definition.
+ */
+export interface GuardrailDecision {
+	name: string;
+	by: 'guardrail' | 'hook';
+	point: HookPoint;
+	decision: 'deny' | 'modify' | 'redact' | 'block';
+	/** before_tool, after_tool: the call's tool and, in a batch, its number. */
+	tool?: string;
+	call?: number;
+	reason?: string;
+	definition_sha256?: string;
+	seen_sha256: string;
+	changed_sha256?: string;
 }
 
 /** One call of an "actions" step: what was asked (redacted args), what came back, how long it took. */
@@ -164,6 +196,8 @@ export interface AgentResult {
 	trace_digest: string;
 	/** With an audit database: the run's id there, and whether its row was stored before the answer went out. */
 	audit?: AuditOutcome;
+	/** With hooks or guardrails: how many decisions other than allow they took (each step's `guardrails` lists them). */
+	guardrails_tripped?: number;
 	/** With `awaiting_approval`: the call that waits for a person, its args redacted. */
 	pending_action?: {
 		tool: string;

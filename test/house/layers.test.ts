@@ -14,8 +14,10 @@ const LAYERS: readonly (readonly string[])[] = [
 	['validation', 'providers'], // schemas and checks; the ChatModel contract and its adapters
 	['redis'], // connections, scripts, shared clients (uses canonical JSON from validation)
 	['tools', 'budget', 'run-state'], // the Tool type and built-ins; the token ledger; signed run state
-	['trace', 'settings'], // steps, digests (names tools and model finish reasons); the settings table and the config checked against it
-	['context', 'audit', 'telemetry', 'guardrails'], // the conversation store; the audit record; spans — each reads the trace; the built-in guardrails (use the redactor's secret shapes and the pattern engine)
+	['trace'], // steps, digests (names tools and model finish reasons), the redactor and its secret shapes
+	['guardrails'], // the built-in guardrails' checks (use the redactor's secret shapes and the pattern engine)
+	['settings'], // the settings table and the config checked against it (the guardrails row checks its entries)
+	['context', 'audit', 'telemetry'], // the conversation store; the audit record; spans — each reads the trace
 	['agent'], // the run loop, which uses everything below
 	['replay'], // replay, counterfactual replay and fork of audited runs: the loop run again from the audit record
 	['cli', 'demo'], // the CLI's commands; the demo and scripted model servers
@@ -26,7 +28,8 @@ const TOP = LAYERS.length; // src/cli.ts, src/index.ts
  * shared words at the bottom, the loop itself (the files directly in src/agent/) at the top.
  */
 const AGENT_ROOMS: readonly (readonly string[])[] = [
-	['protocol', 'base'], // the Action/Final protocol and its prompt; the loop's shared words (outcome, options, events, ledger, clock)
+	['protocol', 'base'], // the Action/Final protocol and its prompt; the loop's shared words (outcome, options, events, ledger, clock, hooks' words)
+	['hooks'], // the hook chain: library hooks, then the built-in guardrails, at each point
 	['setup'], // what a run starts from: its config, tools, MCP servers, input and files
 	['model'], // one model turn: the call with failover, model choice, cost, the reply read, the answer streamed
 	['memory', 'pause'], // long memory (compaction asks the model); paused and checkpointed state
@@ -292,8 +295,8 @@ describe('layers of src/', () => {
 			),
 		).toEqual([
 			'src/unplaced/ has no layer: add it to LAYERS in test/house/layers.test.ts where its imports put it',
-			"src/core/upward.ts imports '../agent/run-agent': up from core (layer 0) to agent (layer 7)",
-			"src/context/sideways.ts imports '../audit/record': across layer 6, from context to audit (folders of one layer stay independent)",
+			"src/core/upward.ts imports '../agent/run-agent': up from core (layer 0) to agent (layer 9)",
+			"src/context/sideways.ts imports '../audit/record': across layer 8, from context to audit (folders of one layer stay independent)",
 			"nodes/Deep/deep.ts imports '../../src/agent/run-agent' (src/agent/run-agent.ts): nodes/ use src/index.ts or src/context/index.ts",
 		]);
 	});

@@ -11,6 +11,7 @@ import {
 	readOnlyToolsWithMcpOption,
 	returnIntermediateStepsOption,
 	streamAnswerCheckedOption,
+	guardrailsOption,
 } from '../panel/options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel/places';
 import { collectionProperties } from '../panel/settings';
@@ -137,6 +138,7 @@ const optionsV2: INodeProperties[] = (
 		binaryPropertiesOption,
 		returnIntermediateStepsOption,
 		streamAnswerCheckedOption,
+		guardrailsOption,
 	] as INodeProperties[]
 )
 	.map(renamed)

@@ -139,6 +139,21 @@ export const streamAnswerCheckedOption: INodeProperties = {
 		'turns out not to be the answer (a broken or hostile reply) ever reaches it.',
 };
 
+/** Version 2's built-in guardrails (the config's `guardrails`, issue #50); version 1's panel stays as published. */
+export const guardrailsOption: INodeProperties = {
+	displayName: 'Guardrails',
+	name: 'guardrails',
+	type: 'json',
+	default: '[]',
+	placeholder:
+		'[{"name": "no-cards", "check": "pii", "kinds": ["credit_card"], "on": ["tool_call", "answer"], "action": "block"}]',
+	description:
+		'Checks that need no model, as a JSON list: each with a name, a check (pii, secrets, ' +
+		'urls, pattern or keywords), where it looks (on: input, tool_call, observation, ' +
+		'answer) and an action (block ends the run, redact replaces what it finds, ' +
+		'deny_call refuses the tool call). Every decision is in the trace and the audit.',
+};
+
 /** Version 2's MCP servers (the config's `mcp_servers`, read by execute/inputs/mcp-servers.ts); version 1's panel stays as published. */
 export const mcpServersOption: INodeProperties = {
 	displayName: 'MCP Servers (JSON)',

@@ -8,6 +8,7 @@ import type { Tool } from '../../tools/tool';
 import type { McpPinStore } from '../../tools/mcp';
 import type { AgentConfig } from '../../settings/config';
 import type { AgentEventListener } from './events';
+import type { AgentHook } from './hook-types';
 import type { FileInput } from '../../files';
 import { checkKnownOptions, type OptionNames } from '../../core/known-options';
 import { checkPostgresTarget } from '../../audit/postgres-connection';
@@ -102,6 +103,12 @@ export interface RunAgentOptions {
 	};
 	/** Gets a span for the run, each model call and each tool call (gen_ai.* attributes, redacted), after the run. */
 	tracer?: Tracer;
+	/**
+	 * Lifecycle hooks (README "Hooks and guardrails"): each an object with any of beforeRun, beforeModel,
+	 * afterModel, beforeTool, afterTool, afterRun and onFailure, run in the order given, then the built-in
+	 * `guardrails`. A hook that throws, takes over 10 s or replies with anything but a decision ends the run `guardrail`.
+	 */
+	hooks?: readonly AgentHook[];
 }
 
 /** runAgent's option names (checkKnownOptions refuses any other); the type above and this list cannot drift apart. */
@@ -126,6 +133,7 @@ export const RUN_AGENT_OPTIONS = {
 	streamAnswer: true,
 	audit: true,
 	tracer: true,
+	hooks: true,
 } satisfies OptionNames<RunAgentOptions>;
 
 /** Where an unknown run option belongs when it is a config key (`maxSteps`, `max_steps`): inside `config`. */

@@ -1,5 +1,6 @@
 // A person's decisions on a paused batch (issue #42), by call: read from the resume request and checked before the state is used.
 import type { Tool } from '../../tools/tool';
+import type { TraceStep } from '../../trace/types';
 import { InputError } from '../../core/input-error';
 import { checkToolCall } from './execute-tool';
 import type { ApprovalDecision, CallDecision } from '../pause/decision';
@@ -21,6 +22,25 @@ export function batchDecisions(
 	}
 	for (const [number, one] of Object.entries(decision.calls))
 		decisions.set(Number(number) - 1, one);
+	return decisions;
+}
+
+/**
+ * A resumed step's decisions, noted on its entry: an edit says so, and one call that runs is shown exactly as
+ * it runs (the trace's copy was redacted in the state).
+ */
+export function resumedDecisions(
+	entry: TraceStep,
+	batch: BatchState,
+	decision: ApprovalDecision | undefined,
+): BatchDecisions {
+	const decisions = batchDecisions(batch, decision);
+	const single = batch.form === 'action';
+	if ([...decisions.values()].some((one) => 'edit' in one))
+		(entry.notices ??= []).push(
+			`a person edited the arguments ${single ? 'before the call' : 'of a call before it'} ran`,
+		);
+	if (single && !('deny' in (decisions.get(0) ?? {}))) entry.action = { ...batch.calls[0] };
 	return decisions;
 }
 

@@ -7,6 +7,7 @@ import { progressOf } from '../pause/progress';
 import type { StepOutcome } from '../base/step-outcome';
 import type { ToolCallContext } from './tool-call';
 import type { BatchState } from '../pause/calls-state';
+import type { HookChain } from '../hooks';
 
 /** The run's parts a step's calls use: nothing here calls back into the loop. */
 export interface CallsRun {
@@ -19,6 +20,8 @@ export interface CallsRun {
 	readonly tell: CallEvents;
 	/** The files the caller gave a resumed run: the bytes of files that calls settled before a pause returned. */
 	readonly givenFiles: readonly RunFile[];
+	/** The run's hooks and built-in guardrails: before_tool and after_tool run for every call. */
+	readonly hooks: HookChain;
 }
 
 /** What a step's calls came to: the step's outcome, or a pause before call `at` for a person's decision. */

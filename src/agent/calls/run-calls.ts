@@ -18,6 +18,10 @@ import type {
 } from '../pause/calls-state';
 import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
+import { afterTool, beforeTools } from './call-hooks';
+
+/** What the model and the trace get of a call whose result a hook or guardrail blocked: the run ends there. */
+const WITHHELD = 'what the call returned was withheld: a guardrail blocked the run';
 import { sealCalls, type CallsOutcome, type CallsRun } from './calls-run';
 
 /**
@@ -53,6 +57,8 @@ export async function runCalls(
 		}
 		tools = checked.tools;
 	} else tools = calls.map(({ tool }) => run.context.tools.get(tool));
+	const guarded = await beforeTools(run, entry, batch, decisions);
+	if (guarded) return guarded;
 	if (!single)
 		calls.forEach((call, index) => settled[index] ?? run.tell.action(step, call.tool, call.args));
 
@@ -61,30 +67,40 @@ export async function runCalls(
 	let stopped: StepOutcome | undefined; // the run's signal fired during a call
 	let group: Running[] = [];
 	const settle = (index: number, call: SettledCall) => (settled[index] = call);
-	const ran = (running: Running, outcome: ToolOutcome) => {
-		const { tool: name } = calls[running.index];
+	const ran = async (running: Running, outcome: ToolOutcome) => {
+		const { index } = running;
+		const { tool: name } = calls[index];
 		const elapsed_ms = Math.round(outcome.elapsedMs);
 		countToolUse(ledger.usedTools, name, elapsed_ms, outcome.ok);
-		ledger.repeats.record(
-			running.key,
-			step,
-			outcome.ok ? outcome : { ok: false, message: outcome.error.message },
-		);
-		batch.started = batch.started.filter((index) => index !== running.index);
-		if (!outcome.ok) {
-			if (outcome.runAborted) {
-				entry.error = outcome.error;
-				if (single) run.tell.observation(step, name, false, outcome.error.message);
-				stopped ??= { next: 'finish', ...abortedReason(run.context.runSignal.reason) };
-			}
-			const text = `Error: ${outcome.error.message}`;
-			settle(running.index, { kind: 'ran', text, error: outcome.error, elapsed_ms });
+		batch.started = batch.started.filter((other) => other !== index);
+		if (!outcome.ok && outcome.runAborted) {
+			entry.error = outcome.error;
+			if (single) run.tell.observation(step, name, false, outcome.error.message);
+			stopped ??= { next: 'finish', ...abortedReason(run.context.runSignal.reason) };
+		}
+		// What the call returned (an error's message too) through after_tool: the loop breaker keeps what the model saw.
+		const place = { tool: name, ...(single ? {} : { call: index + 1 }) };
+		const raw = outcome.ok ? outcome.observation : outcome.error.message;
+		const checked =
+			!outcome.ok && outcome.runAborted ? { text: raw } : await afterTool(run, entry, place, raw);
+		if ('ended' in checked) {
+			stopped ??= checked.ended;
+			const error = { type: 'guardrail' as const, message: WITHHELD };
+			ledger.repeats.record(running.key, step, { ok: false, message: WITHHELD });
+			settle(index, { kind: 'ran', text: `Error: ${WITHHELD}`, error, elapsed_ms });
 			return;
 		}
+		if (!outcome.ok) {
+			const error = { ...outcome.error, message: checked.text };
+			ledger.repeats.record(running.key, step, { ok: false, message: checked.text });
+			settle(index, { kind: 'ran', text: `Error: ${checked.text}`, error, elapsed_ms });
+			return;
+		}
+		ledger.repeats.record(running.key, step, { ...outcome, observation: checked.text });
 		const taken = outcome.files
-			? takeFiles(run, outcome.observation, outcome.files)
-			: { observation: outcome.observation, files: [] };
-		settle(running.index, {
+			? takeFiles(run, checked.text, outcome.files)
+			: { observation: checked.text, files: [] };
+		settle(index, {
 			kind: 'ran',
 			text: taken.observation,
 			elapsed_ms,
@@ -108,7 +124,7 @@ export async function runCalls(
 					args,
 					run.durable?.idempotencyKey(step, name, args),
 				);
-				ran(call, outcome);
+				await ran(call, outcome);
 				batch.running = batch.running!.filter((other) => other.index !== index);
 				const write = single ? undefined : sealCalls(run, step, batch);
 				writes = writes.then(() => write?.());

@@ -1,4 +1,5 @@
 // A step's model call as the run keeps it: asked (with failover), timed, its tokens and cost counted, its reply in the conversation.
+import type { ChatMessage } from '../../core/messages';
 import { addUsage, estimateWhenUnreported } from '../../core/usage';
 import type { ChatResponse, ResponseFormat } from '../../providers/chat-model';
 import type { AgentConfig } from '../../settings/config';
@@ -23,6 +24,8 @@ export interface ModelTurnContext {
 	runSignal: AbortSignal;
 	/** Each attempt's answer stream to the listener, or none. */
 	release: () => AnswerRelease | undefined;
+	/** before_model (issue #50): the hooks may change this one call's messages, or end the step. */
+	beforeModel?: (messages: ChatMessage[]) => Promise<ChatMessage[] | StepOutcome>;
 }
 
 /**
@@ -35,7 +38,12 @@ export async function modelTurn(
 	context: ModelTurnContext,
 ): Promise<StepOutcome | { response: ChatResponse; release?: AnswerRelease }> {
 	const { config, ledger, runSignal } = context;
-	const sent = modelMessages(ledger.conversation, config.observation_max_len);
+	let sent = modelMessages(ledger.conversation, config.observation_max_len);
+	if (context.beforeModel) {
+		const changed = await context.beforeModel(sent);
+		if (!Array.isArray(changed)) return changed;
+		sent = changed;
+	}
 	const request = { config, format: context.format, messages: sent, runSignal };
 	const { call, release } = await callWithFailover(context.models, entry, context.release, request);
 	entry.model_ms = Math.round(call.elapsedMs);

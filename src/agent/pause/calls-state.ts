@@ -47,6 +47,8 @@ export interface BatchState {
 	 * `action` and `observation` in the trace, the observation message of one tool — rather than as a batch.
 	 */
 	form?: 'action';
+	/** before_tool ran on every call (issue #50): a paused or checkpointed batch is not checked again. */
+	guarded?: true;
 }
 
 /** A person's decisions on a paused batch's calls, by index (0-based here; `call n` is 1-based for people). */

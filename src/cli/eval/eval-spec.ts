@@ -24,6 +24,7 @@ const FINISH_REASONS = {
 	cost_limit: true,
 	awaiting_approval: true,
 	interrupted_call: true,
+	guardrail: true,
 	cancelled: true,
 } satisfies Record<FinishReason, true>;
 

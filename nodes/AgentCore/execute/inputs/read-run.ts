@@ -74,6 +74,11 @@ export async function readItemRun(
 				output_schema: readJsonValue(context, panel.outputSchema.value, itemIndex, 'Output Schema'),
 			}
 		: {};
+	// Version 2's Guardrails (issue #50), checked by the engine entry by entry.
+	const guardrails =
+		options.guardrails !== undefined
+			? { guardrails: readJsonValue(context, options.guardrails, itemIndex, 'Guardrails') }
+			: {};
 	if (!modelName)
 		throw nodeError(
 			context,
@@ -132,6 +137,7 @@ export async function readItemRun(
 		...(mcpServers.servers ? { mcp_servers: mcpServers.servers } : {}),
 		...panel.config,
 		...(outputSchema as Partial<AgentConfig>),
+		...(guardrails as Partial<AgentConfig>),
 		approval_required: approval.tools,
 		...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
 	};

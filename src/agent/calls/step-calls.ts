@@ -1,0 +1,29 @@
+// A step's calls as the loop takes them: the one call path, and its pause turned into the run's paused output.
+import type { TraceStep } from '../../trace/types';
+import type { StepOutcome } from '../base/step-outcome';
+import { pausedOutput } from '../pause/paused-run';
+import { progressOf } from '../pause/progress';
+import { callName, type BatchDecisions, type BatchState } from '../pause/calls-state';
+import { runCalls } from './run-calls';
+import type { CallsRun } from './calls-run';
+
+/** The step's calls through the one call path; a pause there ends the run awaiting a person, its state sealed. */
+export async function stepCalls(
+	run: CallsRun,
+	entry: TraceStep,
+	batch: BatchState,
+	stateSecret: string | undefined,
+	decisions?: BatchDecisions,
+): Promise<StepOutcome> {
+	const outcome = await runCalls(run, entry, batch, decisions);
+	if (outcome.next !== 'pause') return outcome;
+	batch.waiting = outcome.at;
+	const { tool, args } = batch.calls[outcome.at];
+	const name = batch.form === 'action' ? tool : callName(batch, outcome.at);
+	const detail = outcome.detail ?? `${name} waits for a person's approval`;
+	const pending = { tool, args };
+	const progress = { ...progressOf(run.ledger, entry.step, batch), pending, batch };
+	const { redactor, config } = run.context;
+	const paused = pausedOutput(progress, redactor, stateSecret!, config);
+	return { next: 'finish', reason: 'awaiting_approval', detail, paused };
+}

@@ -1,0 +1,54 @@
+// The run's hooks made from its options and config, and before_run (issue #50) on the user's message.
+import type { ChatMessage } from '../../core/messages';
+import { checkGuardrails } from '../../guardrails';
+import type { AgentConfig } from '../../settings/config';
+import type { GuardrailDecision } from '../../trace/types';
+import { checkHooks, HookChain } from '../hooks';
+import type { RunAgentOptions } from '../base/run-options';
+
+/** What a run starts with from its hooks: the chain, before_run's decisions, and a block that ends it at once. */
+export interface HooksStart {
+	chain: HookChain;
+	decisions: GuardrailDecision[];
+	blocked?: string;
+	stopped?: true;
+}
+
+/** The library hooks in their order, then the built-in guardrails of the config (hosts normalised as checked). */
+export function runHooks(
+	options: Pick<RunAgentOptions, 'hooks' | 'runKey'>,
+	config: AgentConfig,
+): HookChain {
+	return new HookChain(
+		checkHooks(options.hooks),
+		checkGuardrails(config.guardrails),
+		options.runKey,
+	);
+}
+
+/**
+ * before_run on the user's message, before anything else sees it: a change replaces the message in the
+ * history (the caller's objects are left as they were), so the conversation, the trusted text and the memory
+ * all hold what the hooks left.
+ */
+export async function beforeRun(
+	options: Pick<RunAgentOptions, 'hooks' | 'runKey' | 'signal'>,
+	config: AgentConfig,
+	input: { history: ChatMessage[]; newUserMessage: ChatMessage },
+): Promise<HooksStart & { history: ChatMessage[]; newUserMessage: ChatMessage }> {
+	const chain = runHooks(options, config);
+	const decisions: GuardrailDecision[] = [];
+	const start = { chain, decisions, ...input };
+	if (!chain.has('before_run')) return start;
+	const under = options.signal ? chain.under(options.signal) : chain;
+	const given = input.newUserMessage.content;
+	const outcome = await under.run('before_run', { step: 0 }, given, decisions);
+	if (outcome.next === 'block') return { ...start, blocked: outcome.detail };
+	if (outcome.next === 'stopped') return { ...start, stopped: true };
+	if (outcome.next !== 'go' || outcome.value === given) return start;
+	const newUserMessage = { ...input.newUserMessage, content: outcome.value as string };
+	const history = input.history.map((message) =>
+		message === input.newUserMessage ? newUserMessage : message,
+	);
+	return { ...start, history, newUserMessage };
+}
