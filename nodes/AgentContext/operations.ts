@@ -1,6 +1,6 @@
 // Agent Context's operations for one item: panel values → the conversation functions of src/context → the output item.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { TraceStep } from '../../src';
+import type { TraceStep } from '../../src/run-path';
 import {
 	compactSteps,
 	type ContextStore,

@@ -1,5 +1,5 @@
 // The item's Conversation Scope as a session request carries it: the panel's choice and, for This Workflow, n8n's workflow id.
-import { ConfigError } from '../../src';
+import { ConfigError } from '../../src/run-path';
 import type { ContextScope } from '../../src/context';
 import type { PanelContext } from './session-requests';
 

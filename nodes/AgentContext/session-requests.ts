@@ -1,6 +1,6 @@
 // Agent Context's panel values → the requests of prepareSession and persistSession, read once for the node and its memory sub-node.
 import type { IDataObject, IExecuteFunctions, IWorkflowNodeContext } from 'n8n-workflow';
-import { InputError } from '../../src';
+import { InputError } from '../../src/run-path';
 import {
 	type BusyPolicy,
 	type BusyOptions,

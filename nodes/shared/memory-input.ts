@@ -1,5 +1,5 @@
 // What a sub-node on Agent Core's Memory input (version 2) gives one item's run: the conversation before it, the turn saved after.
-import type { AgentResult, ChatMessage } from '../../src';
+import type { AgentResult, ChatMessage } from '../../src/run-path';
 
 /**
  * One item's memory, opened from whatever the Memory input carries: an n8n chat memory sub-node (Simple Memory,

@@ -1,5 +1,5 @@
 import { NodeApiError, NodeOperationError, type IWorkflowNodeContext } from 'n8n-workflow';
-import { AgentCoreError } from '../../src';
+import { AgentCoreError } from '../../src/run-path';
 
 /**
  * A NodeOperationError that keeps our message. n8n rewrites any message mentioning a common error code

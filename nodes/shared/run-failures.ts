@@ -5,7 +5,7 @@ import {
 	type IExecuteFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
-import type { AgentResult, FinishReason } from '../../src';
+import type { AgentResult, FinishReason } from '../../src/run-path';
 
 /** What the node does with a run that ended on a model error or a run timeout. */
 export type OnModelError = 'fail' | 'returnItem';

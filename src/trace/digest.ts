@@ -17,6 +17,23 @@ export const sha256: (text: string) => string =
 /** A tool's argument schema as the chain base takes it: the hash of its canonical JSON. */
 export const schemaHash = (schema: JsonSchema): string => sha256(canonicalJson(schema));
 
+/**
+ * A run's tools' schema hashes, kept by schema object: the built-in tools' schemas are the same objects in every
+ * run, and each run's chain base hashed them again (issue #49). Keyed by object, as the run's validators are
+ * (validation/validate.ts): a tool's schema is not changed once the tool is registered. The audit verifier
+ * hashes with schemaHash itself, every time: the record it checks may have been changed in place.
+ */
+const runSchemaHashes = new WeakMap<JsonSchema, string>();
+
+function runSchemaHash(schema: JsonSchema): string {
+	let hashed = runSchemaHashes.get(schema);
+	if (hashed === undefined) {
+		hashed = schemaHash(schema);
+		runSchemaHashes.set(schema, hashed);
+	}
+	return hashed;
+}
+
 /** What a run's chain starts from: the config's hash and each allowed tool's argument-schema hash. */
 export interface ChainBase {
 	configHash: string;
@@ -26,7 +43,7 @@ export interface ChainBase {
 /** The chain base of a run with this config hash and these allowed tools. */
 export function chainBase(configHash: string, tools: Iterable<Tool>): ChainBase {
 	const toolSchemaHashes: Record<string, string> = {};
-	for (const tool of tools) toolSchemaHashes[tool.name] = schemaHash(tool.parameters);
+	for (const tool of tools) toolSchemaHashes[tool.name] = runSchemaHash(tool.parameters);
 	return { configHash, toolSchemaHashes };
 }
 

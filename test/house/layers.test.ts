@@ -6,7 +6,7 @@ import * as path from 'node:path';
  * The layers of src/, bottom to top, as the real imports stand (issue #28). A folder may import from any
  * lower layer, never from its own layer's other folders nor from a higher one: folders of one layer stay
  * independent. `core` holds the shared words (messages, roles, usage, loadOnce) every layer may use; the
- * files directly in src/ (cli.ts, index.ts) are the top. A new folder must be given a layer here.
+ * files directly in src/ (cli.ts, index.ts and the nodes' doors) are the top. A new folder must be given a layer here.
  */
 const LAYERS: readonly (readonly string[])[] = [
 	['core'], // ChatMessage, roles, TokenUsage and its arithmetic, message parsing, InputError, loadOnce
@@ -22,7 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
 	['replay'], // replay, counterfactual replay and fork of audited runs: the loop run again from the audit record
 	['cli', 'demo'], // the CLI's commands; the demo and scripted model servers
 ];
-const TOP = LAYERS.length; // src/cli.ts, src/index.ts
+const TOP = LAYERS.length; // src/cli.ts, src/index.ts, src/run-path.ts, src/panel.ts
 /**
  * The rooms of src/agent/, bottom to top (issue #49), ranked as LAYERS ranks src/: the protocol and the loop's
  * shared words at the bottom, the loop itself (the files directly in src/agent/) at the top.
@@ -36,8 +36,8 @@ const AGENT_ROOMS: readonly (readonly string[])[] = [
 	['calls'], // the one tool-call path
 	['result'], // the run's result, the audit and spans after it
 ];
-/** What nodes/ may import from src/: the engine's entry points only. */
-const ENTRY_POINTS = new Set(['src/index.ts', 'src/context/index.ts', 'src/panel.ts']);
+/** What nodes/ may import from src/: the doors made for them (the run path, the conversation store, the panels), not the library's index. */
+const ENTRY_POINTS = new Set(['src/run-path.ts', 'src/context/index.ts', 'src/panel.ts']);
 
 const ROOT = path.join(__dirname, '..', '..');
 const layerOf = new Map(
@@ -97,7 +97,7 @@ function layeringFindings(
 			if (file.startsWith('nodes/')) {
 				if (target.startsWith('src/') && !ENTRY_POINTS.has(target))
 					findings.push(
-						`${file} imports '${specifier}' (${target}): nodes/ use src/index.ts or src/context/index.ts`,
+						`${file} imports '${specifier}' (${target}): nodes/ use src/run-path.ts, src/context/index.ts or src/panel.ts`,
 					);
 				continue;
 			}
@@ -297,7 +297,7 @@ describe('layers of src/', () => {
 			'src/unplaced/ has no layer: add it to LAYERS in test/house/layers.test.ts where its imports put it',
 			"src/core/upward.ts imports '../agent/run-agent': up from core (layer 0) to agent (layer 9)",
 			"src/context/sideways.ts imports '../audit/record': across layer 8, from context to audit (folders of one layer stay independent)",
-			"nodes/Deep/deep.ts imports '../../src/agent/run-agent' (src/agent/run-agent.ts): nodes/ use src/index.ts or src/context/index.ts",
+			"nodes/Deep/deep.ts imports '../../src/agent/run-agent' (src/agent/run-agent.ts): nodes/ use src/run-path.ts, src/context/index.ts or src/panel.ts",
 		]);
 	});
 

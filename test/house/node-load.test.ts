@@ -89,6 +89,38 @@ describe('loading the nodes as n8n does at start', () => {
 	});
 });
 
+describe('the execute paths, loaded on the first run', () => {
+	it("load the run path through src/run-path.ts: not the library's index, replay, the CLI nor the demo (issue #49)", () => {
+		const paths = [
+			'dist/nodes/AgentCore/execute/index.js',
+			'dist/nodes/AgentContext/execute.js',
+			'dist/nodes/AgentContextMemory/supply.js',
+		].map((file) => join(ROOT, file));
+		const child = `for (const file of ${JSON.stringify(paths)}) require(file);
+    process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
+		const own = (
+			JSON.parse(
+				execFileSync(process.execPath, ['-e', child], { cwd: ROOT, encoding: 'utf8' }),
+			) as string[]
+		)
+			.map((file) => file.split('\\').join('/'))
+			.filter((file) => file.startsWith(`${ROOT.split('\\').join('/')}/dist/`))
+			.map((file) => file.slice(ROOT.length + 1));
+		const neverOnTheRunPath = [
+			'dist/src/index.js',
+			'dist/src/cli',
+			'dist/src/replay/',
+			'dist/src/demo/',
+		];
+		expect(own.filter((file) => neverOnTheRunPath.some((path) => file.startsWith(path)))).toEqual(
+			[],
+		);
+		expect(own).toEqual(
+			expect.arrayContaining(['dist/src/run-path.js', 'dist/src/agent/run-agent.js']),
+		);
+	});
+});
+
 describe('the node methods, loaded on first call', () => {
 	const versionTwo = (new AgentCore() as VersionedNodeType).getNodeType(2) as INodeType;
 	const redis = (port: number) =>

@@ -1,7 +1,8 @@
 import { configureRun } from '../../src/agent/setup/configure-run';
 import { runAgent } from '../../src/agent/run-agent';
 import { configHash } from '../../src/run-state/signed-state';
-import { chainBase, traceChain, traceDigest } from '../../src/trace/digest';
+import { builtInTools } from '../../src/tools/registry';
+import { chainBase, schemaHash, traceChain, traceDigest } from '../../src/trace/digest';
 import { action, final, modelFor, useScriptedServer } from '../support/agent';
 
 /** Issue #19 (first part): every output's trace_digest, the head of a hash chain anyone can recompute. */
@@ -49,5 +50,15 @@ describe('trace_digest', () => {
 		expect(
 			traceDigest({ ...base, toolSchemaHashes: { json_transform: 'other' } }, result.trace),
 		).not.toBe(result.trace_digest);
+	});
+
+	it('hashes each tool’s own schema in every run, the built-ins kept from run to run', () => {
+		const hashes = () => chainBase('c', builtInTools).toolSchemaHashes;
+		const first = hashes();
+		expect(hashes()).toEqual(first);
+		expect(first).toEqual(
+			Object.fromEntries(builtInTools.map((tool) => [tool.name, schemaHash(tool.parameters)])),
+		);
+		expect(new Set(Object.values(first)).size).toBe(builtInTools.length);
 	});
 });

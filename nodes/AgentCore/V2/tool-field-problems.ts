@@ -1,6 +1,6 @@
 // A bad value in a version 2 tool field is named by that field ("Allowed Domains"), not by Tool Settings (JSON).
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { builtInTools, toolSettingsProblems, type AgentConfig } from '../../../src';
+import { builtInTools, toolSettingsProblems, type AgentConfig } from '../../../src/run-path';
 import { nodeError } from '../../shared/node-errors';
 import { agentCoreProperties } from '../V1/description';
 import { TOP_LEVEL_TOOL_FIELDS, toolFieldsOf, toolLabels } from './tool-fields';

@@ -5,7 +5,7 @@ import type {
 	INodeExecutionData,
 	RelatedExecution,
 } from 'n8n-workflow';
-import { resumeAgent, runAgent, type AgentResult } from '../../../src';
+import { resumeAgent, runAgent, type AgentResult } from '../../../src/run-path';
 import {
 	chatOutput,
 	failedRunJson,

@@ -1,5 +1,5 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import type { ProviderName } from '../../../src';
+import type { ProviderName } from '../../../src/run-path';
 import { modelFromCredential } from '../execute/inputs/provider-credential';
 
 /** Lists the endpoint's models for the Model field; typing an ID stays possible when listing fails. */

@@ -6,7 +6,7 @@ import { callDroppingRefusedFields, type DroppableField } from '../refused-field
 import { DEFAULT_MAX_RETRIES, withRetries } from '../retry';
 import { streamedTextFor, type StreamedText } from '../streamed-text';
 import { fileRefusal } from '../provider-errors';
-import { openAiSdk } from './sdk';
+import { sharedOpenAiClient } from './sdk';
 import { openAiMessages } from './parts';
 import { bodyWithFiles, fileMarkers } from '../file-body';
 import { classifyOpenAiError, refusedField, withReadableMessage } from './errors';
@@ -27,14 +27,7 @@ export class OpenAiChatModel implements ChatModel {
 		checkModelOptions('OpenAiChatModel', options);
 		this.secrets = [options.apiKey];
 		this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-		this.client = new (openAiSdk())({
-			apiKey: options.apiKey,
-			baseURL: options.baseUrl || undefined,
-			// Retries are ours (../retry.ts): the SDK's retry sleep ignores the abort signal.
-			maxRetries: 0,
-			// The engine enforces single_call_timeout itself through the abort signal.
-			timeout: 24 * 3600 * 1000,
-		});
+		this.client = sharedOpenAiClient(options.apiKey, options.baseUrl);
 	}
 
 	async generate(request: ChatRequest): Promise<ChatResponse> {

@@ -6,7 +6,11 @@ import type {
 	INodeCredentialTestResult,
 	INodeExecutionData,
 } from 'n8n-workflow';
-import { DEFAULT_CONFIG, stateSecretProblem, type ApprovalDecision } from '../../../../src';
+import {
+	DEFAULT_CONFIG,
+	stateSecretProblem,
+	type ApprovalDecision,
+} from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 import { missingCredential, type CredentialPicker } from './missing-credential';
 

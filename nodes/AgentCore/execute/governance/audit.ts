@@ -12,7 +12,7 @@ import {
 	type PostgresTarget,
 	type RunAgentOptions,
 	type RunTracing,
-} from '../../../../src';
+} from '../../../../src/run-path';
 
 /** The "Agent Core: Audit Database" credential's fields as connection settings. */
 export function auditTargetFromCredential(data: ICredentialDataDecryptedObject): PostgresTarget {

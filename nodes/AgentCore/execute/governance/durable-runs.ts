@@ -1,6 +1,6 @@
 // Governance → Durable Runs (version 2): the run key an item's run is checkpointed under, and where.
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { CheckpointStore } from '../../../../src';
+import type { CheckpointStore } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 import type { ExecutionRedis } from './execution-redis';
 

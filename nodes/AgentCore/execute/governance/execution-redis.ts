@@ -9,7 +9,7 @@ import {
 	type CheckpointStore,
 	type McpPinStore,
 	type UsedStates,
-} from '../../../../src';
+} from '../../../../src/run-path';
 import type { RedisConnectionOptions } from '../../../../src/context';
 import { nodeError } from '../../../shared/node-errors';
 import { missingCredential } from './missing-credential';

@@ -1,6 +1,6 @@
 // Version 2's Memory input: the sub-node connected to it, opened as one item's MemoryInput, and the run's conversation from it.
 import { NodeConnectionTypes, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
-import type { AgentResult, ChatMessage } from '../../../../src';
+import type { AgentResult, ChatMessage } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 import { isAgentContextMemory, type MemoryInput } from '../../../shared/memory-input';
 import { isLangChainChatMemory, langChainMemoryInput } from './langchain-memory';

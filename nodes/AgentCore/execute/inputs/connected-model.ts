@@ -1,6 +1,6 @@
 /** The chat models connected to the node's Chat Model and Fallback Model inputs, read from n8n and handed to the engine as ChatModels. */
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
-import { LangChainChatModel, type ChatModel } from '../../../../src';
+import { LangChainChatModel, type ChatModel } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 
 /** n8n's error when a required sub-node input is empty, for the two chat-model inputs. */

@@ -1,5 +1,5 @@
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
-import { toJsonSchemaObject, type Tool } from '../../../../src';
+import { toJsonSchemaObject, type Tool } from '../../../../src/run-path';
 import { isMcpClientToolkit, readMcpClientToolResult } from './mcp-client-tool';
 
 /** The part of a LangChain tool (what n8n's tool sub-nodes supply) that Agent Core uses. */

@@ -1,5 +1,5 @@
 // An n8n chat memory sub-node (Simple Memory, Redis / Postgres Chat Memory…) read as a MemoryInput, the way n8n's AI Agent reads it.
-import type { AgentResult, ChatMessage } from '../../../../src';
+import type { AgentResult, ChatMessage } from '../../../../src/run-path';
 import type { MemoryInput } from '../../../shared/memory-input';
 
 /** One remembered tool call and what it returned, as Agent Core keeps it on an answer. */

@@ -1,6 +1,6 @@
 // n8n's MCP Client Tool sub-node on the Tool input: which connected tools are its, and what its results mean.
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
-import { renderCallResult, TruncatedText } from '../../../../src';
+import { renderCallResult, TruncatedText } from '../../../../src/run-path';
 
 const MCP_CLIENT_TOOL_TYPE = /\.mcpClientTool$/;
 

@@ -1,6 +1,6 @@
 // Options → MCP Servers (JSON) (version 2): the config's mcp_servers, the MCP tools it allows, and Read-Only Tools' `<server>.<tool>` names.
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { mcpServersProblem, type McpServerConfig } from '../../../../src';
+import { mcpServersProblem, type McpServerConfig } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 
 const LABEL = 'MCP Servers (JSON)';

@@ -8,7 +8,7 @@ import {
 	type ChatModel,
 	type ProviderName,
 	type ProviderOptions,
-} from '../../../../src';
+} from '../../../../src/run-path';
 
 /** The credential type that holds each provider's key and address. */
 const CREDENTIAL_TYPES: Record<ProviderName, string> = {

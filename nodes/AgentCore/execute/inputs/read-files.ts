@@ -6,7 +6,7 @@ import {
 	shownFileName,
 	type AgentConfig,
 	type RunAgentOptions,
-} from '../../../../src';
+} from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 
 type FileInput = NonNullable<RunAgentOptions['files']>[number];

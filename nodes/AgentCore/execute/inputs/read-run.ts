@@ -1,6 +1,12 @@
 // One item's panel values read once into the engine's run options: models, config, tools, approval, input.
 import type { IDataObject, IExecuteFunctions, RelatedExecution } from 'n8n-workflow';
-import type { AgentConfig, ChatModel, ProviderName, RunAgentOptions, Tool } from '../../../../src';
+import type {
+	AgentConfig,
+	ChatModel,
+	ProviderName,
+	RunAgentOptions,
+	Tool,
+} from '../../../../src/run-path';
 import { readField } from '../../../shared/default-expressions';
 import { nodeError } from '../../../shared/node-errors';
 import { readApproval, readStateSecret } from '../governance/approval';

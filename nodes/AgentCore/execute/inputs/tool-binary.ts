@@ -1,6 +1,6 @@
 // The binary data of items a tool returned (a sub-workflow's output) as files for the model (issue #40).
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { readStreamBounded, shownFileName, WithFiles } from '../../../../src';
+import { readStreamBounded, shownFileName, WithFiles } from '../../../../src/run-path';
 
 type FileInput = WithFiles['files'][number];
 

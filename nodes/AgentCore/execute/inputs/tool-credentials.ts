@@ -5,7 +5,11 @@ import type {
 	IExecuteFunctions,
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
-import { type AgentConfig, domainEntryProblem, HEADER_NAME_PATTERN } from '../../../../src';
+import {
+	type AgentConfig,
+	domainEntryProblem,
+	HEADER_NAME_PATTERN,
+} from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 import type { ExecutionRedis } from '../governance/execution-redis';
 

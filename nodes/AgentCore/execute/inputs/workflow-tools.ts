@@ -4,7 +4,7 @@ import type {
 	INodeExecutionData,
 	RelatedExecution,
 } from 'n8n-workflow';
-import { SchemaError, validateAgainst, type JsonSchema, type Tool } from '../../../../src';
+import { SchemaError, validateAgainst, type JsonSchema, type Tool } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 import { withItemBinaries } from './tool-binary';
 import { DEFAULT_WORKFLOW_ARGS_SCHEMA } from '../../panel/workflow-tool-schema';

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { callRan, type AgentResult } from '../../../../src';
+import { callRan, type AgentResult } from '../../../../src/run-path';
 
 /**
  * Records a credential-mode run's model and tool calls where n8n records its AI nodes' calls. A root node

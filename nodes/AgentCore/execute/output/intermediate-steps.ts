@@ -4,7 +4,7 @@ import {
 	TOOL_CALL_ERRORS,
 	type StepError,
 	type TraceStep,
-} from '../../../../src';
+} from '../../../../src/run-path';
 
 /** The AI message that asked for the call, as n8n's AI Agent keeps it: no text of its own, the one tool call. */
 interface AiMessage {

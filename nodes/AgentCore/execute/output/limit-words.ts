@@ -1,5 +1,5 @@
 // A limit's sentence in the words of the panel the user set it in (issue #41): "used all 1 of its Max Iterations (Options)".
-import { SETTINGS, type AgentConfig, type FinishReason } from '../../../../src';
+import { SETTINGS, type AgentConfig, type FinishReason } from '../../../../src/run-path';
 import { panelName } from '../../panel/names';
 
 /** The finish reasons that are one setting run out, and the setting (with the unit its value is counted in). */

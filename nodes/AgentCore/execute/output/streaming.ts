@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { AgentEvent, AgentEventListener } from '../../../../src';
+import type { AgentEvent, AgentEventListener } from '../../../../src/run-path';
 
 /** The chunk calls of n8n ≥ 1.105; older versions have neither, and a run there streams nothing. */
 type StreamingFunctions = Pick<IExecuteFunctions, 'isStreaming' | 'sendChunk'>;
