@@ -6,6 +6,7 @@
  */
 export { runAgent } from './agent/run-agent';
 export type { RunAgentOptions } from './agent/base/run-options';
+export type { AgentHook, HookData, HookDecision, HookPoint } from './agent/base/hook-types';
 export type { AgentEvent, AgentEventListener } from './agent/base/events';
 export { resumeAgent } from './agent/resume';
 export type { ApprovalDecision } from './agent/pause/paused-run';

@@ -1,5 +1,6 @@
 // The built-in guardrails (issue #50): a row of the settings table (settings.ts spreads it in), declared once here.
-import { checkGuardrails, type Guardrail } from '../guardrails';
+import { loadOnce } from '../core/load-once';
+import type { Guardrail } from '../guardrails';
 import type { Check } from './setting-checks';
 import type { Setting } from './setting-types';
 
@@ -8,9 +9,13 @@ import type { Setting } from './setting-types';
  * field (`guardrails[2].kinds[0]`) and the fix, instead of one sentence about the whole key.
  */
 const guardrails = ((value: unknown) => {
-	checkGuardrails(value);
+	if (Array.isArray(value) && value.length === 0) return undefined;
+	built().checkGuardrails(value);
 	return undefined;
 }) as Check<Guardrail[]>;
+
+/** The guardrails' checks, loaded when a config with guardrails is first checked: the panels read this table without them. */
+const built = loadOnce(() => require('../guardrails') as typeof import('../guardrails'));
 
 export const GUARDRAIL_SETTINGS = {
 	/** Checks that need no model, run at the run's hook points: see src/guardrails and src/agent/hooks. */

@@ -12,6 +12,8 @@ import {
 	returnIntermediateStepsOption,
 	streamAnswerCheckedOption,
 	guardrailsOption,
+	guardrailPointsOption,
+	guardrailWorkflowOption,
 } from '../panel/options';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT, VERSION_2_DISPLAY_NAMES } from '../panel/places';
 import { collectionProperties } from '../panel/settings';
@@ -139,6 +141,8 @@ const optionsV2: INodeProperties[] = (
 		returnIntermediateStepsOption,
 		streamAnswerCheckedOption,
 		guardrailsOption,
+		guardrailWorkflowOption,
+		guardrailPointsOption,
 	] as INodeProperties[]
 )
 	.map(renamed)

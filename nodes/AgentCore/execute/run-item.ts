@@ -109,6 +109,7 @@ async function runOrResume(
 		durable,
 		mcp,
 		secrets,
+		hooks,
 	} = run;
 	const stream = openItemStream(context, itemIndex, options);
 	const common = {
@@ -119,6 +120,7 @@ async function runOrResume(
 		secrets,
 		config,
 		stateSecret,
+		...(hooks.length ? { hooks } : {}),
 		...durable,
 		...mcp,
 		sessionId: sessionId || undefined,

@@ -1,4 +1,5 @@
 // The Options collection's fields the node owns (batching, failure handling, output format, streaming); the rest come from the settings table.
+import { GUARDRAIL_POINT_CHOICES } from './guardrail-points';
 import type { INodeProperties } from 'n8n-workflow';
 
 /** Output Schema's default: an example schema (an object with a number and a currency). */
@@ -152,6 +153,30 @@ export const guardrailsOption: INodeProperties = {
 		'urls, pattern or keywords), where it looks (on: input, tool_call, observation, ' +
 		'answer) and an action (block ends the run, redact replaces what it finds, ' +
 		'deny_call refuses the tool call). Every decision is in the trace and the audit.',
+};
+
+/** Version 2's Guardrail Workflow: an n8n workflow called at the Guardrail Points as one of the run's hooks. */
+export const guardrailWorkflowOption: INodeProperties = {
+	displayName: 'Guardrail Workflow',
+	name: 'guardrailWorkflow',
+	type: 'workflowSelector',
+	default: '',
+	description:
+		'A workflow that judges the run at the Guardrail Points: it gets one item {point, run_id, ' +
+		'step, tool, args, observation, answer, input} and returns one item {decision: allow, deny, ' +
+		'modify or block, reason, and the changed args, observation, answer or input}. A workflow ' +
+		'that fails, takes over 10 seconds or returns anything else stops the run.',
+};
+
+/** Version 2's Guardrail Points: where the Guardrail Workflow is called. */
+export const guardrailPointsOption: INodeProperties = {
+	displayName: 'Guardrail Points',
+	name: 'guardrailPoints',
+	type: 'multiOptions',
+	options: GUARDRAIL_POINT_CHOICES,
+	default: ['before_run', 'before_tool', 'after_tool', 'after_run'],
+	description:
+		'Where the Guardrail Workflow is called; without a Guardrail Workflow this does nothing',
 };
 
 /** Version 2's MCP servers (the config's `mcp_servers`, read by execute/inputs/mcp-servers.ts); version 1's panel stays as published. */

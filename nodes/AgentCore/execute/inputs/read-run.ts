@@ -1,6 +1,7 @@
 // One item's panel values read once into the engine's run options: models, config, tools, approval, input.
 import type { IDataObject, IExecuteFunctions, RelatedExecution } from 'n8n-workflow';
 import type {
+	AgentHook,
 	AgentConfig,
 	ChatModel,
 	ProviderName,
@@ -23,6 +24,8 @@ import { loadMemoryInput } from './connected-memory';
 import type { MemoryInput } from '../../../shared/memory-input';
 import { withToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
+import { readGuardrailWorkflow } from './guardrail-workflow';
+import { readJsonValue } from './json-field';
 
 /** Everything a run or resume of one item needs, read from the panel once. */
 export interface ItemRun {
@@ -44,8 +47,10 @@ export interface ItemRun {
 	/** Where MCP tool definitions are pinned: Redis with the node's Redis credential (under Governance), else only the servers' `pins`. */
 	mcp: Pick<RunAgentOptions, 'mcpPins'>;
 	secrets: string[];
-	/** The sub-executions its workflow tools start, filled while it runs. */
+	/** The sub-executions its workflow tools and guardrail workflow start, filled while it runs. */
 	subExecutions: RelatedExecution[];
+	/** Options → Guardrail Workflow, as a hook at its Guardrail Points (none when unset). */
+	hooks: AgentHook[];
 }
 
 /**
@@ -114,6 +119,7 @@ export async function readItemRun(
 		subExecutions,
 		readOnly,
 	);
+	const hooks = readGuardrailWorkflow(context, itemIndex, options, subExecutions);
 	const extraTools = [
 		...workflowTools,
 		...(await readConnectedTools(context, itemIndex, readOnly)),
@@ -168,28 +174,8 @@ export async function readItemRun(
 		mcp,
 		secrets,
 		subExecutions,
+		hooks,
 	};
-}
-
-/** A JSON field's value: parsed when it is text, as it is when an expression already gave an object. */
-function readJsonValue(
-	context: IExecuteFunctions,
-	value: unknown,
-	itemIndex: number,
-	label: string,
-): unknown {
-	if (typeof value !== 'string') return value;
-	if (value.trim() === '') return undefined;
-	try {
-		return JSON.parse(value);
-	} catch (error) {
-		throw nodeError(
-			context,
-			`${label} is not valid JSON: ${(error as Error).message}`,
-			itemIndex,
-			'Fix the JSON in that field, or use an expression that returns an object.',
-		);
-	}
 }
 
 /**
