@@ -122,6 +122,8 @@ export interface GuardrailDecision {
 	/** before_tool, after_tool: the call's tool and, in a batch, its number. */
 	tool?: string;
 	call?: number;
+	/** before_run: the file sent with the input whose text it checked (its shown name). */
+	file?: string;
 	reason?: string;
 	definition_sha256?: string;
 	seen_sha256: string;

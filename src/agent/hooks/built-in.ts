@@ -46,7 +46,7 @@ export function runGuardrails(
 	target: GuardrailPoint,
 	start: unknown,
 	decisions: GuardrailDecision[],
-	where: Pick<GuardrailDecision, 'tool' | 'call'> = {},
+	where: Pick<GuardrailDecision, 'tool' | 'call' | 'file'> = {},
 ): BuiltInOutcome {
 	const point = POINT_OF_TARGET[target];
 	let value = start;

@@ -1,7 +1,7 @@
 // The run's hook chain (issue #50): at each point the library hooks in order, then the built-in guardrails.
 import type { ChatMessage } from '../../core/messages';
 import type { Guardrail, GuardrailPoint } from '../../guardrails';
-import { runGuardrails, valueHash } from './built-in';
+import { POINT_OF_TARGET, runGuardrails, valueHash } from './built-in';
 import { askHook, MODIFIED_FIELD } from './hook-reply';
 import {
 	HOOK_METHODS,
@@ -137,6 +137,22 @@ export class HookChain {
 		const checked = runGuardrails(this.guardrails, target, value, decisions, where);
 		if (checked.next === 'go') return { next: 'go', value: checked.value };
 		if (checked.next === 'deny') return { next: 'deny', value, reason: checked.reason };
+		return {
+			next: 'block',
+			detail: `${checked.by} blocked the run at ${point}: ${checked.reason}`,
+		};
+	}
+
+	/** The built-in guardrails alone on one text of `target` (a file sent with the input): what `run` applies after the hooks. */
+	checkText(
+		target: GuardrailPoint,
+		text: string,
+		decisions: GuardrailDecision[],
+		where: Pick<GuardrailDecision, 'file'>,
+	): ChainOutcome {
+		const checked = runGuardrails(this.guardrails, target, text, decisions, where);
+		if (checked.next === 'go') return { next: 'go', value: checked.value };
+		const point = POINT_OF_TARGET[target];
 		return {
 			next: 'block',
 			detail: `${checked.by} blocked the run at ${point}: ${checked.reason}`,

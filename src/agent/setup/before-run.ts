@@ -1,5 +1,6 @@
 // The run's hooks made from its options and config, and before_run (issue #50) on the user's message.
-import type { ChatMessage } from '../../core/messages';
+import type { ChatMessage, FileRef } from '../../core/messages';
+import { RunFile } from '../../files';
 import { checkGuardrails } from '../../guardrails';
 import type { AgentConfig } from '../../settings/config';
 import type { GuardrailDecision } from '../../trace/types';
@@ -29,7 +30,7 @@ export function runHooks(
 /**
  * before_run on the user's message, before anything else sees it: a change replaces the message in the
  * history (the caller's objects are left as they were), so the conversation, the trusted text and the memory
- * all hold what the hooks left.
+ * all hold what the hooks left. The text files sent with it pass the built-in `input` guardrails too.
  */
 export async function beforeRun(
 	options: Pick<RunAgentOptions, 'hooks' | 'runKey' | 'signal'>,
@@ -45,10 +46,45 @@ export async function beforeRun(
 	const outcome = await under.run('before_run', { step: 0 }, given, decisions);
 	if (outcome.next === 'block') return { ...start, blocked: outcome.detail };
 	if (outcome.next === 'stopped') return { ...start, stopped: true };
-	if (outcome.next !== 'go' || outcome.value === given) return start;
-	const newUserMessage = { ...input.newUserMessage, content: outcome.value as string };
+	if (outcome.next !== 'go') return start;
+	const files = checkFiles(under, input.newUserMessage.files, decisions);
+	if ('blocked' in files) return { ...start, blocked: files.blocked };
+	if (outcome.value === given && files.same) return start;
+	const newUserMessage: ChatMessage = {
+		...input.newUserMessage,
+		content: outcome.value as string,
+		...(files.same ? {} : { files: files.files }),
+	};
 	const history = input.history.map((message) =>
 		message === input.newUserMessage ? newUserMessage : message,
 	);
 	return { ...start, history, newUserMessage };
+}
+
+/**
+ * The input's text files through the built-in `input` guardrails: a block ends the run; a redaction replaces the
+ * file with its redacted text (a new file: its hash is the redacted text's).
+ */
+function checkFiles(
+	chain: HookChain,
+	given: ChatMessage['files'],
+	decisions: GuardrailDecision[],
+): { files: FileRef[]; same: boolean } | { blocked: string } {
+	const files = [...(given ?? [])];
+	let same = true;
+	for (const [index, file] of files.entries()) {
+		if (!(file instanceof RunFile) || file.kind !== 'text') continue;
+		const text = file.text();
+		const outcome = chain.checkText('input', text, decisions, { file: file.name });
+		if (outcome.next === 'block') return { blocked: outcome.detail };
+		if (outcome.next !== 'go' || outcome.value === text) continue;
+		files[index] = RunFile.of(
+			file.name,
+			file.type,
+			file.kind,
+			Buffer.from(outcome.value as string),
+		);
+		same = false;
+	}
+	return { files, same };
 }

@@ -248,4 +248,37 @@ describe('built-in guardrails in a run', () => {
 			field: expect.stringMatching(/^guardrails\[0\]/),
 		});
 	});
+
+	it('checks the text files sent with the input too: a redaction reaches the model, a block ends the run', async () => {
+		const csv = Buffer.from('id,email\n1,mia@example.com\n');
+		const files = [{ name: 'orders.csv', mimeType: 'text/csv', data: csv }];
+		const withFile = (guardrail: Record<string, unknown>) =>
+			runAgent({
+				model: modelFor(server()),
+				config: { model: 'm', guardrails: [guardrail] } as never,
+				prompt: 'Summarise the file',
+				files,
+			});
+		server().setScript([final('one order')]);
+		const hide = {
+			name: 'hide-emails',
+			check: 'pii',
+			kinds: ['email'],
+			on: ['input'],
+			action: 'redact',
+		};
+		const redacted = await withFile(hide);
+		expect(redacted.finish_reason).toBe('final');
+		const sent = JSON.stringify(server().requests[0].messages);
+		expect(sent).toContain('[redacted:hide-emails]');
+		expect(sent).not.toContain('mia@example.com');
+		expect(redacted.trace[0].guardrails?.[0]).toMatchObject({
+			file: 'orders.csv',
+			decision: 'redact',
+		});
+		server().requests.length = 0;
+		const blocked = await withFile({ ...hide, name: 'no-mail', action: 'block' });
+		expect(blocked.finish_reason).toBe('guardrail');
+		expect(server().requests).toHaveLength(0);
+	});
 });
