@@ -30,8 +30,9 @@ const internal = {
 describe('Agent Core version 2: Options → Guardrails in n8n’s engine', () => {
 	const server = useScriptedServer();
 
-	async function run(options: INodeParameters, typeVersion = 2) {
+	async function run(options: INodeParameters, typeVersion = 2, streaming = false) {
 		return runWorkflow({
+			streaming,
 			nodes: [
 				createInputNode([{ prompt: 'Pay the order' }]),
 				createNode({
@@ -185,5 +186,51 @@ describe('Agent Core version 2: Options → Guardrails in n8n’s engine', () =>
 		const json = itemOf(result);
 		expect(json.finish_reason).toBe('final');
 		expect(json).not.toHaveProperty('guardrails_tripped');
+	});
+
+	describe('streaming (a Webhook in Response Mode Streaming)', () => {
+		const streamed = (result: Awaited<ReturnType<typeof run>>) =>
+			result.chunks
+				.filter((chunk) => chunk.type === 'item')
+				.map((chunk) => chunk.content)
+				.join('');
+
+		it('streams the answer as the model writes it when no guardrail checks it', async () => {
+			server().setScript([final(`The plan is ${SECRET_PLAN}.`)]);
+			const result = await run({}, 2, true);
+			// As written: the answer goes out in the pieces the model sends, the secret plan among them.
+			const types = result.chunks.map((chunk) => chunk.type);
+			expect(types.filter((type) => type === 'item').length).toBeGreaterThan(1);
+			expect([types[0], types.at(-1)]).toEqual(['begin', 'end']);
+			expect(streamed(result)).toBe(`The plan is ${SECRET_PLAN}.`);
+		});
+
+		it('never sends an answer an answer guardrail blocks', async () => {
+			server().setScript([final(`The plan is ${SECRET_PLAN}.`)]);
+			const result = await run({ guardrails: JSON.stringify([internal]) }, 2, true);
+			expect(itemOf(result).finish_reason).toBe('guardrail');
+			// Held until checked, then blocked: the stream opens and closes with nothing in between.
+			expect(result.chunks.map((chunk) => chunk.type)).toEqual(['begin', 'end']);
+			expect(JSON.stringify(result.chunks)).not.toContain('launch');
+			expect(JSON.stringify(result.chunks)).not.toContain('The plan is');
+		});
+
+		it('sends an answer an answer guardrail redacts only as redacted', async () => {
+			server().setScript([final('Write to mia@example.com today.')]);
+			const hide = {
+				name: 'hide',
+				check: 'pii',
+				kinds: ['email'],
+				on: ['answer'],
+				action: 'redact',
+			};
+			const result = await run({ guardrails: JSON.stringify([hide]) }, 2, true);
+			expect(itemOf(result).output).toBe('Write to [redacted:hide] today.');
+			// Held until checked, then sent redacted in one piece.
+			expect(result.chunks.filter((chunk) => chunk.type === 'item')).toEqual([
+				expect.objectContaining({ content: 'Write to [redacted:hide] today.' }),
+			]);
+			expect(JSON.stringify(result.chunks)).not.toContain('mia@example.com');
+		});
 	});
 });
