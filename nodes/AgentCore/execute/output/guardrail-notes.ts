@@ -9,9 +9,11 @@ export interface GuardrailNote {
 	decision: GuardrailDecision['decision'];
 	tool?: string;
 	call?: number;
+	/** before_run: the file sent with the input whose text it checked (its shown name, as the trace has it). */
+	file?: string;
 }
 
-function noteOf({ name, by, point, decision, tool, call }: GuardrailDecision): GuardrailNote {
+function noteOf({ name, by, point, decision, tool, call, file }: GuardrailDecision): GuardrailNote {
 	return {
 		name,
 		by,
@@ -19,6 +21,7 @@ function noteOf({ name, by, point, decision, tool, call }: GuardrailDecision): G
 		decision,
 		...(tool !== undefined ? { tool } : {}),
 		...(call !== undefined ? { call } : {}),
+		...(file !== undefined ? { file } : {}),
 	};
 }
 

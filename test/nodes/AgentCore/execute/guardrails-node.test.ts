@@ -4,6 +4,7 @@ import type { INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n
 import { AgentCore } from '../../../../nodes/AgentCore/AgentCore.node';
 import { AgentCoreV1 } from '../../../../nodes/AgentCore/V1/agent-core-v1';
 import { AgentCoreV2 } from '../../../../nodes/AgentCore/V2/agent-core-v2';
+import { stepGuardrails } from '../../../../nodes/AgentCore/execute/output/guardrail-notes';
 import { action, final, useScriptedServer } from '../../../support/agent';
 import { runWorkflow } from '../../../support/n8n-engine';
 import { connectInSequence, createInputNode, createNode } from '../../../support/test-nodes';
@@ -186,6 +187,39 @@ describe('Agent Core version 2: Options → Guardrails in n8n’s engine', () =>
 		const json = itemOf(result);
 		expect(json.finish_reason).toBe('final');
 		expect(json).not.toHaveProperty('guardrails_tripped');
+	});
+
+	it('names the file a before_run decision checked, and leaves out its reason and hashes', () => {
+		const step = {
+			step: 1,
+			repair: false,
+			elapsed_ms: 0,
+			model_ms: 0,
+			guardrails: [
+				{
+					name: 'hide',
+					by: 'guardrail' as const,
+					point: 'before_run' as const,
+					decision: 'redact' as const,
+					file: 'orders.csv',
+					reason: 'a reason',
+					seen_sha256: 'a'.repeat(64),
+					changed_sha256: 'b'.repeat(64),
+				},
+			],
+		};
+		expect(stepGuardrails(step)).toEqual({
+			guardrails: [
+				{
+					name: 'hide',
+					by: 'guardrail',
+					point: 'before_run',
+					decision: 'redact',
+					file: 'orders.csv',
+				},
+			],
+		});
+		expect(stepGuardrails({ ...step, guardrails: [] })).toEqual({});
 	});
 
 	describe('streaming (a Webhook in Response Mode Streaming)', () => {
