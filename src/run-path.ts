@@ -19,7 +19,13 @@ export {
 export { SETTINGS } from './settings/settings';
 export { AgentCoreError } from './core/agent-core-error';
 export { InputError } from './core/input-error';
-export type { AgentResult, FinishReason, StepError, TraceStep } from './trace/types';
+export type {
+	AgentResult,
+	FinishReason,
+	GuardrailDecision,
+	StepError,
+	TraceStep,
+} from './trace/types';
 export { callRan, callStoppedByLimit, TOOL_CALL_ERRORS } from './trace/readable-step';
 export type { ChatMessage } from './core/messages';
 export { readStreamBounded } from './files';

@@ -34,6 +34,14 @@ const OWN_KEY: Record<string, string | undefined> = {
 };
 const KEYS = ['name', 'check', 'kinds', 'allowed_hosts', 'pattern', 'keywords', 'on', 'action'];
 
+/**
+ * A problem as the CLI and the node show it, the message as it is: it starts with the entry and field
+ * (`guardrails[0].kinds[0]: unknown kind …`), as the settings' other nested problems do.
+ */
+function refused(field: string, problem: string, fix?: string): ConfigError {
+	return new ConfigError(field, `${field}: ${problem}`, fix);
+}
+
 /** "a, b or c" */
 const choices = (names: readonly string[]) =>
 	`${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
@@ -56,7 +64,7 @@ function oneOf<T extends string>(
 ): T {
 	if (typeof value === 'string' && (known as readonly string[]).includes(value)) return value as T;
 	const near = typeof value === 'string' ? nearMiss(value, known) : undefined;
-	throw new ConfigError(
+	throw refused(
 		field,
 		`unknown ${what} ${shown(value)}: use ${choices(known)}`,
 		near !== undefined ? `Write "${near}" in ${field}.` : undefined,
@@ -65,15 +73,12 @@ function oneOf<T extends string>(
 
 function stringList(field: string, value: unknown, what: string): string[] {
 	if (!Array.isArray(value) || value.length === 0)
-		throw new ConfigError(field, `must be a non-empty list of ${what}`);
+		throw refused(field, `must be a non-empty list of ${what}`);
 	if (value.length > MAX_LIST_ENTRIES)
-		throw new ConfigError(field, `holds ${value.length} entries, more than ${MAX_LIST_ENTRIES}`);
+		throw refused(field, `holds ${value.length} entries, more than ${MAX_LIST_ENTRIES}`);
 	value.forEach((item, index) => {
 		if (typeof item !== 'string' || item.trim() === '')
-			throw new ConfigError(
-				`${field}[${index}]`,
-				`must be a non-empty string (one of the ${what})`,
-			);
+			throw refused(`${field}[${index}]`, `must be a non-empty string (one of the ${what})`);
 	});
 	return value as string[];
 }
@@ -85,7 +90,7 @@ function allowedHost(field: string, written: string): string {
 	const normal =
 		/^[^\s/?#@\\*]+$/.test(host) && !/^[^[]*:/.test(host) ? normalHost(host) : undefined;
 	if (normal === undefined || (!normal.includes('.') && !normal.startsWith('[')))
-		throw new ConfigError(
+		throw refused(
 			field,
 			`${shown(written)} is not a host: write a host name such as "api.example.com", ` +
 				'or "*.example.com" for its subdomains',
@@ -96,12 +101,12 @@ function allowedHost(field: string, written: string): string {
 function checkEntry(entry: unknown, index: number, names: Set<string>): Guardrail {
 	const at = `guardrails[${index}]`;
 	if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-		throw new ConfigError(at, 'must be an object {name, check, on, action, …}');
+		throw refused(at, 'must be an object {name, check, on, action, …}');
 	const fields = entry as Record<string, unknown>;
 	for (const key of Object.keys(fields))
 		if (!KEYS.includes(key)) {
 			const near = nearMiss(key, KEYS);
-			throw new ConfigError(
+			throw refused(
 				`${at}.${key}`,
 				`unknown key ${shown(key)}${near ? ` (did you mean "${near}"?)` : ''}: a guardrail takes ${choices(KEYS)}`,
 				near ? `Rename ${at}.${key} to ${near}.` : `Remove ${at}.${key}.`,
@@ -113,20 +118,17 @@ function checkEntry(entry: unknown, index: number, names: Set<string>): Guardrai
 		!/^[\x21-\x5a\x5c\x5e-\x7e]([\x20-\x5a\x5c\x5e-\x7e]*[\x21-\x5a\x5c\x5e-\x7e])?$/.test(name) ||
 		name.length > MAX_NAME_LENGTH
 	)
-		throw new ConfigError(
+		throw refused(
 			`${at}.name`,
 			`must be a name of 1 to ${MAX_NAME_LENGTH} printable characters (no brackets, no space at either end)`,
 		);
 	if (names.has(name))
-		throw new ConfigError(
-			`${at}.name`,
-			`${shown(name)} names two guardrails: give each its own name`,
-		);
+		throw refused(`${at}.name`, `${shown(name)} names two guardrails: give each its own name`);
 	names.add(name);
 	const check = oneOf(`${at}.check`, fields.check, CHECKS, 'check');
 	for (const key of Object.values(OWN_KEY))
 		if (key !== undefined && key !== OWN_KEY[check] && key in fields)
-			throw new ConfigError(
+			throw refused(
 				`${at}.${key}`,
 				`belongs to check "${Object.keys(OWN_KEY).find((name) => OWN_KEY[name] === key)}", not "${check}"`,
 				`Remove ${at}.${key}.`,
@@ -134,7 +136,7 @@ function checkEntry(entry: unknown, index: number, names: Set<string>): Guardrai
 	const on = checkPoints(`${at}.on`, fields.on);
 	const action: GuardrailAction = oneOf(`${at}.action`, fields.action, ACTIONS, 'action');
 	if (action === 'deny_call' && on.some((point) => point !== 'tool_call'))
-		throw new ConfigError(
+		throw refused(
 			`${at}.action`,
 			`"deny_call" only fits "on": ["tool_call"], not ${shown(on)}: a denied call is a tool call`,
 			`Set ${at}.on to ["tool_call"], and give the other points an entry of their own with "block" or "redact".`,
@@ -165,7 +167,7 @@ function checkEntry(entry: unknown, index: number, names: Set<string>): Guardrai
 			keywords.forEach((keyword, item) => {
 				const words = keywordWords(keyword).length;
 				if (keyword.length > MAX_KEYWORD_LENGTH || words === 0 || words > MAX_KEYWORD_WORDS)
-					throw new ConfigError(
+					throw refused(
 						`${at}.keywords[${item}]`,
 						`must hold 1 to ${MAX_KEYWORD_WORDS} words, at most ${MAX_KEYWORD_LENGTH} characters`,
 					);
@@ -177,28 +179,25 @@ function checkEntry(entry: unknown, index: number, names: Set<string>): Guardrai
 
 function checkPoints(field: string, value: unknown): GuardrailPoint[] {
 	if (!Array.isArray(value) || value.length === 0)
-		throw new ConfigError(field, `must be a non-empty list of points: ${choices(POINTS)}`);
+		throw refused(field, `must be a non-empty list of points: ${choices(POINTS)}`);
 	const points = value.map((point, item) => oneOf(`${field}[${item}]`, point, POINTS, 'point'));
 	return [...new Set(points)];
 }
 
 function checkPattern(field: string, value: unknown): string {
 	if (typeof value !== 'string' || value === '')
-		throw new ConfigError(
-			field,
-			'must be a non-empty pattern (JavaScript syntax, run in linear time)',
-		);
+		throw refused(field, 'must be a non-empty pattern (JavaScript syntax, run in linear time)');
 	const problem = patternProblem(value);
 	if (problem !== undefined)
 		// The engine's own fixes speak of schemas (maxLength, allOf): a guardrail's pattern is simply rewritten.
-		throw new ConfigError(
+		throw refused(
 			field,
 			`pattern ${quotePattern(value)} ${problem.problem}`,
 			`Rewrite ${field} in JavaScript's syntax without lookahead, lookbehind or back-references, ` +
 				'with repeats of at most 1,000 (or use a "keywords" check for words).',
 		);
 	if (patternMatchesEmpty(value))
-		throw new ConfigError(
+		throw refused(
 			field,
 			`pattern ${quotePattern(value)} matches the empty text, so it would match every text`,
 			`Make ${field} need at least one character (e.g. "x+" rather than "x*").`,
@@ -213,15 +212,9 @@ function checkPattern(field: string, value: unknown): string {
 export function checkGuardrails(value: unknown): Guardrail[] {
 	if (value === undefined) return [];
 	if (!Array.isArray(value))
-		throw new ConfigError(
-			'guardrails',
-			'must be a list of guardrails {name, check, on, action, …}',
-		);
+		throw refused('guardrails', 'must be a list of guardrails {name, check, on, action, …}');
 	if (value.length > MAX_GUARDRAILS)
-		throw new ConfigError(
-			'guardrails',
-			`holds ${value.length} guardrails, more than ${MAX_GUARDRAILS}`,
-		);
+		throw refused('guardrails', `holds ${value.length} guardrails, more than ${MAX_GUARDRAILS}`);
 	const names = new Set<string>();
 	return value.map((entry, index) => checkEntry(entry, index, names));
 }

@@ -1,4 +1,4 @@
-import type { Attributes, AttributeValue, Context, Tracer } from '@opentelemetry/api';
+import type { Attributes, AttributeValue, Context, Span, Tracer } from '@opentelemetry/api';
 import { loadOnce } from '../core/load-once';
 import { callRan, stepFinishReason } from '../trace/readable-step';
 import type { AgentResult, TraceCall, TraceStep } from '../trace/types';
@@ -74,6 +74,8 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
 					'agent_core.trace_digest': result.trace_digest,
 					'agent_core.steps': result.trace.length,
 					'agent_core.model_calls': result.metrics?.model_calls,
+					// With hooks or guardrails: the decisions other than allow (each is an event on its step's span).
+					'agent_core.guardrails_tripped': result.guardrails_tripped,
 				}),
 			},
 			parent,
@@ -85,6 +87,8 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
 		for (const step of result.trace) {
 			if (step.provider !== undefined)
 				chatSpan(tracer, inRun, step, stepStart, result.model, clean, redact);
+			// A step with no model call (none answered it) has no span of its own: the run's holds its decisions.
+			else guardrailEvents(runSpan, step, stepStart, clean);
 			if (step.tool_ms !== undefined && step.action)
 				toolSpan(
 					tracer,
@@ -154,7 +158,32 @@ function chatSpan(
 		parent,
 	);
 	if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
+	guardrailEvents(span, step, start, clean);
 	span.end(at(start + step.model_ms));
+}
+
+/** The points met before the step's model call; the others come after its reply. */
+const BEFORE_THE_CALL = new Set<string>(['before_run', 'before_model']);
+
+/**
+ * One `agent_core.guardrail` event per decision the step lists (issue #50): which guardrail or hook, at which
+ * point, what it decided, and the call it concerned. Never its reason (a hook's own words) or what it found.
+ */
+function guardrailEvents(span: Span, step: TraceStep, start: number, clean: Clean): void {
+	for (const decision of step.guardrails ?? [])
+		span.addEvent(
+			'agent_core.guardrail',
+			clean({
+				'agent_core.guardrail.name': decision.name,
+				'agent_core.guardrail.by': decision.by,
+				'agent_core.guardrail.point': decision.point,
+				'agent_core.guardrail.decision': decision.decision,
+				'gen_ai.tool.name': decision.tool,
+				'agent_core.call': decision.call,
+				'agent_core.step': step.step,
+			}),
+			at(BEFORE_THE_CALL.has(decision.point) ? start : start + step.model_ms),
+		);
 }
 
 function toolSpan(

@@ -58,7 +58,7 @@ describe('checkGuardrails', () => {
 		const error = refusal([entry({}), entry({ name: 'h' }), entry({ name: 'k', kinds: ['ssn'] })]);
 		expect(error.field).toBe('guardrails[2].kinds[0]');
 		expect(error.message).toBe(
-			'unknown kind "ssn": use email, phone, credit_card, iban or ip_address',
+			'guardrails[2].kinds[0]: unknown kind "ssn": use email, phone, credit_card, iban or ip_address',
 		);
 	});
 

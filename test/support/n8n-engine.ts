@@ -70,6 +70,8 @@ export interface RunWorkflowOptions extends WorkflowDefinition {
 	staticData?: IDataObject;
 	/** The workflow's id, as `this.getWorkflow().id` returns it; default `test-workflow`. */
 	workflowId?: string;
+	/** Stream as a Webhook in Response Mode Streaming does: n8n-core's isStreaming() is true, sendChunk is kept. */
+	streaming?: boolean;
 }
 
 /** What a run produced, with readers for the parts tests look at. */
@@ -84,6 +86,8 @@ export interface WorkflowRunResult {
 	executeWorkflowCalls: Array<{ workflowId: string; items: INodeExecutionData[] }>;
 	/** Every `logAiEvent` a node made (n8n's event log and log streaming), in order. */
 	aiEvents: Array<{ event: string; node: string; msg: string }>;
+	/** With `streaming`: every chunk a node sent (n8n-core's sendChunk), in order. */
+	chunks: Array<{ type: string; node: string; itemIndex: number; content?: string }>;
 }
 
 const MAIN_WORKFLOW_ID = 'test-workflow';
@@ -402,6 +406,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		(node) => node.type === TEST_INPUT_NODE_TYPE && !node.disabled,
 	);
 	const additionalData = createAdditionalData(session, workflow, 'manual');
+	const chunks: WorkflowRunResult['chunks'] = [];
+	if (options.streaming) {
+		additionalData.streamingEnabled = true;
+		additionalData.hooks!.addHandler('sendChunk', ({ type, content, metadata }) => {
+			chunks.push({ type, node: metadata.nodeName, itemIndex: metadata.itemIndex, content });
+		});
+	}
 	const run = await new WorkflowExecute(additionalData, 'manual').run(workflow, startNode);
 	await Promise.all(session.detachedExecutions);
 
@@ -419,5 +430,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		errorOf: (nodeName) => toError(lastTaskOf(nodeName).error),
 		executeWorkflowCalls: session.executeWorkflowCalls,
 		aiEvents: session.aiEvents,
+		chunks,
 	};
 }

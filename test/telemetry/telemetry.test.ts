@@ -23,27 +23,13 @@ import { ambientTracer, tracingFromEnvironment } from '../../src/telemetry/otlp'
 import { recordRunSpans } from '../../src/telemetry/run-spans';
 import type { AgentResult } from '../../src/trace/types';
 import { action, final, modelFor, useScriptedServer } from '../support/agent';
+import { memoryTracing } from '../support/memory-tracing';
 
 const config = { model: 'm', allowed_tools: ['json_transform'] };
 const countScript = () => [
 	action('json_transform', { data: [1, 2, 3], expression: 'length(@)' }),
 	final('three'),
 ];
-
-/** A provider of the test's own (not registered globally) that keeps every ended span in memory. */
-function memoryTracing(): { tracer: Tracer; finish(): Promise<ReadableSpan[]> } {
-	const exporter = new InMemorySpanExporter();
-	const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-	return {
-		tracer: provider.getTracer('test'),
-		// Read before shutdown: shutting down empties the in-memory exporter.
-		async finish() {
-			const spans = exporter.getFinishedSpans();
-			await provider.shutdown();
-			return spans;
-		},
-	};
-}
 
 const ms = (time: HrTime) => time[0] * 1e3 + time[1] / 1e6;
 const named = (spans: ReadableSpan[], prefix: string) =>

@@ -19,7 +19,9 @@ const FIELD_NAMES: Record<string, string> = {
  * (JSON) → http_request"), or the panel's name for another field; the engine's name when the panel has none.
  */
 export function panelName(field: string, version: number): string {
-	const [key, ...path] = field.split('.');
+	// A list's entry follows its key with no dot: "guardrails[0].kinds[0]" is Guardrails → [0].kinds[0].
+	const [, key, rest] = /^([^.[]*)\.?(.*)$/s.exec(field)!;
+	const path = rest ? [rest] : [];
 	const panel = Object.hasOwn(SETTINGS, key)
 		? (SETTINGS[key as keyof typeof SETTINGS] as Setting).panel
 		: undefined;
@@ -31,7 +33,7 @@ export function panelName(field: string, version: number): string {
 			assembledName(field, version) ??
 			(Object.hasOwn(FIELD_NAMES, field) ? FIELD_NAMES[field] : sharedFieldName(field))
 		);
-	return [place.collection, place.displayName, path.join('.')].filter(Boolean).join(' → ');
+	return [place.collection, place.displayName, ...path].filter(Boolean).join(' → ');
 }
 
 /** The field namer of node version `version`, for toNodeError and mapItems. */

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { callRan, type AgentResult } from '../../../../src/run-path';
+import { callGuardrails, stepGuardrails } from './guardrail-notes';
 
 /**
  * Records a credential-mode run's model and tool calls where n8n records its AI nodes' calls. A root node
@@ -7,7 +8,9 @@ import { callRan, type AgentResult } from '../../../../src/run-path';
  * run data under its name would count as extra runs), so: one `logAiEvent` per model call and per tool
  * call, for n8n's event log and log streaming; and the run's tokens as `tokenUsage` on the output item,
  * which the editor's Logs view sums for the node and the execution. With a connected chat model the
- * sub-node's own tracing does both, so this is for the credential mode only.
+ * sub-node's own tracing does both, so this is for the credential mode only. A step's guardrail decisions
+ * (issue #50) ride on its model call's event, and a call's on its tool event: `guardrails: [{name, by, point,
+ * decision, tool?, call?}]`; a call a guardrail denied never ran and has no tool event.
  */
 export function recordAiCalls(
 	context: IExecuteFunctions,
@@ -20,6 +23,7 @@ export function recordAiCalls(
 			model: step.model,
 			usage: step.usage,
 			model_ms: step.model_ms,
+			...stepGuardrails(step),
 		};
 		if (step.error?.type === 'llm_error' || (step.error?.type === 'timeout' && !step.action)) {
 			context.logAiEvent('ai-llm-errored', JSON.stringify({ ...call, error: step.error.message }));
@@ -27,7 +31,7 @@ export function recordAiCalls(
 			context.logAiEvent('ai-llm-generated-output', JSON.stringify(call));
 		}
 		// A batch ("actions"): one event per call that ran, as for a single call.
-		for (const tool of step.calls ?? [])
+		for (const [index, tool] of (step.calls ?? []).entries())
 			if (callRan(step, tool))
 				context.logAiEvent(
 					'ai-tool-called',
@@ -36,6 +40,7 @@ export function recordAiCalls(
 						tool: tool.tool,
 						tool_ms: tool.elapsed_ms,
 						ok: !tool.error,
+						...callGuardrails(step, tool.tool, index + 1),
 					}),
 				);
 		if (step.action && step.tool_ms !== undefined) {
@@ -46,6 +51,7 @@ export function recordAiCalls(
 					tool: step.action.tool,
 					tool_ms: step.tool_ms,
 					ok: step.observation !== undefined,
+					...callGuardrails(step, step.action.tool),
 				}),
 			);
 		}

@@ -5,6 +5,7 @@ import {
 	type StepError,
 	type TraceStep,
 } from '../../../../src/run-path';
+import { callGuardrails, type GuardrailNote } from './guardrail-notes';
 
 /** The AI message that asked for the call, as n8n's AI Agent keeps it: no text of its own, the one tool call. */
 interface AiMessage {
@@ -33,6 +34,8 @@ export interface IntermediateStep {
 	};
 	/** What the model read back: the observation as fed back, or the tool's error. */
 	observation: string;
+	/** Agent Core's own (issue #50): the decisions hooks and guardrails took on this call, when any. */
+	guardrails?: GuardrailNote[];
 }
 
 /** One tool call that came back to the model: a single action's step, or one call of an "actions" step. */
@@ -41,13 +44,15 @@ interface SeenCall {
 	args: Record<string, unknown>;
 	observation?: string;
 	error?: StepError;
+	guardrails?: GuardrailNote[];
 }
 
 /**
  * The trace's tool calls, in order, as n8n's AI Agent returns `intermediateSteps`: a batch ("actions") gives one
  * entry per call, in the order asked. The trace is the run's output, already redacted, so nothing here needs the
  * redactor again. A call that never came back to the model (a limit stopped it, it waits for approval, the run
- * ended) is left out, as n8n's agent has no step for it.
+ * ended) is left out, as n8n's agent has no step for it. A call hooks or guardrails decided on (a denied one
+ * too: the model read why) carries their decisions as `guardrails`, beside n8n's own two keys.
  */
 export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateStep[] {
 	return trace.flatMap((entry) => {
@@ -55,11 +60,19 @@ export function intermediateStepsOf(trace: readonly TraceStep[]): IntermediateSt
 			return entry.calls.flatMap((call, index) =>
 				callStoppedByLimit(entry, call)
 					? []
-					: entryOf(call, `agent_core_step_${entry.step}_call_${index + 1}`),
+					: entryOf(
+							{ ...call, ...callGuardrails(entry, call.tool, index + 1) },
+							`agent_core_step_${entry.step}_call_${index + 1}`,
+						),
 			);
 		if (!entry.action) return [];
 		return entryOf(
-			{ ...entry.action, observation: entry.observation, error: entry.error },
+			{
+				...entry.action,
+				observation: entry.observation,
+				error: entry.error,
+				...callGuardrails(entry, entry.action.tool),
+			},
 			`agent_core_step_${entry.step}`,
 		);
 	});
@@ -93,6 +106,7 @@ function entryOf(call: SeenCall, toolCallId: string): IntermediateStep[] {
 			},
 			// The model's repair turn opens with these words (prompt.ts repairMessage).
 			observation: seenError ? `Error: ${seenError.message}` : call.observation!,
+			...(call.guardrails ? { guardrails: call.guardrails } : {}),
 		},
 	];
 }
