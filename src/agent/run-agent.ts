@@ -41,12 +41,11 @@ import {
 	afterModel,
 	afterRun as answerHooks,
 	beforeModel,
-	blockedBy,
 	checkHooks,
 	onFailure,
 	type HookChain,
 } from './hooks';
-import { beforeRun, runHooks, type HooksStart } from './setup/before-run';
+import { beforeRun, blockedBeforeRun, runHooks, type HooksStart } from './setup/before-run';
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
@@ -135,9 +134,11 @@ export class AgentRun {
 			const runSignal = this.runController.signal;
 			const provider = models.answering.chat.provider;
 			const fit = { config, models, spending, usage, trace, conversation, runSignal, provider };
-			const blocked = this.begun?.blocked;
+			const { begun } = this;
+			const blocked =
+				begun?.blocked !== undefined ? { ...begun, blocked: begun.blocked } : undefined;
 			if (!this.resumed && !blocked) this.memory = await fitRunHistory(fit, this.history);
-			const stop = blocked ? blockedBy(undefined, blocked) : undefined;
+			const stop = blocked ? blockedBeforeRun(trace, blocked) : undefined;
 			const ended =
 				stop?.next === 'finish' ? this.finish(stop.reason, stop.detail) : await this.loop();
 			const result = await afterRun(ended, this, this.options);

@@ -3,8 +3,9 @@ import type { ChatMessage, FileRef } from '../../core/messages';
 import { RunFile } from '../../files';
 import { checkGuardrails } from '../../guardrails';
 import type { AgentConfig } from '../../settings/config';
-import type { GuardrailDecision } from '../../trace/types';
-import { checkHooks, HookChain } from '../hooks';
+import type { GuardrailDecision, TraceStep } from '../../trace/types';
+import { blockedBy, checkHooks, HookChain } from '../hooks';
+import type { StepOutcome } from '../base/step-outcome';
 import type { RunAgentOptions } from '../base/run-options';
 
 /** What a run starts with from its hooks: the chain, before_run's decisions, and a block that ends it at once. */
@@ -87,4 +88,18 @@ function checkFiles(
 		same = false;
 	}
 	return { files, same };
+}
+
+/**
+ * A run that before_run blocked: its decisions on a step 0 (as a compaction's step is, before the first model
+ * call), so the trace, the spans and the audit's record chain hold them; the run ends `guardrail`.
+ */
+export function blockedBeforeRun(
+	trace: TraceStep[],
+	begun: HooksStart & { blocked: string },
+): StepOutcome {
+	const entry: TraceStep = { step: 0, repair: false, elapsed_ms: 0, model_ms: 0 };
+	if (begun.decisions.length) entry.guardrails = [...begun.decisions];
+	trace.push(entry);
+	return blockedBy(entry, begun.blocked);
 }

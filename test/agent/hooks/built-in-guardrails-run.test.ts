@@ -74,6 +74,13 @@ describe('built-in guardrails in a run', () => {
 		expect(server().requests).toHaveLength(0);
 		expect(result.stop_detail).toContain('no-mail');
 		expect(result.stop_detail).toContain('before_run');
+		// Step 0, as a compaction's step: the decision is in the trace, so in the spans and the audit chain.
+		expect(result.trace).toEqual([
+			expect.objectContaining({
+				step: 0,
+				guardrails: [expect.objectContaining({ name: 'no-mail', decision: 'block' })],
+			}),
+		]);
 		expect(JSON.stringify({ ...result, messages: [] })).not.toContain('mia@example.com');
 		expect(result.guardrails_tripped).toBe(1);
 	});
