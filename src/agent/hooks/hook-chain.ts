@@ -96,7 +96,7 @@ export class HookChain {
 			else if (point === 'after_model') data.reply = value as string;
 			const outcome = await askHook(hook, name, data, this.signal);
 			if ('stopped' in outcome) return { next: 'stopped' };
-			const seen_sha256 = valueHash(value);
+			const seen = value; // hashed only when a decision other than allow is recorded
 			const record = (
 				decision: GuardrailDecision['decision'],
 				reason?: string,
@@ -109,7 +109,7 @@ export class HookChain {
 					decision,
 					...where,
 					...(reason !== undefined ? { reason } : {}),
-					seen_sha256,
+					seen_sha256: valueHash(seen),
 					...(changed !== undefined ? { changed_sha256: valueHash(changed) } : {}),
 				});
 			if ('failed' in outcome) {
