@@ -38,7 +38,7 @@ export async function guardrailsReplayCommand(
 	process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : readable(report));
 	if (report.unverified.length === 0) return 0;
 	const named = report.unverified
-		.map((run) => `run ${run.run_id} (${run.first_mismatch.part})`)
+		.map((run) => `run ${plain(run.run_id)} (${plain(run.first_mismatch.part)})`)
 		.join(', ');
 	const one = report.unverified.length === 1;
 	process.stderr.write(
@@ -60,10 +60,14 @@ function flagged(error: unknown, file: string): unknown {
 	return error;
 }
 
+/** Stored text as a terminal shows it: printable ASCII, anything else escaped (a forged id cannot steer the terminal). */
+const plain = (text: string) =>
+	text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 const where = (one: { step: number; tool?: string; call?: number }) =>
-	`step ${one.step}${one.tool !== undefined ? ` (${one.tool}${one.call !== undefined ? `, call ${one.call}` : ''})` : ''}`;
+	`step ${one.step}${one.tool !== undefined ? ` (${plain(one.tool)}${one.call !== undefined ? `, call ${one.call}` : ''})` : ''}`;
 const who = (one: { by: string; name: string }) =>
-	one.by === 'guardrail' ? `guardrail "${one.name}"` : `hook "${one.name}"`;
+	one.by === 'guardrail' ? `guardrail "${plain(one.name)}"` : `hook "${plain(one.name)}"`;
 const VERB = {
 	block: 'would block',
 	deny: 'would deny',
@@ -73,7 +77,7 @@ const VERB = {
 
 function decisionLine(one: ReplayedDecision): string {
 	const after = one.after_divergence ? ' (after the run would already have gone otherwise)' : '';
-	const why = one.reason !== undefined ? `: ${JSON.stringify(one.reason)}` : '';
+	const why = one.reason !== undefined ? `: "${plain(one.reason)}"` : '';
 	return `    ${where(one)}, ${one.point}: ${who(one)} ${VERB[one.decision]}${why}${after}\n`;
 }
 
@@ -86,8 +90,9 @@ function endLine(end: WouldEnd): string {
 }
 
 function runLines(run: RunGuardrailsReport): string {
-	const origin = run.workflow_id !== undefined ? `workflow ${run.workflow_id}, ` : '';
-	const head = `run ${run.run_id} (${origin}${run.created_at}): recorded "${run.recorded.finish_reason}" after ${run.recorded.steps} step${run.recorded.steps === 1 ? '' : 's'}\n`;
+	const origin = run.workflow_id !== undefined ? `workflow ${plain(run.workflow_id)}, ` : '';
+	const steps = `${run.recorded.steps} step${run.recorded.steps === 1 ? '' : 's'}`;
+	const head = `run ${plain(run.run_id)} (${origin}${run.created_at}): recorded "${run.recorded.finish_reason}" after ${steps}\n`;
 	const { checked } = run;
 	const seen =
 		`  checked: ${checked.input ? 'the input, ' : ''}${checked.tool_calls} call(s), ` +
@@ -112,6 +117,6 @@ function readable(report: GuardrailReplayReport): string {
 		`${runs}${runs ? '\n' : ''}` +
 		`${total.runs} run(s) checked against ${report.tried.guardrails} guardrail(s), no model or tool called: ` +
 		`${total.tripped} tripped (${total.decisions} decision(s)), ${differ} would have ended differently` +
-		`${differ ? ` (${total.ends_differently.join(', ')})` : ''}\n`
+		`${differ ? ` (${plain(total.ends_differently.join(', '))})` : ''}\n`
 	);
 }

@@ -47,6 +47,13 @@ export class AuditReadError extends AgentCoreError {
 	}
 }
 
+/** A row nested deeper than it can be read or hashed: no run writes one (the run hashes each step as it goes). */
+const TOO_DEEP: RecordMismatch = {
+	part: 'record',
+	detail:
+		'the stored run is nested deeper than its hashes can be recomputed, so no run wrote it so: it was changed after the run',
+};
+
 /**
  * The first part of the row that does not verify, or undefined. A row nested deeper than its hashes can be
  * recomputed was never written by a run (the run hashes each step as it goes): it does not verify.
@@ -56,11 +63,7 @@ function verified(record: AuditRecord): RecordMismatch | undefined {
 		return recordMismatch(record);
 	} catch (error) {
 		if (!(error instanceof RangeError)) throw error;
-		return {
-			part: 'record',
-			detail:
-				'the stored run is nested too deeply for its hashes to be recomputed, as no run writes a row: it was changed after the run',
-		};
+		return TOO_DEEP;
 	}
 }
 
@@ -95,30 +98,38 @@ function selection(options: ReplayGuardrailsOptions) {
 	return { since: date, workflowId: workflow, limit };
 }
 
+/** The selected rows, and those too deeply nested to be read at all (a hostile row is named, never a crash). */
 async function readRuns(
 	sink: PostgresAuditSink,
 	chosen: ReturnType<typeof selection>,
-): Promise<AuditRecord[]> {
-	const unreadable = (error: unknown): never => {
-		throw new AuditReadError(error);
+): Promise<{ records: AuditRecord[]; unreadable: UnverifiedRun[] }> {
+	const records: AuditRecord[] = [];
+	const unreadable: UnverifiedRun[] = [];
+	const read = async (id: string) => {
+		try {
+			const record = await sink.read(id);
+			if (record) records.push(record);
+			return record;
+		} catch (error) {
+			if (!(error instanceof RangeError)) throw new AuditReadError(error);
+			unreadable.push({ run_id: id, first_mismatch: TOO_DEEP });
+			return true;
+		}
 	};
 	if ('run' in chosen) {
-		const record = await sink.read(chosen.run!).catch(unreadable);
-		if (!record)
+		if (!(await read(chosen.run!)))
 			throw new InputError(
 				'run',
 				`no run ${JSON.stringify(chosen.run).slice(0, 80)} in the audit database`,
 				"Give the id of an audited run (the run output's audit.run_id).",
 			);
-		return [record];
+		return { records, unreadable };
 	}
-	const ids = await sink.runIds(chosen).catch(unreadable);
-	const records: AuditRecord[] = [];
-	for (const id of ids) {
-		const record = await sink.read(id).catch(unreadable);
-		if (record) records.push(record);
-	}
-	return records;
+	const ids = await sink.runIds(chosen).catch((error: unknown) => {
+		throw new AuditReadError(error);
+	});
+	for (const id of ids) await read(id);
+	return { records, unreadable };
 }
 
 /**
@@ -144,16 +155,20 @@ export async function replayGuardrails(
 	const chosen = selection(options);
 	const sink = new PostgresAuditSink(options.postgres);
 	let records: AuditRecord[];
+	let unreadable: UnverifiedRun[];
 	try {
-		records = await readRuns(sink, chosen);
+		({ records, unreadable } = await readRuns(sink, chosen));
 	} finally {
 		await sink.close();
 	}
 	const tried = { guardrails: guardrails.length, hooks: hooks.length };
-	const unverified = records.flatMap((record): UnverifiedRun[] => {
-		const mismatch = verified(record);
-		return mismatch ? [{ run_id: String(record.run_id), first_mismatch: mismatch }] : [];
-	});
+	const unverified = [
+		...unreadable,
+		...records.flatMap((record): UnverifiedRun[] => {
+			const mismatch = verified(record);
+			return mismatch ? [{ run_id: String(record.run_id), first_mismatch: mismatch }] : [];
+		}),
+	];
 	if (unverified.length > 0)
 		return {
 			tried,
