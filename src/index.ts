@@ -150,6 +150,14 @@ export {
 	type ForkResult,
 	type RecordMismatch,
 	type RecordTrustOptions,
+	replayGuardrails,
+	AuditReadError,
+	type GuardrailReplayReport,
+	type ReplayGuardrailsOptions,
+	type ReplayedDecision,
+	type RunGuardrailsReport,
+	type UnverifiedRun,
+	type WouldEnd,
 } from './replay';
 export { ambientTracer, tracingFromEnvironment, type RunTracing } from './telemetry/otlp';
 export { recordRunSpans, type RunSpanFacts } from './telemetry/run-spans';

@@ -92,15 +92,67 @@ export function unescapeStoredText(text: string): string {
 	return fromUnits(units, written);
 }
 
-/** A JSON value with every string (object keys included) passed through `map`; other values as they are. */
-export function mapStrings(value: unknown, map: (text: string) => string): unknown {
+/** One container being copied by mapStrings: its source, its copy, its keys (an object) and the next entry. */
+interface Frame {
+	source: object;
+	copy: unknown[] | Record<string, unknown>;
+	entries: [string, unknown][] | undefined;
+	next: number;
+}
+
+/** Levels walked by plain recursion (fast for the shallow values runs store); deeper ones go to an explicit stack. */
+const RECURSION_DEPTH = 200;
+
+/**
+ * A JSON value with every string (object keys included) passed through `map`; other values as they are. A value
+ * nested deeper than RECURSION_DEPTH is walked on with an explicit stack: a hostile row never overflows the stack.
+ */
+export function mapStrings(value: unknown, map: (text: string) => string, depth = 0): unknown {
 	if (typeof value === 'string') return map(value);
-	if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
+	if (depth >= RECURSION_DEPTH) return mapDeep(value, map);
+	if (Array.isArray(value)) return value.map((item) => mapStrings(item, map, depth + 1));
 	if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
 		// fromEntries defines each key as its own property, so a key "__proto__" stays data.
 		return Object.fromEntries(
-			Object.entries(value).map(([key, item]) => [map(key), mapStrings(item, map)]),
+			Object.entries(value).map(([key, item]) => [map(key), mapStrings(item, map, depth + 1)]),
 		);
 	}
 	return value;
+}
+
+/** mapStrings from an explicit stack, for any depth. */
+function mapDeep(value: unknown, map: (text: string) => string): unknown {
+	const stack: Frame[] = [];
+	const copyOf = (item: unknown): unknown => {
+		if (typeof item === 'string') return map(item);
+		if (item === null || typeof item !== 'object' || item instanceof Date) return item;
+		const copy = Array.isArray(item) ? [] : {};
+		const entries = Array.isArray(item) ? undefined : Object.entries(item);
+		stack.push({ source: item, copy, entries, next: 0 });
+		return copy;
+	};
+	const root = copyOf(value);
+	while (stack.length > 0) {
+		const frame = stack[stack.length - 1];
+		const { entries } = frame;
+		const length = entries ? entries.length : (frame.source as unknown[]).length;
+		if (frame.next >= length) {
+			stack.pop();
+			continue;
+		}
+		const index = frame.next++;
+		if (!entries) {
+			(frame.copy as unknown[]).push(copyOf((frame.source as unknown[])[index]));
+			continue;
+		}
+		const [key, item] = entries[index];
+		// Defined as its own data property, as Object.fromEntries would: a key "__proto__" stays data.
+		Object.defineProperty(frame.copy, map(key), {
+			value: copyOf(item),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	}
+	return root;
 }

@@ -31,6 +31,7 @@ export const SESSION_USAGE = `usage:${SESSION_USAGE_LINES.slice('usage:'.length)
 const AUDIT_USAGE_LINES = `       agent-core audit verify --postgres URL --run ID [--digest HEX]
        agent-core audit replay --postgres URL (--run ID | --since DATE [--workflow ID] [--limit N]) [--unverified]
                       [--model ID] [--with-config FILE] [--run-read-only] [--files DIR] [provider and fallback flags as for run]
+       agent-core audit replay --postgres URL --guardrails FILE (--run ID | --since DATE [--workflow ID] [--limit N]) [--json]
        agent-core audit fork --postgres URL --run ID --step N [--observation FILE] [--unverified]
                       [--model ID] [--with-config FILE] [--files DIR] [provider and fallback flags as for run]`;
 
@@ -134,6 +135,11 @@ replay and fork first verify each row they use as audit verify does: a row that 
 (exit 3, run and part named; with --since, one such row refuses them all) before any model is asked or tool
 runs. --unverified uses it anyway, each report saying unverified and why, a fork's row recording
 forked_from.verified false. Whether a call has side effects is the real tool's rule, never the row's.
+audit replay --guardrails FILE runs the built-in guardrails of FILE (a JSON list, as the guardrails setting)
+over each verified run's recorded input, calls' args, observations and answers, asking no model and running
+no tool: per run, which guardrail would have denied, redacted or blocked, at which step, point, tool and
+call (never the text found), and which runs would have ended differently; --json prints the report as JSON.
+Exit 0, or 3 when a selected row does not verify (then no run is checked).
 
 A config with approval_required pauses before such a call: the run ends awaiting_approval with
 pending_action and run_state, signed with AGENT_CORE_STATE_SECRET (required then: at least 16 characters, 8 of them different;

@@ -28,3 +28,13 @@ export {
 	type RecordTrustOptions,
 } from './record-trust';
 export { MissingFilesError, questionWithFiles, recordedFiles, recordedSizes } from './record-files';
+export {
+	replayGuardrails,
+	AuditReadError,
+	type GuardrailReplayReport,
+	type ReplayGuardrailsOptions,
+	type ReplayedDecision,
+	type RunGuardrailsReport,
+	type UnverifiedRun,
+	type WouldEnd,
+} from './guardrails';

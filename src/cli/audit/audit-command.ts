@@ -12,6 +12,7 @@ import {
 	selectedRuns,
 } from './audit-replay-command';
 import { forkCommand } from './audit-fork-command';
+import { guardrailsReplayCommand, NOT_WITH_GUARDRAILS } from './audit-guardrails-command';
 import { NOT_VERIFIED, refusedUnverified } from './audit-refusal';
 import { UsageError, integerFlags, integerOption } from '../flags';
 import { AUDIT_USAGE } from '../usage';
@@ -32,11 +33,13 @@ export const AUDIT_FLAGS = {
 	step: integerOption({ min: 1, meaning: "the number of one of the run's steps" }),
 	observation: { type: 'string' },
 	files: { type: 'string' },
+	guardrails: { type: 'string' },
+	json: { type: 'boolean' },
 	...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, { type: 'string' }])),
 } as const;
 
 /** The flags that take no value. */
-const SWITCHES = ['run-read-only', 'unverified'] as const;
+const SWITCHES = ['run-read-only', 'unverified', 'json'] as const;
 
 /** The flags only some actions take, and the actions they belong to. */
 const BELONGS_TO: Record<string, string[]> = {
@@ -49,6 +52,8 @@ const BELONGS_TO: Record<string, string[]> = {
 	observation: ['fork'],
 	files: ['replay', 'fork'],
 	unverified: ['replay', 'fork'],
+	guardrails: ['replay'],
+	json: ['replay'],
 	...Object.fromEntries(CANDIDATE_FLAGS.map((flag) => [flag, ['replay', 'fork']])),
 };
 
@@ -74,6 +79,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
 		switches = {
 			'run-read-only': parsed['run-read-only'] === true,
 			unverified: parsed.unverified === true,
+			json: parsed.json === true,
 		};
 		for (const name of SWITCHES) delete parsed[name];
 		values = parsed as Record<string, string | undefined>;
@@ -98,6 +104,14 @@ export async function auditCommand(argv: string[]): Promise<number> {
 			`--digest must be 64 hex digits (the output's audit.record_digest or trace_digest), not "${values.digest}"`,
 		);
 	}
+	if (values.guardrails !== undefined) {
+		checkGuardrailsFlags(given, candidate);
+		return guardrailsReplayCommand(values, numbers.limit, switches.json);
+	}
+	if (switches.json)
+		throw new UsageError(
+			'--json belongs to audit replay --guardrails (the other reports are JSON already)',
+		);
 	// Flags and files are checked before the database is asked anything.
 	if (action === 'fork' && numbers.step === undefined)
 		throw new UsageError('audit fork needs --step N: the step of the run to fork from (1 or more)');
@@ -132,6 +146,15 @@ export async function auditCommand(argv: string[]): Promise<number> {
 	} finally {
 		await sink.close();
 	}
+}
+
+/** `--guardrails` tries checks on the record: no candidate is asked and no file is given again. */
+function checkGuardrailsFlags(given: (flag: string) => boolean, candidate: boolean): void {
+	const other = candidate ? 'a candidate flag' : NOT_WITH_GUARDRAILS.find(given);
+	if (other)
+		throw new UsageError(
+			`--guardrails cannot take ${other.startsWith('a ') ? other : `--${other}`}: it checks the verified record, asking no model and running no tool`,
+		);
 }
 
 /** Which runs: verify takes one `--run`; replay `--run` or `--since` (with `--workflow`, `--limit`), and `--run-read-only` only with a candidate. */
