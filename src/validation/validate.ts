@@ -104,6 +104,56 @@ export function validateAgainst<T = unknown>(
 	value: unknown,
 	rootName = 'args',
 ): ValidationResult<T> {
+	const checked = check(schema, value, rootName);
+	if (checked.ok) return { ok: true, value: value as T };
+	if ('issues' in checked) return checked;
+	return { ok: false, issues: renderIssues(checked.errors, rootName) };
+}
+
+/** One problem of a value, where it is (a JSON Pointer into the value) and which keyword found it. */
+export interface PlacedProblem {
+	instancePath: string;
+	keyword: string;
+	/** The `path: problem` line, as validateAgainst renders it. */
+	line: string;
+}
+
+/**
+ * Like validateAgainst, with each problem's place and keyword (a plan's check drops the problems a reference
+ * stands in for). `complete` is false when the value was too large to list every problem (only the first is),
+ * or was refused unchecked (too deep, past the pattern budget): then `problems` is empty and `issues` says why.
+ */
+export function placedProblems(
+	schema: JsonSchema,
+	value: unknown,
+	rootName = 'args',
+): { ok: true } | { ok: false; problems: PlacedProblem[]; complete: boolean; issues: string[] } {
+	const checked = check(schema, value, rootName);
+	if (checked.ok) return { ok: true };
+	if ('issues' in checked)
+		return { ok: false, problems: [], complete: false, issues: checked.issues };
+	const problems = checked.errors.map((error) => ({
+		instancePath: error.instancePath,
+		keyword: error.keyword,
+		line: renderIssues([error], rootName)[0],
+	}));
+	return {
+		ok: false,
+		problems,
+		complete: checked.complete,
+		issues: renderIssues(checked.errors, rootName),
+	};
+}
+
+/** The value checked: valid, its ajv errors (every one when `complete`), or refused unchecked with a sentence. */
+function check(
+	schema: JsonSchema,
+	value: unknown,
+	rootName: string,
+):
+	| { ok: true }
+	| { ok: false; issues: string[] }
+	| { ok: false; errors: ErrorObject[]; complete: boolean } {
 	const validators = validatorsFor(schema, 'the schema');
 	const shape = measure(value, MAX_VALUE_DEPTH, MAX_VALUE_NODES_FOR_ALL_PROBLEMS);
 	if (shape.tooDeep)
@@ -114,14 +164,16 @@ export function validateAgainst<T = unknown>(
 	startPatternBudget();
 	let validator = validators.firstProblem;
 	let valid = validator(value);
+	let complete = false;
 	if (!valid && !shape.large && !patternBudgetRefusal()) {
 		validator = validators.allProblems ??= compile(validators.dialect, true, schema, 'the schema');
 		valid = validator(value);
+		complete = true;
 	}
 	const refusal = patternBudgetRefusal();
 	if (refusal) return { ok: false, issues: [`${rootName}: ${refusal}`] };
-	if (valid) return { ok: true, value: value as T };
-	return { ok: false, issues: renderIssues(validator.errors ?? [], rootName) };
+	if (valid) return { ok: true };
+	return { ok: false, errors: validator.errors ?? [], complete };
 }
 
 /** Without recursion, so a value nested a million levels deep is measured, not a stack overflow. */

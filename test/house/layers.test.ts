@@ -34,6 +34,7 @@ const AGENT_ROOMS: readonly (readonly string[])[] = [
 	['model'], // one model turn: the call with failover, model choice, cost, the reply read, the answer streamed
 	['memory', 'pause'], // long memory (compaction asks the model); paused and checkpointed state
 	['calls'], // the one tool-call path
+	['plan'], // Plan Mode's parts (issue #51): the plan reply read, its references, its check (uses the call path's checks), its groups
 	['result'], // the run's result, the audit and spans after it
 ];
 /** What nodes/ may import from src/: the doors made for them (the run path, the conversation store, the panels), not the library's index. */
