@@ -55,8 +55,14 @@ export async function runItem(
 	const input = resuming
 		? undefined
 		: await readInput(context, itemIndex, run, panel.version, memory);
+	// `output`, the reply n8n's chat shows: the answer, or why there is none in one sentence. A streamed chat shows
+	// the stream, not the item: a run without an answer ends its stream with that sentence.
+	const reply = (ended: AgentResult) =>
+		chatOutput(ended, limitWords(ended.finish_reason, config, panel.version));
+	const ending = (ended: AgentResult) =>
+		ended.finish_reason === 'final' ? undefined : reply(ended);
 	const result = await runSavingTurn(context, itemIndex, memory, () =>
-		runOrResume(context, itemIndex, { run, redis, input }),
+		runOrResume(context, itemIndex, { run, redis, input, ending }),
 	);
 	started.push(...subExecutions);
 	// A connected chat model's own tracing records its calls; the credential mode records them here.
@@ -76,7 +82,6 @@ export async function runItem(
 				: failedRunJson(result, failure, sessionId);
 		return { json, pairedItem: { item: itemIndex }, ...linked };
 	}
-	// `output` is the field n8n's Chat Trigger and Chat Hub show as the reply: without an answer, why in one sentence.
 	// Options → Return Intermediate Steps (version 2): the tool calls as n8n's AI Agent lists them, for the Evaluation node.
 	const steps =
 		options.returnIntermediateSteps === true
@@ -84,7 +89,7 @@ export async function runItem(
 			: {};
 	const json = {
 		...result,
-		output: chatOutput(result, limitWords(result.finish_reason, config, panel.version)),
+		output: reply(result),
 		...(sessionId ? { session_id: sessionId } : {}),
 		...tokens,
 		...steps,
@@ -96,7 +101,17 @@ export async function runItem(
 async function runOrResume(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	{ run, redis, input }: { run: ItemRun; redis: ExecutionRedis; input: RunInput | undefined },
+	{
+		run,
+		redis,
+		input,
+		ending,
+	}: {
+		run: ItemRun;
+		redis: ExecutionRedis;
+		input: RunInput | undefined;
+		ending: (result: AgentResult) => string | undefined;
+	},
 ): Promise<AgentResult> {
 	const {
 		options,
@@ -136,7 +151,12 @@ async function runOrResume(
 			...readResume(context, itemIndex),
 			usedStates: await redis.usedStateRegistry(itemIndex),
 		});
-	return await (input ? runAgent({ ...common, ...input }) : resume()).finally(() =>
-		stream?.close(),
+	const running = input ? runAgent({ ...common, ...input }) : resume();
+	return await running.then(
+		(result) => (stream?.close(ending(result)), result),
+		(error: unknown) => {
+			stream?.close();
+			throw error;
+		},
 	);
 }

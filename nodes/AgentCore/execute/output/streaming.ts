@@ -9,7 +9,8 @@ export interface ItemStream {
 	onEvent: AgentEventListener;
 	/** Options → Stream Only Checked Answers (version 2): the answer goes out once checked, in one piece. */
 	streamAnswer: 'as-written' | 'checked';
-	close(): void;
+	/** Ends the item's message; `ending` (a run without an answer: why, in the chat's one sentence) goes last. */
+	close(ending?: string): void;
 }
 
 /**
@@ -65,7 +66,8 @@ export function openItemStream(
 			const text = chunkText(event);
 			if (text !== undefined && text !== '') send('item', itemIndex, text);
 		},
-		close() {
+		close(ending) {
+			if (ending) send('item', itemIndex, ending);
 			send('end', itemIndex);
 		},
 	};

@@ -243,8 +243,9 @@ describe('Agent Core version 2: Options → Guardrails in n8n’s engine', () =>
 			server().setScript([final(`The plan is ${SECRET_PLAN}.`)]);
 			const result = await run({ guardrails: JSON.stringify([internal]) }, 2, true);
 			expect(itemOf(result).finish_reason).toBe('guardrail');
-			// Held until checked, then blocked: the stream opens and closes with nothing in between.
-			expect(result.chunks.map((chunk) => chunk.type)).toEqual(['begin', 'end']);
+			// Held until checked, then blocked: the stream carries only the chat's one sentence.
+			expect(result.chunks.map((chunk) => chunk.type)).toEqual(['begin', 'item', 'end']);
+			expect(streamed(result)).toBe('No answer: a guardrail stopped the run.');
 			expect(JSON.stringify(result.chunks)).not.toContain('launch');
 			expect(JSON.stringify(result.chunks)).not.toContain('The plan is');
 		});
