@@ -134,11 +134,8 @@ export class AgentRun {
 			const runSignal = this.runController.signal;
 			const provider = models.answering.chat.provider;
 			const fit = { config, models, spending, usage, trace, conversation, runSignal, provider };
-			const { begun } = this;
-			const blocked =
-				begun?.blocked !== undefined ? { ...begun, blocked: begun.blocked } : undefined;
-			if (!this.resumed && !blocked) this.memory = await fitRunHistory(fit, this.history);
-			const stop = blocked ? blockedBeforeRun(trace, blocked) : undefined;
+			const stop = blockedBeforeRun(trace, this.begun); // before_run's block, if it blocked
+			if (!this.resumed && !stop) this.memory = await fitRunHistory(fit, this.history);
 			const ended =
 				stop?.next === 'finish' ? this.finish(stop.reason, stop.detail) : await this.loop();
 			const result = await afterRun(ended, this, this.options);

@@ -92,12 +92,14 @@ function checkFiles(
 
 /**
  * A run that before_run blocked: its decisions on a step 0 (as a compaction's step is, before the first model
- * call), so the trace, the spans and the audit's record chain hold them; the run ends `guardrail`.
+ * call), so the trace, the spans and the audit's record chain hold them; the run ends `guardrail`. Undefined
+ * when before_run did not block.
  */
 export function blockedBeforeRun(
 	trace: TraceStep[],
-	begun: HooksStart & { blocked: string },
-): StepOutcome {
+	begun: HooksStart | undefined,
+): StepOutcome | undefined {
+	if (begun?.blocked === undefined) return undefined;
 	const entry: TraceStep = { step: 0, repair: false, elapsed_ms: 0, model_ms: 0 };
 	if (begun.decisions.length) entry.guardrails = [...begun.decisions];
 	trace.push(entry);
