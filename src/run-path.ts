@@ -6,7 +6,13 @@
  */
 export { runAgent } from './agent/run-agent';
 export type { RunAgentOptions } from './agent/base/run-options';
-export type { AgentHook, HookData, HookDecision, HookPoint } from './agent/base/hook-types';
+export {
+	HOOK_METHODS,
+	type AgentHook,
+	type HookData,
+	type HookDecision,
+	type HookPoint,
+} from './agent/base/hook-types';
 export type { AgentEvent, AgentEventListener } from './agent/base/events';
 export { resumeAgent } from './agent/resume';
 export type { ApprovalDecision } from './agent/pause/paused-run';

@@ -1,18 +1,14 @@
-// The hook points as version 2's Guardrail Points offers them (issue #50), with the library hook method of each.
+// The hook points as version 2's Guardrail Points offers them (issue #50), and the ones it starts with.
 import type { INodePropertyOptions } from 'n8n-workflow';
-import type { AgentHook, HookPoint } from '../../../src/run-path';
+import type { HookPoint } from '../../../src/run-path';
 
-type Method = Exclude<keyof AgentHook, 'name'>;
-
-export const GUARDRAIL_POINT_METHODS: Record<HookPoint, Method> = {
-	before_run: 'beforeRun',
-	before_model: 'beforeModel',
-	after_model: 'afterModel',
-	before_tool: 'beforeTool',
-	after_tool: 'afterTool',
-	after_run: 'afterRun',
-	on_failure: 'onFailure',
-};
+/** Where the Guardrail Workflow is called unless Guardrail Points says otherwise: every point with content to judge. */
+export const DEFAULT_GUARDRAIL_POINTS: HookPoint[] = [
+	'before_run',
+	'before_tool',
+	'after_tool',
+	'after_run',
+];
 
 /** n8n-style names, in the order a run meets the points. */
 export const GUARDRAIL_POINT_CHOICES: INodePropertyOptions[] = [

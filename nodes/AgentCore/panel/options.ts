@@ -1,5 +1,5 @@
 // The Options collection's fields the node owns (batching, failure handling, output format, streaming); the rest come from the settings table.
-import { GUARDRAIL_POINT_CHOICES } from './guardrail-points';
+import { DEFAULT_GUARDRAIL_POINTS, GUARDRAIL_POINT_CHOICES } from './guardrail-points';
 import type { INodeProperties } from 'n8n-workflow';
 
 /** Output Schema's default: an example schema (an object with a number and a currency). */
@@ -174,7 +174,7 @@ export const guardrailPointsOption: INodeProperties = {
 	name: 'guardrailPoints',
 	type: 'multiOptions',
 	options: GUARDRAIL_POINT_CHOICES,
-	default: ['before_run', 'before_tool', 'after_tool', 'after_run'],
+	default: [...DEFAULT_GUARDRAIL_POINTS],
 	description:
 		'Where the Guardrail Workflow is called; without a Guardrail Workflow this does nothing',
 };

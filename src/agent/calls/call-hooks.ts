@@ -1,27 +1,11 @@
 // before_tool and after_tool (issue #50): each call of the one call path through the run's hook chain.
 import type { GuardrailDecision, TraceStep } from '../../trace/types';
-import { blockedBy, type ChainOutcome } from '../hooks';
-import { abortedReason } from '../base/run-deadline';
+import { blockedBy, ended, noteDecisions } from '../hooks';
 import type { StepOutcome } from '../base/step-outcome';
 import type { BatchDecisions, BatchState, SettledCall } from '../pause/calls-state';
 import { checkToolCall } from './execute-tool';
 import { refusalBeforeRun } from './tool-call';
 import type { CallsRun } from './calls-run';
-
-/** A step's decisions, listed on its trace entry as they are taken. */
-export function noteDecisions(entry: TraceStep, decisions: readonly GuardrailDecision[]): void {
-	if (decisions.length) entry.guardrails = [...(entry.guardrails ?? []), ...decisions];
-}
-
-/** A chain that ended the step: a block ends the run `guardrail`; the run's signal, as it says. */
-export function chainEnd(
-	run: CallsRun,
-	entry: TraceStep,
-	outcome: Extract<ChainOutcome, { next: 'block' | 'stopped' }>,
-): StepOutcome {
-	if (outcome.next === 'block') return blockedBy(entry, outcome.detail);
-	return { next: 'finish', ...abortedReason(run.context.runSignal.reason) };
-}
 
 /**
  * before_tool for the calls of a new batch (each once: the batch is marked, and a paused or checkpointed batch
@@ -49,7 +33,7 @@ export async function beforeTools(
 		const outcome = await hooks.run('before_tool', place, args, taken);
 		noteDecisions(entry, taken);
 		if (outcome.next === 'block' || outcome.next === 'stopped')
-			return chainEnd(run, entry, outcome);
+			return ended(entry, outcome, run.context.runSignal);
 		if (outcome.next === 'deny') {
 			const text = deniedObservation(name, outcome.reason);
 			batch.settled[index] = { kind: 'denied', text } satisfies SettledCall;
@@ -104,6 +88,6 @@ export async function afterTool(
 	const outcome = await hooks.run('after_tool', { step: entry.step, ...place }, text, taken);
 	noteDecisions(entry, taken);
 	if (outcome.next === 'block' || outcome.next === 'stopped')
-		return { ended: chainEnd(run, entry, outcome) };
+		return { ended: ended(entry, outcome, run.context.runSignal) };
 	return { text: outcome.value as string };
 }

@@ -134,24 +134,22 @@ export class HookChain {
 		}
 		const target = TARGET_OF_POINT[point];
 		if (target === undefined) return { next: 'go', value };
+		return this.builtIns(target, value, decisions, where);
+	}
+
+	/**
+	 * The built-in guardrails alone on `value` at `target`: what `run` applies after the hooks, and what a file
+	 * sent with the input (its text) goes through.
+	 */
+	builtIns(
+		target: GuardrailPoint,
+		value: unknown,
+		decisions: GuardrailDecision[],
+		where: Pick<GuardrailDecision, 'tool' | 'call' | 'file'>,
+	): ChainOutcome {
 		const checked = runGuardrails(this.guardrails, target, value, decisions, where);
 		if (checked.next === 'go') return { next: 'go', value: checked.value };
 		if (checked.next === 'deny') return { next: 'deny', value, reason: checked.reason };
-		return {
-			next: 'block',
-			detail: `${checked.by} blocked the run at ${point}: ${checked.reason}`,
-		};
-	}
-
-	/** The built-in guardrails alone on one text of `target` (a file sent with the input): what `run` applies after the hooks. */
-	checkText(
-		target: GuardrailPoint,
-		text: string,
-		decisions: GuardrailDecision[],
-		where: Pick<GuardrailDecision, 'file'>,
-	): ChainOutcome {
-		const checked = runGuardrails(this.guardrails, target, text, decisions, where);
-		if (checked.next === 'go') return { next: 'go', value: checked.value };
 		const point = POINT_OF_TARGET[target];
 		return {
 			next: 'block',

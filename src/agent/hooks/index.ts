@@ -11,4 +11,12 @@ export {
 } from '../base/hook-types';
 export { checkHooks } from './check-hooks';
 export { blockedBy } from './blocked';
-export { afterModel, afterRun, beforeModel, onFailure, type HeldAnswer } from './loop-points';
+export {
+	afterModel,
+	afterRun,
+	beforeModel,
+	ended,
+	noteDecisions,
+	onFailure,
+	type HeldAnswer,
+} from './loop-points';

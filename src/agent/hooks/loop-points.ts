@@ -14,8 +14,26 @@ export interface HeldAnswer {
 	finishWithoutAnswer(reason: string): void;
 }
 
-/** The step's end when a chain blocked or the run's signal fired; undefined when the run goes on. */
-function ended(
+/** A step's decisions, listed on its trace entry as they are taken. */
+export function noteDecisions(entry: TraceStep, decisions: readonly GuardrailDecision[]): void {
+	if (decisions.length) entry.guardrails = [...(entry.guardrails ?? []), ...decisions];
+}
+
+/**
+ * The step's end when a chain blocked (the run ends `guardrail`) or the run's signal fired (as the signal says);
+ * undefined when the run goes on. The loop's points and the one call path both read a chain's end here.
+ */
+export function ended(
+	entry: TraceStep,
+	outcome: Extract<ChainOutcome, { next: 'block' | 'stopped' }>,
+	signal: AbortSignal,
+): StepOutcome;
+export function ended(
+	entry: TraceStep,
+	outcome: ChainOutcome,
+	signal: AbortSignal,
+): StepOutcome | undefined;
+export function ended(
 	entry: TraceStep,
 	outcome: ChainOutcome,
 	signal: AbortSignal,
@@ -34,7 +52,7 @@ async function atStep(
 ): Promise<ChainOutcome> {
 	const taken: GuardrailDecision[] = [];
 	const outcome = await chain.run(point, { step: entry.step }, value, taken);
-	if (taken.length) entry.guardrails = [...(entry.guardrails ?? []), ...taken];
+	noteDecisions(entry, taken);
 	return outcome;
 }
 

@@ -76,7 +76,7 @@ function checkFiles(
 	for (const [index, file] of files.entries()) {
 		if (!(file instanceof RunFile) || file.kind !== 'text') continue;
 		const text = file.text();
-		const outcome = chain.checkText('input', text, decisions, { file: file.name });
+		const outcome = chain.builtIns('input', text, decisions, { file: file.name });
 		if (outcome.next === 'block') return { blocked: outcome.detail };
 		if (outcome.next !== 'go' || outcome.value === text) continue;
 		files[index] = RunFile.of(

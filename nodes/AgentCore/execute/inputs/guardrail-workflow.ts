@@ -5,8 +5,14 @@ import type {
 	INodeExecutionData,
 	RelatedExecution,
 } from 'n8n-workflow';
-import type { AgentHook, HookData, HookDecision, HookPoint } from '../../../../src/run-path';
-import { GUARDRAIL_POINT_METHODS } from '../../panel/guardrail-points';
+import {
+	HOOK_METHODS,
+	type AgentHook,
+	type HookData,
+	type HookDecision,
+	type HookPoint,
+} from '../../../../src/run-path';
+import { DEFAULT_GUARDRAIL_POINTS } from '../../panel/guardrail-points';
 import { nodeError } from '../../../shared/node-errors';
 
 /**
@@ -26,7 +32,7 @@ export function readGuardrailWorkflow(
 		| { value?: string; cachedResultName?: string };
 	const workflowId = typeof chosen === 'object' ? chosen?.value : chosen;
 	if (!workflowId) return [];
-	const points = (options.guardrailPoints as HookPoint[] | undefined) ?? DEFAULT_POINTS;
+	const points = (options.guardrailPoints as HookPoint[] | undefined) ?? DEFAULT_GUARDRAIL_POINTS;
 	if (points.length === 0)
 		throw nodeError(
 			context,
@@ -38,17 +44,9 @@ export function readGuardrailWorkflow(
 	const name = `guardrail workflow "${shown}"`;
 	const call = (data: HookData) => askWorkflow(context, { workflowId, name, subExecutions }, data);
 	const hook: AgentHook = { name };
-	for (const point of points) hook[GUARDRAIL_POINT_METHODS[point]] = call;
+	for (const point of points) hook[HOOK_METHODS[point]] = call;
 	return [hook];
 }
-
-/** The points a workflow is called at unless Guardrail Points says otherwise: every point with content to judge. */
-export const DEFAULT_POINTS: readonly HookPoint[] = [
-	'before_run',
-	'before_tool',
-	'after_tool',
-	'after_run',
-];
 
 async function askWorkflow(
 	context: IExecuteFunctions,
