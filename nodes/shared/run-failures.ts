@@ -134,6 +134,8 @@ const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
 	interrupted_call: 'a tool call was interrupted, and it is not repeated without a check',
 	cancelled: 'the execution was cancelled',
 	guardrail: 'a guardrail stopped the run',
+	plan_rejected: 'the plan was rejected',
+	plan_step_failed: 'a step of the plan failed',
 };
 
 /**

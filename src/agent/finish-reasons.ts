@@ -82,5 +82,13 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		decidedIn: 'calls/run-calls.ts',
 		when: 'a durable run resumed after a call with side effects that may or may not have run',
 	},
+	plan_rejected: {
+		decidedIn: 'plan/plan-approval.ts',
+		when: 'a person denied the plan of a run in plan mode with approve_plan (the reason in stop_detail)',
+	},
+	plan_step_failed: {
+		decidedIn: 'plan/plan-group.ts',
+		when: 'a step of the plan failed and on_step_failure is stop (what ran is in the output)',
+	},
 	cancelled: { decidedIn: 'base/run-deadline.ts', when: "the caller's signal aborted the run" },
 };

@@ -39,6 +39,7 @@ export function newLedger(
 			config.prompt_examples,
 			config.output_schema,
 			config.max_parallel_calls,
+			config.mode === 'plan' ? { maxPlanSteps: config.max_plan_steps } : undefined,
 		);
 	if (paused) reattachFiles(conversation, start.files);
 	return {
@@ -51,5 +52,6 @@ export function newLedger(
 		repeats: new RepeatedCalls(config.loop_limit, paused?.repeats),
 		failures: new FailureStreak(paused?.failures),
 		trustedText: paused?.trusted_text ?? trustedTextOf(history, newUserMessage, developerText),
+		...(paused?.plan ? { plan: paused.plan } : {}),
 	};
 }

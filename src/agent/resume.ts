@@ -12,6 +12,7 @@ import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base
 import type { OptionNames } from '../core/known-options';
 import { withMcpTools } from './setup/mcp-run';
 import { checkHooks } from './hooks';
+import { decidePlan, waitsOnPlan } from './plan';
 
 /** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
@@ -59,14 +60,17 @@ async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult
 	const { id, paused } = openPausedRun(options.runState, options.stateSecret!, config);
 	// The state holds its files by reference: the same files given again go back to the model (matched by hash).
 	const taken = takeFiles(options, config);
-	const decision = checkDecision(options.decision);
-	if (paused.batch.form === 'action' && 'calls' in decision)
+	const onPlan = waitsOnPlan(paused);
+	// A plan waiting for a person: the decision is checked (an edited plan as the model's) and applied here.
+	if (onPlan) decidePlan(paused, options.decision, { tools: allowed, config });
+	const decision = onPlan ? undefined : checkDecision(options.decision);
+	if (decision && paused.batch.form === 'action' && 'calls' in decision)
 		throw new InputError(
 			'decision.calls',
 			`the run paused on one call (${paused.pending.tool}), not a batch: give {"approve": true}, {"deny": "<reason>"} or {"edit": {…}}`,
 		);
 	// A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
-	checkBatchDecision(paused.batch, decision, allowed, config.approval_required);
+	if (decision) checkBatchDecision(paused.batch, decision, allowed, config.approval_required);
 	// A durable run's key may already hold this resume's own progress or result: a retry of the resume gets that.
 	const durable = await DurableRun.open(options, config, paused.new_user_message);
 	const { finished, resumed } = durable?.found ?? {};

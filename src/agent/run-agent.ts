@@ -1,42 +1,35 @@
 import type { ChatMessage } from '../core/messages';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
-import type { AgentResult, FinishReason, StepError, TraceStep } from '../trace/types';
+import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './model/answer/answer-release';
 import type { AgentConfig } from '../settings/config';
-import { callEvents, tell, type AgentEvent } from './base/events';
+import { callEvents, planEvent, tell, type AgentEvent } from './base/events';
+import type { PlanRun } from './base/plan-run';
+import { planTurn, rejectedPlan, runPlanGroup, type PlanTurnContext } from './plan';
 import { toolSecrets } from './calls/execute-tool';
-import {
-	resumedDecisions,
-	newBatch,
-	stepCalls,
-	type BatchDecisions,
-	type BatchState,
-	type CallsRun,
-} from './calls';
+import { resumedDecisions, newBatch, stepCalls, type BatchState, type CallsRun } from './calls';
 import { normaliseInput } from './setup/input';
 import { newLedger } from './new-ledger';
 import { runLimit } from './base/run-deadline';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
 import { ModelChoice } from './model/model-choice';
-import { replyTurn } from './model/reply-turn';
-import { repairMessage } from './protocol/prompt';
+import { repairOrEnd, replyTurn } from './model/reply-turn';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './result/run-result';
 import { Spending } from './model/shared-budget';
 import { limitBeforeStep } from './model/step-limits';
 import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
-import type { RepairReason } from './base/failure-streak';
 import type { Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
-import { configureRun, noteSetUp, withMcpTools } from './setup/configure-run';
+import { configureRun, noteFirstStep, withMcpTools } from './setup/configure-run';
 import { afterRun } from './result/after-run';
 import { tripped } from './result/guardrails-tripped';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
 import type { StepOutcome } from './base/step-outcome';
 import type { RunLedger } from './base/run-ledger';
-import { fileRefs, NO_FILES, takeFiles, withFiles, type TakenFiles } from './setup/input-files';
+import { NO_FILES, takeFiles, withFiles, type TakenFiles } from './setup/input-files';
 import {
 	afterModel,
 	afterRun as answerHooks,
@@ -98,8 +91,9 @@ export class AgentRun {
 		const { developerText } = options;
 		const start = { config, tools: toolList, history, newUserMessage, developerText };
 		this.ledger = newLedger({ ...start, files: taken.files }, resumed?.paused);
-		const { json_mode, output_schema, max_parallel_calls } = config;
-		this.format = protocolFormat(json_mode, toolList, output_schema, max_parallel_calls);
+		const { json_mode, output_schema, max_parallel_calls, mode } = config;
+		const plan = mode === 'plan';
+		this.format = protocolFormat(json_mode, toolList, output_schema, max_parallel_calls, plan);
 		this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
 		this.spending = new Spending(config, options.budgetLedger, this.models.candidates);
 		const knownSecrets = [
@@ -152,23 +146,27 @@ export class AgentRun {
 		// A step's calls part way through (paused for a person, or checkpointed inside them) go on at their step.
 		const paused = this.resumed?.paused;
 		const resumedAt = paused?.batch ? paused.step : undefined;
-		const { failures } = this.ledger;
-		for (let step = resumedAt ?? (paused?.step ?? 0) + 1; step <= this.config.max_steps; step++) {
+		const { ledger } = this;
+		const { failures } = ledger;
+		const last = () => this.config.max_steps + (ledger.plan?.entries ?? 0); // a plan's steps are no model turns
+		for (let step = resumedAt ?? (paused?.step ?? 0) + 1; step <= last(); step++) {
 			const outcome =
 				step === resumedAt
 					? await this.decided(paused!.batch!)
-					: ((await limitBeforeStep(
-							this.config,
-							this.ledger,
-							this.spending,
-							this.runController.signal,
-						)) ?? (await this.takeStep(step)));
+					: ledger.plan?.phase === 'running' || ledger.plan?.phase === 'rejected'
+						? (rejectedPlan(ledger.plan) ?? (await this.planStep(step)))
+						: ((await limitBeforeStep(
+								this.config,
+								this.ledger,
+								this.spending,
+								this.runController.signal,
+							)) ?? (await this.takeStep(step)));
 			this.closeOpenStep();
 			if (outcome.next === 'finish')
 				return this.finish(outcome.reason, outcome.detail, outcome.answer, outcome.paused);
 			if (outcome.next === 'continue') failures.reset();
-			const ended =
-				outcome.next === 'repair' ? this.repairOrEnd(outcome.error, outcome.reason) : undefined;
+			const examples = this.config.prompt_examples;
+			const ended = outcome.next === 'repair' ? repairOrEnd(ledger, outcome, examples) : undefined;
 			if (ended) return this.finish(ended.reason, ended.detail);
 			await this.durable?.saveStep(progressOf(this.ledger, step), this.redactor);
 		}
@@ -178,23 +176,11 @@ export class AgentRun {
 	/** One model turn and, when it asks for them, its tool calls. */
 	private async takeStep(step: number): Promise<StepOutcome> {
 		const { ledger, config } = this;
-		const entry: TraceStep = {
-			step,
-			repair: ledger.failures.repairing,
-			elapsed_ms: 0,
-			model_ms: 0,
-		};
-		if (step === 1) {
-			noteSetUp(entry, this.format.notice, config, this.tools.values());
-			const files = fileRefs(ledger.newUserMessage.files);
-			if (files) entry.files = files;
-			if (this.taken.notices.length)
-				entry.notices = [...(entry.notices ?? []), ...this.taken.notices];
-			if (this.begun?.decisions.length) entry.guardrails = [...this.begun.decisions];
-		}
-		ledger.trace.push(entry);
-		this.openStep = { entry, started: performance.now() };
-		this.emit({ type: 'step_start', step });
+		const entry = this.openEntry(step, ledger.failures.repairing);
+		const { taken, begun } = this;
+		const { files } = ledger.newUserMessage;
+		const start = { files, taken, begun };
+		if (step === 1) noteFirstStep(entry, this.format.notice, config, this.tools.values(), start);
 
 		const { hooks, runController } = this;
 		const signal = runController.signal;
@@ -210,8 +196,13 @@ export class AgentRun {
 		// An answer after_run checks is released (or called off) there, not as the reply is read.
 		const checks = hooks.has('after_run');
 		const reading = { config, format, tools, release: checks ? undefined : release };
-		const turn = replyTurn(entry, response, reading);
-		if ('calls' in turn) return this.act(entry, newBatch(turn.calls, turn.form));
+		const read = replyTurn(entry, response, reading);
+		const inPlan = 'planned' in read || config.mode === 'plan';
+		const turn = inPlan ? planTurn(entry, read, this.planContext) : read;
+		if ('calls' in turn) {
+			const batch = newBatch(turn.calls, turn.form);
+			return stepCalls(this.calls, entry, batch, this.options.stateSecret);
+		}
 		if (turn.next !== 'finish' || turn.reason !== 'final' || !turn.answer || !checks) {
 			if (checks) release?.finishWithoutAnswer('the reply was not an answer');
 			return turn;
@@ -220,9 +211,13 @@ export class AgentRun {
 		return answerHooks(hooks, entry, answer, config.output_schema, signal, release);
 	}
 
-	/** The step's calls through the one call path; a pause there ends the run awaiting a person. */
-	private act(entry: TraceStep, batch: BatchState, decisions?: BatchDecisions) {
-		return stepCalls(this.calls, entry, batch, this.options.stateSecret, decisions);
+	/** A new step of the trace, open from now: the listener hears it start. */
+	private openEntry(step: number, repair: boolean): TraceStep {
+		const entry: TraceStep = { step, repair, elapsed_ms: 0, model_ms: 0 };
+		this.ledger.trace.push(entry);
+		this.openStep = { entry, started: performance.now() };
+		this.emit({ type: 'step_start', step });
+		return entry;
 	}
 
 	/** What each step's model call needs: answers stream to the listener, when there is one. */
@@ -241,21 +236,23 @@ export class AgentRun {
 		const { trace } = this.ledger;
 		const entry = trace[trace.length - 1];
 		this.openStep = { entry, started: performance.now() };
-		return this.act(entry, batch, resumedDecisions(entry, batch, this.resumed!.decision));
+		const decisions = resumedDecisions(entry, batch, this.resumed!.decision);
+		const secret = this.options.stateSecret;
+		if (batch.plan) return runPlanGroup(this.calls, entry, secret, { batch, decisions });
+		return stepCalls(this.calls, entry, batch, secret, decisions);
 	}
 
-	/** After a failed step the model sees the error and gets one repair turn, unless the streak ends the run. */
-	private repairOrEnd(
-		error: StepError,
-		reason: RepairReason,
-	): { reason: FinishReason; detail: string } | undefined {
-		const ended = this.ledger.failures.fail(error, reason);
-		if (!ended)
-			this.ledger.conversation.push({
-				role: 'user',
-				content: repairMessage(error.message, reason !== 'tool_error', this.config.prompt_examples),
-			});
-		return ended;
+	/** The plan's next group of steps as one trace step, with no model call (see plan/plan-group.ts). */
+	private planStep(step: number): Promise<StepOutcome> {
+		this.ledger.plan!.entries++;
+		return runPlanGroup(this.calls, this.openEntry(step, false), this.options.stateSecret);
+	}
+
+	/** What a reply in plan mode is read against; the listener hears of a plan that passed. */
+	private get planContext(): PlanTurnContext {
+		const { config, tools, ledger, redactor } = this;
+		const onPlan = (plan: PlanRun, step: number) => this.emit(planEvent(plan, step, redactor));
+		return { config, tools, ledger, onPlan, redactor, stateSecret: this.options.stateSecret };
 	}
 
 	private closeOpenStep(): void {

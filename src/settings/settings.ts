@@ -9,6 +9,7 @@ import { MEMORY_SETTINGS } from './memory-settings';
 import { MCP_SETTINGS } from './mcp-settings';
 import { FILE_SETTINGS } from './file-settings';
 import { GUARDRAIL_SETTINGS } from './guardrail-settings';
+import { PLAN_SETTINGS } from './plan-settings';
 
 export type { PanelChoice, PanelFacts, Setting } from './setting-types';
 export { REASONING_EFFORTS } from './model-settings';
@@ -31,6 +32,7 @@ export const SETTINGS = {
 	...MCP_SETTINGS,
 	...FILE_SETTINGS,
 	...GUARDRAIL_SETTINGS,
+	...PLAN_SETTINGS,
 } satisfies Record<string, Setting>;
 
 /** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */

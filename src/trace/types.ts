@@ -23,6 +23,8 @@ export type FinishReason =
 	| 'awaiting_approval'
 	| 'interrupted_call'
 	| 'guardrail'
+	| 'plan_rejected'
+	| 'plan_step_failed'
 	| 'cancelled';
 
 /** What went wrong in a step; `type` is stable for dashboards and tests. */
@@ -81,6 +83,10 @@ export interface TraceStep {
 	files?: FileRef[];
 	/** The files the step's tool returned that went to the model with its observation, by reference. */
 	observation_files?: FileRef[];
+	/** Plan mode (issue #51): the plan this step's reply sent, once it passed its checks. */
+	plan?: Array<{ step: number; description: string; tool: string; args: Record<string, unknown> }>;
+	/** Plan mode: the steps of the plan this trace step ran, in order (no model call in it). */
+	plan_steps?: number[];
 	/** The decisions other than allow that hooks and guardrails took at this step (issue #50; never what they found). */
 	guardrails?: GuardrailDecision[];
 	/** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
@@ -200,6 +206,8 @@ export interface AgentResult {
 	audit?: AuditOutcome;
 	/** With hooks or guardrails: how many decisions other than allow they took (each step's `guardrails` lists them). */
 	guardrails_tripped?: number;
+	/** Plan mode (issue #51): the plan the run executed (as approved), each step with how it stands. */
+	plan?: RunPlan;
 	/** With `awaiting_approval`: the call that waits for a person, its args redacted. */
 	pending_action?: {
 		tool: string;
@@ -212,6 +220,25 @@ export interface AgentResult {
 	files_held?: FileRef[];
 	/** With `awaiting_approval`: everything needed to resume the run, signed (see resumeAgent). */
 	run_state?: unknown;
+}
+
+/** One step of a plan in the output: as the plan wrote it (args redacted), and how it stands. */
+export interface RunPlanStep {
+	step: number;
+	description: string;
+	tool: string;
+	args: Record<string, unknown>;
+	status: 'pending' | 'done' | 'failed';
+	error?: string;
+}
+
+/** The output's `plan`: its steps, who approved it, the plans a replan replaced (each step with how it stood). */
+export interface RunPlan {
+	steps: RunPlanStep[];
+	/** The trace step whose reply sent the plan. */
+	planned_at: number;
+	approval?: { at: string; by?: string; edited?: true; denied?: true };
+	replaced?: Array<{ steps: RunPlanStep[] }>;
 }
 
 /**

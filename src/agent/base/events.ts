@@ -1,5 +1,6 @@
 import type { Redactor } from '../../trace/redact';
 import type { FinishReason } from '../../trace/types';
+import type { PlanRun } from './plan-run';
 
 /**
  * What a run reports while it happens (`RunAgentOptions.onEvent`), in this order per step:
@@ -20,6 +21,11 @@ export type AgentEvent =
 	| { type: 'answer_delta'; text: string }
 	/** Answer text sent so far is void (the reply broke the protocol, was an action, or was retried). */
 	| { type: 'answer_restart'; reason: string }
+	/**
+	 * Plan mode (issue #51): the plan the model sent at `step` passed its checks; each of its steps with its tool and
+	 * its description on one line. Its steps then run as trace steps of their own (`action`, `observation`).
+	 */
+	| { type: 'plan'; step: number; steps: Array<{ step: number; tool: string; summary: string }> }
 	/** The run ended; the result follows. */
 	| { type: 'done'; finish_reason: FinishReason };
 
@@ -99,4 +105,14 @@ export function callEvents(
 				});
 		},
 	};
+}
+
+/** The `plan` event of a plan that passed its checks at `step`: each step's description, redacted, on one line. */
+export function planEvent(plan: PlanRun, step: number, redactor: Redactor): AgentEvent {
+	const steps = plan.steps.map(({ step: number, tool, description }) => ({
+		step: number,
+		tool,
+		summary: oneLine(redactor.text(description)),
+	}));
+	return { type: 'plan', step, steps };
 }

@@ -4,6 +4,7 @@ import type { TokenUsage } from '../../core/usage';
 import type { ToolUsage, TraceStep } from '../../trace/types';
 import type { FailureStreak } from './failure-streak';
 import type { RepeatedCalls } from './repeated-calls';
+import type { PlanRun } from './plan-run';
 
 /**
  * What a run has done so far: the conversation the model sees, the trace, the tokens and tools used, the
@@ -25,6 +26,8 @@ export interface RunLedger {
 	readonly trustedText: string;
 	/** The files the conversation holds, counted once when a tool first returns one (the caps on the next). */
 	filesHeld?: FilesHeld;
+	/** Plan mode (issue #51): the plan the run executes, once one was accepted. */
+	plan?: PlanRun;
 }
 
 /** How many files, of how many bytes, the run holds so far: its own and those tools returned. */

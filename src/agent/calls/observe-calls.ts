@@ -46,7 +46,7 @@ function observeOne(run: CallsRun, entry: TraceStep, batch: BatchState): StepOut
 	if (files.length) entry.observation_files = fileRefs(message.files);
 	run.tell.observation(entry.step, tool, true, text);
 	entry.observation = text;
-	pushObservations(run, message.content, message.files as RunFile[]);
+	pushObservations(run, batch, message.content, message.files as RunFile[]);
 	return { next: 'continue' };
 }
 
@@ -103,6 +103,7 @@ function observeBatch(
 	const { observation_max_len } = run.context.config;
 	pushObservations(
 		run,
+		batch,
 		batchObservationMessage(results, observation_max_len),
 		message.files as RunFile[],
 	);
@@ -113,7 +114,16 @@ function observeBatch(
 	return { next: 'continue' };
 }
 
-/** The step's one observation message, with the calls' files, for the model's next turn. */
-function pushObservations(run: CallsRun, content: string, files: RunFile[]): void {
+/**
+ * The step's one observation message, with the calls' files, for the model's next turn; a plan's steps are
+ * told to the model together once the plan ran (see plan/plan-group.ts).
+ */
+function pushObservations(
+	run: CallsRun,
+	batch: BatchState,
+	content: string,
+	files: RunFile[],
+): void {
+	if (batch.plan) return;
 	run.ledger.conversation.push({ role: 'user', content, ...(files.length ? { files } : {}) });
 }

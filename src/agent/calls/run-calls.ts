@@ -179,7 +179,8 @@ export async function runCalls(
 			continue;
 		}
 		const sideEffects = hasSideEffects(tool, args);
-		const asks = !decision && !interrupted && config.approval_required.includes(name);
+		const asks =
+			!decision && !batch.approved && !interrupted && config.approval_required.includes(name);
 		const blocked = !decision && interrupted && !runsAgain(tool, args);
 		if (sideEffects || asks || blocked) {
 			await flush();

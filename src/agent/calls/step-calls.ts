@@ -24,6 +24,10 @@ export async function stepCalls(
 	const pending = { tool, args };
 	const progress = { ...progressOf(run.ledger, entry.step, batch), pending, batch };
 	const { redactor, config } = run.context;
-	const paused = pausedOutput(progress, redactor, stateSecret!, config);
+	return awaitingApproval(detail, pausedOutput(progress, redactor, stateSecret!, config));
+}
+
+/** The run pauses for a person: its output gets `paused` (what waits, and the signed run state). */
+export function awaitingApproval(detail: string, paused: Record<string, unknown>): StepOutcome {
 	return { next: 'finish', reason: 'awaiting_approval', detail, paused };
 }

@@ -1,7 +1,10 @@
 // What a model's reply asks of the loop: the final answer (checked), a repair, the end of the run, or the calls to run.
 import type { AgentConfig } from '../../settings/config';
 import type { Tool } from '../../tools/tool';
-import type { TraceStep } from '../../trace/types';
+import type { FinishReason, StepError, TraceStep } from '../../trace/types';
+import type { RunLedger } from '../base/run-ledger';
+import type { RepairReason } from '../base/failure-streak';
+import { repairMessage, type PromptExamples } from '../protocol/prompt';
 import type { ChatResponse } from '../../providers/chat-model';
 import type { AnswerRelease } from './answer/answer-release';
 import type { ToolCallRequest } from '../protocol/actions-turn';
@@ -12,8 +15,8 @@ import { checkAnswer } from '../protocol/typed-answer';
 import { withoutNullOptionals } from '../protocol/protocol-schema';
 
 /**
- * The step's outcome when the reply answers or breaks the protocol; otherwise the calls it asks for — one
- * action in the `action` form — with their args as the protocol's schema sent them (see callArgs). An answer on
+ * The step's outcome when the reply answers or breaks the protocol; a plan (plan mode) as read; otherwise the
+ * calls it asks for — one action in the `action` form — with their args as the protocol's schema sent them (see callArgs). An answer on
  * its way to the listener is released or called off here.
  */
 export function replyTurn(
@@ -25,15 +28,21 @@ export function replyTurn(
 		tools: ReadonlyMap<string, Tool>;
 		release?: AnswerRelease;
 	},
-): StepOutcome | { calls: ToolCallRequest[]; form?: 'action' } {
+): StepOutcome | { calls: ToolCallRequest[]; form?: 'action' } | { planned: unknown } {
 	const { config, format, tools, release } = context;
 	const turn = readReply(response, config.max_output_tokens, format.rules);
 	if (turn.reasoning) entry.reasoning = turn.reasoning;
 	if (turn.kind === 'final')
 		return answered(entry, turn.answer, response.text, format, config, release);
 	release?.finishWithoutAnswer(
-		turn.kind === 'error' ? 'the reply broke the protocol' : 'the reply was a tool call',
+		turn.kind === 'error'
+			? 'the reply broke the protocol'
+			: turn.kind === 'plan'
+				? 'the reply was a plan'
+				: 'the reply was a tool call',
 	);
+	// Plan mode (issue #51): the plan room reads and checks it.
+	if (turn.kind === 'plan') return { planned: turn.value };
 	if (turn.kind === 'error') {
 		entry.reply_excerpt = response.text.slice(0, REPLY_EXCERPT);
 		if (response.finishReason === 'content_filter') {
@@ -85,4 +94,20 @@ function answered(
 	release?.finishWithAnswer(checked.text);
 	entry.final = { answer: checked.value ?? checked.text };
 	return { next: 'finish', reason: 'final', answer: checked };
+}
+
+/** After a failed step the model sees the error and gets one repair turn, unless the failure streak ends the run. */
+export function repairOrEnd(
+	ledger: Pick<RunLedger, 'failures' | 'conversation'>,
+	failed: { error: StepError; reason: RepairReason },
+	examples: PromptExamples,
+): { reason: FinishReason; detail: string } | undefined {
+	const { error, reason } = failed;
+	const ended = ledger.failures.fail(error, reason);
+	if (!ended)
+		ledger.conversation.push({
+			role: 'user',
+			content: repairMessage(error.message, reason !== 'tool_error', examples),
+		});
+	return ended;
 }

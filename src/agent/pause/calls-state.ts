@@ -49,6 +49,10 @@ export interface BatchState {
 	form?: 'action';
 	/** before_tool ran on every call (issue #50): a paused or checkpointed batch is not checked again. */
 	guarded?: true;
+	/** Plan mode (issue #51): the plan's step of each call, in order; their observations go to the model after the plan. */
+	plan?: number[];
+	/** The calls are steps of a plan a person approved: a tool in approval_required does not ask again. */
+	approved?: true;
 }
 
 /** A person's decisions on a paused batch's calls, by index (0-based here; `call n` is 1-based for people). */

@@ -19,6 +19,7 @@ import type { RepeatSnapshot } from '../base/repeated-calls';
 import { heldFiles } from '../setup/input-files';
 import { batchView, pendingAsBatch, type BatchState } from './calls-state';
 import type { ApprovalDecision } from './decision';
+import type { PlanRun } from '../base/plan-run';
 export type { ApprovalDecision, CallDecision } from './decision';
 
 /**
@@ -44,9 +45,14 @@ export interface RunProgress {
 	repeats: RepeatSnapshot;
 	/** What the user and the workflow wrote (ToolContext.trustedText), kept as the run started. */
 	trusted_text: string;
+	/** Plan mode (issue #51): the plan the run executes, its steps' args exact (sealed). */
+	plan?: PlanRun;
 }
 
-/** Everything a run paused for approval needs to continue: its progress, with the call waiting for a person. */
+/**
+ * Everything a run paused for approval needs to continue: its progress, with the call waiting for a person (a
+ * run whose plan waits instead, see plan/plan-approval.ts, has neither `pending` nor `batch`).
+ */
 export interface PausedRun extends RunProgress {
 	pending: { tool: string; args: Record<string, unknown> };
 	/** The step's calls, the pending one among them (one action: a batch of one; see openProgress). */
@@ -82,7 +88,7 @@ export function refusalObservation(tool: string, reason: string): string {
  */
 type ExactPart = Pick<
 	RunProgress,
-	'conversation' | 'new_user_message' | 'repeats' | 'trusted_text' | 'batch'
+	'conversation' | 'new_user_message' | 'repeats' | 'trusted_text' | 'batch' | 'plan'
 > & { tool?: string; args?: Record<string, unknown> };
 
 /** What anyone reading a run state sees: redacted like every output, the exact parts only sealed. */
@@ -149,6 +155,7 @@ export function signProgress(
 		failures,
 		repeats,
 		trusted_text,
+		plan,
 	} = progress;
 	const id = newRunStateId();
 	const exact: ExactPart = {
@@ -158,6 +165,7 @@ export function signProgress(
 		new_user_message,
 		repeats,
 		trusted_text,
+		...(plan ? { plan } : {}),
 	};
 	const readable: ReadablePart = redactor.value({
 		step,
@@ -192,7 +200,8 @@ export function openPausedRun(
 		now,
 	});
 	// A durable run's checkpoint is signed alike; it never resumes as a paused run.
-	if (!progress.pending || 'checkpoint' in payload)
+	const waits = progress.pending || progress.plan?.phase === 'awaiting_approval';
+	if (!waits || 'checkpoint' in payload)
 		throw new RunStateError(
 			"run_state's sealed part is not a paused call: pass the run_state of the paused run's output, unchanged",
 		);
@@ -220,7 +229,7 @@ export function openProgress(
 		);
 	}
 	const { step, trace, usage, used_tools, tool_calls, cost, failures } = payload;
-	const { tool, args, batch, conversation, new_user_message, repeats, trusted_text } = exact;
+	const { tool, args, batch, conversation, new_user_message, repeats, trusted_text, plan } = exact;
 	const pending = tool === undefined ? {} : { pending: { tool, args: args! } };
 	// A state sealed before one action was a batch of one holds its call alone: it goes on as such a batch.
 	const calls =
@@ -245,6 +254,7 @@ export function openProgress(
 			failures,
 			repeats,
 			trusted_text,
+			...(plan ? { plan } : {}),
 		},
 	};
 }

@@ -26,5 +26,6 @@ export function progressOf(
 		cost: runCost(trace)?.total ?? 0,
 		failures: ledger.failures.length,
 		repeats: ledger.repeats.snapshot(),
+		...(ledger.plan ? { plan: ledger.plan } : {}),
 	};
 }

@@ -1,14 +1,12 @@
 // The "plan" reply (issue #51): the whole job as numbered steps, each one tool call, read strictly.
 import { describeType } from '../protocol/actions-turn';
 import { referencesIn, renderPath, type StepReference } from './references';
+import { MAX_PLAN_STEPS } from '../../settings/plan-settings';
 
-/** One step of a plan, as the model (or a person editing it) wrote it. */
-export interface PlanStep {
-	step: number;
-	description: string;
-	tool: string;
-	args: Record<string, unknown>;
-}
+export { MAX_PLAN_STEPS };
+
+import type { PlanStep } from '../base/plan-run';
+export type { PlanStep };
 
 /** A plan read: its steps, and the references each step's args hold (by step number). */
 export interface Plan {
@@ -21,8 +19,6 @@ export interface PlanLimits {
 	maxPlanSteps: number;
 }
 
-/** The bound of `max_plan_steps`, whatever a config says. */
-export const MAX_PLAN_STEPS = 50;
 /** A step's description longer than this is refused: it is shown to a person, one line per step. */
 export const MAX_DESCRIPTION_LENGTH = 500;
 

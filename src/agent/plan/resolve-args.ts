@@ -78,14 +78,34 @@ function resolveReference(
 		return {
 			problem: `${named} cannot be read: step ${step} has no observation (it did not run, or failed)`,
 		};
-	let observation: unknown;
-	try {
-		observation = JSON.parse(text);
-	} catch {
+	const observation = readObservation(text);
+	if (observation === NOT_JSON)
 		return {
-			problem: `${named} cannot be read: step ${step}'s observation is not JSON (it begins ${JSON.stringify(text.slice(0, 40))})`,
+			problem:
+				`${named} cannot be read: step ${step}'s observation is not JSON (it begins ` +
+				`${JSON.stringify(text.slice(0, 40))}; a result cut at observation_max_len is not JSON either)`,
 		};
-	}
 	const found = resolvePointer(observation, parsed.tokens);
 	return 'problem' in found ? { problem: `${named} finds nothing: ${found.problem}` } : found;
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+/** http_request's observation: its summary line (`HTTP 200 OK · application/json · 1234 bytes`), then the body. */
+const STATUS_LINE = /^HTTP \d{3}\b[^\n]*\n/;
+
+/** An observation read as JSON; one that starts with http_request's status line is read from the body after it. */
+function readObservation(text: string): unknown {
+	for (const candidate of [
+		text,
+		STATUS_LINE.test(text) ? text.replace(STATUS_LINE, '') : undefined,
+	]) {
+		if (candidate === undefined) continue;
+		try {
+			return JSON.parse(candidate);
+		} catch {
+			// not JSON: the next reading, or none
+		}
+	}
+	return NOT_JSON;
 }

@@ -141,6 +141,7 @@ function describeTools(
 	tools: readonly Tool[],
 	outputSchema: JsonSchema | undefined,
 	maxParallelCalls: number,
+	plan?: PlanPrompt,
 ): string {
 	const final = outputSchema ? FINAL_TYPED : FINAL_TEXT;
 	const schema = outputSchema ? `\nOutput schema: ${JSON.stringify(outputSchema)}` : '';
@@ -151,8 +152,23 @@ function describeTools(
 		oneParagraph(`- ${tool.name}: ${tool.description}\n  args: ${argsText(tool.parameters)}`),
 	);
 	const actions = maxParallelCalls > 1 ? `, ${actionsForm(maxParallelCalls)}` : '';
-	return `Reply with one JSON object: ${ACTION}${actions} or ${final}.${schema}\n${lines.join('\n')}`;
+	const planned = plan ? `\n${planRules(plan.maxPlanSteps, final)}` : '';
+	return `Reply with one JSON object: ${ACTION}${actions} or ${final}.${schema}\n${lines.join('\n')}${planned}`;
 }
+
+/** Plan mode (issue #51): what `buildSystemPrompt` adds, only in that mode. */
+export interface PlanPrompt {
+	maxPlanSteps: number;
+}
+
+/** Plan mode's form, said once in the stable part of the system message (no blank line in it). */
+const planRules = (maxSteps: number, final: string) =>
+	'Plan mode: first look up what you need with read-only tools (a call that changes something is refused ' +
+	'now), then send the whole job as one plan: {"type":"plan","steps":[{"step":1,"description":"<what it ' +
+	`does>","tool":"<name>","args":{...}}]}, steps numbered 1, 2, … (at most ${maxSteps}). Any arg value may be ` +
+	'an earlier step\'s result: {"$step":1,"pointer":"/id"} (a JSON Pointer into that step\'s result read as ' +
+	`JSON). The steps run in order without you; then you get every result and reply ${final}. A task that ` +
+	`needs no tool: reply ${final} now.`;
 
 /**
  * The system message: protocol rules (with the output schema when the answer is typed) and the whitelisted
@@ -166,8 +182,9 @@ export function buildSystemPrompt(
 	examples: PromptExamples = 'on_error',
 	outputSchema?: JsonSchema,
 	maxParallelCalls = 1,
+	plan?: PlanPrompt,
 ): string {
-	const parts = [describeTools(tools, outputSchema, maxParallelCalls)];
+	const parts = [describeTools(tools, outputSchema, maxParallelCalls, plan)];
 	if (examples === 'always') parts.push(FEW_SHOT);
 	if (conversationSystemText && conversationSystemText.trim() !== '')
 		parts.push(conversationSystemText.trim());
@@ -205,6 +222,7 @@ export function buildConversation(
 	examples: PromptExamples = 'on_error',
 	outputSchema?: JsonSchema,
 	maxParallelCalls = 1,
+	plan?: PlanPrompt,
 ): ChatMessage[] {
 	const conversationSystem = history
 		.filter((message) => message.role === 'system')
@@ -226,6 +244,7 @@ export function buildConversation(
 				examples,
 				outputSchema,
 				maxParallelCalls,
+				plan,
 			),
 		},
 		...turns,

@@ -105,6 +105,11 @@ export function protocolSchema(
 	};
 }
 
+/** The trace's notice when plan mode asks for replies in JSON object mode instead of json_schema. */
+export const PLAN_JSON_SCHEMA =
+	"json_schema: plan mode's replies (a plan whose args may hold references to earlier steps) do not fit the " +
+	'compiled protocol schema; replies are asked for in json_object mode and checked as always';
+
 /**
  * The `json_mode` setting as the run's response format. `json_schema` sends the compiled protocol, strict
  * where every branch converts to OpenAI's strict subset; otherwise non-strict, with a notice naming the
@@ -115,14 +120,19 @@ export function protocolFormat(
 	tools: readonly Tool[],
 	outputSchema?: JsonSchema,
 	maxParallelCalls = 1,
+	plan = false,
 ): ProtocolFormat {
 	const rules: TurnRules = {
 		typedAnswer: outputSchema !== undefined,
-		nullArgsAsAbsent: jsonMode === 'json_schema',
+		nullArgsAsAbsent: jsonMode === 'json_schema' && !plan,
 		maxParallelCalls,
+		...(plan ? { plan } : {}),
 	};
 	if (jsonMode === 'off') return { format: { type: 'text' }, strict: false, rules };
 	if (jsonMode === 'json_object') return { format: { type: 'json_object' }, strict: false, rules };
+	// A plan's steps hold references ({"$step":…}) where a tool's schema wants a value: no compiled schema admits them.
+	if (plan)
+		return { format: { type: 'json_object' }, strict: false, rules, notice: PLAN_JSON_SCHEMA };
 	const schema = protocolSchema(tools, outputSchema, maxParallelCalls);
 	const strict = toStrictSchema(schema);
 	const format: ResponseFormat = {

@@ -43,7 +43,14 @@ export interface ProtocolError {
 	reasoning?: string;
 }
 
-export type ParsedTurn = ActionTurn | ActionsTurn | FinalTurn | ProtocolError;
+/** `{"type":"plan","steps":[…]}` in plan mode (issue #51): the object as read, for the plan room to check (readPlan). */
+export interface PlanTurn {
+	kind: 'plan';
+	value: Record<string, unknown>;
+	reasoning?: string;
+}
+
+export type ParsedTurn = ActionTurn | ActionsTurn | FinalTurn | PlanTurn | ProtocolError;
 
 /** What a run allows beyond the plain protocol. */
 export interface TurnRules {
@@ -56,6 +63,8 @@ export interface TurnRules {
 	nullArgsAsAbsent?: boolean;
 	/** How many calls an `actions` reply may hold (`max_parallel_calls`); absent or 1: "actions" is a protocol error. */
 	maxParallelCalls?: number;
+	/** Plan mode (issue #51): a `{"type":"plan"}` reply is read (and checked by the plan room). */
+	plan?: boolean;
 }
 
 /** Replies longer than this are rejected without being parsed: no valid turn is that long. */
@@ -121,6 +130,7 @@ function parseObject(text: string, reasoning: string | undefined, rules: TurnRul
 function interpret(read: ReadObject, reasoning: string | undefined, rules: TurnRules): ParsedTurn {
 	const turn = read.value;
 	const type = turn.type;
+	if (type === 'plan' && rules.plan) return { kind: 'plan', value: turn, reasoning };
 	if (type === 'actions') {
 		const calls = readCalls(read, rules.maxParallelCalls ?? 1, rules.nullArgsAsAbsent === true);
 		return 'problem' in calls
@@ -165,8 +175,9 @@ function interpret(read: ReadObject, reasoning: string | undefined, rules: TurnR
 	if (type === undefined) {
 		return protocolError('Your object has no "type"; it must be "action" or "final".', reasoning);
 	}
+	const types = rules.plan ? '"action", "plan" or "final"' : '"action" or "final"';
 	return protocolError(
-		`Unknown "type" ${JSON.stringify(type).slice(0, 40)}; it must be "action" or "final".`,
+		`Unknown "type" ${JSON.stringify(type).slice(0, 40)}; it must be ${types}.`,
 		reasoning,
 	);
 }

@@ -20,6 +20,8 @@ import { configHash } from '../../run-state/signed-state';
 import type { Tool } from '../../tools/tool';
 import type { AgentConfig } from '../../settings/config';
 import { runToolResults, type RunMemory } from '../memory/run-memory';
+import type { PlanRun } from '../base/plan-run';
+import { planOutput } from '../plan';
 
 /** What the run did, as the result reports it. */
 export interface RunRecord {
@@ -35,6 +37,8 @@ export interface RunRecord {
 	chain: RunChain;
 	/** How the history was fitted (issue #31), when the run had one. */
 	memory?: RunMemory;
+	/** Plan mode (issue #51): the plan the run executed. */
+	plan?: PlanRun;
 }
 
 /**
@@ -74,6 +78,7 @@ export function runResult(
 		...(answer && 'value' in answer ? { final_output: answer.value } : {}),
 		finish_reason: finishReason,
 		...(stopDetail ? { stop_detail: stopDetail } : {}),
+		...(record.plan ? { plan: planOutput(record.plan) } : {}),
 		used_tools: record.usedTools,
 		metrics: metricsOf(record.trace),
 		usage: record.usage,

@@ -7,6 +7,9 @@ import { type AgentConfig, ConfigError, resolveConfig } from '../../settings/con
 import type { RunAgentOptions } from '../base/run-options';
 import { runToolRegistry } from './run-tools';
 import { resolvedByMcpRun } from './mcp-run';
+import type { ChatMessage } from '../../core/messages';
+import { fileRefs, type TakenFiles } from './input-files';
+import type { HooksStart } from './before-run';
 
 export { withMcpTools } from './mcp-run';
 
@@ -26,9 +29,10 @@ export function configureRun(
 	const registry = runToolRegistry(options.extraTools);
 	// With MCP servers the config was resolved before they were opened: their tools are in the registry now.
 	const config = resolvedByMcpRun(options.config) ?? resolveConfig(options.config, registry);
-	const keyProblem =
-		config.approval_required.length > 0 ? stateSecretProblem(options.stateSecret) : undefined;
-	if (keyProblem) throw new ConfigError('approval_required', keyProblem);
+	const asks = config.approval_required.length > 0 || config.approve_plan;
+	const keyProblem = asks ? stateSecretProblem(options.stateSecret) : undefined;
+	const key = config.approval_required.length > 0 ? 'approval_required' : 'approve_plan';
+	if (keyProblem) throw new ConfigError(key, keyProblem);
 	return {
 		config,
 		allowed: new Map(config.allowed_tools.map((name) => [name, registry.get(name)!])),
@@ -76,4 +80,20 @@ export function noteSetUp(
 	];
 	if (notices.length > 0) entry.notices = notices;
 	if (mcp.records.length > 0) entry.mcp_tools = mcp.records;
+}
+
+/** What a run's first step records of its setup: the notices, the files the user's message carries, before_run's decisions. */
+export function noteFirstStep(
+	entry: TraceStep,
+	formatNotice: string | undefined,
+	config: Pick<AgentConfig, 'allowed_tools' | 'tool_settings' | 'output_schema'>,
+	tools: Iterable<Tool>,
+	start: { files?: ChatMessage['files']; taken: TakenFiles; begun?: HooksStart },
+): void {
+	noteSetUp(entry, formatNotice, config, tools);
+	const files = fileRefs(start.files);
+	if (files) entry.files = files;
+	if (start.taken.notices.length)
+		entry.notices = [...(entry.notices ?? []), ...start.taken.notices];
+	if (start.begun?.decisions.length) entry.guardrails = [...start.begun.decisions];
 }

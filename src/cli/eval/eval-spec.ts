@@ -25,6 +25,8 @@ const FINISH_REASONS = {
 	awaiting_approval: true,
 	interrupted_call: true,
 	guardrail: true,
+	plan_rejected: true,
+	plan_step_failed: true,
 	cancelled: true,
 } satisfies Record<FinishReason, true>;
 

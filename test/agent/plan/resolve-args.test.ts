@@ -8,7 +8,9 @@ const observations = {
 		'a/b': { 'm~n': [10, 20] },
 		orders: [{ id: 'o-1' }, { id: 'o-2' }],
 	}),
-	2: 'HTTP 200 OK\n{"id": 3}',
+	2: 'HTTP 200 OK · application/json · 9 bytes\n{"id": 3}',
+	3: 'plain text, then {"id": 4}',
+	4: 'HTTP 200 OK · text/plain · 4 bytes\nnope',
 };
 
 describe('resolveArgs', () => {
@@ -41,10 +43,19 @@ describe('resolveArgs', () => {
 		expect(resolved.args.a).not.toBe(resolved.args.b);
 	});
 
+	it("reads an http_request observation's body after its status line", () => {
+		expect(resolveArgs({ x: { $step: 2, pointer: '/id' } }, observations)).toEqual({
+			args: { x: 3 },
+		});
+	});
+
 	it('fails the step, naming the place, the step and the pointer, on an observation that is not JSON', () => {
-		expect(resolveArgs({ x: [{ $step: 2, pointer: '/id' }] }, observations)).toEqual({
+		expect(resolveArgs({ x: [{ $step: 3, pointer: '/id' }] }, observations)).toEqual({
 			problem:
-				'args.x[0]: the reference to step 2 at "/id" cannot be read: step 2\'s observation is not JSON (it begins "HTTP 200 OK\\n{\\"id\\": 3}")',
+				'args.x[0]: the reference to step 3 at "/id" cannot be read: step 3\'s observation is not JSON (it begins "plain text, then {\\"id\\": 4}"; a result cut at observation_max_len is not JSON either)',
+		});
+		expect(resolveArgs({ x: { $step: 4, pointer: '' } }, observations)).toMatchObject({
+			problem: expect.stringContaining("step 4's observation is not JSON"),
 		});
 	});
 
@@ -53,9 +64,9 @@ describe('resolveArgs', () => {
 			problem:
 				'args.x: the reference to step 1 at "/orders/5/id" finds nothing: "/orders" is an array of 2 items; "5" is not one of its indexes (0 to 1)',
 		});
-		expect(resolveArgs({ x: { $step: 3, pointer: '' } }, observations)).toEqual({
+		expect(resolveArgs({ x: { $step: 5, pointer: '' } }, observations)).toEqual({
 			problem:
-				'args.x: the reference to step 3 at "" cannot be read: step 3 has no observation (it did not run, or failed)',
+				'args.x: the reference to step 5 at "" cannot be read: step 5 has no observation (it did not run, or failed)',
 		});
 		expect(resolveArgs({ x: { $step: 1, pointer: 'id' } }, observations)).toEqual({
 			problem: 'args.x: is not a reference of the form {"$step": N, "pointer": "/…"}',
