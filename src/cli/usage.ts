@@ -149,6 +149,9 @@ tells the model it was refused and why, --edit runs it with these arguments (che
 paused at a call lists every call in pending_action.batch; --decisions '{"2": {"approve": true}, "3": {"deny":
 "why"}}' decides several by number (the others decide the call it waits at). With --redis-url (or REDIS_URL),
 a used state is recorded there and refused the second time.
+A config with mode "plan" and approve_plan pauses on the whole plan (pending_plan) before any step runs:
+--approve runs exactly that plan, --deny REASON ends the run plan_rejected, --edit '{"steps": [...]}' runs your
+plan instead (checked as the model's is).
 
 session list prints a session's turns in order (number, time, sizes, live / summarised / rewound); session
 fork copies the turns up to --turn N into a new session --to-session (refused if it exists; the source is

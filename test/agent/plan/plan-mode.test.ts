@@ -2,6 +2,7 @@
 import { runAgent } from '../../../src/agent/run-agent';
 import type { Tool } from '../../../src/tools/tool';
 import type { AgentConfig } from '../../../src/settings/config';
+import type { AgentEvent } from '../../../src/agent/base/events';
 import { final, lastUserMessage, modelFor, useScriptedServer } from '../../support/agent';
 import { readBatchObservations } from '../../../src/agent/protocol/prompt';
 
@@ -76,11 +77,13 @@ describe('plan mode: a plan whose steps read earlier steps runs with the resolve
 	it('three dependent steps run in order with the values their references found, in two model calls', async () => {
 		const { tools, arrived } = shopTools();
 		server().setScript([THREE_STEPS, final('Refunded order-of-cust-15.')]);
+		const events: AgentEvent[] = [];
 		const result = await runAgent({
 			model: modelFor(server()),
 			config: config(),
 			extraTools: tools,
 			prompt: 'refund the last order of ann@example.com',
+			onEvent: (event) => events.push(event),
 		});
 		expect(result.finish_reason).toBe('final');
 		expect(result.final_answer).toBe('Refunded order-of-cust-15.');
@@ -91,6 +94,33 @@ describe('plan mode: a plan whose steps read earlier steps runs with the resolve
 		]);
 		expect(server().requests).toHaveLength(2);
 		expect(result.metrics.model_calls).toBe(2);
+		// The listener hears the plan once it passed, then each step's call and observation.
+		expect(
+			events.filter((event) => event.type !== 'answer_delta').map((event) => event.type),
+		).toEqual([
+			'step_start',
+			'plan',
+			'step_start',
+			'action',
+			'observation',
+			'step_start',
+			'action',
+			'observation',
+			'step_start',
+			'action',
+			'observation',
+			'step_start',
+			'done',
+		]);
+		expect(events.find((event) => event.type === 'plan')).toEqual({
+			type: 'plan',
+			step: 1,
+			steps: [
+				{ step: 1, tool: 'find_customer', summary: 'Find the customer' },
+				{ step: 2, tool: 'last_order', summary: 'Find their last order' },
+				{ step: 3, tool: 'refund', summary: 'Refund it' },
+			],
+		});
 		// The trace: the planning step, one step per group (two read-only steps read each other: no group), the answer.
 		expect(result.trace.map((step) => step.plan_steps ?? null)).toEqual([
 			null,
@@ -120,6 +150,13 @@ describe('plan mode: a plan whose steps read earlier steps runs with the resolve
 		expect(told).toContain('Reply with the final answer');
 		// The prompt describes the plan form in plan mode only.
 		expect(server().requests[0].messages[0].content).toContain('"type":"plan"');
+		// Remembered like any turn: the answer with each step's tool result, for a context store.
+		const answer = result.messages.at(-1)!;
+		expect(answer.tool_results?.map((one) => [one.step, one.tool])).toEqual([
+			[2, 'find_customer'],
+			[3, 'last_order'],
+			[4, 'refund'],
+		]);
 	});
 
 	it('consecutive read-only steps that do not read each other run as one group', async () => {
