@@ -179,6 +179,46 @@ describe('plan mode with approve_plan (runAgent, resumeAgent)', () => {
 		expect(payments.requests).toHaveLength(1);
 	});
 
+	it('a replan waits for approval again: the new plan pauses, and approving it runs it', async () => {
+		server().setScript([
+			plan([
+				['find_order', { customer: 'ann' }],
+				['find_order', { customer: { $step: 1, pointer: '/order/missing' } }],
+			]),
+		]);
+		const options = {
+			model: modelFor(server()),
+			config: { ...config(), on_step_failure: 'replan' as const },
+			extraTools: [findOrder],
+			stateSecret: SECRET,
+		};
+		const first = await runAgent({ ...options, prompt: 'look twice' });
+		expect(first.finish_reason).toBe('awaiting_approval');
+		server().setScript([plan([['find_order', { customer: 'bob' }]])]);
+		const replanned = await resumeAgent({
+			...options,
+			runState: first.run_state,
+			decision: { approve: true },
+		});
+		expect(replanned.finish_reason).toBe('awaiting_approval');
+		expect((replanned as any).pending_plan.steps).toEqual([
+			expect.objectContaining({ tool: 'find_order', args: { customer: 'bob' } }),
+		]);
+		expect(replanned.plan?.replaced?.[0].steps.map((step) => step.status)).toEqual([
+			'done',
+			'failed',
+		]);
+		server().setScript([final('Looked.')]);
+		const done = await resumeAgent({
+			...options,
+			runState: replanned.run_state,
+			decision: { approve: true, by: 'second approver' },
+		});
+		expect(done.finish_reason).toBe('final');
+		expect(done.plan?.approval?.by).toBe('second approver');
+		expect(done.plan?.steps.map((step) => step.status)).toEqual(['done']);
+	});
+
 	it('approve_plan without a signing key is refused before anything runs, naming approve_plan', async () => {
 		const { approval_required: _, ...withoutCallApproval } = config();
 		const refused = await rejectionOf(
