@@ -77,7 +77,8 @@ export function checkPlanApproval(
 		context,
 		'Require Approval of the Plan needs Governance → Require Approval on',
 		itemIndex,
-		'Turn on Governance and Require Approval (its Run State credential signs the paused plan, the Needs Approval output takes it and Run or Resume → Resume continues it), or turn off Options → Require Approval of the Plan.',
+		'Turn on Governance and Require Approval (its Run State credential signs the paused plan, the Needs Approval ' +
+			'output takes it and Run or Resume → Resume continues it), or turn off Options → Require Approval of the Plan.',
 	);
 }
 

@@ -104,7 +104,9 @@ describe('Agent Core version 2 in plan mode, in n8n’s engine', () => {
 		expect(json.finish_reason).toBe('final');
 		expect(json.trace[0].error.type).toBe('parse_error');
 		expect(json.plan.steps).toHaveLength(1);
-		expect(lastUserMessage(server(), 1)).toContain('Your plan held 2 steps; at most 1 (max_plan_steps)');
+		expect(lastUserMessage(server(), 1)).toContain(
+			'Your plan held 2 steps; at most 1 (max_plan_steps)',
+		);
 	});
 
 	it('On Plan Step Failure reaches the engine: Stop the Run ends plan_step_failed, Skip the Step answers', async () => {
