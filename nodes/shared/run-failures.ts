@@ -150,7 +150,8 @@ export function chatOutput(result: AgentResult, limitWords?: string, planShown =
 	const plan = result.finish_reason === 'awaiting_approval' ? pendingPlanLines(result) : undefined;
 	if (plan) {
 		if (planShown) return 'No answer: the plan above waits for approval.';
-		return `No answer: the plan of ${plan.length} steps waits for approval:\n${planList(plan)}`;
+		const steps = `${plan.length} step${plan.length === 1 ? '' : 's'}`;
+		return `No answer: the plan of ${steps} waits for approval:\n${planList(plan)}`;
 	}
 	// A limit the user set, named as the panel names it, says all there is to say (see AgentCore/execute/output/limit-words.ts).
 	if (limitWords) return `No answer: ${limitWords}.`;
