@@ -6,6 +6,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 import type { AgentResult, FinishReason } from '../../src/run-path';
+import { pendingPlanLines, planList } from './plan-list';
 
 /** What the node does with a run that ended on a model error or a run timeout. */
 export type OnModelError = 'fail' | 'returnItem';
@@ -141,10 +142,17 @@ const NO_ANSWER_BECAUSE: Record<Exclude<FinishReason, 'final'>, string> = {
 /**
  * The item's `output`, the field n8n's Chat Trigger and Chat Hub show as the reply: the answer, or, when the
  * run ended without one, one sentence saying why (n8n's chat shows the whole item as JSON when `output` is empty):
- * `limitWords` when the node names the limit in its panel's words.
+ * `limitWords` when the node names the limit in its panel's words. A plan waiting for approval (issue #51) is
+ * listed step by step under that sentence, unless `planShown` (a stream already showed it as the plan arrived).
  */
-export function chatOutput(result: AgentResult, limitWords?: string): string {
+export function chatOutput(result: AgentResult, limitWords?: string, planShown = false): string {
 	if (result.finish_reason === 'final') return result.final_answer;
+	const plan = result.finish_reason === 'awaiting_approval' ? pendingPlanLines(result) : undefined;
+	if (plan) {
+		if (planShown) return 'No answer: the plan above waits for approval.';
+		const steps = `${plan.length} step${plan.length === 1 ? '' : 's'}`;
+		return `No answer: the plan of ${steps} waits for approval:\n${planList(plan)}`;
+	}
 	// A limit the user set, named as the panel names it, says all there is to say (see AgentCore/execute/output/limit-words.ts).
 	if (limitWords) return `No answer: ${limitWords}.`;
 	const because =

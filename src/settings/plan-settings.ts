@@ -22,6 +22,7 @@ export const PLAN_SETTINGS = {
 			displayName: 'Mode',
 			type: 'options',
 			since: 2,
+			description: 'Whether the model works one tool call at a time or writes the whole plan first',
 			choices: [
 				{
 					name: 'Step by Step (ReAct)',
@@ -85,6 +86,7 @@ export const PLAN_SETTINGS = {
 			displayName: 'On Plan Step Failure',
 			type: 'options',
 			since: 2,
+			description: 'Plan mode: what a step that fails does to the rest of the plan',
 			choices: [
 				{ name: 'Stop the Run', value: 'stop', description: 'End the run with what ran' },
 				{

@@ -2,7 +2,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { SETTINGS, type Setting } from '../../../src/panel';
 import { agentCoreProperties } from '../V1/description';
-import { withBatchDecisions } from '../panel/resume-properties';
+import { withBatchAndPlanDecisions } from '../panel/resume-properties';
 import { durableRunProperties } from './durable-run-properties';
 import {
 	binaryPropertiesOption,
@@ -227,7 +227,7 @@ export const agentCorePropertiesV2: INodeProperties[] = explained(
 			}),
 			name: RUN_OR_RESUME,
 		},
-		...withBatchDecisions(
+		...withBatchAndPlanDecisions(
 			agentCoreProperties.filter((property) =>
 				property.displayOptions?.show?.operation?.includes('resume'),
 			),

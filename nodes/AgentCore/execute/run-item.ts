@@ -57,10 +57,11 @@ export async function runItem(
 		: await readInput(context, itemIndex, run, panel.version, memory);
 	// `output`, the reply n8n's chat shows: the answer, or why there is none in one sentence. A streamed chat shows
 	// the stream, not the item: a run without an answer ends its stream with that sentence.
-	const reply = (ended: AgentResult) =>
-		chatOutput(ended, limitWords(ended.finish_reason, config, panel.version));
+	const reply = (ended: AgentResult, streamed = false) =>
+		chatOutput(ended, limitWords(ended.finish_reason, config, panel.version), streamed);
+	// The stream showed a paused plan's list when the plan arrived: its ending only says it waits.
 	const ending = (ended: AgentResult) =>
-		ended.finish_reason === 'final' ? undefined : reply(ended);
+		ended.finish_reason === 'final' ? undefined : reply(ended, true);
 	const result = await runSavingTurn(context, itemIndex, memory, () =>
 		runOrResume(context, itemIndex, { run, redis, input, ending }),
 	);

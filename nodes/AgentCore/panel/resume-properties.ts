@@ -65,18 +65,46 @@ const callDecisions: INodeProperties = {
 	displayOptions: { show: { operation: ['resume'], decision: ['calls'] } },
 };
 
-/** The resume fields with Decision's batch choice (in n8n's alphabetical order) and Call Decisions under it. */
-export function withBatchDecisions(properties: INodeProperties[]): INodeProperties[] {
+/**
+ * Version 2's words for a paused plan (issue #51): each decision's description says what it does to a plan, and
+ * Edited Arguments starts from the plan's steps when the run waits on one (from the call's args otherwise, as before).
+ */
+const FOR_PLANS: Readonly<Record<string, Partial<INodeProperties>>> = {
+	denyReason: {
+		description:
+			'Why the call was refused, which the model reads; for a plan, the stop_detail of the run it ends',
+	},
+	editedArgs: {
+		default: '={{ $json.pending_plan ?? $json.pending_action.args }}',
+		description:
+			'The arguments to run the call with instead, as one JSON object; for a plan (pending_plan), ' +
+			'{"steps": [...]} as the model writes them, checked as its plan is',
+	},
+};
+const PLAN_DECISIONS: Readonly<Record<string, string>> = {
+	approve: 'Run the call exactly once, or the whole plan as it was shown, and go on',
+	deny: 'Do not run it; the model is told it was refused and why. A plan: the run ends plan_rejected.',
+	edit: "Run it with other arguments, checked like any call; or run a plan of the person's own",
+};
+
+/** The resume fields with Decision's batch choice (in n8n's alphabetical order), Call Decisions under it, and the words for plans. */
+export function withBatchAndPlanDecisions(properties: INodeProperties[]): INodeProperties[] {
 	const decideEach = {
 		name: 'Decide Each Call (Batch)',
 		value: 'calls',
 		description:
 			'A paused batch: approve, deny or edit its calls by number (pending_action.batch lists them)',
 	};
-	const withChoice = properties.map((property) =>
-		property.name === 'decision' && property.options
-			? { ...property, options: [property.options[0], decideEach, ...property.options.slice(1)] }
-			: property,
-	);
+	const withChoice = properties.map((property) => {
+		if (property.name !== 'decision' || !property.options)
+			return { ...property, ...FOR_PLANS[property.name] };
+		const options = (
+			property.options as Array<{ name: string; value: string; description?: string }>
+		).map((choice) => ({
+			...choice,
+			description: PLAN_DECISIONS[choice.value] ?? choice.description,
+		}));
+		return { ...property, options: [options[0], decideEach, ...options.slice(1)] };
+	});
 	return [...withChoice, callDecisions];
 }

@@ -33,7 +33,7 @@ const GATE_LIMIT_MS = 30_000;
  * POSTs to a production webhook and reads the NDJSON body as it arrives; `onChunk` sees each chunk the
  * moment its line is read, while the response is still open.
  */
-async function postAndRead(
+export async function postAndRead(
 	n8n: AgentCoreInN8n['n8n'],
 	webhookPath: string,
 	body: unknown,

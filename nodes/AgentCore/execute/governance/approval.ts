@@ -61,6 +61,27 @@ export async function readApproval(
 	};
 }
 
+/**
+ * Options → Require Approval of the Plan (version 2, issue #51) pauses the way Require Approval does: its Run State
+ * credential signs the plan, its Needs Approval output takes the item, Run or Resume continues it. Without that
+ * switch on, an error that says so before anything runs.
+ */
+export function checkPlanApproval(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	approvePlan: boolean | undefined,
+	needsApproval: boolean,
+): void {
+	if (approvePlan !== true || needsApproval) return;
+	throw nodeError(
+		context,
+		'Require Approval of the Plan needs Governance → Require Approval on',
+		itemIndex,
+		'Turn on Governance and Require Approval (its Run State credential signs the paused plan, the Needs Approval ' +
+			'output takes it and Run or Resume → Resume continues it), or turn off Options → Require Approval of the Plan.',
+	);
+}
+
 /** Operation → Resume: the paused run's state and the person's decision, as the panel gives them. */
 export function readResume(
 	context: IExecuteFunctions,

@@ -10,7 +10,7 @@ import type {
 } from '../../../../src/run-path';
 import { readField } from '../../../shared/default-expressions';
 import { nodeError } from '../../../shared/node-errors';
-import { readApproval, readStateSecret } from '../governance/approval';
+import { checkPlanApproval, readApproval, readStateSecret } from '../governance/approval';
 import { readDurableRun } from '../governance/durable-runs';
 import { readConnectedModels } from './connected-model';
 import { chatModelInputs } from '../../panel/connections';
@@ -126,6 +126,7 @@ export async function readItemRun(
 	];
 	// Declaring an MCP server in Options allows its tools, as defining a workflow tool does (mcp-servers.ts).
 	const mcpServers = readMcpServers(context, options.mcpServersJson, itemIndex, readOnly);
+	checkPlanApproval(context, itemIndex, panel.config.approve_plan, panel.switches.needsApproval);
 	const approval = await readApproval(
 		context,
 		itemIndex,

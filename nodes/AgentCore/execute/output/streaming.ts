@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { AgentEvent, AgentEventListener } from '../../../../src/run-path';
+import { planList } from '../../../shared/plan-list';
 
 /** The chunk calls of n8n ≥ 1.105; older versions have neither, and a run there streams nothing. */
 type StreamingFunctions = Pick<IExecuteFunctions, 'isStreaming' | 'sendChunk'>;
@@ -19,6 +20,9 @@ export interface ItemStream {
  */
 export function chunkText(event: AgentEvent): string | undefined {
 	switch (event.type) {
+		case 'plan':
+			// Plan mode (issue #51): the whole plan as a numbered list, before its steps' own lines.
+			return `\n[plan]\n${planList(event.steps.map(({ summary, ...step }) => ({ ...step, text: summary })))}\n\n`;
 		case 'action':
 			return `\n[${event.summary}]\n`;
 		case 'observation':
