@@ -12,13 +12,14 @@ import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base
 import type { OptionNames } from '../core/known-options';
 import { withMcpTools } from './setup/mcp-run';
 import { checkHooks } from './hooks';
-import { decidePlan, waitsOnPlan } from './plan';
+import { decidePlan, waitsOnPlan, type PlanDecision } from './plan';
 
 /** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
 	/** The `run_state` of the output that ended `awaiting_approval`, unchanged (the object, or its JSON text). */
 	runState: unknown;
-	decision: ApprovalDecision;
+	/** A person's decision on the paused call(s), or on the paused plan (plan mode with approve_plan). */
+	decision: ApprovalDecision | PlanDecision;
 	/**
 	 * Where used states are kept, so one cannot be resumed twice: RedisUsedStates across processes and n8n
 	 * workers. Without it, nothing stops a state from being replayed; say so to whoever runs it.

@@ -17,7 +17,7 @@ import { ModelChoice } from './model/model-choice';
 import { repairOrEnd, replyTurn } from './model/reply-turn';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
 import { type RunAnswer, type RunChain, runChainBase, runResult } from './result/run-result';
-import { Spending } from './model/shared-budget';
+import { runCost, Spending } from './model/shared-budget';
 import { limitBeforeStep } from './model/step-limits';
 import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import type { Resumed } from './pause/paused-run';
@@ -109,6 +109,7 @@ export class AgentRun {
 		this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
 		const { redactor, ledger } = this;
 		const { trustedText } = ledger;
+		const spent = () => runCost(ledger.trace)?.total ?? 0;
 		const context = { tools, config, redactor, trustedText, sessionId: options.sessionId };
 		this.calls = {
 			context: { ...context, runSignal },
@@ -117,6 +118,8 @@ export class AgentRun {
 			tell: callEvents(options.onEvent, redactor),
 			givenFiles: taken.files,
 			hooks: this.hooks,
+			// Sub-agents (issue #52) run inside this run's time and cost: its deadline, what it spent so far.
+			agents: { options, deadline: this.started + config.timeout * 1000, spent, start: runAgent },
 		};
 	}
 

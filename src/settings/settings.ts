@@ -10,6 +10,7 @@ import { MCP_SETTINGS } from './mcp-settings';
 import { FILE_SETTINGS } from './file-settings';
 import { GUARDRAIL_SETTINGS } from './guardrail-settings';
 import { PLAN_SETTINGS } from './plan-settings';
+import { AGENT_SETTINGS } from './agent-settings';
 
 export type { PanelChoice, PanelFacts, Setting } from './setting-types';
 export { REASONING_EFFORTS } from './model-settings';
@@ -33,6 +34,7 @@ export const SETTINGS = {
 	...FILE_SETTINGS,
 	...GUARDRAIL_SETTINGS,
 	...PLAN_SETTINGS,
+	...AGENT_SETTINGS,
 } satisfies Record<string, Setting>;
 
 /** Run options that are not config keys but settings all the same: one name each in the library, the panel and the CLI. */

@@ -87,6 +87,8 @@ export interface TraceStep {
 	plan?: Array<{ step: number; description: string; tool: string; args: Record<string, unknown> }>;
 	/** Plan mode: the steps of the plan this trace step ran, in order (no model call in it). */
 	plan_steps?: number[];
+	/** A sub-agent's run (issue #52), when this step's one call was one. */
+	sub_run?: SubRun;
 	/** The decisions other than allow that hooks and guardrails took at this step (issue #50; never what they found). */
 	guardrails?: GuardrailDecision[];
 	/** The first step of a run with MCP tools: each one's definition fingerprint and pin, as offered (see README "MCP tools"). */
@@ -145,6 +147,27 @@ export interface TraceCall {
 	elapsed_ms: number;
 	/** The step (or `call n` of this step) whose identical call answered this one: the tool was not run again. */
 	repeat_of?: number | string;
+	/** A sub-agent's run (issue #52), when this call was one. */
+	sub_run?: SubRun;
+}
+
+/**
+ * A sub-agent's run under the call that started it (issue #52): the sub-agent's name, how its run ended, its own
+ * steps (redacted as the parent's are), its tokens and cost (already added to the parent's `usage` and `cost`), and
+ * the head of its own trace chain.
+ */
+export interface SubRun {
+	agent: string;
+	finish_reason: FinishReason;
+	stop_detail?: string;
+	steps: TraceStep[];
+	usage: TokenUsage;
+	cost: number | null;
+	/** The cost by part, added to the parent's (null when a model of the sub-agent had no price). */
+	cost_details: RunCost | null;
+	trace_digest: string;
+	/** How deep the sub-agent ran: 1 under the run that called it, 2 under a sub-agent, … */
+	depth: number;
 }
 
 /** One tool's runs in a run (design §12): how often it ran, how long in all and on average, how often it failed. */

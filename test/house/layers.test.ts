@@ -29,12 +29,12 @@ const TOP = LAYERS.length; // src/cli.ts, src/index.ts, src/run-path.ts, src/pan
  */
 const AGENT_ROOMS: readonly (readonly string[])[] = [
 	['protocol', 'base'], // the Action/Final protocol and its prompt; the loop's shared words (outcome, options, events, ledger, clock, hooks' words)
-	['hooks'], // the hook chain: library hooks, then the built-in guardrails, at each point
+	['hooks', 'subagent'], // the hook chain: library hooks, then the built-in guardrails; sub-agents as tools, their limits and their run (issue #52)
 	['setup'], // what a run starts from: its config, tools, MCP servers, input and files
 	['model'], // one model turn: the call with failover, model choice, cost, the reply read, the answer streamed
 	['memory', 'pause'], // long memory (compaction asks the model); paused and checkpointed state
 	['calls'], // the one tool-call path
-	['plan'], // Plan Mode's parts (issue #51): the plan reply read, its references, its check (uses the call path's checks), its groups
+	['plan'], // Plan Mode (issue #51): the plan read and checked, its steps run through the call path, its approval
 	['result'], // the run's result, the audit and spans after it
 ];
 /** What nodes/ may import from src/: the doors made for them (the run path, the conversation store, the panels), not the library's index. */

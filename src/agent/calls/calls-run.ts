@@ -8,6 +8,9 @@ import type { StepOutcome } from '../base/step-outcome';
 import type { ToolCallContext } from './tool-call';
 import type { BatchState } from '../pause/calls-state';
 import type { HookChain } from '../hooks';
+import type { Tool } from '../../tools/tool';
+import { observationOf, toolErrorOf, type ToolOutcome } from './execute-tool';
+import { runSubAgent, type SubAgentParent } from '../subagent';
 
 /** The run's parts a step's calls use: nothing here calls back into the loop. */
 export interface CallsRun {
@@ -22,6 +25,27 @@ export interface CallsRun {
 	readonly givenFiles: readonly RunFile[];
 	/** The run's hooks and built-in guardrails: before_tool and after_tool run for every call. */
 	readonly hooks: HookChain;
+	/** What a sub-agent's call (issue #52) needs of the run beyond the above: see subagent/run-sub-agent.ts. */
+	readonly agents: Pick<SubAgentParent, 'options' | 'deadline' | 'spent' | 'start'>;
+}
+
+/**
+ * A sub-agent's call: its run (see runSubAgent), its answer read as any tool's observation is (the run's redactor,
+ * then observation_max_len), its failure as any tool's error message is.
+ */
+export async function subAgentCall(run: CallsRun, tool: Tool, task: string): Promise<ToolOutcome> {
+	const { config, redactor, runSignal } = run.context;
+	const parent = { ...run.agents, config, ledger: run.ledger, redactor, runSignal };
+	const outcome = await runSubAgent(parent, tool, task);
+	if (!outcome.ok)
+		return {
+			...outcome,
+			error: { ...outcome.error, message: toolErrorOf(tool.name, outcome.error.message, redactor) },
+		};
+	return {
+		...outcome,
+		observation: observationOf(outcome.observation, redactor, config.observation_max_len),
+	};
 }
 
 /** What a step's calls came to: the step's outcome, or a pause before call `at` for a person's decision. */

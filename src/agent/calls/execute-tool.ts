@@ -2,7 +2,7 @@ import { TruncatedText, WithFiles, type Tool } from '../../tools/tool';
 import type { FileInput } from '../../files';
 import { validateAgainst } from '../../validation/validate';
 import { secretsInSettings, type Redactor } from '../../trace/redact';
-import type { StepError, ToolUsage } from '../../trace/types';
+import type { StepError, SubRun, ToolUsage } from '../../trace/types';
 import { callLimit } from '../base/run-clock';
 import { describeAbort } from '../base/run-deadline';
 import { truncateObservation } from '../../core/text-cut';
@@ -11,9 +11,16 @@ import { truncateObservation } from '../../core/text-cut';
 const MAX_TOOL_ERROR_LENGTH = 2000;
 
 /** What one requested tool call came to; `runAborted` says the whole run was stopped while it ran. */
+/** What a call came to; a sub-agent's call (issue #52) also carries the sub-agent's run. */
 export type ToolOutcome =
-	| { ok: true; observation: string; elapsedMs: number; files?: readonly FileInput[] }
-	| { ok: false; error: StepError; elapsedMs: number; runAborted: boolean };
+	| {
+			ok: true;
+			observation: string;
+			elapsedMs: number;
+			files?: readonly FileInput[];
+			subRun?: SubRun;
+	  }
+	| { ok: false; error: StepError; elapsedMs: number; runAborted: boolean; subRun?: SubRun };
 
 export interface ToolCallRequest {
 	tools: ReadonlyMap<string, Tool>;

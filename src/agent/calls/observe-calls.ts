@@ -34,6 +34,7 @@ function observeOne(run: CallsRun, entry: TraceStep, batch: BatchState): StepOut
 	let files: RunFile[] = [];
 	if (settled.kind === 'ran') {
 		entry.tool_ms = settled.elapsed_ms;
+		if (settled.sub_run) entry.sub_run = settled.sub_run;
 		if (settled.error) {
 			run.tell.observation(entry.step, tool, false, settled.error.message);
 			return failedStep(entry, settled.error, 'tool_error');
@@ -77,6 +78,7 @@ function observeBatch(
 			if (settled.kind === 'answer') record.repeat_of = settled.of;
 			if (settled.kind === 'ran') {
 				record.elapsed_ms = settled.elapsed_ms;
+				if (settled.sub_run) record.sub_run = settled.sub_run;
 				if (settled.error) {
 					failed++;
 					record.error = settled.error;

@@ -19,10 +19,11 @@ import type {
 import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
 import { afterTool, beforeTools } from './call-hooks';
+import { subAgentOf } from '../subagent';
 
 /** What the model and the trace get of a call whose result a hook or guardrail blocked: the run ends there. */
 const WITHHELD = 'what the call returned was withheld: a guardrail blocked the run';
-import { sealCalls, type CallsOutcome, type CallsRun } from './calls-run';
+import { sealCalls, subAgentCall, type CallsOutcome, type CallsRun } from './calls-run';
 
 /**
  * Runs a step's calls, or goes on with calls that paused (a person's `decisions`) or were interrupted (a
@@ -90,10 +91,11 @@ export async function runCalls(
 			settle(index, { kind: 'ran', text: `Error: ${WITHHELD}`, error, elapsed_ms });
 			return;
 		}
+		const subRun = outcome.subRun ? { sub_run: outcome.subRun } : {};
 		if (!outcome.ok) {
 			const error = { ...outcome.error, message: checked.text };
 			ledger.repeats.record(running.key, step, { ok: false, message: checked.text });
-			settle(index, { kind: 'ran', text: `Error: ${checked.text}`, error, elapsed_ms });
+			settle(index, { kind: 'ran', text: `Error: ${checked.text}`, error, elapsed_ms, ...subRun });
 			return;
 		}
 		ledger.repeats.record(running.key, step, { ...outcome, observation: checked.text });
@@ -105,6 +107,7 @@ export async function runCalls(
 			text: taken.observation,
 			elapsed_ms,
 			...(taken.files.length ? { files: taken.files } : {}),
+			...subRun,
 		});
 	};
 	// A batch's call is checkpointed as it ends (sealed then, written in order after the ones before); one
@@ -117,13 +120,16 @@ export async function runCalls(
 			running.map(async (call) => {
 				const { index } = call;
 				const { tool: name, args } = calls[index];
-				const outcome = await callTool(
-					run.context,
-					tools[index]!,
-					name,
-					args,
-					run.durable?.idempotencyKey(step, name, args),
-				);
+				const tool = tools[index]!;
+				const outcome = subAgentOf(tool)
+					? await subAgentCall(run, tool, String(args.task))
+					: await callTool(
+							run.context,
+							tool,
+							name,
+							args,
+							run.durable?.idempotencyKey(step, name, args),
+						);
 				await ran(call, outcome);
 				batch.running = batch.running!.filter((other) => other.index !== index);
 				const write = single ? undefined : sealCalls(run, step, batch);

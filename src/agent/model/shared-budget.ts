@@ -160,6 +160,12 @@ export class Spending {
 export function runCost(trace: readonly TraceStep[]): CallCost | null {
 	const total = noCost();
 	for (const step of trace) {
+		// A sub-agent's run (issue #52) under the step or one of its calls: one budget, its cost is the run's too.
+		for (const sub of [step.sub_run, ...(step.calls ?? []).map((call) => call.sub_run)]) {
+			if (sub === undefined) continue;
+			if (!sub.cost_details) return null;
+			addCost(total, sub.cost_details);
+		}
 		if (step.usage === undefined) continue;
 		if (!step.cost) return null;
 		addCost(total, step.cost);

@@ -1,6 +1,6 @@
 // A step's calls part way through (issue #42; one action is a batch of one): what became of each, kept in a run state or checkpoint.
 import type { RunFile } from '../../files';
-import type { FinishReason, StepError } from '../../trace/types';
+import type { FinishReason, StepError, SubRun } from '../../trace/types';
 import { callLabel, type ToolCallRequest } from '../protocol/actions-turn';
 import type { CallDecision } from '../pause/decision';
 
@@ -13,6 +13,8 @@ export type SettledCall =
 			error?: StepError;
 			elapsed_ms: number;
 			files?: RunFile[];
+			/** A sub-agent's call (issue #52): its run. */
+			sub_run?: SubRun;
 	  }
 	/** An identical call earlier in the batch answers it (`as`: that call's index). */
 	| { kind: 'same'; as: number }

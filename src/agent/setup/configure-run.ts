@@ -10,6 +10,7 @@ import { resolvedByMcpRun } from './mcp-run';
 import type { ChatMessage } from '../../core/messages';
 import { fileRefs, type TakenFiles } from './input-files';
 import type { HooksStart } from './before-run';
+import { configuredAgents, type SubAgentSpec } from '../subagent';
 
 export { withMcpTools } from './mcp-run';
 
@@ -26,17 +27,18 @@ export function configureRun(
 			`streamAnswer must be 'as-written' or 'checked', not ${JSON.stringify(options.streamAnswer)}: leave it out to stream the answer as the model writes it`,
 		);
 	}
-	const registry = runToolRegistry(options.extraTools);
+	const registry = runToolRegistry(options.extraTools, options.config);
 	// With MCP servers the config was resolved before they were opened: their tools are in the registry now.
 	const config = resolvedByMcpRun(options.config) ?? resolveConfig(options.config, registry);
 	const asks = config.approval_required.length > 0 || config.approve_plan;
 	const keyProblem = asks ? stateSecretProblem(options.stateSecret) : undefined;
 	const key = config.approval_required.length > 0 ? 'approval_required' : 'approve_plan';
 	if (keyProblem) throw new ConfigError(key, keyProblem);
-	return {
-		config,
-		allowed: new Map(config.allowed_tools.map((name) => [name, registry.get(name)!])),
-	};
+	const allowed = new Map(config.allowed_tools.map((name) => [name, registry.get(name)!]));
+	// Sub-agents (issue #52): each one's own config checked with this one, and whether it only reads decided.
+	const registryOf = (spec: SubAgentSpec, raw: Record<string, unknown>) =>
+		spec.tools ? runToolRegistry(spec.tools, raw) : runToolRegistry(options.extraTools, raw);
+	return { config, allowed: configuredAgents(config, allowed, registry, registryOf) };
 }
 
 /** Said once, at step 1, when http_request is allowed with nothing that limits its hosts. */

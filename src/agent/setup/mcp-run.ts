@@ -61,7 +61,7 @@ export async function withMcpTools<Options extends RunOptions>(
 			allowed_tools: others(allowedTools),
 			...(approvalRequired ? { approval_required: others(approvalRequired) } : {}),
 		},
-		runToolRegistry(options.extraTools),
+		runToolRegistry(options.extraTools, config),
 	);
 	let set: McpToolSet;
 	try {

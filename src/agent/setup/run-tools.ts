@@ -3,11 +3,27 @@ import { ToolRegistry, builtInTools } from '../../tools/registry';
 import type { Tool } from '../../tools/tool';
 import { ConfigError } from '../../core/config-error';
 import { SchemaError } from '../../validation/schema-error';
+import { configAgentTools } from '../subagent';
 
-/** The registry of the built-in and extra tools; a schema the engine refuses is a ConfigError naming the tool, before any model call. */
-export function runToolRegistry(extraTools: readonly Tool[] = []): ToolRegistry {
+/**
+ * The registry of the built-in and extra tools, and the sub-agents the config names (`agents`, issue #52); a schema
+ * the engine refuses is a ConfigError naming the tool, and a sub-agent named as another tool is one naming it, before
+ * any model call.
+ */
+export function runToolRegistry(
+	extraTools: readonly Tool[] = [],
+	rawConfig?: unknown,
+): ToolRegistry {
+	const agents = configAgentTools(rawConfig);
+	const taken = new Set([...builtInTools, ...extraTools].map((tool) => tool.name));
+	const clash = agents.find((agent) => taken.has(agent.name));
+	if (clash)
+		throw new ConfigError(
+			`agents.${clash.name}`,
+			`agents names "${clash.name}", which is already a tool's name: give the sub-agent a name of its own`,
+		);
 	try {
-		return new ToolRegistry([...builtInTools, ...extraTools]);
+		return new ToolRegistry([...builtInTools, ...extraTools, ...agents]);
 	} catch (error) {
 		if (error instanceof SchemaError) throw new ConfigError(error.field, error.message, error.fix);
 		throw error;

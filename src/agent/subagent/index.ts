@@ -1,0 +1,19 @@
+// Sub-agents (issue #52): another Agent Core run as a tool of this one, inside its budget, under its calls.
+export {
+	agentTool,
+	subAgentOf,
+	SUB_AGENT,
+	TASK_SCHEMA,
+	type AgentTool,
+	type SubAgentSpec,
+} from './agent-tool';
+export { childConfig, configAgentTools, configuredAgents } from './configure-agents';
+export {
+	AGENT_DEPTH,
+	childLimits,
+	depthOf,
+	runSubAgent,
+	type AgentDepth,
+	type SubAgentOutcome,
+	type SubAgentParent,
+} from './run-sub-agent';

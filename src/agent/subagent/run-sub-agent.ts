@@ -1,0 +1,164 @@
+// A sub-agent's call (issue #52): its own run inside what the parent has left, its answer as the parent's observation,
+// its tokens, tool calls and cost added to the parent's, its steps under the parent's call.
+import type { AgentConfig } from '../../settings/config';
+import { DEFAULT_CONFIG } from '../../settings/config';
+import type { Tool } from '../../tools/tool';
+import type { Redactor } from '../../trace/redact';
+import type { AgentResult, SubRun } from '../../trace/types';
+import type { RunAgentOptions } from '../base/run-options';
+import type { RunLedger } from '../base/run-ledger';
+import { subAgentOf } from './agent-tool';
+import { childConfig } from './configure-agents';
+
+/** How deep a run is (0: the run a caller started) and the deepest its sub-agents may go; carried in the options. */
+export interface AgentDepth {
+	depth: number;
+	maxDepth: number;
+}
+
+/** Where a run's depth travels: a symbol key, so it is no option a caller can give (nor one they could mistype). */
+export const AGENT_DEPTH = Symbol.for('agent-core.agent-depth');
+
+/** The depth a run's options carry: a run a caller started is depth 0. */
+export const depthOf = (options: object): AgentDepth =>
+	(options as { [AGENT_DEPTH]?: AgentDepth })[AGENT_DEPTH] ?? { depth: 0, maxDepth: Infinity };
+
+/** What a sub-agent's call came to, as a tool's outcome is, with the sub-agent's run. */
+export type SubAgentOutcome =
+	| { ok: true; observation: string; elapsedMs: number; subRun?: SubRun }
+	| {
+			ok: false;
+			error: { type: 'tool_error'; message: string };
+			elapsedMs: number;
+			runAborted: false;
+			subRun?: SubRun;
+	  };
+
+/** The parent run, as a sub-agent's call needs it: lent as values, and the one function that starts a run. */
+export interface SubAgentParent {
+	options: RunAgentOptions;
+	config: AgentConfig;
+	ledger: RunLedger;
+	redactor: Redactor;
+	runSignal: AbortSignal;
+	/** When the parent's timeout ends (performance.now()). */
+	deadline: number;
+	/** What the parent's model calls (its sub-agents' included) cost so far, USD. */
+	spent: () => number;
+	/** runAgent: a sub-agent's run is a run, started with the options built here. */
+	start: (options: RunAgentOptions) => Promise<AgentResult>;
+}
+
+/**
+ * Runs the sub-agent `tool` on `task`: not at all past max_agent_depth (the smaller of every level's), or when the
+ * parent has no tokens, cost or time left; otherwise as a run of its own on the parent's model client (unless it has
+ * its own), with its config's limits narrowed to what the parent has left, the parent's signal (a cancelled or timed
+ * out parent stops it), secrets, signing key and shared budget ledger. Its tokens and tool calls are added to the
+ * parent's ledger at once; its cost reaches the parent's through the returned run (see runCost).
+ */
+export async function runSubAgent(
+	parent: SubAgentParent,
+	tool: Tool,
+	task: string,
+): Promise<SubAgentOutcome> {
+	const spec = subAgentOf(tool)!;
+	const started = performance.now();
+	const failed = (message: string, subRun?: SubRun): SubAgentOutcome => ({
+		ok: false,
+		error: { type: 'tool_error', message },
+		elapsedMs: performance.now() - started,
+		runAborted: false,
+		...(subRun ? { subRun } : {}),
+	});
+	const { depth: parentDepth, maxDepth: above } = depthOf(parent.options);
+	const depth = parentDepth + 1;
+	const maxDepth = Math.min(above, parent.config.max_agent_depth);
+	if (depth > maxDepth)
+		return failed(
+			`${spec.name} was not run: it would run ${depth} levels below the run that started it, past max_agent_depth (${maxDepth})`,
+		);
+	const limits = childLimits(childConfig(parent.config, spec), parent);
+	if ('problem' in limits) return failed(`${spec.name} was not run: ${limits.problem}`);
+	const { options } = parent;
+	const fallbackModel = spec.model ? spec.fallbackModel : options.fallbackModel;
+	const child: RunAgentOptions & { [AGENT_DEPTH]: AgentDepth } = {
+		model: spec.model ?? options.model,
+		...(fallbackModel ? { fallbackModel } : {}),
+		config: limits.config,
+		prompt: task,
+		...(spec.system ? { developerText: spec.system } : {}),
+		...((spec.tools ?? options.extraTools) ? { extraTools: spec.tools ?? options.extraTools } : {}),
+		signal: parent.runSignal,
+		...(options.secrets ? { secrets: options.secrets } : {}),
+		...(options.stateSecret ? { stateSecret: options.stateSecret } : {}),
+		...(options.budgetLedger ? { budgetLedger: options.budgetLedger } : {}),
+		[AGENT_DEPTH]: { depth, maxDepth },
+	};
+	let result: AgentResult;
+	try {
+		result = await parent.start(child);
+	} catch (error) {
+		return failed(`${spec.name} could not run: ${parent.redactor.text((error as Error).message)}`);
+	}
+	addToParent(parent.ledger, result);
+	const subRun: SubRun = {
+		agent: spec.name,
+		finish_reason: result.finish_reason,
+		...(result.stop_detail ? { stop_detail: result.stop_detail } : {}),
+		steps: result.trace,
+		usage: result.usage,
+		cost: result.cost,
+		cost_details: result.cost_details,
+		trace_digest: result.trace_digest,
+		depth,
+	};
+	if (result.finish_reason !== 'final') {
+		const why = result.stop_detail ? `: ${result.stop_detail}` : '';
+		return failed(
+			`${spec.name} did not answer (finish_reason ${result.finish_reason})${why}`,
+			subRun,
+		);
+	}
+	const elapsedMs = performance.now() - started;
+	return { ok: true, observation: result.final_answer, elapsedMs, subRun };
+}
+
+/** The sub-agent's tokens and tool calls, counted in the parent's ledger: one budget. */
+function addToParent(ledger: RunLedger, result: AgentResult): void {
+	ledger.usage.prompt_tokens += result.usage.prompt_tokens;
+	ledger.usage.completion_tokens += result.usage.completion_tokens;
+	ledger.usage.total_tokens += result.usage.total_tokens;
+	ledger.toolCalls += Object.values(result.used_tools).reduce((sum, used) => sum + used.count, 0);
+}
+
+/**
+ * The sub-agent's config with each limit the smaller of its own and what the parent has left: total_token_budget and
+ * max_cost (0 is "none", so a parent with a limit gives its remainder), timeout (seconds to the parent's deadline) and
+ * max_tool_calls. A parent with nothing left of a limit starts no sub-agent: a problem naming the limit.
+ */
+export function childLimits(
+	config: Record<string, unknown>,
+	parent: Pick<SubAgentParent, 'config' | 'ledger' | 'deadline' | 'spent'>,
+): { config: Record<string, unknown> & { model: string } } | { problem: string } {
+	const own = <Key extends keyof typeof DEFAULT_CONFIG>(key: Key) =>
+		(config[key] ?? DEFAULT_CONFIG[key]) as number;
+	const smaller = (mine: number, left: number) => (mine > 0 ? Math.min(mine, left) : left);
+	const limits: Record<string, number> = {};
+	const { total_token_budget, max_cost, max_tool_calls } = parent.config;
+	if (total_token_budget > 0) {
+		const left = total_token_budget - parent.ledger.usage.total_tokens;
+		if (left <= 0)
+			return { problem: `the run's total_token_budget (${total_token_budget}) is used up` };
+		limits.total_token_budget = smaller(own('total_token_budget'), left);
+	}
+	if (max_cost > 0) {
+		const left = max_cost - parent.spent();
+		if (left <= 0) return { problem: `the run's max_cost (${max_cost} USD) is spent` };
+		limits.max_cost = smaller(own('max_cost'), left);
+	}
+	const seconds = (parent.deadline - performance.now()) / 1000;
+	if (seconds < 0.001) return { problem: "the run's timeout has passed" };
+	limits.timeout = Math.min(own('timeout'), seconds);
+	limits.max_tool_calls = Math.min(own('max_tool_calls'), max_tool_calls - parent.ledger.toolCalls);
+	return { config: { ...config, ...limits } as Record<string, unknown> & { model: string } };
+}

@@ -1,0 +1,211 @@
+// Sub-agents through the library (issue #52): a named agent in the config, and agentTool(), each a run of its own
+// under the parent's call, inside the parent's budget, its answer the parent's observation.
+import { runAgent } from '../../../src/agent/run-agent';
+import { agentTool } from '../../../src/agent/subagent';
+import { configureRun } from '../../../src/agent/setup/configure-run';
+import { ConfigError } from '../../../src/core/config-error';
+import type { AgentConfig } from '../../../src/settings/config';
+import type { TraceStep } from '../../../src/trace/types';
+import { action, final, lastUserMessage, modelFor, useScriptedServer } from '../../support/agent';
+import { countingTool } from '../../support/durable';
+import { rejectionOf } from '../../support/rejection';
+
+const task = (text: string) => action('researcher', { task: text });
+const totalOf = (steps: readonly TraceStep[]) =>
+	steps.reduce((sum, step) => sum + (step.usage?.total_tokens ?? 0), 0);
+
+describe('a sub-agent named in the config (runAgent)', () => {
+	const server = useScriptedServer();
+
+	const config = (extra: Partial<AgentConfig> = {}, child: Record<string, unknown> = {}) => ({
+		model: 'gpt-4o-mini',
+		allowed_tools: ['researcher'],
+		agents: {
+			researcher: {
+				description: 'Looks things up',
+				system: 'You research.',
+				config: { allowed_tools: ['lookup'], ...child },
+			},
+		},
+		...extra,
+	});
+
+	it("answers through the parent: its own loop and tools, its answer the parent's observation, its steps under the call", async () => {
+		const lookup = countingTool('lookup', false);
+		server().setScript([
+			task('find the value'),
+			action('lookup', { value: 7 }),
+			final('the value is 7'),
+			final('Researcher says 7.'),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config(),
+			extraTools: [lookup.tool],
+			prompt: 'what is the value?',
+		});
+		expect(result.finish_reason).toBe('final');
+		expect(result.final_answer).toBe('Researcher says 7.');
+		expect(lookup.runs).toEqual([{ value: 7 }]);
+		// The child saw only its task and its own instructions; the parent saw its answer as an observation.
+		const childFirst = server().requests[1].messages;
+		expect(childFirst.at(-1)).toMatchObject({ role: 'user', content: 'find the value' });
+		expect(childFirst[0].content).toContain('You research.');
+		expect(childFirst[0].content).toContain('- lookup:');
+		expect(lastUserMessage(server(), 3)).toContain('the value is 7');
+		const sub = result.trace[0].sub_run!;
+		expect(sub).toMatchObject({ agent: 'researcher', finish_reason: 'final', depth: 1 });
+		expect(sub.steps.map((step) => step.action?.tool ?? step.final?.answer)).toEqual([
+			'lookup',
+			'the value is 7',
+		]);
+		// One budget: the parent's usage and cost hold the child's, exactly.
+		expect(sub.usage.total_tokens).toBe(totalOf(sub.steps));
+		expect(result.usage.total_tokens).toBe(totalOf(result.trace) + sub.usage.total_tokens);
+		expect(sub.cost).toBeGreaterThan(0);
+		const ownCost = result.trace.reduce((sum, step) => sum + (step.cost?.total ?? 0), 0);
+		expect(result.cost).toBeCloseTo(ownCost + sub.cost!, 6);
+		// The child's tool call counts in the parent's; the sub-agent call itself too.
+		expect(result.used_tools.researcher.count).toBe(1);
+	});
+
+	it("stops at the parent's remaining tool calls: the child ends max_tool_calls and the parent is told it did not answer", async () => {
+		const lookup = countingTool('lookup', false);
+		server().setScript([
+			task('look twice'),
+			action('lookup', { value: 1 }),
+			action('lookup', { value: 2 }),
+			final('gave up'),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config({ max_tool_calls: 2 }),
+			extraTools: [lookup.tool],
+			prompt: 'go',
+		});
+		expect(lookup.runs).toEqual([{ value: 1 }]);
+		expect(result.trace[0].sub_run?.finish_reason).toBe('max_tool_calls');
+		expect(result.trace[0].error?.message).toMatch(
+			/^researcher did not answer \(finish_reason max_tool_calls\)/,
+		);
+	});
+
+	it("stops at the parent's remaining token budget: the child gets what is left, and none once it is used up", async () => {
+		const lookup = countingTool('lookup', false);
+		server().setScript([task('look'), action('lookup', { value: 1 }), final('late'), final('p')]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config({ total_token_budget: 1 }),
+			extraTools: [lookup.tool],
+			prompt: 'go',
+		});
+		// The parent's first call used the budget up: the sub-agent is not started.
+		expect(result.trace[0].error?.message).toContain(
+			"researcher was not run: the run's total_token_budget (1) is used up",
+		);
+		expect(lookup.runs).toEqual([]);
+	});
+
+	it('a sub-agent that calls itself stops at max_agent_depth with an observation that says so, never a hang', async () => {
+		server().setScript([
+			task('level 1'),
+			task('level 2'),
+			task('level 3'),
+			final('level 2 answers'),
+			final('level 1 answers'),
+			final('top answers'),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config({ max_agent_depth: 2 }, { allowed_tools: ['researcher'] }),
+			prompt: 'go deep',
+		});
+		expect(result.final_answer).toBe('top answers');
+		const level1 = result.trace[0].sub_run!;
+		const level2 = level1.steps[0].sub_run!;
+		expect([level1.depth, level2.depth]).toEqual([1, 2]);
+		expect(level2.steps[0].error?.message).toBe(
+			'researcher was not run: it would run 3 levels below the run that started it, past max_agent_depth (2)',
+		);
+		expect(server().requests).toHaveLength(6);
+	});
+
+	it("is checked with the parent's config, naming the agent's key; a name that is already a tool's is refused", async () => {
+		const bad = await rejectionOf(
+			runAgent({
+				model: modelFor(server()),
+				config: config({}, { max_steps: 0 }),
+				extraTools: [countingTool('lookup', false).tool],
+				prompt: 'go',
+			}),
+		);
+		expect(bad).toBeInstanceOf(ConfigError);
+		expect(bad.field).toBe('agents.researcher.config.max_steps');
+		const clash = await rejectionOf(
+			runAgent({
+				model: modelFor(server()),
+				config: { model: 'm', agents: { http_request: { description: 'x' } } },
+				prompt: 'go',
+			}),
+		);
+		expect(clash.field).toBe('agents.http_request');
+		expect(server().requests).toHaveLength(0);
+	});
+
+	it('counts as read-only only when every tool it may call is', () => {
+		const { tool: send } = countingTool('send_message');
+		const { tool: lookup } = countingTool('lookup', false);
+		const { allowed } = configureRun({
+			config: {
+				model: 'm',
+				allowed_tools: ['reader', 'writer'],
+				agents: {
+					reader: { description: 'reads', config: { allowed_tools: ['lookup'] } },
+					writer: { description: 'writes', config: { allowed_tools: ['lookup', 'send_message'] } },
+				},
+			},
+			extraTools: [send, lookup],
+		});
+		expect(allowed.get('reader')?.sideEffects).toBe(false);
+		expect(allowed.get('writer')?.sideEffects).toBe(true);
+	});
+});
+
+describe('agentTool() from the library', () => {
+	const server = useScriptedServer();
+
+	it("runs with its own tools, unknown to the parent, and only when the parent's allowed_tools names it", async () => {
+		const probe = countingTool('probe', false);
+		const helper = agentTool({
+			name: 'helper',
+			description: 'Probes things',
+			config: { allowed_tools: ['probe'] },
+			tools: [probe.tool],
+		});
+		server().setScript([
+			action('helper', { task: 'probe 3' }),
+			action('probe', { value: 3 }),
+			final('probed 3'),
+			final('done'),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: { model: 'm', allowed_tools: ['helper'] },
+			extraTools: [helper],
+			prompt: 'go',
+		});
+		expect(result.finish_reason).toBe('final');
+		expect(probe.runs).toEqual([{ value: 3 }]);
+		expect(result.trace[0].observation).toContain('probed 3');
+		// Not allowed: the parent's model cannot call it.
+		server().setScript([action('helper', { task: 'x' }), final('refused')]);
+		const refused = await runAgent({
+			model: modelFor(server()),
+			config: { model: 'm', allowed_tools: [] },
+			extraTools: [helper],
+			prompt: 'go',
+		});
+		expect(refused.trace[0].error?.type).toBe('tool_not_allowed');
+		expect(probe.runs).toHaveLength(1);
+	});
+});
