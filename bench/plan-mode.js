@@ -19,15 +19,13 @@
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { percentile } = require('./webhook/load');
-const { promptTokenList } = require('./prompt-tokens');
 const webhookScenario = require('./webhook/scenario');
 const { BENCH_API_KEY } = require('./scenario');
 const job = require('./plan-mode/scenario');
+const { LABELS, MODES, newTally, startModel } = require('./plan-mode/model');
 
 const dist = (...parts) => require(path.join(__dirname, '..', 'dist', 'src', ...parts));
 const TARGET_RATIO = 0.6;
-const MODES = ['react', 'plan'];
-const LABELS = { react: 'ReAct (step by step)', plan: 'Plan mode' };
 
 function parseArguments(argv) {
 	const options = { runs: 30, warmup: 3, delay: webhookScenario.MODEL_DELAY_MS, n8n: false };
@@ -51,39 +49,6 @@ function parseArguments(argv) {
 		options[name] = value;
 	}
 	return options;
-}
-
-/** What the server saw per mode: model calls and prompt tokens, by call position too. */
-function newTally() {
-	return Object.fromEntries(MODES.map((mode) => [mode, { calls: 0, promptTokens: 0, byCall: [] }]));
-}
-
-/** src/demo's scripted server playing bench/plan-mode/scenario.js, after `delayMs`, reporting the tokens it counted. */
-async function startModel(delayMs) {
-	const { startScriptedServer } = dist('demo', 'scripted-server.js');
-	const holder = { tally: newTally(), unexpected: [] };
-	const server = await startScriptedServer({
-		script: (request) => {
-			server.requests.length = 0; // the server keeps every request for tests; a benchmark would only grow
-			const mode = String(request.messages[0]?.content ?? '').includes('"type":"plan"')
-				? 'plan'
-				: 'react';
-			const promptTokens = promptTokenList(request.body).length;
-			const turn = request.messages.filter((message) => message.role === 'assistant').length;
-			const tally = holder.tally[mode];
-			tally.calls++;
-			tally.promptTokens += promptTokens;
-			tally.byCall[turn] = (tally.byCall[turn] ?? 0) + promptTokens;
-			let text = job.reply(request.messages);
-			if (text === undefined) {
-				holder.unexpected.push(`${mode} call ${turn + 1}`);
-				text = JSON.stringify({ type: 'final', answer: `unexpected ${mode} call ${turn + 1}` });
-			}
-			const usage = { prompt_tokens: promptTokens, completion_tokens: Math.ceil(text.length / 4) };
-			return { text, delayMs, usage };
-		},
-	});
-	return { server, holder };
 }
 
 /** One request of `mode`: runs the job, checks it went as scripted, returns its wall time and the engine's figures. */
