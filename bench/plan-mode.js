@@ -181,6 +181,11 @@ function report(where, rows) {
 		`plan / ReAct: model calls ${fixed(ratio('modelCalls'), 2)}×, prompt tokens ${fixed(ratio('promptTokens'), 2)}×, ` +
 			`p50 ${fixed(ratio('p50'), 2)}×, p90 ${fixed(ratio('p90'), 2)}×`,
 	);
+	if (rows.every((row) => row.toolsP50 !== undefined))
+		console.log(
+			`the three tools' time per request (sub-workflow executions, trace tool_ms), p50: ` +
+				rows.map((row) => `${row.label} ${fixed(row.toolsP50)} ms`).join(', '),
+		);
 	const verdict = (met) => (met ? 'met' : 'NOT met');
 	console.log(
 		`target (issue #51): plan 2 model calls where ReAct makes 4 — ${verdict(plan.modelCalls === 2 && react.modelCalls === 4)}` +
