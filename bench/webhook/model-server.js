@@ -21,7 +21,7 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { encode } = require('gpt-tokenizer/encoding/o200k_base');
+const { promptParts, promptTokenList, textOf } = require('../prompt-tokens');
 const scenario = require('./scenario');
 
 /** bench/lookups.js's three-lookup job, when started with `lookups`; else bench/webhook.js's one-call job. */
@@ -57,36 +57,6 @@ function emptyStats() {
 
 const stats = { protocol: emptyStats(), native: emptyStats() };
 
-function textOf(content) {
-	if (typeof content === 'string') return content;
-	if (!Array.isArray(content)) return '';
-	return content
-		.map((part) =>
-			typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '',
-		)
-		.join('');
-}
-
-/**
- * The text the model reads in one request: message contents, tool-call names and arguments, the tool
- * definitions and a response_format JSON schema (json_schema mode). The provider adds its own framing to
- * both agents' requests (a few tokens per message, its own rendering of tool definitions); that is not
- * visible here and not counted.
- */
-function promptParts(body) {
-	const parts = [];
-	for (const message of Array.isArray(body.messages) ? body.messages : []) {
-		parts.push(textOf(message?.content));
-		for (const call of message?.tool_calls ?? [])
-			parts.push(String(call?.function?.name ?? ''), String(call?.function?.arguments ?? ''));
-	}
-	const definitions = [];
-	if (Array.isArray(body.tools)) definitions.push(JSON.stringify(body.tools));
-	if (body.response_format?.json_schema)
-		definitions.push(JSON.stringify(body.response_format.json_schema));
-	return { parts, definitions };
-}
-
 const characters = (texts) => texts.reduce((total, text) => total + text.length, 0);
 
 /**
@@ -97,28 +67,25 @@ const characters = (texts) => texts.reduce((total, text) => total + text.length,
  * recent prompts (the cache is per organisation and short-lived: the last 64 prompts of each agent stand for it).
  */
 const recentPrompts = { protocol: [], native: [] };
-function cachedTokensOf(kind, promptTokenList) {
+function cachedTokensOf(kind, tokenList) {
 	let shared = 0;
 	for (const earlier of recentPrompts[kind]) {
 		let length = 0;
-		const limit = Math.min(earlier.length, promptTokenList.length);
-		while (length < limit && earlier[length] === promptTokenList[length]) length++;
+		const limit = Math.min(earlier.length, tokenList.length);
+		while (length < limit && earlier[length] === tokenList[length]) length++;
 		shared = Math.max(shared, length);
 	}
-	recentPrompts[kind].push(promptTokenList);
+	recentPrompts[kind].push(tokenList);
 	if (recentPrompts[kind].length > 64) recentPrompts[kind].shift();
-	if (promptTokenList.length < 1024 || shared < 1024) return 0;
+	if (tokenList.length < 1024 || shared < 1024) return 0;
 	return 1024 + Math.floor((shared - 1024) / 128) * 128;
 }
-/** gpt-4o-mini's tokenizer (o200k_base), as the model in the benchmark's workflows would count. */
-const tokens = (texts) => texts.reduce((total, text) => total + encode(text).length, 0);
-
 /** Records one call: what it weighed and where in the run it came (0: first call, 1: after the tool). */
 function record(kind, body, callIndex) {
 	const { parts, definitions } = promptParts(body);
 	const toolDefinitionCharacters = characters(definitions);
 	const promptCharacters = characters(parts) + toolDefinitionCharacters;
-	const tokenList = [...definitions, ...parts].flatMap((text) => encode(text));
+	const tokenList = promptTokenList(body);
 	const promptTokens = tokenList.length;
 	const cachedTokens = cachedTokensOf(kind, tokenList);
 	const requestBodyCharacters = JSON.stringify(body).length;
