@@ -24,9 +24,7 @@ async function startModel(delayMs) {
 	const server = await startScriptedServer({
 		script: (request) => {
 			server.requests.length = 0; // the server keeps every request for tests; a benchmark would only grow
-			const mode = String(request.messages[0]?.content ?? '').includes('"type":"plan"')
-				? 'plan'
-				: 'react';
+			const mode = job.isPlanMode(request.messages) ? 'plan' : 'react';
 			const promptTokens = promptTokenList(request.body).length;
 			const turn = request.messages.filter((message) => message.role === 'assistant').length;
 			const tally = holder.tally[mode];

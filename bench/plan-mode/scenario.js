@@ -113,18 +113,19 @@ function planReply(email) {
 
 /**
  * The model's reply to one Agent Core request, or undefined when the call is not one the script expects.
- * The mode is read from the system message (plan mode adds the plan form to it), the position from the
- * assistant replies so far, and each action's value from the observation the engine sent last.
+ * The mode is read from the messages (plan mode's first system message holds the plan form, and its answer call
+ * holds the plan the model sent), the position from the assistant replies so far, and each action's value from
+ * the observation the engine sent last.
  */
 function reply(messages) {
-	const system = String(messages[0]?.content ?? '');
+	const planned = isPlanMode(messages);
 	const email = EMAIL.exec(
 		String(messages.find((message) => message.role === 'user')?.content ?? ''),
 	)?.[1];
 	const turns = messages.filter((message) => message.role === 'assistant').length;
 	const last = String(messages[messages.length - 1]?.content ?? '');
 	if (!email) return undefined;
-	if (system.includes('"type":"plan"')) {
+	if (planned) {
 		if (turns === 0) return planReply(email);
 		const refund = (readBatchObservations(last) ?? []).find((call) => call.tool === 'refund');
 		const result = refund && jsonOf(refund.text)?.refund;
@@ -142,7 +143,13 @@ function reply(messages) {
 	return undefined;
 }
 
+/** Whether a request is plan mode's: the plan form in its system message, or a plan among its replies. */
+function isPlanMode(messages) {
+	return messages.some((message) => String(message.content ?? '').includes('"type":"plan"'));
+}
+
 module.exports = {
+	isPlanMode,
 	TOOL_NAMES,
 	MODEL_CALLS,
 	DESCRIPTIONS,

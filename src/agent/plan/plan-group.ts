@@ -6,7 +6,7 @@ import type { PlanRun } from '../base/plan-run';
 import { checkToolCall } from '../calls/execute-tool';
 import { refusalBeforeRun } from '../calls/tool-call';
 import { newBatch, stepCalls, type BatchDecisions, type BatchState, type CallsRun } from '../calls';
-import { batchObservationMessage } from '../protocol/prompt';
+import { answerOnlySystem, batchObservationMessage } from '../protocol/prompt';
 import { resolveArgs } from './resolve-args';
 import { referencesIn } from './references';
 import { stepLabel } from './plan-reply';
@@ -155,6 +155,10 @@ function afterGroup(
 	}
 	if (plan.next < plan.groups.length) return { next: 'continue' };
 	plan.phase = 'answering';
+	// The answer call needs neither the tools nor the plan form: its system message says only the answer's form.
+	const [system] = run.ledger.conversation;
+	if (system?.role === 'system')
+		system.content = answerOnlySystem(system.content, run.context.config.output_schema);
 	tellModel(
 		run,
 		plan,

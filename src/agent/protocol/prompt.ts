@@ -152,7 +152,7 @@ function describeTools(
 		oneParagraph(`- ${tool.name}: ${tool.description}\n  args: ${argsText(tool.parameters)}`),
 	);
 	const actions = maxParallelCalls > 1 ? `, ${actionsForm(maxParallelCalls)}` : '';
-	const planned = plan ? `\n${planRules(plan.maxPlanSteps, final)}` : '';
+	const planned = plan ? `\n${planRules(plan.maxPlanSteps)}` : '';
 	return `Reply with one JSON object: ${ACTION}${actions} or ${final}.${schema}\n${lines.join('\n')}${planned}`;
 }
 
@@ -162,13 +162,23 @@ export interface PlanPrompt {
 }
 
 /** Plan mode's form, said once in the stable part of the system message (no blank line in it). */
-const planRules = (maxSteps: number, final: string) =>
-	'Plan mode: first look up what you need with read-only tools (a call that changes something is refused ' +
-	'now), then send the whole job as one plan: {"type":"plan","steps":[{"step":1,"description":"<what it ' +
-	`does>","tool":"<name>","args":{...}}]}, steps numbered 1, 2, … (at most ${maxSteps}). Any arg value may be ` +
-	'an earlier step\'s result: {"$step":1,"pointer":"/id"} (a JSON Pointer into that step\'s result read as ' +
-	`JSON). The steps run in order without you; then you get every result and reply ${final}. A task that ` +
-	`needs no tool: reply ${final} now.`;
+const planRules = (maxSteps: number) =>
+	'Plan mode: look up with read-only tools if needed, then send the whole job as {"type":"plan","steps":' +
+	`[{"step":1,"description":"...","tool":"<name>","args":{...}}]} (≤${maxSteps} steps). An arg value may be ` +
+	'{"$step":1,"pointer":"/id"}: that JSON Pointer into step 1\'s result. The steps run without you; then you ' +
+	'get their results and answer.';
+
+/**
+ * The system message of a plan's answer call (issue #51): once the steps ran, only an answer is taken, so its stable
+ * part (the protocol, the tools, the plan form) becomes the answer's form alone; what follows the first blank line
+ * (the conversation's system text, the workflow's instructions) stays as it was.
+ */
+export function answerOnlySystem(system: string, outputSchema?: JsonSchema): string {
+	const rest = system.indexOf('\n\n');
+	const schema = outputSchema ? `\nOutput schema: ${JSON.stringify(outputSchema)}` : '';
+	const head = `Reply with one JSON object: ${outputSchema ? FINAL_TYPED : FINAL_TEXT}.${schema}`;
+	return rest === -1 ? head : `${head}${system.slice(rest)}`;
+}
 
 /**
  * The system message: protocol rules (with the output schema when the answer is typed) and the whitelisted

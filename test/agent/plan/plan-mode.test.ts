@@ -150,6 +150,9 @@ describe('plan mode: a plan whose steps read earlier steps runs with the resolve
 		expect(told).toContain('Reply with the final answer');
 		// The prompt describes the plan form in plan mode only.
 		expect(server().requests[0].messages[0].content).toContain('"type":"plan"');
+		// The answer call's system message says only the answer's form: no tools, no plan form.
+		const answerSystem = server().requests[1].messages[0].content;
+		expect(answerSystem).toBe('Reply with one JSON object: {"type":"final","answer":"..."}.');
 		// Remembered like any turn: the answer with each step's tool result, for a context store.
 		const answer = result.messages.at(-1)!;
 		expect(answer.tool_results?.map((one) => [one.step, one.tool])).toEqual([
