@@ -36,7 +36,8 @@ type Clean = (attributes: Record<string, AttributeValue | undefined>) => Attribu
 /**
  * The run's spans, made after it from its result: one `invoke_agent` span, a `chat` span per model call
  * and an `execute_tool` span per tool that ran, both as children of the run's, with the gen_ai.* semantic
- * conventions; in plan mode a `plan` span per plan (see plan-spans.ts) holds its steps' `execute_tool` spans. Steps ran one after another, so their times are laid end to end from `startedAt`.
+ * conventions; in plan mode a `plan` span per plan (see plan-spans.ts) holds its steps' `execute_tool` spans.
+ * Steps ran one after another, so their times are laid end to end from `startedAt`.
  * No prompt, answer, argument or observation goes into a span, and every string passes the redactor.
  * Never throws: tracing must not change a run.
  */
