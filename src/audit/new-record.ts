@@ -42,6 +42,7 @@ export function auditRecord(parts: {
 		usage: result.usage,
 		cost: result.cost_details ?? null,
 		...(parts.forkedFrom ? { forked_from: forkedFromOf(parts.forkedFrom) } : {}),
+		...(result.plan ? { plan: result.plan } : {}),
 		metrics: result.metrics,
 		elapsed_ms: result.elapsed_ms,
 		trace_digest: result.trace_digest,

@@ -20,6 +20,8 @@ const ADDED_COLUMNS: ReadonlyArray<{ column: string; add: string }> = [
 	{ column: 'cost', add: 'ADD COLUMN IF NOT EXISTS cost jsonb' },
 	// A fork's origin (chain version 4, issue #33): rows from before it were no forks.
 	{ column: 'forked_from', add: 'ADD COLUMN IF NOT EXISTS forked_from jsonb' },
+	// A planned run's plan and its approval (chain version 5, issue #51): rows from before it ran no plan.
+	{ column: 'plan', add: 'ADD COLUMN IF NOT EXISTS plan jsonb' },
 ];
 
 /** One added column's step of the migration. */

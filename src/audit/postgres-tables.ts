@@ -33,6 +33,7 @@ const RUN_COLUMNS = [
 	'record_digest',
 	'cost',
 	'forked_from',
+	'plan',
 ] as const;
 const JSON_RUN_COLUMNS = new Set([
 	'config',
@@ -44,6 +45,7 @@ const JSON_RUN_COLUMNS = new Set([
 	'record_hashes',
 	'cost',
 	'forked_from',
+	'plan',
 ]);
 
 const STEP_COLUMNS = [

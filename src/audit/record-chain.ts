@@ -1,4 +1,4 @@
-// The record chain (chain_version 2, 3, 4): every stored part of a run beyond its trace hashed, bound into one digest.
+// The record chain (chain_version 2 to 5): every stored part of a run beyond its trace hashed, bound into one digest.
 import { createHash } from 'node:crypto';
 import { sha256 } from '../trace/digest';
 import { canonicalJson } from '../validation/canonical-json';
@@ -6,11 +6,14 @@ import { RECORD_FIELDS, type AuditRecord, type RecordField, type RecordHashes } 
 
 export { RECORD_FIELDS, type RecordField, type RecordHashes } from './record';
 
-/** The chain version new rows are written with; rows without one (written before it) are version 1. */
-export const CHAIN_VERSION = 4;
+/**
+ * The newest chain version: a planned run's row is written with it (its `plan` covered). A row without a plan is
+ * written as version 4, the lowest that covers all it holds, so earlier versions of the package still verify it.
+ */
+export const CHAIN_VERSION = 5;
 
-/** The fields each version's chain covers: `cost` came with version 3, `forked_from` (issue #33) with version 4. */
-const ADDED_IN: Partial<Record<RecordField, 3 | 4>> = { cost: 3, forked_from: 4 };
+/** The fields each version's chain covers: `cost` came with version 3, `forked_from` (issue #33) with 4, `plan` (issue #51) with 5. */
+const ADDED_IN: Partial<Record<RecordField, 3 | 4 | 5>> = { cost: 3, forked_from: 4, plan: 5 };
 
 /** The fields a record's chain covers: rows sealed before a field was stored (an older version) do not cover it. */
 export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): readonly RecordField[] {
@@ -18,15 +21,12 @@ export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): read
 	return RECORD_FIELDS.filter((field) => (ADDED_IN[field] ?? 2) <= version);
 }
 
-/** A record's chain version, as verify reads it: 4, 3 and 2 have a record chain, anything else is version 1. */
-export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): 1 | 2 | 3 | 4 {
-	return record.chain_version === 4
-		? 4
-		: record.chain_version === 3
-			? 3
-			: record.chain_version === 2
-				? 2
-				: 1;
+type ChainVersion = NonNullable<AuditRecord['chain_version']>;
+
+/** A record's chain version, as verify reads it: 2 to 5 have a record chain, anything else is version 1. */
+export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): ChainVersion {
+	const version = record.chain_version;
+	return version === 2 || version === 3 || version === 4 || version === 5 ? version : 1;
 }
 
 /** A field's value as it is hashed: absent is null, a time is its ISO text, `steps` is the step numbers. */
@@ -74,7 +74,7 @@ export const recordDigest = (hashes: RecordHashes): string =>
 
 /** The record with its chain version, record hashes and record digest set: what a new row stores. */
 export function sealRecord(record: AuditRecord): AuditRecord {
-	const sealed = { ...record, chain_version: CHAIN_VERSION } as const;
+	const sealed = { ...record, chain_version: record.plan ? CHAIN_VERSION : 4 } as const;
 	const hashes = recordHashes(sealed);
 	return { ...sealed, record_hashes: hashes, record_digest: recordDigest(hashes) };
 }

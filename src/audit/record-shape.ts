@@ -24,8 +24,11 @@ const malformed = (part: string, what: string): Mismatch => ({
 /** The first part of a stored run that does not have the shape every written row has, or undefined. */
 export function malformedPart(record: AuditRecord): Mismatch {
 	const row = record as unknown as Record<string, unknown>;
-	if (row.chain_version !== undefined && ![1, 2, 3, 4].includes(row.chain_version as number)) {
-		return malformed('chain_version', `${JSON.stringify(row.chain_version)} is not 1, 2, 3 or 4`);
+	if (row.chain_version !== undefined && ![1, 2, 3, 4, 5].includes(row.chain_version as number)) {
+		return malformed(
+			'chain_version',
+			`${JSON.stringify(row.chain_version)} is not 1, 2, 3, 4 or 5`,
+		);
 	}
 	if (!isObject(row.config))
 		return malformed('config', `it is ${kind(row.config)}, not a JSON object`);
@@ -77,15 +80,23 @@ export function malformedPart(record: AuditRecord): Mismatch {
 			? 1
 			: !isObject(hashes)
 				? 2
-				: 'forked_from' in hashes
-					? 4
-					: 'cost' in hashes
-						? 3
-						: 2;
+				: 'plan' in hashes
+					? 5
+					: 'forked_from' in hashes
+						? 4
+						: 'cost' in hashes
+							? 3
+							: 2;
 	if (version < sealedWith)
 		return malformed(
 			'chain_version',
 			`the row claims version ${version} but carries the record hashes of version ${sealedWith}: it was changed after the run`,
+		);
+	// Whole record hashes of a lower version under a higher one: the version was raised after the run.
+	if (version > sealedWith && sealedWith >= 2 && hashesComplete(hashes, sealedWith))
+		return malformed(
+			'chain_version',
+			`the row claims version ${version} but carries the whole record hashes of version ${sealedWith}: it was changed after the run`,
 		);
 	// Forks came with version 4: an older row that names an origin had it added after the run, where no hash covers it.
 	if (version < 4 && row.forked_from !== undefined && row.forked_from !== null) {
@@ -93,6 +104,16 @@ export function malformedPart(record: AuditRecord): Mismatch {
 			'forked_from',
 			`a row of chain version ${version} cannot name the run it was forked from (forks are version 4): it was added after the run`,
 		);
+	}
+	// Plans came with version 5: an older row that holds one had it added after the run, where no hash covers it.
+	if (row.plan !== undefined && row.plan !== null) {
+		if (version < 5)
+			return malformed(
+				'plan',
+				`a row of chain version ${version} cannot hold a plan (planned runs are version 5): it was added after the run`,
+			);
+		if (!isObject(row.plan) || !Array.isArray(row.plan.steps))
+			return malformed('plan', `it is ${kind(row.plan)}, not a plan with a list of steps`);
 	}
 	if (version === 1) return undefined;
 	if (!isObject(hashes))
@@ -104,3 +125,8 @@ export function malformedPart(record: AuditRecord): Mismatch {
 	if (typeof row.record_digest !== 'string') return malformed('record_digest', 'it is not a hash');
 	return undefined;
 }
+
+/** Whether the record hashes hold a hash for every field of that version. */
+const hashesComplete = (hashes: unknown, version: 1 | 2 | 3 | 4 | 5): boolean =>
+	isObject(hashes) &&
+	recordFieldsOf({ chain_version: version }).every((name) => typeof hashes[name] === 'string');

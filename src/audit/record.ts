@@ -1,7 +1,7 @@
 // The shape of an audited run as stored: the output, the replies, the chain links and the record chain.
 import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
-import type { FinishReason, RunCost, RunMetrics, TraceStep } from '../trace/types';
+import type { FinishReason, RunCost, RunMetrics, RunPlan, TraceStep } from '../trace/types';
 import type { JsonSchema } from '../validation/validate';
 
 /** One allowed tool of an audited run: its argument schema and that schema's hash, as the chain took it. */
@@ -67,6 +67,11 @@ export interface AuditRecord extends AuditOrigin {
 	forked_from?: ForkedFrom;
 	/** Version 3: the run's cost by part in USD and the catalogue it came from (the output's `cost_details`); null when unpriced. */
 	cost?: RunCost | null;
+	/**
+	 * Version 5 (issue #51): a planned run's plan as the output's `plan` holds it — the steps as approved, each with
+	 * its status, who approved it and when, the plans a replan replaced. Absent for a run without a plan (version 4).
+	 */
+	plan?: RunPlan;
 	metrics: RunMetrics;
 	elapsed_ms: number;
 	trace_digest: string;
@@ -74,7 +79,7 @@ export interface AuditRecord extends AuditOrigin {
 	 * 2 for rows written since the record chain (every field above covered, see record-chain.ts); 1 (or
 	 * absent) for rows written before it, whose chain covers only the config, tool schemas and steps.
 	 */
-	chain_version?: 1 | 2 | 3 | 4;
+	chain_version?: 1 | 2 | 3 | 4 | 5;
 	/** Version 2: each covered field's hash and each step's reply hash. */
 	record_hashes?: RecordHashes;
 	/** Version 2: the record chain's head, as the output's `audit.record_digest` carried it. */
@@ -109,6 +114,7 @@ export const RECORD_FIELDS = [
 	'trace_digest',
 	'cost',
 	'forked_from',
+	'plan',
 ] as const;
 export type RecordField = (typeof RECORD_FIELDS)[number];
 

@@ -11,13 +11,14 @@ import {
 	type RecordHashes,
 } from './record-chain';
 import { malformedPart } from './record-shape';
+import { planMismatch } from './plan-check';
 
 /** What `audit verify` found: the chain recomputed from what is stored, and where it first disagrees. */
 export interface VerifyReport {
 	run_id: string;
 	ok: boolean;
 	/** 2: every stored field is covered (see record-chain.ts); 1: a row from before, config, tool schemas and steps only. */
-	chain_version: 1 | 2 | 3 | 4;
+	chain_version: 1 | 2 | 3 | 4 | 5;
 	steps: number;
 	/** The trace chain's head recomputed from the stored config, tool schemas and steps. */
 	recomputed_digest: string;
@@ -30,8 +31,9 @@ export interface VerifyReport {
 	/**
 	 * The first stored part that does not match: a malformed part (`config`, `tools`, `tool <n>`, `steps`,
 	 * `step at position <i>`, `record_hashes`, `chain_version`), `config`, `tool <name>`, `chain_base`, `steps`,
-	 * `step <n>`, `trace_digest`, a run field (`final_answer`, `messages`, `session_id`, …), `step <n> reply`,
-	 * `record_digest`, or `digest` (the digest given).
+	 * `step <n>`, `trace_digest`, a run field (`final_answer`, `messages`, `session_id`, `plan`, …), `step <n> reply`,
+	 * `record_digest`, `step <n>` again for a plan's step that ran a call its recorded plan does not hold (see
+	 * planMismatch), or `digest` (the digest given).
 	 */
 	first_mismatch?: { part: string; detail: string };
 }
@@ -107,6 +109,8 @@ export function verifyRecord(record: AuditRecord, expectedDigest?: string): Veri
 				detail: 'the stored record_digest is not the head of the stored record hashes',
 			};
 	}
+	// A planned run: every call its plan's steps made is in the plan as recorded (and approved).
+	mismatch ??= planMismatch(record);
 	let covers: VerifyReport['digest_covers'];
 	if (expectedDigest !== undefined) {
 		covers =

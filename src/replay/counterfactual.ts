@@ -81,9 +81,13 @@ const behaviourOf = (reason: FinishReason): RunBehaviour => BEHAVIOUR[reason] ??
 export function whatStepDid(step: TraceStep | undefined): string {
 	if (!step) return 'nothing (the run had ended)';
 	const failed = step.error ? ` (${step.error.type}: ${step.error.message.slice(0, 200)})` : '';
-	if (step.action) return `${step.action.tool} ${canonicalJson(step.action.args)}${failed}`;
+	// Plan mode (issue #51): the plan a reply sent, and the plan steps a step without a model call ran.
+	if (step.plan)
+		return `a plan of ${step.plan.length} steps [${step.plan.map(({ tool, args }) => `${tool} ${canonicalJson(args)}`).join('; ')}]`;
+	const ran = step.plan_steps ? `plan step ${step.plan_steps.join(', ')}: ` : '';
+	if (step.action) return `${ran}${step.action.tool} ${canonicalJson(step.action.args)}${failed}`;
 	if (step.calls)
-		return `actions [${step.calls.map((call) => `${call.tool} ${canonicalJson(call.args)}`).join('; ')}]${failed}`;
+		return `${ran}actions [${step.calls.map((call) => `${call.tool} ${canonicalJson(call.args)}`).join('; ')}]${failed}`;
 	if (step.final !== undefined) return `answer ${JSON.stringify(step.final.answer).slice(0, 300)}`;
 	return step.error
 		? `${step.error.type}: ${step.error.message.slice(0, 200)}`
@@ -99,6 +103,8 @@ const stepKey = (step: TraceStep | undefined) =>
 					calls: step.calls?.map(({ tool, args }) => ({ tool, args })) ?? null,
 					final: step.final?.answer ?? null,
 					error: step.error?.type ?? null,
+					plan: step.plan?.map(({ tool, args }) => ({ tool, args })) ?? null,
+					plan_steps: step.plan_steps ?? null,
 				}
 			: null,
 	);
@@ -141,6 +147,8 @@ function replayConfig(
 			...base,
 			...(candidate.modelName ? { model: candidate.modelName } : {}),
 			approval_required: [],
+			// Nobody approves a plan in a replay: its steps' calls are answered from the record, or refused.
+			approve_plan: false,
 			tool_settings: {},
 		},
 		settings: (settings ?? {}) as Record<string, Record<string, unknown>>,

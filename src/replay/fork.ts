@@ -7,12 +7,11 @@ import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
-import { stepFinishReason } from '../trace/readable-step';
 import type { AgentResult } from '../trace/types';
 import { resolveConfig } from '../settings/config';
 import { trustRecord, type RecordTrustOptions } from './record-trust';
 import { recordedTools } from './recorded-tools';
-import { replyOf } from './replay';
+import { RecordedTurns } from './recorded-turns';
 import { AgentRun } from '../agent/run-agent';
 import type { RunAgentOptions } from '../agent/base/run-options';
 
@@ -67,8 +66,8 @@ const FORK_OPTIONS = {
 /** A fork's result: the new run's, with the run and step it was forked from. */
 export type ForkResult = AgentResult & { forked_from: ForkedFrom };
 
-/** The model of a fork: the recorded replies for the first `upTo` turns (no call), then the live model. */
-function forkModel(record: AuditRecord, upTo: number, live: ChatModel): ChatModel {
+/** The model of a fork: the recorded replies for the first `upTo` model turns (no call), then the live model. */
+function forkModel(turns: RecordedTurns, upTo: number, live: ChatModel): ChatModel {
 	let turn = 0;
 	return {
 		provider: live.provider,
@@ -79,19 +78,7 @@ function forkModel(record: AuditRecord, upTo: number, live: ChatModel): ChatMode
 				turn++;
 				return live.generate(request);
 			}
-			const recorded = record.steps[turn++];
-			if (
-				recorded.reply === undefined &&
-				!recorded.step.action &&
-				!recorded.step.final &&
-				recorded.step.error
-			)
-				throw new Error(recorded.step.error.message);
-			return {
-				text: replyOf(recorded),
-				usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-				finishReason: stepFinishReason(recorded.step),
-			};
+			return turns.response(++turn);
 		},
 		get turn() {
 			return turn;
@@ -153,6 +140,12 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
 	const approval = Array.isArray(base.approval_required)
 		? (base.approval_required as unknown[])
 		: [];
+	if (base.approve_plan === true)
+		throw new ForkError(
+			'the config asks for approval of the plan (approve_plan), and a fork goes on live with no one to approve',
+			'config',
+			'Give the fork a config without approve_plan (its audit row records the config it ran with).',
+		);
 	if (approval.length > 0) {
 		throw new ForkError(
 			`the config asks for approval before ${approval.join(', ')}, and a fork goes on live with no one to approve`,
@@ -161,7 +154,11 @@ export async function forkAuditedRun(options: ForkOptions): Promise<ForkResult> 
 		);
 	}
 	const config = { ...base, approval_required: [] } as unknown as RunAgentOptions['config'];
-	const model = forkModel(record, position, options.model) as ChatModel & { turn: number };
+	// A plan's steps took no model turn: the turns up to step N are those of the steps up to it.
+	const turns = new RecordedTurns(record);
+	const model = forkModel(turns, turns.turnsIn(position), options.model) as ChatModel & {
+		turn: number;
+	};
 	const { tools } = recordedTools({
 		record,
 		mode: {

@@ -4,8 +4,8 @@ import { checkKnownOptions, type OptionNames } from '../core/known-options';
 import { builtInTools } from '../tools/registry';
 import type { Tool, ToolContext } from '../tools/tool';
 import { callRan } from '../trace/readable-step';
-import type { TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
+import { RecordedTurns, type RecordedOutcome } from './recorded-turns';
 
 /** A tool call the replayed run made that the record did not have. */
 export interface UnrecordedCall {
@@ -56,8 +56,6 @@ const RECORDED_TOOLS_OPTIONS = {
 	settings: true,
 	currentTurn: true,
 } satisfies OptionNames<RecordedToolsOptions>;
-
-type RecordedOutcome = { observation: string } | { error: string };
 
 /**
  * Whether a call changes anything: the real tool's own rule (http_request by its method, an MCP tool by its
@@ -177,6 +175,8 @@ export function recordedTools(options: RecordedToolsOptions): {
 		);
 	}
 
+	// A fork answers by model turn: a plan's steps ran in the turn that sent the plan (see RecordedTurns).
+	const turns = new RecordedTurns(record);
 	function fork(
 		step: number,
 		observation: string | undefined,
@@ -184,33 +184,21 @@ export function recordedTools(options: RecordedToolsOptions): {
 		args: Record<string, unknown>,
 		context: ToolContext,
 	): Promise<unknown> | string {
-		const position = currentTurn();
-		if (position <= step) {
-			const recorded = record.steps[position - 1]?.step;
-			// A recorded batch ("actions"): each call is answered with that call's recorded outcome.
-			const batchCall = recorded?.calls?.find(
-				(call) =>
-					callRan(recorded, call) &&
-					call.tool === name &&
-					canonicalJson(call.args) === canonicalJson(args),
-			);
-			if (batchCall) {
+		const turn = currentTurn();
+		const span = turns.span(turn);
+		if (span.length > 0 && span[0] < step) {
+			// The recorded calls of this turn in steps up to N (positions below `step`), each answered once.
+			const recorded = turns.take(turn, name, args, step);
+			if (recorded) {
 				ledger.answeredFromRecord++;
-				if (batchCall.error) throw new Error(batchCall.error.message);
-				return batchCall.observation!;
+				if (recorded.position === step - 1 && observation !== undefined) return observation;
+				return answer(recorded.outcome);
 			}
-			if (
-				!recorded?.action ||
-				recorded.action.tool !== name ||
-				canonicalJson(recorded.action.args) !== canonicalJson(args)
-			) {
+			// A plan whose steps run past step N goes on live; any other call up to N must be the record's.
+			if (span[span.length - 1] < step)
 				throw new Error(
-					`fork: step ${recorded?.step ?? position} called ${name} ${JSON.stringify(args)}, which the record does not have`,
+					`fork: step ${record.steps[span[0]].step.step} called ${name} ${JSON.stringify(args)}, which the record does not have`,
 				);
-			}
-			ledger.answeredFromRecord++;
-			if (position === step && observation !== undefined) return observation;
-			return answer(recordedOutcome(recorded));
 		}
 		const realTool = real.get(name);
 		if (!realTool)
@@ -252,11 +240,4 @@ export function recordedTools(options: RecordedToolsOptions): {
 		};
 	});
 	return { tools, ledger };
-}
-
-/** A recorded step's outcome: its observation, or the error its call failed with. */
-function recordedOutcome(step: TraceStep): RecordedOutcome {
-	return step.observation !== undefined
-		? { observation: step.observation }
-		: { error: step.error?.message ?? 'the recorded call failed' };
 }

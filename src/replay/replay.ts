@@ -1,7 +1,7 @@
 // Offline replay (issue #19): a stored run's loop again, every model turn and tool call answered from the verified record.
-import type { AuditRecord, AuditStep } from '../audit/record';
+import type { AuditRecord } from '../audit/record';
+import { RecordedTurns } from './recorded-turns';
 import type { ChatModel, ChatRequest, ChatResponse } from '../providers/chat-model';
-import { stepFinishReason } from '../trace/readable-step';
 import { builtInTools, ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { TraceStep } from '../trace/types';
@@ -54,24 +54,12 @@ export async function replayRecord(
 	let turn = 0;
 	let toolCalls = 0;
 	const differences: string[] = [];
-	const current = () => record.steps[turn - 1];
+	// By model turn: a plan's steps ran without one, their calls answered in the turn that sent the plan.
+	const turns = new RecordedTurns(record);
 	const model: ChatModel = {
 		provider: 'replay',
 		async generate(_request: ChatRequest): Promise<ChatResponse> {
-			const recorded = record.steps[turn++];
-			if (!recorded) throw new Error(`the record has no model turn ${turn}`);
-			if (
-				recorded.reply === undefined &&
-				!recorded.step.action &&
-				!recorded.step.final &&
-				recorded.step.error
-			)
-				throw new Error(recorded.step.error.message);
-			return {
-				text: replyOf(recorded),
-				usage: recorded.step.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-				finishReason: stepFinishReason(recorded.step),
-			};
+			return turns.response(++turn);
 		},
 	};
 	const realTools = new Map(builtInTools.map((tool) => [tool.name, tool]));
@@ -82,24 +70,23 @@ export async function replayRecord(
 		sideEffects: sideEffectsRule(tool.side_effects, realTools.get(tool.name)),
 		async execute(args: Record<string, unknown>) {
 			toolCalls++;
-			const recorded = current()?.step;
-			if (
-				!recorded?.action ||
-				recorded.action.tool !== tool.name ||
-				canonicalJson(recorded.action.args) !== canonicalJson(args)
-			) {
+			const recorded = turns.take(turn, tool.name, args);
+			if (!recorded) {
+				const step = turns.stepOf(turn)?.step.step ?? turn;
 				throw new Error(
-					`replay: step ${recorded?.step ?? turn} called ${tool.name} ${JSON.stringify(args)}, which the record does not have`,
+					`replay: step ${step} called ${tool.name} ${JSON.stringify(args)}, which the record does not have`,
 				);
 			}
-			if (recorded.observation !== undefined) return recorded.observation;
-			throw new Error(recorded.error?.message ?? 'the recorded call failed');
+			if ('observation' in recorded.outcome) return recorded.outcome.observation;
+			throw new Error(recorded.outcome.error);
 		},
 	}));
 	const { shared_budget: _budget, ...recordedConfig } = record.config;
 	const config = {
 		...recordedConfig,
 		approval_required: [],
+		// The plan's approval is in the record already: a plan a person edited replays as they approved it.
+		approve_plan: false,
 		tool_settings: {},
 	} as unknown as RunAgentOptions['config'];
 	const registry = new ToolRegistry(standIns);
@@ -137,15 +124,6 @@ export async function replayRecord(
 	};
 }
 
-/** The reply as the model sent it, or rebuilt from what the step recorded of it. */
-export function replyOf({ reply, step }: AuditStep): string {
-	if (reply !== undefined) return reply;
-	if (step.action)
-		return JSON.stringify({ type: 'action', tool: step.action.tool, args: step.action.args });
-	if (step.final) return JSON.stringify({ type: 'final', answer: step.final.answer });
-	return step.reply_excerpt ?? '';
-}
-
 /** Differences in what each step did: its action, and whether it failed (and how). */
 function compareSteps(
 	recorded: readonly TraceStep[],
@@ -166,5 +144,22 @@ function compareSteps(
 			);
 		if (before.observation !== after.observation)
 			differences.push(`step ${before.step}: the observation differs`);
+		if (callsOf(before) !== callsOf(after))
+			differences.push(`step ${before.step}: the calls differ`);
+		if (canonicalJson(before.plan_steps ?? null) !== canonicalJson(after.plan_steps ?? null))
+			differences.push(
+				`step ${before.step}: recorded plan steps ${JSON.stringify(before.plan_steps ?? null)}, replayed ${JSON.stringify(after.plan_steps ?? null)}`,
+			);
 	}
 }
+
+/** A batch's calls as they came out (their times left out). */
+const callsOf = (step: TraceStep) =>
+	canonicalJson(
+		step.calls?.map(({ tool, args, observation, error }) => ({
+			tool,
+			args,
+			observation: observation ?? null,
+			error: error?.type ?? null,
+		})) ?? null,
+	);

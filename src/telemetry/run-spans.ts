@@ -2,6 +2,7 @@ import type { Attributes, AttributeValue, Context, Span, Tracer } from '@opentel
 import { loadOnce } from '../core/load-once';
 import { callRan, stepFinishReason } from '../trace/readable-step';
 import type { AgentResult, TraceCall, TraceStep } from '../trace/types';
+import { planStepsOfCalls, startPlanSpan, type OpenPlan } from './plan-spans';
 
 /** The OpenTelemetry API, loaded with the first run that has a tracer (see loadOnce). */
 export const otelApi = loadOnce(
@@ -35,7 +36,8 @@ type Clean = (attributes: Record<string, AttributeValue | undefined>) => Attribu
 /**
  * The run's spans, made after it from its result: one `invoke_agent` span, a `chat` span per model call
  * and an `execute_tool` span per tool that ran, both as children of the run's, with the gen_ai.* semantic
- * conventions. Steps ran one after another, so their times are laid end to end from `startedAt`.
+ * conventions; in plan mode a `plan` span per plan (see plan-spans.ts) holds its steps' `execute_tool` spans.
+ * Steps ran one after another, so their times are laid end to end from `startedAt`.
  * No prompt, answer, argument or observation goes into a span, and every string passes the redactor.
  * Never throws: tracing must not change a run.
  */
@@ -84,15 +86,26 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
 			runSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.finish_reason });
 		const inRun = trace.setSpan(parent, runSpan);
 		let stepStart = facts.startedAt;
+		// Plan mode: the plan being run, whose span holds its steps' tool spans until the next model call.
+		let plan: OpenPlan | undefined;
+		const otel = otelApi();
 		for (const step of result.trace) {
+			if (plan && step.plan_steps === undefined) {
+				plan.span.end(at(stepStart));
+				plan = undefined;
+			}
 			if (step.provider !== undefined)
 				chatSpan(tracer, inRun, step, stepStart, result.model, clean, redact);
 			// A step with no model call (none answered it) has no span of its own: the run's holds its decisions.
 			else guardrailEvents(runSpan, step, stepStart, clean);
+			if (step.plan)
+				plan = startPlanSpan(tracer, inRun, step, stepStart + step.model_ms, result, clean, otel);
+			const parent = plan && step.plan_steps ? plan.context : inRun;
+			const planSteps = planStepsOfCalls(step, plan?.tools);
 			if (step.tool_ms !== undefined && step.action)
 				toolSpan(
 					tracer,
-					inRun,
+					parent,
 					step,
 					step.action.tool,
 					stepStart + step.model_ms,
@@ -100,13 +113,16 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
 					step.error,
 					clean,
 					redact,
+					{
+						planStep: planSteps?.[0],
+					},
 				);
 			// A batch: one span per call that ran, each from the step's tool phase on (the trace keeps no call's start).
 			for (const [index, call] of (step.calls ?? []).entries())
 				if (callRan(step, call))
 					toolSpan(
 						tracer,
-						inRun,
+						parent,
 						step,
 						call.tool,
 						stepStart + step.model_ms,
@@ -114,10 +130,14 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
 						call.error,
 						clean,
 						redact,
-						index + 1,
+						{
+							call: index + 1,
+							planStep: planSteps?.[index],
+						},
 					);
 			stepStart += step.elapsed_ms;
 		}
+		plan?.span.end(at(stepStart));
 		runSpan.end(at(facts.startedAt + result.elapsed_ms));
 	} catch {
 		// Ignored on purpose (see above): a span that was not ended is simply never exported.
@@ -196,7 +216,8 @@ function toolSpan(
 	error: TraceCall['error'],
 	clean: Clean,
 	redact: (text: string) => string,
-	call?: number,
+	/** Which call of an "actions" step (1-based), and the plan step it ran (plan mode). */
+	{ call, planStep }: { call?: number; planStep?: number } = {},
 ): void {
 	const failure = error && TOOL_FAILURES.has(error.type) ? error.type : undefined;
 	const span = tracer.startSpan(
@@ -211,6 +232,8 @@ function toolSpan(
 				'agent_core.step': step.step,
 				// Which call of an "actions" step (1-based), absent for a single action.
 				'agent_core.call': call,
+				// Plan mode (issue #51): the plan's step this call ran.
+				'agent_core.plan_step': planStep,
 			}),
 		},
 		parent,

@@ -201,6 +201,25 @@ describe('eval gates', () => {
 		});
 	});
 
+	it("counts a plan's steps, which run without a model call, out of max_steps as the run's own max_steps does (issue #51)", () => {
+		const planned = output({
+			trace: [
+				step(1, { plan: [{ step: 1, description: 'd', tool: 'json_transform', args: {} }] }),
+				step(2, {
+					plan_steps: [1],
+					action: { tool: 'json_transform', args: {} },
+					observation: '6',
+				}),
+				step(3, { final: { answer: 'Paris' } }),
+			],
+		});
+		expect(gate({ max_steps: 2 }, planned).max_steps?.passed).toBe(true);
+		expect(gate({ max_steps: 1 }, planned).max_steps).toEqual({
+			passed: false,
+			reason: '2 steps, at most 1 allowed',
+		});
+	});
+
 	it("holds a case to finish_reason final unless told otherwise, and its own keys replace every_case's", () => {
 		expect(gatesForCase({}, {})).toEqual({ finish_reason: ['final'] });
 		expect(

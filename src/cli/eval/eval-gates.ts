@@ -28,9 +28,9 @@ function quote(value: unknown): string {
 	return typeof value === 'string' ? JSON.stringify(cut) : cut;
 }
 
-/** Model turns (a compaction, step 0, is not one). */
+/** Model turns (a compaction, step 0, is not one, nor a plan's step, which runs without a model call). */
 export const stepCount = (result: AgentResult): number =>
-	result.trace.filter((step) => step.step >= 1).length;
+	result.trace.filter((step) => step.step >= 1 && step.plan_steps === undefined).length;
 
 /** Each tool error of the run, as `step N tool_error: message`. */
 export function toolErrors(result: AgentResult): string[] {
