@@ -43,7 +43,10 @@ export type {
 	AuditOutcome,
 	FinishReason,
 	RunMetrics,
+	RunPlan,
+	RunPlanStep,
 	StepError,
+	SubRun,
 	TraceStep,
 	ToolUsage,
 } from './trace/types';
@@ -96,6 +99,8 @@ export type { PriceTable } from './budget/model-catalogue';
 export type { SharedBudgetConfig } from './budget/ledger';
 export { resumeAgent, type ResumeAgentOptions } from './agent/resume';
 export type { ApprovalDecision } from './agent/pause/paused-run';
+export type { PlanDecision } from './agent/plan';
+export { agentTool, subAgentOf, type AgentTool, type SubAgentSpec } from './agent/subagent';
 export { RunStateError, stateSecretProblem } from './run-state/signed-state';
 export { MemoryUsedStates, RedisUsedStates, type UsedStates } from './run-state/used-states';
 export {

@@ -16,6 +16,8 @@ export {
 export type { AgentEvent, AgentEventListener } from './agent/base/events';
 export { resumeAgent } from './agent/resume';
 export type { ApprovalDecision } from './agent/pause/paused-run';
+export type { PlanDecision } from './agent/plan';
+export { agentTool, subAgentOf, type AgentTool, type SubAgentSpec } from './agent/subagent';
 export {
 	ConfigError,
 	DEFAULT_CONFIG,

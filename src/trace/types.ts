@@ -231,6 +231,15 @@ export interface AgentResult {
 	guardrails_tripped?: number;
 	/** Plan mode (issue #51): the plan the run executed (as approved), each step with how it stands. */
 	plan?: RunPlan;
+	/** With `awaiting_approval` on a plan (plan mode, approve_plan): its steps, redacted, references as written. */
+	pending_plan?: {
+		steps: Array<{
+			step: number;
+			description: string;
+			tool: string;
+			args: Record<string, unknown>;
+		}>;
+	};
 	/** With `awaiting_approval`: the call that waits for a person, its args redacted. */
 	pending_action?: {
 		tool: string;
