@@ -1,10 +1,9 @@
 import type { AgentResult } from '../trace/types';
-import { RunStateError, stateSecretProblem } from '../run-state/signed-state';
+import { RunStateError } from '../run-state/signed-state';
 import type { UsedStates } from '../run-state/used-states';
 import { configureRun } from './setup/configure-run';
-import { InputError } from '../core/input-error';
-import { openPausedRun, USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
-import { checkBatchDecision, checkCallDecision } from './calls';
+import { USED_STATE_TTL_SECONDS, type ApprovalDecision } from './pause/paused-run';
+import { openResumed } from './resumed-run';
 import { AgentRun } from './run-agent';
 import { takeFiles } from './setup/input-files';
 import { DurableRun } from './pause/checkpoints';
@@ -12,7 +11,7 @@ import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base
 import type { OptionNames } from '../core/known-options';
 import { withMcpTools } from './setup/mcp-run';
 import { checkHooks } from './hooks';
-import { decidePlan, waitsOnPlan, type PlanDecision } from './plan';
+import type { PlanDecision } from './plan';
 
 /** `files`: the files the paused run held, given again (its state keeps only their references; matched by SHA-256). */
 export interface ResumeAgentOptions extends Omit<RunAgentOptions, 'prompt' | 'messages'> {
@@ -56,22 +55,10 @@ export const resumeAgent = async (given: ResumeAgentOptions): Promise<AgentResul
 
 async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult> {
 	const { config, allowed } = configureRun(options);
-	const keyProblem = stateSecretProblem(options.stateSecret);
-	if (keyProblem) throw new RunStateError(`run_state cannot be checked: ${keyProblem}`);
-	const { id, paused } = openPausedRun(options.runState, options.stateSecret!, config);
+	// The decision is checked (and applied to a plan) before the state is used up, so a typo can be fixed.
+	const { id, paused, decision } = openResumed(options, config, allowed);
 	// The state holds its files by reference: the same files given again go back to the model (matched by hash).
 	const taken = takeFiles(options, config);
-	const onPlan = waitsOnPlan(paused);
-	// A plan waiting for a person: the decision is checked (an edited plan as the model's) and applied here.
-	if (onPlan) decidePlan(paused, options.decision, { tools: allowed, config });
-	const decision = onPlan ? undefined : checkDecision(options.decision);
-	if (decision && paused.batch.form === 'action' && 'calls' in decision)
-		throw new InputError(
-			'decision.calls',
-			`the run paused on one call (${paused.pending.tool}), not a batch: give {"approve": true}, {"deny": "<reason>"} or {"edit": {…}}`,
-		);
-	// A person's arguments are checked like the model's, before the state is used up, so a typo can be fixed.
-	if (decision) checkBatchDecision(paused.batch, decision, allowed, config.approval_required);
 	// A durable run's key may already hold this resume's own progress or result: a retry of the resume gets that.
 	const durable = await DurableRun.open(options, config, paused.new_user_message);
 	const { finished, resumed } = durable?.found ?? {};
@@ -110,19 +97,4 @@ function pausedBy(result: AgentResult, id: string): boolean {
 		result.finish_reason === 'awaiting_approval' &&
 		(result.run_state as { payload?: { id?: unknown } } | undefined)?.payload?.id === id
 	);
-}
-
-function checkDecision(decision: unknown): ApprovalDecision {
-	const value = (decision ?? {}) as Record<string, unknown>;
-	if (!('calls' in value)) return checkCallDecision('decision', value);
-	const { calls } = value;
-	if (typeof calls !== 'object' || calls === null || Array.isArray(calls))
-		throw new InputError(
-			'decision.calls',
-			'decision.calls must be an object of decisions by call number, e.g. {"calls": {"2": {"approve": true}, "3": {"deny": "not now"}}}',
-		);
-	const checked = Object.entries(calls).map(
-		([number, one]) => [number, checkCallDecision(`decision.calls.${number}`, one)] as const,
-	);
-	return { calls: Object.fromEntries(checked) };
 }

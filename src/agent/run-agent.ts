@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../core/messages';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
-import type { AgentResult, FinishReason, TraceStep } from '../trace/types';
+import type { AgentResult, TraceStep } from '../trace/types';
 import { AnswerRelease, holdBackFor } from './model/answer/answer-release';
 import type { AgentConfig } from '../settings/config';
 import { callEvents, planEvent, tell, type AgentEvent } from './base/events';
@@ -10,13 +10,14 @@ import { planTurn, rejectedPlan, runPlanGroup, type PlanTurnContext } from './pl
 import { toolSecrets } from './calls/execute-tool';
 import { resumedDecisions, newBatch, stepCalls, type BatchState, type CallsRun } from './calls';
 import { normaliseInput } from './setup/input';
+import { resumedChild } from './resumed-run';
 import { newLedger } from './new-ledger';
 import { runLimit } from './base/run-deadline';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
 import { ModelChoice } from './model/model-choice';
 import { repairOrEnd, replyTurn } from './model/reply-turn';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
-import { type RunAnswer, type RunChain, runChainBase, runResult } from './result/run-result';
+import { type RunChain, runChainBase, runResult } from './result/run-result';
 import { runCost, Spending } from './model/shared-budget';
 import { limitBeforeStep } from './model/step-limits';
 import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
@@ -47,6 +48,10 @@ export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => 
 	checkHooks(given.hooks);
 	return withMcpTools(given, async (options) => {
 		const { config, allowed } = configureRun(options);
+		// A sub-agent that paused for a person goes on from its state, with the decision its parent carried down.
+		const child = resumedChild(options, config, allowed);
+		if (child)
+			return new AgentRun(options, config, allowed, [], child.paused.new_user_message, child).run();
 		const input = normaliseInput(options.prompt, options.messages);
 		const taken = takeFiles(options, config);
 		withFiles(input.newUserMessage, taken.files);
@@ -133,8 +138,7 @@ export class AgentRun {
 			const fit = { config, models, spending, usage, trace, conversation, runSignal, provider };
 			const stop = blockedBeforeRun(trace, this.begun); // before_run's block, if it blocked
 			if (!this.resumed && !stop) this.memory = await fitRunHistory(fit, this.history);
-			const ended =
-				stop?.next === 'finish' ? this.finish(stop.reason, stop.detail) : await this.loop();
+			const ended = stop?.next === 'finish' ? this.finish(stop) : await this.loop();
 			const result = await afterRun(ended, this, this.options);
 			await onFailure(this.hooks, result);
 			await this.durable?.finish(result);
@@ -165,15 +169,15 @@ export class AgentRun {
 								this.runController.signal,
 							)) ?? (await this.takeStep(step)));
 			this.closeOpenStep();
-			if (outcome.next === 'finish')
-				return this.finish(outcome.reason, outcome.detail, outcome.answer, outcome.paused);
+			if (outcome.next === 'finish') return this.finish(outcome);
 			if (outcome.next === 'continue') failures.reset();
 			const examples = this.config.prompt_examples;
 			const ended = outcome.next === 'repair' ? repairOrEnd(ledger, outcome, examples) : undefined;
-			if (ended) return this.finish(ended.reason, ended.detail);
+			if (ended) return this.finish(ended);
 			await this.durable?.saveStep(progressOf(this.ledger, step), this.redactor);
 		}
-		return this.finish('max_steps', `no final answer within max_steps (${this.config.max_steps})`);
+		const detail = `no final answer within max_steps (${this.config.max_steps})`;
+		return this.finish({ reason: 'max_steps', detail });
 	}
 
 	/** One model turn and, when it asks for them, its tool calls. */
@@ -271,12 +275,9 @@ export class AgentRun {
 		return this.chainOnce;
 	}
 
-	private finish(
-		finishReason: FinishReason,
-		stopDetail?: string,
-		answer?: RunAnswer,
-		paused?: Record<string, unknown>,
-	): AgentResult {
+	/** The run's result: how it ended (a step's `finish`), with everything it did. */
+	private finish(end: Omit<Extract<StepOutcome, { next: 'finish' }>, 'next'>): AgentResult {
+		const { reason: finishReason, detail: stopDetail, answer, paused } = end;
 		this.closeOpenStep();
 		// Who answered last: the fallback, once it took over.
 		const { name: model, chat } = this.models.answering;

@@ -77,14 +77,19 @@ export function checkBatchDecision(
 				`call ${number} of the paused batch was already settled before the pause; decide only calls from ${waiting + 1} on`,
 			);
 		// Only what a person is asked about: the waiting call, and calls whose tool needs approval.
-		if (index !== waiting && !approvalRequired.includes(batch.calls[index].tool))
+		if (
+			index !== waiting &&
+			!batch.children?.[index] &&
+			!approvalRequired.includes(batch.calls[index].tool)
+		)
 			throw new InputError(
 				field,
 				`call ${number} (${batch.calls[index].tool}) does not need approval: it runs as the model ` +
 					'asked; decide only the calls pending_action.batch marks needs_approval',
 			);
 		checkCallDecision(field, one);
-		if ('edit' in one) {
+		// A sub-agent's pause (issue #52): the edit is for the call inside it, which the sub-agent checks as it resumes.
+		if ('edit' in one && !batch.children?.[index]) {
 			const checked = checkToolCall(tools, batch.calls[index].tool, one.edit);
 			if ('error' in checked)
 				throw new InputError(
@@ -94,7 +99,8 @@ export function checkBatchDecision(
 		}
 	}
 	for (const [index, one] of batchDecisions(batch, decision))
-		if ('edit' in one) batch.calls[index] = { ...batch.calls[index], args: one.edit };
+		if ('edit' in one && !batch.children?.[index])
+			batch.calls[index] = { ...batch.calls[index], args: one.edit };
 }
 
 /** Refuses anything but one of the three decisions, naming `field`; returns the decision alone. */

@@ -10,7 +10,7 @@ import type { BatchState } from '../pause/calls-state';
 import type { HookChain } from '../hooks';
 import type { Tool } from '../../tools/tool';
 import { observationOf, toolErrorOf, type ToolOutcome } from './execute-tool';
-import { runSubAgent, type SubAgentParent } from '../subagent';
+import { runSubAgent, type ChildPause, type SubAgentParent } from '../subagent';
 
 /** The run's parts a step's calls use: nothing here calls back into the loop. */
 export interface CallsRun {
@@ -33,10 +33,15 @@ export interface CallsRun {
  * A sub-agent's call: its run (see runSubAgent), its answer read as any tool's observation is (the run's redactor,
  * then observation_max_len), its failure as any tool's error message is.
  */
-export async function subAgentCall(run: CallsRun, tool: Tool, task: string): Promise<ToolOutcome> {
+export async function subAgentCall(
+	run: CallsRun,
+	tool: Tool,
+	task: string,
+	resume?: { paused: ChildPause; decision: unknown },
+): Promise<ToolOutcome & { paused?: ChildPause }> {
 	const { config, redactor, runSignal } = run.context;
 	const parent = { ...run.agents, config, ledger: run.ledger, redactor, runSignal };
-	const outcome = await runSubAgent(parent, tool, task);
+	const outcome = await runSubAgent(parent, tool, task, resume);
 	if (!outcome.ok)
 		return {
 			...outcome,

@@ -7,7 +7,7 @@ import { countToolUse, type ToolOutcome } from './execute-tool';
 import { callTool } from './tool-call';
 import { filesHeldIn, observedFiles } from '../setup/input-files';
 import { callKey, hasSideEffects } from '../base/repeated-calls';
-import { failedStep, type StepOutcome } from '../base/step-outcome';
+import { failedStep } from '../base/step-outcome';
 import { interruptedDetail, runsAgain } from './interrupted-call';
 import { refusalObservation } from '../pause/paused-run';
 import type {
@@ -19,7 +19,7 @@ import type {
 import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
 import { afterTool, beforeTools } from './call-hooks';
-import { subAgentOf } from '../subagent';
+import { subAgentOf, type ChildPause } from '../subagent';
 
 /** What the model and the trace get of a call whose result a hook or guardrail blocked: the run ends there. */
 const WITHHELD = 'what the call returned was withheld: a guardrail blocked the run';
@@ -65,12 +65,20 @@ export async function runCalls(
 
 	const keys = new Map<string, number>();
 	let ended = firstLimit(batch);
-	let stopped: StepOutcome | undefined; // the run's signal fired during a call
+	let stopped: CallsOutcome | undefined; // the run's signal fired during a call, or a sub-agent paused
 	let group: Running[] = [];
 	const settle = (index: number, call: SettledCall) => (settled[index] = call);
-	const ran = async (running: Running, outcome: ToolOutcome) => {
+	const ran = async (running: Running, outcome: ToolOutcome & { paused?: ChildPause }) => {
 		const { index } = running;
 		const { tool: name } = calls[index];
+		if (outcome.paused) {
+			// A sub-agent waits for a person (issue #52): the run pauses at this call, which goes on when resumed.
+			(batch.children ??= {})[index] = outcome.paused;
+			batch.started = batch.started.filter((other) => other !== index);
+			stopped ??= { next: 'pause', at: index };
+			return;
+		}
+		if (batch.children?.[index]) delete batch.children[index];
 		const elapsed_ms = Math.round(outcome.elapsedMs);
 		countToolUse(ledger.usedTools, name, elapsed_ms, outcome.ok);
 		batch.started = batch.started.filter((other) => other !== index);
@@ -121,8 +129,10 @@ export async function runCalls(
 				const { index } = call;
 				const { tool: name, args } = calls[index];
 				const tool = tools[index]!;
+				const child = batch.children?.[index];
+				const resume = child && { paused: child, decision: decisions?.get(index) };
 				const outcome = subAgentOf(tool)
-					? await subAgentCall(run, tool, String(args.task))
+					? await subAgentCall(run, tool, String(args.task), resume)
 					: await callTool(
 							run.context,
 							tool,
@@ -166,6 +176,16 @@ export async function runCalls(
 			keys.set(key, index);
 			batch.running = batch.running!.filter((call) => call !== decided);
 			group.push(decided);
+			continue;
+		}
+		// A sub-agent that paused for a person: it goes on alone with the decision, or the run waits at it again.
+		if (batch.children?.[index]) {
+			keys.set(key, index);
+			await flush();
+			if (stopped) return stopped;
+			if (!decisions?.has(index)) return { next: 'pause', at: index };
+			await runGroup([{ index, key }], true);
+			if (stopped) return stopped;
 			continue;
 		}
 		const same = keys.get(key);

@@ -3,6 +3,7 @@ import type { RunFile } from '../../files';
 import type { FinishReason, StepError, SubRun } from '../../trace/types';
 import { callLabel, type ToolCallRequest } from '../protocol/actions-turn';
 import type { CallDecision } from '../pause/decision';
+import type { ChildPause } from '../subagent';
 
 /** What became of one call of a batch. */
 export type SettledCall =
@@ -55,6 +56,8 @@ export interface BatchState {
 	plan?: number[];
 	/** The calls are steps of a plan a person approved: a tool in approval_required does not ask again. */
 	approved?: true;
+	/** Sub-agents (issue #52) that paused for a person, by call index: the parent resumes each with the decision. */
+	children?: Record<number, ChildPause>;
 }
 
 /** A person's decisions on a paused batch's calls, by index (0-based here; `call n` is 1-based for people). */

@@ -38,7 +38,8 @@ export function configureRun(
 	// Sub-agents (issue #52): each one's own config checked with this one, and whether it only reads decided.
 	const registryOf = (spec: SubAgentSpec, raw: Record<string, unknown>) =>
 		spec.tools ? runToolRegistry(spec.tools, raw) : runToolRegistry(options.extraTools, raw);
-	return { config, allowed: configuredAgents(config, allowed, registry, registryOf) };
+	const agents = configuredAgents(config, allowed, registry, registryOf, options.stateSecret);
+	return { config, allowed: agents };
 }
 
 /** Said once, at step 1, when http_request is allowed with nothing that limits its hosts. */

@@ -1,6 +1,7 @@
 // Sub-agents when a run is configured (issue #52): the config's named agents become tools, and each allowed
 // sub-agent's own config is checked with the parent's, which also decides whether it counts as read-only.
 import { ConfigError } from '../../core/config-error';
+import { stateSecretProblem } from '../../run-state/signed-state';
 import { type AgentConfig, resolveConfig } from '../../settings/config';
 import { isPlainObject } from '../../settings/setting-checks';
 import { AGENT_NAME_PATTERN } from '../../settings/agent-settings';
@@ -66,6 +67,7 @@ export function configuredAgents(
 	allowed: Map<string, Tool>,
 	parentRegistry: ToolRegistry,
 	registryOf: (spec: SubAgentSpec, childRaw: Record<string, unknown>) => ToolRegistry,
+	stateSecret?: string,
 ): Map<string, Tool> {
 	const fromConfig = Object.keys(config.agents ?? {});
 	// Every named agent is checked with the parent's config, allowed or not; a library agentTool when it is allowed.
@@ -84,6 +86,10 @@ export function configuredAgents(
 			if (!(error instanceof ConfigError)) throw error;
 			throw new ConfigError(`${field}.${error.key}`, `${field}: ${error.message}`);
 		}
+		// A sub-agent that may wait for a person needs the signing key its pause is sealed with, as the run itself would.
+		const asks = child.approval_required.length > 0 || child.approve_plan;
+		const keyProblem = asks ? stateSecretProblem(stateSecret) : undefined;
+		if (keyProblem) throw new ConfigError(`${field}.approval_required`, `${field}: ${keyProblem}`);
 		const readOnly = child.allowed_tools.every((each) => {
 			const used = registry.get(each);
 			return used !== undefined && !subAgentOf(used) && used.sideEffects === false;

@@ -10,6 +10,9 @@ export {
 export { childConfig, configAgentTools, configuredAgents } from './configure-agents';
 export {
 	AGENT_DEPTH,
+	AGENT_RESUME,
+	type ChildPause,
+	type ChildResume,
 	childLimits,
 	depthOf,
 	runSubAgent,

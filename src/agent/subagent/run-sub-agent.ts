@@ -5,6 +5,7 @@ import { DEFAULT_CONFIG } from '../../settings/config';
 import type { Tool } from '../../tools/tool';
 import type { Redactor } from '../../trace/redact';
 import type { AgentResult, SubRun } from '../../trace/types';
+import type { TokenUsage } from '../../core/usage';
 import type { RunAgentOptions } from '../base/run-options';
 import type { RunLedger } from '../base/run-ledger';
 import { subAgentOf } from './agent-tool';
@@ -23,7 +24,30 @@ export const AGENT_DEPTH = Symbol.for('agent-core.agent-depth');
 export const depthOf = (options: object): AgentDepth =>
 	(options as { [AGENT_DEPTH]?: AgentDepth })[AGENT_DEPTH] ?? { depth: 0, maxDepth: Infinity };
 
-/** What a sub-agent's call came to, as a tool's outcome is, with the sub-agent's run. */
+/** Where a sub-agent's resume travels to its run: the state it paused with and the person's decision. */
+export const AGENT_RESUME = Symbol.for('agent-core.agent-resume');
+
+/** A sub-agent run resumed by its parent (see resumedRun): its signed state and the decision carried down. */
+export interface ChildResume {
+	runState: unknown;
+	decision: unknown;
+}
+
+/**
+ * A sub-agent that paused for a person (issue #52): its signed state, the exact config it ran with (its state is
+ * bound to it), and what waits, as its own output said (`pending_action`, or `pending_plan`).
+ */
+export interface ChildPause {
+	agent: string;
+	run_state: unknown;
+	config: Record<string, unknown> & { model: string };
+	/** What the parent already counted of the sub-agent's run (its run goes on from there: only the rest is added). */
+	counted: { usage: TokenUsage; toolCalls: number };
+	pending_action?: Record<string, unknown> & { tool: string; args: Record<string, unknown> };
+	pending_plan?: { steps: unknown[] };
+}
+
+/** What a sub-agent's call came to, as a tool's outcome is, with the sub-agent's run, or its pause. */
 export type SubAgentOutcome =
 	| { ok: true; observation: string; elapsedMs: number; subRun?: SubRun }
 	| {
@@ -32,6 +56,8 @@ export type SubAgentOutcome =
 			elapsedMs: number;
 			runAborted: false;
 			subRun?: SubRun;
+			/** The sub-agent waits for a person: the parent pauses with it, and resumes it with the decision. */
+			paused?: ChildPause;
 	  };
 
 /** The parent run, as a sub-agent's call needs it: lent as values, and the one function that starts a run. */
@@ -60,6 +86,7 @@ export async function runSubAgent(
 	parent: SubAgentParent,
 	tool: Tool,
 	task: string,
+	resume?: { paused: ChildPause; decision: unknown },
 ): Promise<SubAgentOutcome> {
 	const spec = subAgentOf(tool)!;
 	const started = performance.now();
@@ -77,7 +104,10 @@ export async function runSubAgent(
 		return failed(
 			`${spec.name} was not run: it would run ${depth} levels below the run that started it, past max_agent_depth (${maxDepth})`,
 		);
-	const limits = childLimits(childConfig(parent.config, spec), parent);
+	// A resumed sub-agent runs with the exact config its state was signed for (its time starts again).
+	const limits = resume
+		? { config: resume.paused.config }
+		: childLimits(childConfig(parent.config, spec), parent);
 	if ('problem' in limits) return failed(`${spec.name} was not run: ${limits.problem}`);
 	const { options } = parent;
 	const fallbackModel = spec.model ? spec.fallbackModel : options.fallbackModel;
@@ -85,7 +115,7 @@ export async function runSubAgent(
 		model: spec.model ?? options.model,
 		...(fallbackModel ? { fallbackModel } : {}),
 		config: limits.config,
-		prompt: task,
+		...(resume ? {} : { prompt: task }),
 		...(spec.system ? { developerText: spec.system } : {}),
 		...((spec.tools ?? options.extraTools) ? { extraTools: spec.tools ?? options.extraTools } : {}),
 		signal: parent.runSignal,
@@ -93,6 +123,9 @@ export async function runSubAgent(
 		...(options.stateSecret ? { stateSecret: options.stateSecret } : {}),
 		...(options.budgetLedger ? { budgetLedger: options.budgetLedger } : {}),
 		[AGENT_DEPTH]: { depth, maxDepth },
+		...(resume
+			? { [AGENT_RESUME]: { runState: resume.paused.run_state, decision: resume.decision } }
+			: {}),
 	};
 	let result: AgentResult;
 	try {
@@ -100,7 +133,7 @@ export async function runSubAgent(
 	} catch (error) {
 		return failed(`${spec.name} could not run: ${parent.redactor.text((error as Error).message)}`);
 	}
-	addToParent(parent.ledger, result);
+	addToParent(parent.ledger, result, resume?.paused.counted);
 	const subRun: SubRun = {
 		agent: spec.name,
 		finish_reason: result.finish_reason,
@@ -112,6 +145,20 @@ export async function runSubAgent(
 		trace_digest: result.trace_digest,
 		depth,
 	};
+	if (result.finish_reason === 'awaiting_approval' && result.run_state !== undefined) {
+		const paused: ChildPause = {
+			agent: spec.name,
+			run_state: result.run_state,
+			config: limits.config,
+			counted: { usage: { ...result.usage }, toolCalls: toolCallsOf(result) },
+			...(result.pending_action ? { pending_action: result.pending_action } : {}),
+			...(result.pending_plan ? { pending_plan: result.pending_plan } : {}),
+		};
+		return {
+			...failed(`${spec.name} waits for a person's approval`, subRun),
+			paused,
+		} as SubAgentOutcome;
+	}
 	if (result.finish_reason !== 'final') {
 		const why = result.stop_detail ? `: ${result.stop_detail}` : '';
 		return failed(
@@ -123,13 +170,22 @@ export async function runSubAgent(
 	return { ok: true, observation: result.final_answer, elapsedMs, subRun };
 }
 
-/** The sub-agent's tokens and tool calls, counted in the parent's ledger: one budget. */
-function addToParent(ledger: RunLedger, result: AgentResult): void {
-	ledger.usage.prompt_tokens += result.usage.prompt_tokens;
-	ledger.usage.completion_tokens += result.usage.completion_tokens;
-	ledger.usage.total_tokens += result.usage.total_tokens;
-	ledger.toolCalls += Object.values(result.used_tools).reduce((sum, used) => sum + used.count, 0);
+/** The sub-agent's tokens and tool calls, counted in the parent's ledger (less what was counted before a pause): one budget. */
+function addToParent(
+	ledger: RunLedger,
+	result: AgentResult,
+	counted?: ChildPause['counted'],
+): void {
+	const before = counted?.usage;
+	ledger.usage.prompt_tokens += result.usage.prompt_tokens - (before?.prompt_tokens ?? 0);
+	ledger.usage.completion_tokens +=
+		result.usage.completion_tokens - (before?.completion_tokens ?? 0);
+	ledger.usage.total_tokens += result.usage.total_tokens - (before?.total_tokens ?? 0);
+	ledger.toolCalls += toolCallsOf(result) - (counted?.toolCalls ?? 0);
 }
+
+const toolCallsOf = (result: AgentResult) =>
+	Object.values(result.used_tools).reduce((sum, used) => sum + used.count, 0);
 
 /**
  * The sub-agent's config with each limit the smaller of its own and what the parent has left: total_token_budget and
