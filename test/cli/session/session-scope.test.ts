@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { final, useScriptedServer } from '../support/agent';
-import { runCli, type CliRun } from '../support/cli';
-import { deleteKeysByPrefix, getTestRedis, type TestRedis } from '../support/redis';
+import { final, useScriptedServer } from '../../support/agent';
+import { runCli, type CliRun } from '../../support/cli';
+import { deleteKeysByPrefix, getTestRedis, type TestRedis } from '../../support/redis';
 
 const parsed = (run: CliRun) => JSON.parse(run.stdout) as Record<string, any>;
 const inWorkflow = (id: string) => ['--context-scope', 'workflow', '--workflow-id', id];

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { final, useScriptedServer } from '../support/agent';
-import { runCli } from '../support/cli';
-import { deleteKeysByPrefix, getTestRedis, type TestRedis } from '../support/redis';
-import { startTcpProxy } from '../support/servers/tcp-proxy';
+import { final, useScriptedServer } from '../../support/agent';
+import { runCli } from '../../support/cli';
+import { deleteKeysByPrefix, getTestRedis, type TestRedis } from '../../support/redis';
+import { startTcpProxy } from '../../support/servers/tcp-proxy';
 
 describe('agent-core run --session: one conversation across runs', () => {
 	const server = useScriptedServer();

@@ -2,9 +2,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ScriptedRequest } from '../../src/demo/scripted-server';
-import { action, final, useScriptedServer } from '../support/agent';
-import { runCli } from '../support/cli';
+import type { ScriptedRequest } from '../../../src/demo/scripted-server';
+import { action, final, useScriptedServer } from '../../support/agent';
+import { runCli } from '../../support/cli';
 
 /** The case a request belongs to: the `#word` its user messages carry. */
 const caseKey = (request: ScriptedRequest): string =>

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { redisSessionKeys } from '../../src/context/redis/redis-store';
-import type { ScriptedRequest } from '../../src/demo/scripted-server';
-import { action, final, useScriptedServer } from '../support/agent';
-import { runCli, type CliRun } from '../support/cli';
-import { deleteKeysByPrefix, getTestRedis, type TestRedis } from '../support/redis';
+import { redisSessionKeys } from '../../../src/context/redis/redis-store';
+import type { ScriptedRequest } from '../../../src/demo/scripted-server';
+import { action, final, useScriptedServer } from '../../support/agent';
+import { runCli, type CliRun } from '../../support/cli';
+import { deleteKeysByPrefix, getTestRedis, type TestRedis } from '../../support/redis';
 
 const isSummaryCall = (request: ScriptedRequest) =>
 	request.messages[0].content.startsWith('You keep the memory of a conversation');

@@ -1,10 +1,10 @@
 // agent-core eval's gates, thresholds and case records, judged on run outputs built here (no model involved).
-import { MAX_CASE_DEPTH, tooDeepPart } from '../../src/cli/eval/eval-bounds';
-import { runCase } from '../../src/cli/eval/eval-case';
-import { judgeGates } from '../../src/cli/eval/eval-gates';
-import { gatesForCase, parseGateSpec, parseGatesFile } from '../../src/cli/eval/eval-spec';
-import { summarise } from '../../src/cli/eval/eval-summary';
-import type { AgentResult, TraceStep } from '../../src/trace/types';
+import { MAX_CASE_DEPTH, tooDeepPart } from '../../../src/cli/eval/eval-bounds';
+import { runCase } from '../../../src/cli/eval/eval-case';
+import { judgeGates } from '../../../src/cli/eval/eval-gates';
+import { gatesForCase, parseGateSpec, parseGatesFile } from '../../../src/cli/eval/eval-spec';
+import { summarise } from '../../../src/cli/eval/eval-summary';
+import type { AgentResult, TraceStep } from '../../../src/trace/types';
 
 /** A run output with just what the gates read. */
 function output(overrides: Partial<AgentResult> = {}): AgentResult {
