@@ -179,7 +179,18 @@ export function runCost(trace: readonly TraceStep[]): CallCost | null {
  */
 export function unpricedNotice(trace: readonly TraceStep[]): string | undefined {
 	const step = trace.find((entry) => entry.usage !== undefined && !entry.cost);
-	if (!step) return undefined;
+	if (!step) {
+		// A sub-agent's run without a price (issue #52) makes the run's cost null too: say which.
+		const subs = trace.flatMap((entry) => [
+			entry.sub_run,
+			...(entry.calls ?? []).map((call) => call.sub_run),
+		]);
+		const unpriced = subs.find((sub) => sub !== undefined && !sub.cost_details);
+		return (
+			unpriced &&
+			`the sub-agent ${unpriced.agent} ran a model without a price, so the run's cost is null: ${unpricedNotice(unpriced.steps) ?? 'add it to prices'}`
+		);
+	}
 	const uncomputed = step.notices?.find((notice) => notice.startsWith(UNCOMPUTED_COST));
 	if (uncomputed) return uncomputed;
 	const named = `${step.provider ?? 'the'} model "${step.model ?? '?'}"`;

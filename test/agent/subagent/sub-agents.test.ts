@@ -69,6 +69,21 @@ describe('a sub-agent named in the config (runAgent)', () => {
 		expect(result.used_tools.researcher.count).toBe(1);
 	});
 
+	it("a sub-agent on a model without a price makes the run's cost null, and the notice names it", async () => {
+		const lookup = countingTool('lookup', false);
+		server().setScript([task('look'), final('nothing to look at'), final('ok')]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config({}, { model: 'house-model-without-price' }),
+			extraTools: [lookup.tool],
+			prompt: 'go',
+		});
+		expect(result.trace[0].sub_run?.cost).toBeNull();
+		expect(result.cost).toBeNull();
+		expect(result.cost_notice).toMatch(/^the sub-agent researcher ran a model without a price/);
+		expect(result.cost_notice).toContain('house-model-without-price');
+	});
+
 	it("stops at the parent's remaining tool calls: the child ends max_tool_calls and the parent is told it did not answer", async () => {
 		const lookup = countingTool('lookup', false);
 		server().setScript([
