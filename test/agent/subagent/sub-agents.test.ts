@@ -84,6 +84,48 @@ describe('a sub-agent named in the config (runAgent)', () => {
 		expect(result.cost_notice).toContain('house-model-without-price');
 	});
 
+	it("a secret the parent knows never leaves through the sub-agent's steps or answer, and the parent's timeout stops it", async () => {
+		const SECRET = 'sk-sub-agent-secret-abcdef0123456789';
+		const leaky = {
+			...countingTool('lookup', false).tool,
+			async execute() {
+				return { token: SECRET };
+			},
+		};
+		server().setScript([
+			task('leak'),
+			action('lookup', { value: 1 }),
+			final(`the token is ${SECRET}`),
+			final('ok'),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config(),
+			extraTools: [leaky],
+			prompt: 'go',
+			secrets: [SECRET],
+		});
+		expect(JSON.stringify(result)).not.toContain(SECRET);
+		expect(result.trace[0].observation).toContain('[REDACTED');
+
+		const hanging = {
+			...countingTool('lookup', false).tool,
+			execute: (_args: unknown, context: { signal: AbortSignal }) =>
+				new Promise((_, reject) =>
+					context.signal.addEventListener('abort', () => reject(new Error('aborted'))),
+				),
+		};
+		server().setScript([task('wait'), action('lookup', { value: 1 }), final('late')]);
+		const timed = await runAgent({
+			model: modelFor(server()),
+			config: config({ timeout: 0.5 }, { single_call_timeout: 60 }),
+			extraTools: [hanging],
+			prompt: 'go',
+		});
+		expect(timed.finish_reason).toBe('timeout');
+		expect(timed.elapsed_ms).toBeLessThan(10_000);
+	});
+
 	it("stops at the parent's remaining tool calls: the child ends max_tool_calls and the parent is told it did not answer", async () => {
 		const lookup = countingTool('lookup', false);
 		server().setScript([
