@@ -168,6 +168,8 @@ export interface SubRun {
 	trace_digest: string;
 	/** How deep the sub-agent ran: 1 under the run that called it, 2 under a sub-agent, … */
 	depth: number;
+	/** Under an audited parent: the audit run id of the sub-agent's own row, which names this run and call back. */
+	run_id?: string;
 }
 
 /** One tool's runs in a run (design §12): how often it ran, how long in all and on average, how often it failed. */
