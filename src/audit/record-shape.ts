@@ -24,7 +24,10 @@ const malformed = (part: string, what: string): Mismatch => ({
 /** The first part of a stored run that does not have the shape every written row has, or undefined. */
 export function malformedPart(record: AuditRecord): Mismatch {
 	const row = record as unknown as Record<string, unknown>;
-	if (row.chain_version !== undefined && ![1, 2, 3, 4, 5, 6].includes(row.chain_version as number)) {
+	if (
+		row.chain_version !== undefined &&
+		![1, 2, 3, 4, 5, 6].includes(row.chain_version as number)
+	) {
 		return malformed(
 			'chain_version',
 			`${JSON.stringify(row.chain_version)} is not 1, 2, 3, 4, 5 or 6`,
@@ -84,11 +87,11 @@ export function malformedPart(record: AuditRecord): Mismatch {
 					? 6
 					: 'plan' in hashes
 						? 5
-					: 'forked_from' in hashes
-						? 4
-						: 'cost' in hashes
-							? 3
-							: 2;
+						: 'forked_from' in hashes
+							? 4
+							: 'cost' in hashes
+								? 3
+								: 2;
 	if (version < sealedWith)
 		return malformed(
 			'chain_version',

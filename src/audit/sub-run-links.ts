@@ -46,7 +46,8 @@ export async function subRunMismatch(
 		const part = `${placeOf(place)} sub_run`;
 		const about = `the sub-agent ${String(sub.agent)}'s run ${sub.run_id}`;
 		const fail = (why: string): Mismatch => ({ part, detail: `${about} ${why}` });
-		if (seen.has(sub.run_id)) return fail('is linked twice: a run is the sub-agent run of one call');
+		if (seen.has(sub.run_id))
+			return fail('is linked twice: a run is the sub-agent run of one call');
 		seen.add(sub.run_id);
 		const child = await read(sub.run_id);
 		if (!child) return fail('is not in the audit database: its row was deleted, or never stored');
