@@ -4,10 +4,16 @@
 import { auditSinkFor, closeAuditSinks } from '../../src/audit/postgres-sink';
 import { forkAuditedRun } from '../../src/replay/fork';
 import { replayRecord } from '../../src/replay/replay';
-import { final, modelFor, useScriptedServer } from '../support/agent';
+import { action, final, modelFor, useScriptedServer } from '../support/agent';
 import { runCli } from '../support/cli';
 import { postgresEnvironment, query, useTestDatabase } from '../support/postgres';
-import { TWO_CALLS, auditedSubAgentRun, subAgentConfig } from '../audit/sub-agent-run';
+import {
+	ONE_CALL,
+	TWO_CALLS,
+	ask,
+	auditedSubAgentRun,
+	subAgentConfig,
+} from '../audit/sub-agent-run';
 
 describe('replay of runs with sub-agents', () => {
 	const server = useScriptedServer();
@@ -97,6 +103,32 @@ describe('replay of runs with sub-agents', () => {
 		expect(forked.final_answer).toBe('Edited: 8.');
 		expect(server().requests).toHaveLength(asked + 1);
 		expect(JSON.stringify(server().requests[asked].messages)).toContain('the value is 8');
+	});
+
+	it('a fork from a step before the sub-agent call, whose live model calls it: an error observation, no child run', async () => {
+		const result = await run({
+			script: [
+				action('lookup', { value: 1 }),
+				...ONE_CALL.slice(0, 3),
+				final('Researcher says 7.'),
+			],
+			config: subAgentConfig({ allowed_tools: ['researcher', 'lookup'] }),
+		});
+		expect(result.trace.map((step) => step.action?.tool ?? 'final')).toEqual([
+			'lookup',
+			'researcher',
+			'final',
+		]);
+		const asked = server().requests.length;
+		server().setScript([ask('find it again'), final('Could not ask.')]);
+		const forked = await forkAuditedRun({
+			record: await read(result.audit.run_id),
+			step: 1,
+			model: modelFor(server()),
+		});
+		expect(forked.trace[1].error?.message).toContain('researcher is not available outside its run');
+		expect(forked.trace[1]).not.toHaveProperty('sub_run');
+		expect(server().requests).toHaveLength(asked + 2);
 	});
 
 	it('through the CLI: audit verify of the parent checks the link (exit 0, then 3 naming the step), audit replay is the same', async () => {
