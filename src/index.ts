@@ -123,6 +123,8 @@ export {
 } from './audit/postgres-sink';
 export type { AuditRecord, AuditStep, AuditTool, AuditOrigin, ForkedFrom } from './audit/record';
 export { verifyRecord, type VerifyReport } from './audit/verify';
+export { verifyStoredRun, type ReadRun } from './audit/sub-run-links';
+export type { ParentRun } from './audit/parent-run';
 export {
 	CHAIN_VERSION,
 	RECORD_FIELDS,

@@ -1,6 +1,7 @@
 // A new audit row: the run's output, its chain's links and replies beside the steps, sealed by the record chain.
 import type { AgentResult } from '../trace/types';
 import type { AuditOrigin, AuditRecord, AuditTool, ForkedFrom } from './record';
+import type { ParentRun } from './parent-run';
 import { sealRecord } from './record-chain';
 
 /** The stored shape of a run's output, with its chain's links and replies beside the steps, sealed by the record chain. */
@@ -16,6 +17,8 @@ export function auditRecord(parts: {
 	links: string[];
 	replies: ReadonlyMap<number, string>;
 	forkedFrom?: ForkedFrom;
+	/** A sub-agent's run: the parent's run and call it ran under (issue #52). */
+	parentRun?: ParentRun;
 }): AuditRecord {
 	const { result, links } = parts;
 	return sealRecord({
@@ -43,6 +46,7 @@ export function auditRecord(parts: {
 		cost: result.cost_details ?? null,
 		...(parts.forkedFrom ? { forked_from: forkedFromOf(parts.forkedFrom) } : {}),
 		...(result.plan ? { plan: result.plan } : {}),
+		...(parts.parentRun ? { parent_run: parentRunOf(parts.parentRun) } : {}),
 		metrics: result.metrics,
 		elapsed_ms: result.elapsed_ms,
 		trace_digest: result.trace_digest,
@@ -55,4 +59,9 @@ function forkedFromOf(origin: ForkedFrom): ForkedFrom {
 	return origin.verified === false
 		? { run_id, step, verified: false, mismatch: String(origin.mismatch) }
 		: { run_id, step };
+}
+
+/** The link as stored: run, step and, in a batch, the call's number (nothing else the options may carry). */
+function parentRunOf({ run_id, step, call }: ParentRun): ParentRun {
+	return { run_id, step, ...(call !== undefined ? { call } : {}) };
 }

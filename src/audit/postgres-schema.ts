@@ -22,6 +22,8 @@ const ADDED_COLUMNS: ReadonlyArray<{ column: string; add: string }> = [
 	{ column: 'forked_from', add: 'ADD COLUMN IF NOT EXISTS forked_from jsonb' },
 	// A planned run's plan and its approval (chain version 5, issue #51): rows from before it ran no plan.
 	{ column: 'plan', add: 'ADD COLUMN IF NOT EXISTS plan jsonb' },
+	// A sub-agent's run names the run and call it ran under (chain version 6, issue #52): rows from before it ran under none.
+	{ column: 'parent_run', add: 'ADD COLUMN IF NOT EXISTS parent_run jsonb' },
 ];
 
 /** One added column's step of the migration. */

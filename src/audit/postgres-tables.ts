@@ -34,6 +34,7 @@ const RUN_COLUMNS = [
 	'cost',
 	'forked_from',
 	'plan',
+	'parent_run',
 ] as const;
 const JSON_RUN_COLUMNS = new Set([
 	'config',
@@ -46,6 +47,7 @@ const JSON_RUN_COLUMNS = new Set([
 	'cost',
 	'forked_from',
 	'plan',
+	'parent_run',
 ]);
 
 const STEP_COLUMNS = [

@@ -1,4 +1,4 @@
-// The record chain (chain_version 2 to 5): every stored part of a run beyond its trace hashed, bound into one digest.
+// The record chain (chain_version 2 to 6): every stored part of a run beyond its trace hashed, bound into one digest.
 import { createHash } from 'node:crypto';
 import { sha256 } from '../trace/digest';
 import { canonicalJson } from '../validation/canonical-json';
@@ -7,13 +7,22 @@ import { RECORD_FIELDS, type AuditRecord, type RecordField, type RecordHashes } 
 export { RECORD_FIELDS, type RecordField, type RecordHashes } from './record';
 
 /**
- * The newest chain version: a planned run's row is written with it (its `plan` covered). A row without a plan is
- * written as version 4, the lowest that covers all it holds, so earlier versions of the package still verify it.
+ * The newest chain version: a sub-agent's row is written with it (its `parent_run` covered), a planned run's with 5
+ * (its `plan` covered), any other row with 4: each the lowest that covers all it holds, so earlier versions of the
+ * package still verify it.
  */
-export const CHAIN_VERSION = 5;
+export const CHAIN_VERSION = 6;
 
-/** The fields each version's chain covers: `cost` came with version 3, `forked_from` (issue #33) with 4, `plan` (issue #51) with 5. */
-const ADDED_IN: Partial<Record<RecordField, 3 | 4 | 5>> = { cost: 3, forked_from: 4, plan: 5 };
+/**
+ * The fields each version's chain covers: `cost` came with version 3, `forked_from` (issue #33) with 4, `plan`
+ * (issue #51) with 5, `parent_run` (issue #52) with 6.
+ */
+const ADDED_IN: Partial<Record<RecordField, 3 | 4 | 5 | 6>> = {
+	cost: 3,
+	forked_from: 4,
+	plan: 5,
+	parent_run: 6,
+};
 
 /** The fields a record's chain covers: rows sealed before a field was stored (an older version) do not cover it. */
 export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): readonly RecordField[] {
@@ -23,11 +32,15 @@ export function recordFieldsOf(record: Pick<AuditRecord, 'chain_version'>): read
 
 type ChainVersion = NonNullable<AuditRecord['chain_version']>;
 
-/** A record's chain version, as verify reads it: 2 to 5 have a record chain, anything else is version 1. */
+/** A record's chain version, as verify reads it: 2 to 6 have a record chain, anything else is version 1. */
 export function chainVersionOf(record: Pick<AuditRecord, 'chain_version'>): ChainVersion {
 	const version = record.chain_version;
-	return version === 2 || version === 3 || version === 4 || version === 5 ? version : 1;
+	return typeof version === 'number' && [2, 3, 4, 5, 6].includes(version) ? version : 1;
 }
+
+/** The version a new row is sealed as: the lowest that covers what it holds (see CHAIN_VERSION). */
+const versionFor = (record: AuditRecord): ChainVersion =>
+	record.parent_run ? CHAIN_VERSION : record.plan ? 5 : 4;
 
 /** A field's value as it is hashed: absent is null, a time is its ISO text, `steps` is the step numbers. */
 function fieldValue(record: AuditRecord, field: RecordField): unknown {
@@ -74,7 +87,7 @@ export const recordDigest = (hashes: RecordHashes): string =>
 
 /** The record with its chain version, record hashes and record digest set: what a new row stores. */
 export function sealRecord(record: AuditRecord): AuditRecord {
-	const sealed = { ...record, chain_version: record.plan ? CHAIN_VERSION : 4 } as const;
+	const sealed = { ...record, chain_version: versionFor(record) };
 	const hashes = recordHashes(sealed);
 	return { ...sealed, record_hashes: hashes, record_digest: recordDigest(hashes) };
 }

@@ -24,10 +24,13 @@ const malformed = (part: string, what: string): Mismatch => ({
 /** The first part of a stored run that does not have the shape every written row has, or undefined. */
 export function malformedPart(record: AuditRecord): Mismatch {
 	const row = record as unknown as Record<string, unknown>;
-	if (row.chain_version !== undefined && ![1, 2, 3, 4, 5].includes(row.chain_version as number)) {
+	if (
+		row.chain_version !== undefined &&
+		![1, 2, 3, 4, 5, 6].includes(row.chain_version as number)
+	) {
 		return malformed(
 			'chain_version',
-			`${JSON.stringify(row.chain_version)} is not 1, 2, 3, 4 or 5`,
+			`${JSON.stringify(row.chain_version)} is not 1, 2, 3, 4, 5 or 6`,
 		);
 	}
 	if (!isObject(row.config))
@@ -80,13 +83,15 @@ export function malformedPart(record: AuditRecord): Mismatch {
 			? 1
 			: !isObject(hashes)
 				? 2
-				: 'plan' in hashes
-					? 5
-					: 'forked_from' in hashes
-						? 4
-						: 'cost' in hashes
-							? 3
-							: 2;
+				: 'parent_run' in hashes
+					? 6
+					: 'plan' in hashes
+						? 5
+						: 'forked_from' in hashes
+							? 4
+							: 'cost' in hashes
+								? 3
+								: 2;
 	if (version < sealedWith)
 		return malformed(
 			'chain_version',
@@ -115,6 +120,17 @@ export function malformedPart(record: AuditRecord): Mismatch {
 		if (!isObject(row.plan) || !Array.isArray(row.plan.steps))
 			return malformed('plan', `it is ${kind(row.plan)}, not a plan with a list of steps`);
 	}
+	// Sub-agents' rows came with version 6: an older row that names a parent had it added after the run.
+	if (row.parent_run !== undefined && row.parent_run !== null) {
+		if (version < 6)
+			return malformed(
+				'parent_run',
+				`a row of chain version ${version} cannot name the run it ran under (sub-agents' rows are version 6): it was added after the run`,
+			);
+		const parent = row.parent_run as Record<string, unknown>;
+		if (!isObject(parent) || typeof parent.run_id !== 'string' || typeof parent.step !== 'number')
+			return malformed('parent_run', 'it needs the run_id and step of the call it ran under');
+	}
 	if (version === 1) return undefined;
 	if (!isObject(hashes))
 		return malformed('record_hashes', `it is ${kind(hashes)}, not the record chain's hashes`);
@@ -127,6 +143,6 @@ export function malformedPart(record: AuditRecord): Mismatch {
 }
 
 /** Whether the record hashes hold a hash for every field of that version. */
-const hashesComplete = (hashes: unknown, version: 1 | 2 | 3 | 4 | 5): boolean =>
+const hashesComplete = (hashes: unknown, version: 1 | 2 | 3 | 4 | 5 | 6): boolean =>
 	isObject(hashes) &&
 	recordFieldsOf({ chain_version: version }).every((name) => typeof hashes[name] === 'string');

@@ -3,6 +3,7 @@ import type { ChatMessage } from '../core/messages';
 import type { TokenUsage } from '../core/usage';
 import type { FinishReason, RunCost, RunMetrics, RunPlan, TraceStep } from '../trace/types';
 import type { JsonSchema } from '../validation/validate';
+import type { ParentRun } from './parent-run';
 
 /** One allowed tool of an audited run: its argument schema and that schema's hash, as the chain took it. */
 export interface AuditTool {
@@ -72,6 +73,11 @@ export interface AuditRecord extends AuditOrigin {
 	 * its status, who approved it and when, the plans a replan replaced. Absent for a run without a plan (version 4).
 	 */
 	plan?: RunPlan;
+	/**
+	 * Version 6 (issue #52): a sub-agent's run names the run and call it ran under (see ParentRun); the parent's
+	 * step names this run back (`sub_run.run_id`, `sub_run.trace_digest`). Absent for a run a caller started.
+	 */
+	parent_run?: ParentRun;
 	metrics: RunMetrics;
 	elapsed_ms: number;
 	trace_digest: string;
@@ -79,7 +85,7 @@ export interface AuditRecord extends AuditOrigin {
 	 * 2 for rows written since the record chain (every field above covered, see record-chain.ts); 1 (or
 	 * absent) for rows written before it, whose chain covers only the config, tool schemas and steps.
 	 */
-	chain_version?: 1 | 2 | 3 | 4 | 5;
+	chain_version?: 1 | 2 | 3 | 4 | 5 | 6;
 	/** Version 2: each covered field's hash and each step's reply hash. */
 	record_hashes?: RecordHashes;
 	/** Version 2: the record chain's head, as the output's `audit.record_digest` carried it. */
@@ -115,6 +121,7 @@ export const RECORD_FIELDS = [
 	'cost',
 	'forked_from',
 	'plan',
+	'parent_run',
 ] as const;
 export type RecordField = (typeof RECORD_FIELDS)[number];
 

@@ -18,7 +18,7 @@ export interface VerifyReport {
 	run_id: string;
 	ok: boolean;
 	/** 2: every stored field is covered (see record-chain.ts); 1: a row from before, config, tool schemas and steps only. */
-	chain_version: 1 | 2 | 3 | 4 | 5;
+	chain_version: 1 | 2 | 3 | 4 | 5 | 6;
 	steps: number;
 	/** The trace chain's head recomputed from the stored config, tool schemas and steps. */
 	recomputed_digest: string;
@@ -28,12 +28,15 @@ export interface VerifyReport {
 	stored_record_digest?: string;
 	/** With a digest given that matched: `record` (it proves every stored field) or `trace` (config, tools, steps). */
 	digest_covers?: 'record' | 'trace';
+	/** Issue #52, verifyStoredRun: the sub-agents' runs the steps link to, each checked with its own links. */
+	linked_runs?: number;
 	/**
 	 * The first stored part that does not match: a malformed part (`config`, `tools`, `tool <n>`, `steps`,
 	 * `step at position <i>`, `record_hashes`, `chain_version`), `config`, `tool <name>`, `chain_base`, `steps`,
 	 * `step <n>`, `trace_digest`, a run field (`final_answer`, `messages`, `session_id`, `plan`, …), `step <n> reply`,
 	 * `record_digest`, `step <n>` again for a plan's step that ran a call its recorded plan does not hold (see
-	 * planMismatch), or `digest` (the digest given).
+	 * planMismatch), `digest` (the digest given), or, from verifyStoredRun, `step <n> sub_run` or
+	 * `step <n> call <i> sub_run` for a sub-agent's run whose link does not hold (see subRunMismatch).
 	 */
 	first_mismatch?: { part: string; detail: string };
 }

@@ -15,18 +15,19 @@ export interface OpenPlan {
  * The `plan` span of a step whose reply sent a plan, from the end of its model call: how many steps the plan has,
  * and for the plan the run kept (the output's `plan`) how its steps stood and how a person decided on it
  * (`approved`, `edited`, `denied`; absent without approve_plan) — never who, nor a step's args. A plan a replan
- * replaced says so.
+ * replaced says so (in a sub-agent's run, whose kept plan is not recorded, neither is said).
  */
 export function startPlanSpan(
 	tracer: Tracer,
 	parent: Context,
 	step: TraceStep,
 	start: number,
-	result: AgentResult,
+	/** The run's output, for the plan it kept; undefined for a sub-agent's run, whose kept plan is not recorded. */
+	result: Pick<AgentResult, 'plan'> | undefined,
 	clean: Clean,
 	otel: typeof import('@opentelemetry/api'),
 ): OpenPlan {
-	const kept = result.plan?.planned_at === step.step ? result.plan : undefined;
+	const kept = result?.plan?.planned_at === step.step ? result.plan : undefined;
 	const count = (status: string) => kept?.steps.filter((one) => one.status === status).length;
 	const approval = kept?.approval;
 	const span = tracer.startSpan(
@@ -46,7 +47,7 @@ export function startPlanSpan(
 							? 'edited'
 							: 'approved'
 					: undefined,
-				'agent_core.plan.replaced': kept ? undefined : true,
+				'agent_core.plan.replaced': kept || !result ? undefined : true,
 			}),
 		},
 		parent,

@@ -36,7 +36,9 @@ type Clean = (attributes: Record<string, AttributeValue | undefined>) => Attribu
 /**
  * The run's spans, made after it from its result: one `invoke_agent` span, a `chat` span per model call
  * and an `execute_tool` span per tool that ran, both as children of the run's, with the gen_ai.* semantic
- * conventions; in plan mode a `plan` span per plan (see plan-spans.ts) holds its steps' `execute_tool` spans.
+ * conventions; in plan mode a `plan` span per plan (see plan-spans.ts) holds its steps' `execute_tool` spans, and
+ * the `execute_tool` span of a sub-agent's call holds the spans of the sub-agent's steps, made from its `sub_run`
+ * (issue #52), each marked `agent_core.sub_agent` and `agent_core.agent_depth`.
  * Steps ran one after another, so their times are laid end to end from `startedAt`.
  * No prompt, answer, argument or observation goes into a span, and every string passes the redactor.
  * Never throws: tracing must not change a run.
@@ -85,63 +87,91 @@ export function recordRunSpans(tracer: Tracer, facts: RunSpanFacts): void {
 		if (!EXPECTED_ENDINGS.has(result.finish_reason))
 			runSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.finish_reason });
 		const inRun = trace.setSpan(parent, runSpan);
-		let stepStart = facts.startedAt;
-		// Plan mode: the plan being run, whose span holds its steps' tool spans until the next model call.
-		let plan: OpenPlan | undefined;
-		const otel = otelApi();
-		for (const step of result.trace) {
-			if (plan && step.plan_steps === undefined) {
-				plan.span.end(at(stepStart));
-				plan = undefined;
-			}
-			if (step.provider !== undefined)
-				chatSpan(tracer, inRun, step, stepStart, result.model, clean, redact);
-			// A step with no model call (none answered it) has no span of its own: the run's holds its decisions.
-			else guardrailEvents(runSpan, step, stepStart, clean);
-			if (step.plan)
-				plan = startPlanSpan(tracer, inRun, step, stepStart + step.model_ms, result, clean, otel);
-			const parent = plan && step.plan_steps ? plan.context : inRun;
-			const planSteps = planStepsOfCalls(step, plan?.tools);
-			if (step.tool_ms !== undefined && step.action)
-				toolSpan(
-					tracer,
-					parent,
-					step,
-					step.action.tool,
-					stepStart + step.model_ms,
-					step.tool_ms,
-					step.error,
-					clean,
-					redact,
-					{
-						planStep: planSteps?.[0],
-					},
-				);
-			// A batch: one span per call that ran, each from the step's tool phase on (the trace keeps no call's start).
-			for (const [index, call] of (step.calls ?? []).entries())
-				if (callRan(step, call))
-					toolSpan(
-						tracer,
-						parent,
-						step,
-						call.tool,
-						stepStart + step.model_ms,
-						call.elapsed_ms,
-						call.error,
-						clean,
-						redact,
-						{
-							call: index + 1,
-							planStep: planSteps?.[index],
-						},
-					);
-			stepStart += step.elapsed_ms;
-		}
-		plan?.span.end(at(stepStart));
+		const steps = { tracer, runModel: result.model, clean, redact };
+		stepSpans(steps, inRun, runSpan, result.trace, facts.startedAt, result);
 		runSpan.end(at(facts.startedAt + result.elapsed_ms));
 	} catch {
 		// Ignored on purpose (see above): a span that was not ended is simply never exported.
 	}
+}
+
+/** What every step's spans are made with: the tracer, the model named when a step names none, the cleaners. */
+interface StepSpanTools {
+	tracer: Tracer;
+	runModel: string;
+	clean: Clean;
+	redact: (text: string) => string;
+}
+
+/** A sub-agent's run under a call (issue #52): its name and depth, on each of its spans. */
+interface SubAgentMark {
+	agent: string;
+	depth: number;
+}
+
+/**
+ * The spans of a run's steps, laid end to end from `startedAt` under `parent`: a `chat` span per model call, an
+ * `execute_tool` span per tool that ran (in plan mode under its plan's span), and under the `execute_tool` span of a
+ * sub-agent's call its run's own step spans (see SubAgentMark). `result` holds the plan the run kept; a sub-agent's
+ * run has none recorded (undefined).
+ */
+function stepSpans(
+	tools: StepSpanTools,
+	parent: Context,
+	holder: Span,
+	steps: readonly TraceStep[],
+	startedAt: number,
+	result: Pick<AgentResult, 'plan'> | undefined,
+	sub?: SubAgentMark,
+): void {
+	const { tracer, runModel, clean: runClean, redact } = tools;
+	const mark = sub
+		? { 'agent_core.sub_agent': sub.agent, 'agent_core.agent_depth': sub.depth }
+		: {};
+	const clean: Clean = (attributes) => runClean({ ...mark, ...attributes });
+	let stepStart = startedAt;
+	// Plan mode: the plan being run, whose span holds its steps' tool spans until the next model call.
+	let plan: OpenPlan | undefined;
+	const otel = otelApi();
+	for (const step of steps) {
+		if (plan && step.plan_steps === undefined) {
+			plan.span.end(at(stepStart));
+			plan = undefined;
+		}
+		if (step.provider !== undefined)
+			chatSpan(tracer, parent, step, stepStart, runModel, clean, redact);
+		// A step with no model call (none answered it) has no span of its own: the run's holds its decisions.
+		else guardrailEvents(holder, step, stepStart, clean);
+		if (step.plan)
+			plan = startPlanSpan(tracer, parent, step, stepStart + step.model_ms, result, clean, otel);
+		const inPlan = plan && step.plan_steps ? plan.context : parent;
+		const planSteps = planStepsOfCalls(step, plan?.tools);
+		const toolStart = stepStart + step.model_ms;
+		const calls = step.action
+			? step.tool_ms !== undefined
+				? [{ ...step, ...step.action, elapsed_ms: step.tool_ms, index: 0, call: undefined }]
+				: []
+			: (step.calls ?? []).flatMap((call, index) =>
+					callRan(step, call) ? [{ ...call, index, call: index + 1 }] : [],
+				);
+		// A batch: one span per call that ran, each from the step's tool phase on (the trace keeps no call's start).
+		for (const call of calls) {
+			const child = call.sub_run;
+			const called = child ? { agent: child.agent, depth: child.depth } : undefined;
+			const span = toolSpan(tracer, inPlan, step, call.tool, toolStart, call.error, clean, redact, {
+				call: call.call,
+				planStep: planSteps?.[call.index],
+				called,
+			});
+			if (child && Array.isArray(child.steps)) {
+				const inCall = otel.trace.setSpan(inPlan, span);
+				stepSpans(tools, inCall, span, child.steps, toolStart, undefined, called);
+			}
+			span.end(at(toolStart + call.elapsed_ms));
+		}
+		stepStart += step.elapsed_ms;
+	}
+	plan?.span.end(at(stepStart));
 }
 
 function chatSpan(
@@ -212,13 +242,12 @@ function toolSpan(
 	step: TraceStep,
 	tool: string,
 	start: number,
-	elapsedMs: number,
 	error: TraceCall['error'],
 	clean: Clean,
 	redact: (text: string) => string,
-	/** Which call of an "actions" step (1-based), and the plan step it ran (plan mode). */
-	{ call, planStep }: { call?: number; planStep?: number } = {},
-): void {
+	/** Which call of an "actions" step (1-based), the plan step it ran (plan mode), the sub-agent it ran (issue #52). */
+	{ call, planStep, called }: { call?: number; planStep?: number; called?: SubAgentMark } = {},
+): Span {
 	const failure = error && TOOL_FAILURES.has(error.type) ? error.type : undefined;
 	const span = tracer.startSpan(
 		redact(`execute_tool ${tool}`),
@@ -234,12 +263,16 @@ function toolSpan(
 				'agent_core.call': call,
 				// Plan mode (issue #51): the plan's step this call ran.
 				'agent_core.plan_step': planStep,
+				// A sub-agent's call: the sub-agent it ran and how deep, whose spans this span holds.
+				...(called
+					? { 'agent_core.sub_agent': called.agent, 'agent_core.agent_depth': called.depth }
+					: {}),
 			}),
 		},
 		parent,
 	);
 	if (failure) span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: failure });
-	span.end(at(start + elapsedMs));
+	return span;
 }
 
 /**

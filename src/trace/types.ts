@@ -168,6 +168,7 @@ export interface SubRun {
 	trace_digest: string;
 	/** How deep the sub-agent ran: 1 under the run that called it, 2 under a sub-agent, … */
 	depth: number;
+	run_id?: string; // under an audited parent: the sub-agent's own audit row, which names this run and call back
 }
 
 /** One tool's runs in a run (design §12): how often it ran, how long in all and on average, how often it failed. */

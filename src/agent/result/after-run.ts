@@ -1,8 +1,8 @@
 // After the answer: the run's spans, and its audit row written (waited for at most audit.waitMs).
-import { randomUUID } from 'node:crypto';
 import { auditSinkFor } from '../../audit/postgres-sink';
 import { auditRecord } from '../../audit/new-record';
 import type { AuditRecord, AuditTool } from '../../audit/record';
+import { auditRunId, parentRunOf } from '../../audit/parent-run';
 import { recordRunSpans } from '../../telemetry/run-spans';
 import type { Tool } from '../../tools/tool';
 import { schemaHash, traceChain } from '../../trace/digest';
@@ -49,7 +49,8 @@ export async function afterRun(
 	}
 	if (!options.audit) return result;
 	const { base, config } = run.chain;
-	const runId = randomUUID();
+	// Decided once per run: a sub-agent's row may have named it already (see auditRunId).
+	const runId = auditRunId(run.redactor);
 	let record: AuditRecord;
 	try {
 		record = auditRecord({
@@ -64,6 +65,7 @@ export async function afterRun(
 			links: traceChain(base, result.trace),
 			replies: new Map([...run.replies].map(([step, reply]) => [step, redactor.text(reply)])),
 			forkedFrom: options.audit.forkedFrom,
+			parentRun: parentRunOf(options),
 		});
 	} catch (error) {
 		// A run whose record cannot even be hashed (nothing the engine makes today) still answers.

@@ -8,6 +8,7 @@ import type { AgentResult, SubRun } from '../../trace/types';
 import type { TokenUsage } from '../../core/usage';
 import type { RunAgentOptions } from '../base/run-options';
 import type { RunLedger } from '../base/run-ledger';
+import { subAgentAudit } from '../../audit/parent-run';
 import { subAgentOf } from './agent-tool';
 import { childConfig } from './configure-agents';
 
@@ -122,6 +123,10 @@ export async function runSubAgent(
 		...(options.secrets ? { secrets: options.secrets } : {}),
 		...(options.stateSecret ? { stateSecret: options.stateSecret } : {}),
 		...(options.budgetLedger ? { budgetLedger: options.budgetLedger } : {}),
+		// An audited parent's sub-agent writes its own row, naming the parent's run and call (issue #52).
+		...(options.audit
+			? subAgentAudit(options.audit, parent.redactor, parent.ledger.trace, spec.name, task)
+			: {}),
 		[AGENT_DEPTH]: { depth, maxDepth },
 		...(resume
 			? { [AGENT_RESUME]: { runState: resume.paused.run_state, decision: resume.decision } }
@@ -144,6 +149,7 @@ export async function runSubAgent(
 		cost_details: result.cost_details,
 		trace_digest: result.trace_digest,
 		depth,
+		...(result.audit ? { run_id: result.audit.run_id } : {}),
 	};
 	if (result.finish_reason === 'awaiting_approval' && result.run_state !== undefined) {
 		const paused: ChildPause = {

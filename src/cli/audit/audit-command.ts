@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { replayRecord } from '../../replay';
 import { auditSinkFor } from '../../audit/postgres-sink';
-import { verifyRecord } from '../../audit/verify';
+import { verifyStoredRun } from '../../audit/sub-run-links';
 import {
 	CANDIDATE_FLAGS,
 	candidateFromFlags,
@@ -129,7 +129,12 @@ export async function auditCommand(argv: string[]): Promise<number> {
 		if (action === 'fork') return await forkCommand(records[0], values, numbers.step!, unverified);
 		let outcome: { report: unknown; same: boolean };
 		if (action === 'verify') {
-			const report = verifyRecord(records[0], values.digest?.toLowerCase());
+			// With its sub-agents' runs: each linked row read and checked (issue #52).
+			const report = await verifyStoredRun(
+				records[0],
+				(runId) => sink.read(runId),
+				values.digest?.toLowerCase(),
+			);
 			outcome = { report, same: report.ok };
 		} else if (chosen) {
 			outcome = await counterfactualReport(records, chosen, values.files);
