@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChatMessage } from '../core/messages';
 import type { Tool } from '../tools/tool';
 import { Redactor } from '../trace/redact';
@@ -68,6 +69,7 @@ export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => 
 
 export class AgentRun {
 	private readonly started = performance.now();
+	readonly runId = randomUUID(); // the audit row's id, and what a sub-agent's row names as its parent
 	readonly replies = new Map<number, string>(); // each step's model reply, for the audit (see afterRun)
 	private readonly ledger: RunLedger; // what the run has done: what a checkpoint or a paused state keeps
 	private readonly runController = new AbortController();
@@ -96,9 +98,8 @@ export class AgentRun {
 		const { developerText } = options;
 		const start = { config, tools: toolList, history, newUserMessage, developerText };
 		this.ledger = newLedger({ ...start, files: taken.files }, resumed?.paused);
-		const { json_mode, output_schema, max_parallel_calls, mode } = config;
-		const plan = mode === 'plan';
-		this.format = protocolFormat(json_mode, toolList, output_schema, max_parallel_calls, plan);
+		const { json_mode: json, output_schema: schema, max_parallel_calls: most } = config;
+		this.format = protocolFormat(json, toolList, schema, most, config.mode === 'plan');
 		this.models = new ModelChoice(options.model, options.fallbackModel, config.model);
 		this.spending = new Spending(config, options.budgetLedger, this.models.candidates);
 		const knownSecrets = [
@@ -113,9 +114,10 @@ export class AgentRun {
 		const checked = options.streamAnswer === 'checked' || this.hooks.has('after_run');
 		this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
 		const { redactor, ledger } = this;
-		const { trustedText } = ledger;
 		const spent = () => runCost(ledger.trace)?.total ?? 0;
-		const context = { tools, config, redactor, trustedText, sessionId: options.sessionId };
+		const deadline = this.started + config.timeout * 1000;
+		const { sessionId } = options;
+		const context = { tools, config, redactor, trustedText: ledger.trustedText, sessionId };
 		this.calls = {
 			context: { ...context, runSignal },
 			ledger,
@@ -124,7 +126,7 @@ export class AgentRun {
 			givenFiles: taken.files,
 			hooks: this.hooks,
 			// Sub-agents (issue #52) run inside this run's time and cost: its deadline, what it spent so far.
-			agents: { options, deadline: this.started + config.timeout * 1000, spent, start: runAgent },
+			agents: { options, deadline, spent, start: runAgent, runId: this.runId },
 		};
 	}
 

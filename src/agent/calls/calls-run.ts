@@ -26,7 +26,7 @@ export interface CallsRun {
 	/** The run's hooks and built-in guardrails: before_tool and after_tool run for every call. */
 	readonly hooks: HookChain;
 	/** What a sub-agent's call (issue #52) needs of the run beyond the above: see subagent/run-sub-agent.ts. */
-	readonly agents: Pick<SubAgentParent, 'options' | 'deadline' | 'spent' | 'start'>;
+	readonly agents: Pick<SubAgentParent, 'options' | 'deadline' | 'spent' | 'start' | 'runId'>;
 }
 
 /**
@@ -38,10 +38,11 @@ export async function subAgentCall(
 	tool: Tool,
 	task: string,
 	resume?: { paused: ChildPause; decision: unknown },
+	call?: number,
 ): Promise<ToolOutcome & { paused?: ChildPause }> {
 	const { config, redactor, runSignal } = run.context;
 	const parent = { ...run.agents, config, ledger: run.ledger, redactor, runSignal };
-	const outcome = await runSubAgent(parent, tool, task, resume);
+	const outcome = await runSubAgent(parent, tool, task, resume, call);
 	if (!outcome.ok)
 		return {
 			...outcome,

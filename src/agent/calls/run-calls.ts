@@ -132,7 +132,7 @@ export async function runCalls(
 				const child = batch.children?.[index];
 				const resume = child && { paused: child, decision: decisions?.get(index) };
 				const outcome = subAgentOf(tool)
-					? await subAgentCall(run, tool, String(args.task), resume)
+					? await subAgentCall(run, tool, String(args.task), resume, single ? undefined : index + 1)
 					: await callTool(
 							run.context,
 							tool,

@@ -2,7 +2,7 @@
 import { auditSinkFor } from '../../audit/postgres-sink';
 import { auditRecord } from '../../audit/new-record';
 import type { AuditRecord, AuditTool } from '../../audit/record';
-import { auditRunId, parentRunOf } from '../../audit/parent-run';
+import { parentRunOf } from '../../audit/parent-run';
 import { recordRunSpans } from '../../telemetry/run-spans';
 import type { Tool } from '../../tools/tool';
 import { schemaHash, traceChain } from '../../trace/digest';
@@ -24,6 +24,8 @@ export interface FinishedRun {
 	redactor: Redactor;
 	/** Where the run's hash chain starts, as the output's trace digest took it. */
 	chain: RunChain;
+	/** The run's id, decided when it started: its audit row's, and what its sub-agents' rows name. */
+	runId: string;
 }
 
 /**
@@ -49,8 +51,8 @@ export async function afterRun(
 	}
 	if (!options.audit) return result;
 	const { base, config } = run.chain;
-	// Decided once per run: a sub-agent's row may have named it already (see auditRunId).
-	const runId = auditRunId(run.redactor);
+	// Decided when the run started: a sub-agent's row may have named it already.
+	const { runId } = run;
 	let record: AuditRecord;
 	try {
 		record = auditRecord({

@@ -72,6 +72,8 @@ export interface SubAgentParent {
 	deadline: number;
 	/** What the parent's model calls (its sub-agents' included) cost so far, USD. */
 	spent: () => number;
+	/** The parent's run id (its audit row's), decided when its run started: a sub-agent's row names it. */
+	runId: string;
 	/** runAgent: a sub-agent's run is a run, started with the options built here. */
 	start: (options: RunAgentOptions) => Promise<AgentResult>;
 }
@@ -88,6 +90,7 @@ export async function runSubAgent(
 	tool: Tool,
 	task: string,
 	resume?: { paused: ChildPause; decision: unknown },
+	call?: number, // the call's number in a batch (1-based); absent for one action
 ): Promise<SubAgentOutcome> {
 	const spec = subAgentOf(tool)!;
 	const started = performance.now();
@@ -124,9 +127,7 @@ export async function runSubAgent(
 		...(options.stateSecret ? { stateSecret: options.stateSecret } : {}),
 		...(options.budgetLedger ? { budgetLedger: options.budgetLedger } : {}),
 		// An audited parent's sub-agent writes its own row, naming the parent's run and call (issue #52).
-		...(options.audit
-			? subAgentAudit(options.audit, parent.redactor, parent.ledger.trace, spec.name, task)
-			: {}),
+		...(options.audit ? subAgentAudit(options.audit, parent.runId, parent.ledger.trace, call) : {}),
 		[AGENT_DEPTH]: { depth, maxDepth },
 		...(resume
 			? { [AGENT_RESUME]: { runState: resume.paused.run_state, decision: resume.decision } }
