@@ -1,5 +1,6 @@
 // The Agent Core Tool's panel (issue #52): n8n's AI Agent Tool's fields, with Agent Core version 2's model and limits.
 import type { INodeProperties, INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
+import { nodeOptions } from '../../AgentCore/panel/options';
 import { collectionProperties } from '../../AgentCore/panel/settings';
 import { agentCorePropertiesV2 } from '../../AgentCore/V2/description';
 
@@ -29,6 +30,22 @@ const LIMITS = new Set(collectionProperties('limits', [], 2).map((property) => p
 const optionEntries = [
 	...entriesOf('options', new Set([...LIMITS, 'developerText'])),
 	...entriesOf('budgets', LIMITS),
+	{
+		...nodeOptions.find((property) => property.name === 'readOnlyTools')!,
+		description:
+			'Names of the tool sub-nodes on the Tool input that only read, comma-separated. Any other is taken to change ' +
+			'things, and so is this agent: under Agent Core it counts as read-only only when every tool it may call does.',
+	},
+	{
+		displayName: 'Tools Needing Approval',
+		name: 'approvalTools',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. send_email',
+		description:
+			'Tools whose calls wait for a person, comma-separated. Only Agent Core as the parent can pause for one (with ' +
+			'Require Approval on); under n8n’s AI Agent the call ends and its answer says it waits for a person.',
+	} as INodeProperties,
 ].sort((first, second) => shownName(first).localeCompare(shownName(second)));
 
 /** The panel: Description and Prompt first (n8n's AI Agent Tool's), then Provider, the fallback, Allowed Tools and Options. */

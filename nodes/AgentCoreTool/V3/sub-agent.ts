@@ -1,4 +1,5 @@
 // The Agent Core Tool's agent (issue #52): read from its panel and inputs, and run on its own when the parent is not Agent Core.
+import { randomBytes } from 'node:crypto';
 import {
 	nodeNameToToolName,
 	type IDataObject,
@@ -19,10 +20,23 @@ import { nodeError } from '../../shared/node-errors';
 
 /** The node's agent: what Agent Core as the parent runs as its sub-agent, and what runs on its own under another parent. */
 export type NodeSubAgent = SubAgentSpec & {
-	config: Record<string, unknown> & { model: string; allowed_tools: string[] };
+	config: Record<string, unknown> & {
+		model: string;
+		allowed_tools: string[];
+		approval_required: string[];
+	};
 	model: NonNullable<SubAgentSpec['model']>;
 	tools: Tool[];
 };
+
+/** The names in a comma-separated field. */
+const namesIn = (field: unknown) =>
+	new Set(
+		String(field ?? '')
+			.split(',')
+			.map((name) => name.trim())
+			.filter(Boolean),
+	);
 
 /** The tool's name: the node's, as n8n names a node used as a tool, starting with a letter as a sub-agent's must. */
 export function subAgentName(nodeName: string): string {
@@ -58,7 +72,7 @@ export async function readSubAgent(
 		provider,
 		options,
 	);
-	const tools = await readConnectedTools(context, itemIndex);
+	const tools = await readConnectedTools(context, itemIndex, namesIn(options.readOnlyTools));
 	const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
 	const system = String(options.developerText ?? '').trim();
 	return {
@@ -69,6 +83,7 @@ export async function readSubAgent(
 		config: {
 			model: modelName,
 			allowed_tools: [...builtIns, ...tools.map((tool) => tool.name)],
+			approval_required: [...namesIn(options.approvalTools)],
 			...configFromPanel(2, { options, budgets: options }),
 		},
 		model,
@@ -84,6 +99,11 @@ export async function runOnItsOwn(
 	signal?: AbortSignal,
 ): Promise<string> {
 	const result = await runAgent({
+		// No parent here can resume a paused run: a call that waits for a person ends (answerOf says so), its state
+		// signed with a key made for this run alone and forgotten with it.
+		...(agent.config.approval_required.length
+			? { stateSecret: randomBytes(48).toString('base64url') }
+			: {}),
 		model: agent.model,
 		...(agent.fallbackModel ? { fallbackModel: agent.fallbackModel } : {}),
 		config: agent.config,

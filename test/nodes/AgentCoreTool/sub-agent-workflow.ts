@@ -1,7 +1,13 @@
 // A parent node with an Agent Core Tool on its Tool input, the tool with its own chat model and tool sub-nodes, for n8n's engine.
 import { DynamicStructuredTool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
-import { NodeConnectionTypes, type IConnections, type INode, type INodeType } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IConnections,
+	type INode,
+	type INodeType,
+	type NodeConnectionType,
+} from 'n8n-workflow';
 import { z } from 'zod/v3';
 import { AgentCore } from '../../../nodes/AgentCore/AgentCore.node';
 import { AgentCoreTool } from '../../../nodes/AgentCoreTool/AgentCoreTool.node';
@@ -56,7 +62,7 @@ export const childNode = (parameters: Record<string, unknown> = {}): INode =>
 		},
 	});
 
-const to = (node: string, type: string) => ({ [type]: [[{ node, type, index: 0 }]] });
+const to = (node: string, type: NodeConnectionType) => ({ [type]: [[{ node, type, index: 0 }]] });
 
 /**
  * Input → `parent`, with the Agent Core Tool on the parent's Tool input and, on the Agent Core Tool's, a chat model

@@ -101,6 +101,24 @@ describe('Agent Core Tool under Agent Core', () => {
 		expect(trace[0].sub_run).toBeUndefined();
 	});
 
+	it('counts as read-only only when Options → Read-Only Tools names every tool on its Tool input: then a repeat is answered from the first', async () => {
+		const ask = action(CHILD, { task: 'multiply 6 by 7' });
+		const script = () => {
+			parentServer.setScript([ask, ask, final('42')]);
+			childServer.setScript([action('multiply', { a: 6, b: 7 }), final('42')]);
+		};
+		script();
+		await run(childNode());
+		expect(lastUserMessage(parentServer, 2)).toContain(
+			'already ran at step 1 and was not run again, since it has side effects',
+		);
+		script();
+		await run(childNode({ options: { readOnlyTools: 'multiply' } }));
+		expect(lastUserMessage(parentServer, parentServer.requests.length - 1)).toContain(
+			'(repeated call: identical to step 1, not run again; the same result)',
+		);
+	});
+
 	it('refuses an empty Description, naming it, before any model call', async () => {
 		const calls: unknown[] = [];
 		const result = await runWorkflow({

@@ -102,6 +102,21 @@ describe('Agent Core Tool under another parent', () => {
 		);
 	});
 
+	it('ends a call that waits for a person with an answer saying so and that approvals need Agent Core as the parent', async () => {
+		parentServer.setScript([
+			{ text: '', toolCalls: [{ name: CHILD, arguments: { task: 'multiply 6 by 7' } }] },
+		]);
+		childServer.setScript([action('multiply', { a: 6, b: 7 }), final('never reached')]);
+		const { observation, calls } = await underBindingAgent(
+			childNode({ options: { approvalTools: 'multiply' } }),
+		);
+		expect(calls).toEqual([]);
+		expect(observation).toBe(
+			`${CHILD} did not answer: its call waits for a person to approve it, and this parent cannot pause for one. ` +
+				`Approvals need Agent Core as the parent: connect ${CHILD} to Agent Core's Tool input and turn on Require Approval there.`,
+		);
+	});
+
 	it("runs a tool call as n8n 2's engine does, the node executed with the call's arguments: $fromAI reads the task", async () => {
 		childServer.setScript([action('multiply', { a: 6, b: 7 }), final('6 times 7 is 42')]);
 		const calls: unknown[] = [];
