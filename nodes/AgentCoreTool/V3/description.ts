@@ -25,10 +25,10 @@ function entriesOf(collection: string, names: ReadonlySet<string>): CollectionEn
 	return entries.filter((entry) => names.has(entry.name)).map((entry) => structuredClone(entry));
 }
 
-/** The limits of version 2's Options and Budgets (the settings table's `limits`), and the System Message. */
+/** The limits of version 2's Options and Budgets (the settings table's `limits`), Max Sub-Agent Depth and the System Message. */
 const LIMITS = new Set(collectionProperties('limits', [], 2).map((property) => property.name));
 const optionEntries = [
-	...entriesOf('options', new Set([...LIMITS, 'developerText'])),
+	...entriesOf('options', new Set([...LIMITS, 'developerText', 'maxAgentDepth'])),
 	...entriesOf('budgets', LIMITS),
 	{
 		...nodeOptions.find((property) => property.name === 'readOnlyTools')!,
