@@ -1,0 +1,171 @@
+// Issue #52 in n8n: an Agent Core Tool ("Researcher", its own OpenAI Chat Model and json_transform) under n8n's AI Agent
+// and under Agent Core, each workflow answering at its webhook with what the parent returned.
+import type { WorkflowJson } from '../../../../scripts/n8n-local';
+import type { ScriptedReply, ScriptedRequest } from '../../../../src/demo/scripted-server';
+import { e2eModel, lastUserMessageOf } from '../model-script';
+
+export const AI_AGENT_PATH = 'agent-core-tool-under-ai-agent';
+export const AGENT_CORE_PATH = 'agent-core-tool-under-agent-core';
+/** The sub-agent's name on the canvas, so its tool's name. */
+export const CHILD = 'Researcher';
+/** The model the sub-agent's own Chat Model names, and the one Agent Core as the parent names. */
+export const CHILD_MODEL = 'gpt-5-mini';
+const AGENT_CORE_PARENT_MODEL = 'gpt-4.1-mini';
+/** "[delegate] <list>": the parent hands the list to the Researcher, which counts it with json_transform. */
+const DELEGATE = /^\[delegate\] (\[.*\])$/;
+
+export const taskFor = (list: string) => `How many items are in ${list}?`;
+export const childAnswer = (count: number) => `There are ${count} items.`;
+
+/**
+ * n8n's AI Agent (tools bound: a Researcher tool call, then its result in words), the Researcher (Agent Core on
+ * CHILD_MODEL: json_transform on the list of its task, then the count) and Agent Core as the parent (the Researcher
+ * call, then its observation in words); anything else, the shared script. Read from the parsed messages: n8n 2.41's
+ * OpenAI Chat Model speaks the Responses API, where a tool call and its output come back as an assistant and a user turn.
+ */
+export function subAgentModel(request: ScriptedRequest): ScriptedReply {
+	const tools = (request.body as { tools?: Array<{ name?: string; function?: { name?: string } }> })
+		.tools;
+	const { messages } = request;
+	const firstUser = messages.find((message) => message.role === 'user')?.content ?? '';
+	const assistantTurns = messages.filter((message) => message.role === 'assistant');
+	if (tools?.some((tool) => (tool.function?.name ?? tool.name) === CHILD)) {
+		if (assistantTurns.some((turn) => turn.content.startsWith(`${CHILD}(`)))
+			return `The researcher says: ${lastUserMessageOf(request)}`;
+		const list = DELEGATE.exec(firstUser)?.[1] ?? '[]';
+		return { text: '', toolCalls: [{ name: CHILD, arguments: { task: taskFor(list) } }] };
+	}
+	if (request.model === CHILD_MODEL) {
+		const list = /in (\[.*\])\?$/.exec(firstUser)?.[1] ?? '[]';
+		return assistantTurns.length === 0
+			? JSON.stringify({
+					type: 'action',
+					tool: 'json_transform',
+					args: { data: JSON.parse(list), expression: 'length(@)' },
+				})
+			: JSON.stringify({ type: 'final', answer: childAnswer(JSON.parse(list).length) });
+	}
+	const delegated = DELEGATE.exec(firstUser);
+	if (request.model === AGENT_CORE_PARENT_MODEL && delegated)
+		return assistantTurns.length === 0
+			? JSON.stringify({ type: 'action', tool: CHILD, args: { task: taskFor(delegated[1]) } })
+			: JSON.stringify({ type: 'final', answer: `${CHILD} counted them.` });
+	return e2eModel(request);
+}
+
+const openAiModel = (name: string, id: string, model: string, position: [number, number]) => ({
+	parameters: { model: { __rl: true, mode: 'id', value: model }, options: {} },
+	id,
+	name,
+	type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+	typeVersion: 1.3,
+	position,
+	credentials: { openAiApi: { id: 'openAiApi1', name: 'OpenAI account' } },
+});
+
+const connect = (to: string, type: string) => ({ [type]: [[{ node: to, type, index: 0 }]] });
+
+/** Webhook → `parent` → Respond, with the Researcher (and its Child Model) on the parent's Tool input. */
+function workflow(
+	name: string,
+	path: string,
+	idTail: string,
+	parent: Record<string, any>,
+	extra: any[],
+	respond: string,
+): WorkflowJson {
+	const id = (n: number) => `5b2a7c10-52aa-4c0e-9d52-${idTail}${String(n).padStart(4, '0')}`;
+	const nodes = [
+		{
+			parameters: { httpMethod: 'POST', path, responseMode: 'responseNode', options: {} },
+			id: id(1),
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: id(9),
+		},
+		{ ...parent, id: id(2), position: [260, 0] },
+		{
+			parameters: {
+				toolDescription: 'Counts the items of a list; give it the whole question with the list.',
+				provider: 'connected',
+				allowedTools: ['json_transform'],
+				options: { developerText: 'You count with json_transform.' },
+			},
+			id: id(3),
+			name: CHILD,
+			type: 'n8n-nodes-agent-core.agentCoreTool',
+			typeVersion: 3,
+			position: [420, 240],
+		},
+		openAiModel('Child Model', id(4), CHILD_MODEL, [420, 440]),
+		...extra.map((node, index) => ({ ...node, id: id(5 + index) })),
+		{
+			parameters: { respondWith: 'json', responseBody: respond, options: {} },
+			id: id(8),
+			name: 'Respond',
+			type: 'n8n-nodes-base.respondToWebhook',
+			typeVersion: 1.1,
+			position: [560, 0],
+		},
+	];
+	const connections: Record<string, unknown> = {
+		Webhook: connect(parent.name, 'main'),
+		[parent.name]: connect('Respond', 'main'),
+		[CHILD]: connect(parent.name, 'ai_tool'),
+		'Child Model': connect(CHILD, 'ai_languageModel'),
+	};
+	for (const node of extra) connections[node.name] = connect(parent.name, 'ai_languageModel');
+	return {
+		name,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	} as unknown as WorkflowJson;
+}
+
+/** The two workflows: under n8n's AI Agent (version 3.1, its OpenAI Chat Model) and under Agent Core version 2. */
+export function subAgentWorkflows(): WorkflowJson[] {
+	return [
+		workflow(
+			"Agent Core Tool under n8n's AI Agent",
+			AI_AGENT_PATH,
+			'a1a1a1a1',
+			{
+				parameters: {
+					promptType: 'define',
+					text: '={{ $json.body.prompt }}',
+					options: { returnIntermediateSteps: true },
+				},
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+			},
+			[openAiModel('Parent Model', '', 'gpt-4o-mini', [200, 240])],
+			'={{ JSON.stringify({ output: $json.output, steps: $json.intermediateSteps, execution_id: $execution.id }) }}',
+		),
+		workflow(
+			'Agent Core Tool under Agent Core',
+			AGENT_CORE_PATH,
+			'b2b2b2b2',
+			{
+				parameters: {
+					provider: 'openai',
+					model: { __rl: true, mode: 'id', value: AGENT_CORE_PARENT_MODEL },
+					prompt: '={{ $json.body.prompt }}',
+					options: {},
+				},
+				name: 'Agent Core',
+				type: 'n8n-nodes-agent-core.agentCore',
+				typeVersion: 2,
+				credentials: {
+					agentCoreOpenAiApi: { id: 'agentCoreE2eCred', name: 'Agent Core e2e: scripted model' },
+				},
+			},
+			[],
+			'={{ JSON.stringify({ final_answer: $json.final_answer, finish_reason: $json.finish_reason, usage: $json.usage, trace: $json.trace, execution_id: $execution.id }) }}',
+		),
+	];
+}
