@@ -7,6 +7,7 @@ import { OwnerSession } from './support/n8n-rest';
 import { lastUserMessageOf } from './support/model-script';
 import {
 	AGENT_CORE_PATH,
+	AI_AGENT_2_PATH,
 	AI_AGENT_PATH,
 	CHILD,
 	CHILD_MODEL,
@@ -43,7 +44,7 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 				request.model === CHILD_MODEL && lastUserMessageOf(request).includes(taskFor(items)),
 		);
 
-	it("is a tool of n8n's AI Agent: its own model and json_transform answer, and n8n's Logs show its model under it", async () => {
+	it("is a tool of n8n's AI Agent 3.1: its own model and json_transform answer, and n8n's Logs show its model under it", async () => {
 		const items = list();
 		const response = await get().post(AI_AGENT_PATH, { prompt: `[delegate] ${items}` });
 		get().expectStatus(response, 200);
@@ -65,6 +66,28 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 		const answered = runData[CHILD].map((run: any) => run.data?.ai_tool?.[0]?.[0]?.json?.response);
 		expect(answered).toEqual([answer]);
 		get().report(`n8n's AI Agent called ${CHILD}, which answered "${answer}" on its own model`);
+	});
+
+	it("is a tool of n8n's AI Agent 2.2 too, which calls the supplied tool: the call logged on the node, its model under it", async () => {
+		const items = list();
+		const response = await get().post(AI_AGENT_2_PATH, { prompt: `[delegate] ${items}` });
+		get().expectStatus(response, 200);
+		const answer = childAnswer(JSON.parse(items).length);
+		expect(response.body.output).toBe(`The researcher says: ${answer}`);
+		expect(response.body.steps[0]).toMatchObject({ action: { tool: CHILD }, observation: answer });
+		const owner = new OwnerSession(get().n8n.baseUrl);
+		await owner.signIn();
+		const runData = (await storedRun(owner, response.body.execution_id)).resultData.runData;
+		expect(runData[CHILD].map((run: any) => run.inputOverride?.ai_tool?.[0]?.[0]?.json)).toEqual([
+			{ task: taskFor(items) },
+		]);
+		expect(runData[CHILD].map((run: any) => run.data?.ai_tool?.[0]?.[0]?.json?.response)).toEqual([
+			answer,
+		]);
+		expect(runData['Child Model'][0].source).toEqual([
+			expect.objectContaining({ previousNode: CHILD }),
+		]);
+		get().report(`n8n's AI Agent 2.2 invoked ${CHILD}'s supplied tool: "${answer}"`);
 	});
 
 	it("is a sub-agent of Agent Core: its steps as sub_run under the call, its tokens in the parent's usage", async () => {

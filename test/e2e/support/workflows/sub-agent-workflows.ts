@@ -5,6 +5,8 @@ import type { ScriptedReply, ScriptedRequest } from '../../../../src/demo/script
 import { e2eModel, lastUserMessageOf } from '../model-script';
 
 export const AI_AGENT_PATH = 'agent-core-tool-under-ai-agent';
+/** Under n8n's AI Agent 2.2, which calls the tool the node supplies (LangChain's AgentExecutor) instead of running the node. */
+export const AI_AGENT_2_PATH = 'agent-core-tool-under-ai-agent-2';
 export const AGENT_CORE_PATH = 'agent-core-tool-under-agent-core';
 /** The sub-agent's name on the canvas, so its tool's name. */
 export const CHILD = 'Researcher';
@@ -20,8 +22,8 @@ export const childAnswer = (count: number) => `There are ${count} items.`;
 /**
  * n8n's AI Agent (tools bound: a Researcher tool call, then its result in words), the Researcher (Agent Core on
  * CHILD_MODEL: json_transform on the list of its task, then the count) and Agent Core as the parent (the Researcher
- * call, then its observation in words); anything else, the shared script. Read from the parsed messages: n8n 2.41's
- * OpenAI Chat Model speaks the Responses API, where a tool call and its output come back as an assistant and a user turn.
+ * call, then its observation in words); anything else, the shared script. Read from the parsed messages, where a tool
+ * call and its output come back as an assistant and a user turn (Responses API and Chat Completions alike).
  */
 export function subAgentModel(request: ScriptedRequest): ScriptedReply {
 	const tools = (request.body as { tools?: Array<{ name?: string; function?: { name?: string } }> })
@@ -30,8 +32,7 @@ export function subAgentModel(request: ScriptedRequest): ScriptedReply {
 	const firstUser = messages.find((message) => message.role === 'user')?.content ?? '';
 	const assistantTurns = messages.filter((message) => message.role === 'assistant');
 	if (tools?.some((tool) => (tool.function?.name ?? tool.name) === CHILD)) {
-		if (assistantTurns.some((turn) => turn.content.startsWith(`${CHILD}(`)))
-			return `The researcher says: ${lastUserMessageOf(request)}`;
+		if (assistantTurns.length > 0) return `The researcher says: ${lastUserMessageOf(request)}`;
 		const list = DELEGATE.exec(firstUser)?.[1] ?? '[]';
 		return { text: '', toolCalls: [{ name: CHILD, arguments: { task: taskFor(list) } }] };
 	}
@@ -53,8 +54,14 @@ export function subAgentModel(request: ScriptedRequest): ScriptedReply {
 	return e2eModel(request);
 }
 
-const openAiModel = (name: string, id: string, model: string, position: [number, number]) => ({
-	parameters: { model: { __rl: true, mode: 'id', value: model }, options: {} },
+const openAiModel = (
+	name: string,
+	id: string,
+	model: string,
+	position: [number, number],
+	extra: Record<string, unknown> = {},
+) => ({
+	parameters: { model: { __rl: true, mode: 'id', value: model }, options: {}, ...extra },
 	id,
 	name,
 	type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
@@ -126,26 +133,40 @@ function workflow(
 	} as unknown as WorkflowJson;
 }
 
-/** The two workflows: under n8n's AI Agent (version 3.1, its OpenAI Chat Model) and under Agent Core version 2. */
+/** n8n's AI Agent of version `typeVersion` with its OpenAI Chat Model, answering at `path`. */
+const underAiAgent = (path: string, idTail: string, typeVersion: number) =>
+	workflow(
+		`Agent Core Tool under n8n's AI Agent ${typeVersion}`,
+		path,
+		idTail,
+		{
+			parameters: {
+				promptType: 'define',
+				text: '={{ $json.body.prompt }}',
+				options: { returnIntermediateSteps: true },
+			},
+			name: 'AI Agent',
+			type: '@n8n/n8n-nodes-langchain.agent',
+			typeVersion,
+		},
+		// AI Agent 2.2 refuses a model on the Responses API ("not supported in 2.2 version"): Chat Completions for it.
+		[
+			openAiModel(
+				'Parent Model',
+				'',
+				'gpt-4o-mini',
+				[200, 240],
+				typeVersion < 3 ? { responsesApiEnabled: false } : {},
+			),
+		],
+		'={{ JSON.stringify({ output: $json.output, steps: $json.intermediateSteps, execution_id: $execution.id }) }}',
+	);
+
+/** The workflows: under n8n's AI Agent 3.1 and 2.2 (each on its OpenAI Chat Model) and under Agent Core version 2. */
 export function subAgentWorkflows(): WorkflowJson[] {
 	return [
-		workflow(
-			"Agent Core Tool under n8n's AI Agent",
-			AI_AGENT_PATH,
-			'a1a1a1a1',
-			{
-				parameters: {
-					promptType: 'define',
-					text: '={{ $json.body.prompt }}',
-					options: { returnIntermediateSteps: true },
-				},
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3.1,
-			},
-			[openAiModel('Parent Model', '', 'gpt-4o-mini', [200, 240])],
-			'={{ JSON.stringify({ output: $json.output, steps: $json.intermediateSteps, execution_id: $execution.id }) }}',
-		),
+		underAiAgent(AI_AGENT_PATH, 'a1a1a1a1', 3.1),
+		underAiAgent(AI_AGENT_2_PATH, 'c3c3c3c3', 2.2),
 		workflow(
 			'Agent Core Tool under Agent Core',
 			AGENT_CORE_PATH,
