@@ -11,6 +11,7 @@ import {
 	AI_AGENT_PATH,
 	CHILD,
 	CHILD_MODEL,
+	OLD_COPY_PATH,
 	childAnswer,
 	subAgentModel,
 	subAgentWorkflows,
@@ -108,5 +109,19 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 		get().report(
 			`Agent Core ran ${CHILD} as its sub-agent: sub_run of ${sub.steps.length} steps, one budget`,
 		);
+	});
+
+	it("keeps running a workflow saved with Agent Core's old tool copy: n8n loads it as Agent Core Tool version 2", async () => {
+		const question = `What is ${get().uniqueId('copy')}?`;
+		const response = await get().post(OLD_COPY_PATH, { prompt: `[old-copy] ${question}` });
+		get().expectStatus(response, 200);
+		expect(response.body).toMatchObject({
+			finish_reason: 'final',
+			final_answer: 'The old copy answered.',
+		});
+		expect(JSON.parse(response.body.trace[0].observation)).toEqual([
+			expect.objectContaining({ final_answer: `Old copy: ${question}`, finish_reason: 'final' }),
+		]);
+		get().report("a workflow with Agent Core's old tool copy ran: its $fromAI question answered");
 	});
 });

@@ -16,9 +16,9 @@ export const WITHDRAWN_NOTICE =
 /**
  * Agent Core version `version` as n8n 2.41 copied it (its CLI's convertNodeToAiTool): no inputs, a Tool output, and a
  * Description the parent model reads, behind Tool Description → Set Manually when the panel has an Operation. n8n
- * names the copy `<name>Tool`, `agentCoreTool`, and a node type of that name now comes first (n8n's NodeTypes looks a
- * `…Tool` type up as itself before it builds a copy), so the workflows that use the copy load these versions: the
- * same panel and the same execute, which n8n calls with the parent model's $fromAI values as it did.
+ * names the copy `<name>Tool`, `agentCoreTool`. n8n 1.123 and 2.41 look a `…Tool` type up as a node of its own before
+ * they build a copy (which, without usableAsTool, fails), so the workflows that use the copy load these versions:
+ * the same panel and the same execute, which n8n calls with the parent model's $fromAI values as it did.
  */
 function toolCopy(node: INodeType): INodeType {
 	const { description } = node;

@@ -16,6 +16,12 @@ const AGENT_CORE_PARENT_MODEL = 'gpt-4.1-mini';
 /** "[delegate] <list>": the parent hands the list to the Researcher, which counts it with json_transform. */
 const DELEGATE = /^\[delegate\] (\[.*\])$/;
 
+/** A workflow saved with Agent Core's old tool copy (type agentCoreTool, version 2) on Agent Core's Tool input. */
+export const OLD_COPY_PATH = 'agent-core-old-tool-copy';
+/** The copy's own model (its Agent Core credential), and "[old-copy] <question>": the parent asks it <question>. */
+const OLD_COPY_MODEL = 'gpt-4.1-nano';
+const OLD_COPY_ASKS = /^\[old-copy\] (.+)$/;
+
 export const taskFor = (list: string) => `How many items are in ${list}?`;
 export const childAnswer = (count: number) => `There are ${count} items.`;
 
@@ -46,6 +52,13 @@ export function subAgentModel(request: ScriptedRequest): ScriptedReply {
 				})
 			: JSON.stringify({ type: 'final', answer: childAnswer(JSON.parse(list).length) });
 	}
+	if (request.model === OLD_COPY_MODEL)
+		return JSON.stringify({ type: 'final', answer: `Old copy: ${firstUser}` });
+	const asked = OLD_COPY_ASKS.exec(firstUser);
+	if (request.model === AGENT_CORE_PARENT_MODEL && asked)
+		return assistantTurns.length === 0
+			? JSON.stringify({ type: 'action', tool: 'Old_Copy', args: { question: asked[1] } })
+			: JSON.stringify({ type: 'final', answer: 'The old copy answered.' });
 	const delegated = DELEGATE.exec(firstUser);
 	if (request.model === AGENT_CORE_PARENT_MODEL && delegated)
 		return assistantTurns.length === 0
@@ -167,26 +180,62 @@ export function subAgentWorkflows(): WorkflowJson[] {
 	return [
 		underAiAgent(AI_AGENT_PATH, 'a1a1a1a1', 3.1),
 		underAiAgent(AI_AGENT_2_PATH, 'c3c3c3c3', 2.2),
-		workflow(
-			'Agent Core Tool under Agent Core',
-			AGENT_CORE_PATH,
-			'b2b2b2b2',
-			{
-				parameters: {
-					provider: 'openai',
-					model: { __rl: true, mode: 'id', value: AGENT_CORE_PARENT_MODEL },
-					prompt: '={{ $json.body.prompt }}',
-					options: {},
-				},
-				name: 'Agent Core',
-				type: 'n8n-nodes-agent-core.agentCore',
-				typeVersion: 2,
-				credentials: {
-					agentCoreOpenAiApi: { id: 'agentCoreE2eCred', name: 'Agent Core e2e: scripted model' },
-				},
-			},
-			[],
-			'={{ JSON.stringify({ final_answer: $json.final_answer, finish_reason: $json.finish_reason, usage: $json.usage, trace: $json.trace, execution_id: $execution.id }) }}',
-		),
+		underAgentCore(),
+		oldCopyWorkflow(),
 	];
+}
+
+/** Webhook → Agent Core version 2 (on the Agent Core credential) → Respond, the Researcher on its Tool input. */
+function underAgentCore(): WorkflowJson {
+	return workflow(
+		'Agent Core Tool under Agent Core',
+		AGENT_CORE_PATH,
+		'b2b2b2b2',
+		{
+			parameters: {
+				provider: 'openai',
+				model: { __rl: true, mode: 'id', value: AGENT_CORE_PARENT_MODEL },
+				prompt: '={{ $json.body.prompt }}',
+				options: {},
+			},
+			name: 'Agent Core',
+			type: 'n8n-nodes-agent-core.agentCore',
+			typeVersion: 2,
+			credentials: {
+				agentCoreOpenAiApi: { id: 'agentCoreE2eCred', name: 'Agent Core e2e: scripted model' },
+			},
+		},
+		[],
+		'={{ JSON.stringify({ final_answer: $json.final_answer, finish_reason: $json.finish_reason, usage: $json.usage, trace: $json.trace, execution_id: $execution.id }) }}',
+	);
+}
+
+/** The Agent Core workflow with the old copy, as n8n 2.41 saved it, on the Tool input in place of the Researcher. */
+function oldCopyWorkflow(): WorkflowJson {
+	const copy: any = JSON.parse(JSON.stringify(underAgentCore()));
+	copy.name = "Agent Core's old tool copy under Agent Core";
+	const webhook = copy.nodes.find((node: any) => node.name === 'Webhook');
+	webhook.parameters.path = OLD_COPY_PATH;
+	for (const node of copy.nodes) node.id = node.id.replace('b2b2b2b2', 'd4d4d4d4');
+	webhook.webhookId = webhook.webhookId.replace('b2b2b2b2', 'd4d4d4d4');
+	const researcher = copy.nodes.find((node: any) => node.name === CHILD);
+	Object.assign(researcher, {
+		name: 'Old Copy',
+		typeVersion: 2,
+		parameters: {
+			toolDescription: 'Answers any question.',
+			provider: 'openai',
+			model: { __rl: true, mode: 'id', value: OLD_COPY_MODEL },
+			prompt: "={{ $fromAI('question', 'the question', 'string') }}",
+			options: {},
+		},
+		credentials: {
+			agentCoreOpenAiApi: { id: 'agentCoreE2eCred', name: 'Agent Core e2e: scripted model' },
+		},
+	});
+	copy.nodes = copy.nodes.filter((node: any) => node.name !== 'Child Model');
+	copy.connections['Old Copy'] = copy.connections[CHILD];
+	delete copy.connections[CHILD];
+	delete copy.connections['Child Model'];
+	return copy;
 }
