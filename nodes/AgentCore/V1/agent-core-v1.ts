@@ -37,7 +37,6 @@ export class AgentCoreV1 implements INodeType {
 				'($parameter["model"].value || $parameter["model"])) + " · " + ' +
 				`(${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
 			defaults: { name: 'Agent Core' },
-			usableAsTool: true,
 			// Chat Model appears with Provider → Connected Chat Model, Fallback Model with Enable Fallback Model
 			// (unless the fallback is another model of the credential).
 			inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; ${INPUTS_CALL} }}`,

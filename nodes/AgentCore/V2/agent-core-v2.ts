@@ -41,7 +41,6 @@ export class AgentCoreV2 implements INodeType {
 				'($parameter["model"].value || $parameter["model"])) + " · " + ' +
 				`(${TOOL_COUNT} === 1 ? "1 tool" : ${TOOL_COUNT} + " tools") }}`,
 			defaults: { name: 'Agent Core' },
-			usableAsTool: true,
 			inputs: `={{ ((provider, needsFallback, fallbackSource) => { ${agentCoreInputs.toString()}; ${INPUTS_CALL} }}`,
 			// Require Approval counts only while Governance, which shows it, is on.
 			outputs: `={{ ((needsApproval) => { ${agentCoreOutputs.toString()}; ${OUTPUTS_CALL} }}`,

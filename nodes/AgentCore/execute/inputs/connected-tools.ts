@@ -1,5 +1,6 @@
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
-import { toJsonSchemaObject, type Tool } from '../../../../src/run-path';
+import { agentTool, toJsonSchemaObject, type Tool } from '../../../../src/run-path';
+import { suppliedSubAgent } from '../../../shared/sub-agent-tool';
 import { isMcpClientToolkit, readMcpClientToolResult } from './mcp-client-tool';
 
 /** The part of a LangChain tool (what n8n's tool sub-nodes supply) that Agent Core uses. */
@@ -28,7 +29,8 @@ function isTool(value: unknown): value is LangChainToolLike {
 
 /**
  * Tool sub-nodes connected to the "Tool" input (the same ones n8n's AI Agent takes). Their names join
- * the whitelist; their schemas, zod or JSON Schema, become JSON Schema checked by ajv like every tool.
+ * the whitelist; their schemas, zod or JSON Schema, become JSON Schema checked by ajv like every tool; an Agent
+ * Core Tool node becomes a sub-agent (../../../shared/sub-agent-tool.ts).
  */
 export async function readConnectedTools(
 	context: IExecuteFunctions,
@@ -54,10 +56,13 @@ export async function readConnectedTools(
 		const mcp = isMcpClientToolkit(context, entry);
 		return entry.getTools().map((tool) => ({ tool, mcp }));
 	});
-	// Options → Read-Only Tools: the rest are taken to have side effects (a repeat never runs twice).
-	return tools.flatMap(({ tool, mcp }) =>
-		isTool(tool) ? [adaptTool(tool, readOnly.has(tool.name), mcp)] : [],
-	);
+	// Options → Read-Only Tools: the rest are taken to have side effects (a repeat never runs twice). An Agent Core
+	// Tool node is a sub-agent of this run (issue #52): run by its loop, inside its budget, read-only when all its tools are.
+	return tools.flatMap(({ tool, mcp }) => {
+		if (!isTool(tool)) return [];
+		const subAgent = suppliedSubAgent(tool);
+		return [subAgent ? agentTool(subAgent) : adaptTool(tool, readOnly.has(tool.name), mcp)];
+	});
 }
 
 /**

@@ -183,7 +183,7 @@ export async function readItemRun(
  * The run's models: from the provider credential, or the sub-node on the Chat Model input; and the fallback
  * when Enable Fallback Model is on: the sub-node on the Fallback Model input, or another model of the credential.
  */
-async function readModels(
+export async function readModels(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	provider: ProviderName | 'connected',

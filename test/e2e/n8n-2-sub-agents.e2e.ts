@@ -1,0 +1,127 @@
+// Issue #52 end to end in n8n 2.41: the Agent Core Tool node, with its own OpenAI Chat Model, as a tool of n8n's own AI
+// Agent (n8n's engine runs its calls, its Logs show the sub-agent's model under the tool) and of Agent Core (sub_run).
+import { randomInt } from 'node:crypto';
+import { useAgentCoreInN8n } from './support/n8n-harness';
+import { unflatten } from './support/n8n-executions';
+import { OwnerSession } from './support/n8n-rest';
+import { lastUserMessageOf } from './support/model-script';
+import {
+	AGENT_CORE_PATH,
+	AI_AGENT_2_PATH,
+	AI_AGENT_PATH,
+	CHILD,
+	CHILD_MODEL,
+	OLD_COPY_PATH,
+	childAnswer,
+	subAgentModel,
+	subAgentWorkflows,
+	taskFor,
+} from './support/workflows/sub-agent-workflows';
+
+/** The execution's run data once n8n has saved it: Respond to Webhook answers before the execution ends. */
+async function storedRun(owner: OwnerSession, executionId: string): Promise<any> {
+	for (let attempt = 0; ; attempt++) {
+		const stored = await owner.request('GET', `/rest/executions/${executionId}`);
+		const execution = stored.body?.data;
+		if (execution?.stoppedAt && typeof execution.data === 'string')
+			return unflatten(execution.data);
+		if (attempt === 50)
+			throw new Error(
+				`execution ${executionId} was not saved: HTTP ${stored.status} ${stored.text.slice(0, 300)}`,
+			);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
+describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
+	const get = useAgentCoreInN8n(2, subAgentModel, {
+		workflows: subAgentWorkflows(),
+		examples: false,
+	});
+	const list = () => JSON.stringify(Array.from({ length: randomInt(2, 9) }, (_, index) => index));
+	const childRequestsFor = (items: string) =>
+		get().model.requests.filter(
+			(request) =>
+				request.model === CHILD_MODEL && lastUserMessageOf(request).includes(taskFor(items)),
+		);
+
+	it("is a tool of n8n's AI Agent 3.1: its own model and json_transform answer, and n8n's Logs show its model under it", async () => {
+		const items = list();
+		const response = await get().post(AI_AGENT_PATH, { prompt: `[delegate] ${items}` });
+		get().expectStatus(response, 200);
+		const answer = childAnswer(JSON.parse(items).length);
+		expect(response.body.output).toContain(answer);
+		expect(response.body.steps[0].action.tool).toBe(CHILD);
+		expect(JSON.stringify(response.body.steps[0].observation)).toContain(answer);
+		expect(childRequestsFor(items).length).toBeGreaterThan(0);
+		const owner = new OwnerSession(get().n8n.baseUrl);
+		await owner.signIn();
+		const runData = (await storedRun(owner, response.body.execution_id)).resultData.runData;
+		expect(Object.keys(runData)).toEqual(expect.arrayContaining([CHILD, 'Child Model']));
+		expect(runData['Child Model'][0].source).toEqual([
+			expect.objectContaining({ previousNode: CHILD }),
+		]);
+		// n8n 2 ran the node itself for the call (an engine request), its answer as `response` logged on the tool.
+		const requested = runData['AI Agent'].at(-1).metadata.subNodeExecutionData.actions;
+		expect(requested).toEqual([expect.objectContaining({ nodeName: CHILD })]);
+		const answered = runData[CHILD].map((run: any) => run.data?.ai_tool?.[0]?.[0]?.json?.response);
+		expect(answered).toEqual([answer]);
+		get().report(`n8n's AI Agent called ${CHILD}, which answered "${answer}" on its own model`);
+	});
+
+	it("is a tool of n8n's AI Agent 2.2 too, which calls the supplied tool: the call logged on the node, its model under it", async () => {
+		const items = list();
+		const response = await get().post(AI_AGENT_2_PATH, { prompt: `[delegate] ${items}` });
+		get().expectStatus(response, 200);
+		const answer = childAnswer(JSON.parse(items).length);
+		expect(response.body.output).toBe(`The researcher says: ${answer}`);
+		expect(response.body.steps[0]).toMatchObject({ action: { tool: CHILD }, observation: answer });
+		const owner = new OwnerSession(get().n8n.baseUrl);
+		await owner.signIn();
+		const runData = (await storedRun(owner, response.body.execution_id)).resultData.runData;
+		expect(runData[CHILD].map((run: any) => run.inputOverride?.ai_tool?.[0]?.[0]?.json)).toEqual([
+			{ task: taskFor(items) },
+		]);
+		expect(runData[CHILD].map((run: any) => run.data?.ai_tool?.[0]?.[0]?.json?.response)).toEqual([
+			answer,
+		]);
+		expect(runData['Child Model'][0].source).toEqual([
+			expect.objectContaining({ previousNode: CHILD }),
+		]);
+		get().report(`n8n's AI Agent 2.2 invoked ${CHILD}'s supplied tool: "${answer}"`);
+	});
+
+	it("is a sub-agent of Agent Core: its steps as sub_run under the call, its tokens in the parent's usage", async () => {
+		const items = list();
+		const response = await get().post(AGENT_CORE_PATH, { prompt: `[delegate] ${items}` });
+		get().expectStatus(response, 200);
+		const { body } = response;
+		expect(body).toMatchObject({ finish_reason: 'final', final_answer: `${CHILD} counted them.` });
+		const sub = body.trace[0].sub_run;
+		expect(sub).toMatchObject({ agent: CHILD, finish_reason: 'final', depth: 1 });
+		expect(sub.steps.map((step: any) => step.model)).toEqual([CHILD_MODEL, CHILD_MODEL]);
+		expect(body.trace[0].observation).toBe(childAnswer(JSON.parse(items).length));
+		const own = body.trace.reduce(
+			(sum: number, step: any) => sum + (step.usage?.total_tokens ?? 0),
+			0,
+		);
+		expect(body.usage.total_tokens).toBe(own + sub.usage.total_tokens);
+		get().report(
+			`Agent Core ran ${CHILD} as its sub-agent: sub_run of ${sub.steps.length} steps, one budget`,
+		);
+	});
+
+	it("keeps running a workflow saved with Agent Core's old tool copy: n8n loads it as Agent Core Tool version 2", async () => {
+		const question = `What is ${get().uniqueId('copy')}?`;
+		const response = await get().post(OLD_COPY_PATH, { prompt: `[old-copy] ${question}` });
+		get().expectStatus(response, 200);
+		expect(response.body).toMatchObject({
+			finish_reason: 'final',
+			final_answer: 'The old copy answered.',
+		});
+		expect(JSON.parse(response.body.trace[0].observation)).toEqual([
+			expect.objectContaining({ final_answer: `Old copy: ${question}`, finish_reason: 'final' }),
+		]);
+		get().report("a workflow with Agent Core's old tool copy ran: its $fromAI question answered");
+	});
+});
