@@ -1,6 +1,7 @@
 // A sub-agent as its parent sees it (issue #52): a tool named after it, args {"task": string}, run by the parent's loop.
 import type { ChatModel } from '../../providers/chat-model';
 import type { Tool } from '../../tools/tool';
+import type { ChatMessage } from '../../core/messages';
 import type { JsonSchema } from '../../validation/validate';
 import { AGENT_NAME_PATTERN } from '../../settings/agent-settings';
 
@@ -20,6 +21,17 @@ export interface SubAgentSpec {
 	model?: ChatModel;
 	fallbackModel?: ChatModel;
 	tools?: readonly Tool[];
+	/** Its own conversation: loaded before each call, this call's turns saved after it (absent: each call starts fresh). */
+	memory?: SubAgentMemory;
+}
+
+/**
+ * A sub-agent's own conversation (issue #52): what a call starts from, and where its new turns (the run's
+ * `messages`: the task and the answer, with the turn's tool results) go once it ended (not while it waits for a person).
+ */
+export interface SubAgentMemory {
+	load(): Promise<ChatMessage[]>;
+	save(turns: readonly ChatMessage[]): Promise<void>;
 }
 
 /** The one argument a sub-agent takes: the task, in words. */
@@ -54,6 +66,7 @@ export function agentTool(spec: {
 	model?: ChatModel;
 	fallbackModel?: ChatModel;
 	tools?: readonly Tool[];
+	memory?: SubAgentMemory;
 }): AgentTool {
 	if (typeof spec?.name !== 'string' || !new RegExp(AGENT_NAME_PATTERN).test(spec.name))
 		throw new TypeError(

@@ -5,6 +5,7 @@ export {
 	SUB_AGENT,
 	TASK_SCHEMA,
 	type AgentTool,
+	type SubAgentMemory,
 	type SubAgentSpec,
 } from './agent-tool';
 export { childConfig, configAgentTools, configuredAgents } from './configure-agents';

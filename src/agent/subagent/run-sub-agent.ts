@@ -135,7 +135,11 @@ export async function runSubAgent(
 	};
 	let result: AgentResult;
 	try {
-		result = await parent.start(child);
+		// With a conversation of its own, a new call starts from it (a resumed one from its state).
+		const history = spec.memory && !resume ? await spec.memory.load() : undefined;
+		result = await parent.start(history?.length ? { ...child, messages: history } : child);
+		if (spec.memory && result.finish_reason !== 'awaiting_approval')
+			await spec.memory.save(result.messages);
 	} catch (error) {
 		return failed(`${spec.name} could not run: ${parent.redactor.text((error as Error).message)}`);
 	}
