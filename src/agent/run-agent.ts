@@ -173,8 +173,8 @@ export class AgentRun {
 			this.closeOpenStep();
 			if (outcome.next === 'finish') return this.finish(outcome);
 			if (outcome.next === 'continue') failures.reset();
-			const examples = this.config.prompt_examples;
-			const ended = outcome.next === 'repair' ? repairOrEnd(ledger, outcome, examples) : undefined;
+			const examples = this.config.prompt_examples; // a failed step: one repair turn, unless the streak ends the run
+			const ended = outcome.next === 'repair' && repairOrEnd(ledger, outcome, examples);
 			if (ended) return this.finish(ended);
 			await this.durable?.saveStep(progressOf(this.ledger, step), this.redactor);
 		}
@@ -281,8 +281,7 @@ export class AgentRun {
 	private finish(end: Omit<Extract<StepOutcome, { next: 'finish' }>, 'next'>): AgentResult {
 		const { reason: finishReason, detail: stopDetail, answer, paused } = end;
 		this.closeOpenStep();
-		// Who answered last: the fallback, once it took over.
-		const { name: model, chat } = this.models.answering;
+		const { name: model, chat } = this.models.answering; // who answered last: the fallback, once it took over
 		const { started, chain, memory } = this;
 		const record = { ...this.ledger, started, model, provider: chat.provider, chain, memory };
 		const ending = { finishReason, stopDetail, answer };
