@@ -37,9 +37,17 @@ function readOnly(
 ): boolean {
 	if (tool === undefined) return false;
 	if (typeof tool.sideEffects === 'function' && hasReferences) return false;
+	return !changesThings(tool, args);
+}
+
+/**
+ * Whether a call changes things, as plan mode reads it (hasSideEffects): args a tool's own side-effects function
+ * cannot read (it throws) count as changing things, for planning and for grouping alike.
+ */
+export function changesThings(tool: Tool, args: Record<string, unknown>): boolean {
 	try {
-		return !hasSideEffects(tool, args);
+		return hasSideEffects(tool, args);
 	} catch {
-		return false;
+		return true;
 	}
 }

@@ -4,12 +4,11 @@ import type { Tool } from '../../tools/tool';
 import type { TraceStep } from '../../trace/types';
 import type { ToolCallRequest } from '../protocol/actions-turn';
 import { failedStep, type StepOutcome } from '../base/step-outcome';
-import { hasSideEffects } from '../base/repeated-calls';
 import { planning, type PlanRun } from '../base/plan-run';
 import type { RunLedger } from '../base/run-ledger';
 import { readPlan } from './plan-reply';
 import { checkPlan } from './check-plan';
-import { groupSteps } from './plan-groups';
+import { changesThings, groupSteps } from './plan-groups';
 import { pausePlan } from './plan-approval';
 import type { Redactor } from '../../trace/redact';
 
@@ -85,7 +84,7 @@ export function planTurn(
 	if (!isPlanning) return turn;
 	const writes = turn.calls.find(({ tool, args }) => {
 		const known = tools.get(tool);
-		return known !== undefined && sideEffectsOf(known, args);
+		return known !== undefined && changesThings(known, args);
 	});
 	if (writes === undefined) return turn;
 	return protocolFailure(
@@ -99,12 +98,4 @@ export function planTurn(
 /** A reply that broke plan mode's rules: a protocol error, one repair turn. */
 function protocolFailure(entry: TraceStep, message: string): StepOutcome {
 	return failedStep(entry, { type: 'parse_error', message }, 'parse_error');
-}
-
-function sideEffectsOf(tool: Tool, args: Record<string, unknown>): boolean {
-	try {
-		return hasSideEffects(tool, args);
-	} catch {
-		return true;
-	}
 }
