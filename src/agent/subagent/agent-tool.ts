@@ -2,6 +2,7 @@
 import type { ChatModel } from '../../providers/chat-model';
 import type { Tool } from '../../tools/tool';
 import type { ChatMessage } from '../../core/messages';
+import type { AgentResult } from '../../trace/types';
 import type { JsonSchema } from '../../validation/validate';
 import { AGENT_NAME_PATTERN } from '../../settings/agent-settings';
 
@@ -26,12 +27,17 @@ export interface SubAgentSpec {
 }
 
 /**
- * A sub-agent's own conversation (issue #52): what a call starts from, and where its new turns (the run's
- * `messages`: the task and the answer, with the turn's tool results) go once it ended (not while it waits for a person).
+ * A sub-agent's own conversation (issue #52). `load(task)`: the conversation before this call (the run adds the task
+ * after it). `save(turns, ending)`: exactly once for each `load`, once the call ended (never while it waits for a
+ * person: a resumed call saves when it ends): its new turns, the run's `messages` (the task and, with an answer, the
+ * answer with the turn's tool results) and its result; when the run could not run at all, the task alone and the error.
  */
 export interface SubAgentMemory {
-	load(): Promise<ChatMessage[]>;
-	save(turns: readonly ChatMessage[]): Promise<void>;
+	load(task: string): Promise<ChatMessage[]>;
+	save(
+		turns: readonly ChatMessage[],
+		ending: { result: AgentResult } | { error: unknown },
+	): Promise<void>;
 }
 
 /** The one argument a sub-agent takes: the task, in words. */

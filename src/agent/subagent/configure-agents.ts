@@ -59,8 +59,9 @@ export function childConfig(
 /**
  * The allowed tools with every sub-agent among them checked: its config resolves (a problem is a ConfigError naming
  * `agents.<name>.config.<key>`, or `<name>.config.<key>` for a library agentTool), and it counts as read-only only when
- * every tool its config allows is read-only (a sub-agent among them counts as changing things). `registryOf` gives
- * the registry a sub-agent's config is checked against: the parent's, or its own tools with the built-ins.
+ * every tool its config allows is read-only and it keeps no conversation of its own (a sub-agent among its tools
+ * counts as changing things). `registryOf` gives the registry a sub-agent's config is checked against: the parent's,
+ * or its own tools with the built-ins.
  */
 export function configuredAgents(
 	config: AgentConfig,
@@ -90,10 +91,13 @@ export function configuredAgents(
 		const asks = child.approval_required.length > 0 || child.approve_plan;
 		const keyProblem = asks ? stateSecretProblem(stateSecret) : undefined;
 		if (keyProblem) throw new ConfigError(`${field}.approval_required`, `${field}: ${keyProblem}`);
-		const readOnly = child.allowed_tools.every((each) => {
-			const used = registry.get(each);
-			return used !== undefined && !subAgentOf(used) && used.sideEffects === false;
-		});
+		// Its own conversation is a side effect too: such a sub-agent's calls run one at a time, in order.
+		const readOnly =
+			!spec.memory &&
+			child.allowed_tools.every((each) => {
+				const used = registry.get(each);
+				return used !== undefined && !subAgentOf(used) && used.sideEffects === false;
+			});
 		if (allowed.has(name)) allowed.set(name, { ...tool, sideEffects: !readOnly });
 	}
 	return allowed;

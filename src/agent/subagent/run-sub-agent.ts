@@ -133,17 +133,27 @@ export async function runSubAgent(
 			? { [AGENT_RESUME]: { runState: resume.paused.run_state, decision: resume.decision } }
 			: {}),
 	};
+	// With a conversation of its own, a new call starts from it (a resumed one from its state) and saves once it ended.
+	const memory = spec.memory;
 	let result: AgentResult;
+	let loaded = false;
 	try {
-		// With a conversation of its own, a new call starts from it (a resumed one from its state).
-		const history = spec.memory && !resume ? await spec.memory.load() : undefined;
+		const history = memory && !resume ? await memory.load(task) : undefined;
+		loaded = history !== undefined;
 		result = await parent.start(history?.length ? { ...child, messages: history } : child);
-		if (spec.memory && result.finish_reason !== 'awaiting_approval')
-			await spec.memory.save(result.messages);
 	} catch (error) {
+		if (loaded)
+			await memory!.save([{ role: 'user', content: task }], { error }).catch(() => undefined);
 		return failed(`${spec.name} could not run: ${parent.redactor.text((error as Error).message)}`);
 	}
 	addToParent(parent.ledger, result, resume?.paused.counted);
+	const unsaved =
+		memory && result.finish_reason !== 'awaiting_approval'
+			? await memory.save(result.messages, { result }).then(
+					() => undefined,
+					(error: Error) => parent.redactor.text(error.message),
+				)
+			: undefined;
 	const subRun: SubRun = {
 		agent: spec.name,
 		finish_reason: result.finish_reason,
@@ -156,6 +166,11 @@ export async function runSubAgent(
 		depth,
 		...(result.audit ? { run_id: result.audit.run_id } : {}),
 	};
+	if (unsaved !== undefined)
+		return failed(
+			`${spec.name} ran, but its memory could not save this call's turn: ${unsaved}`,
+			subRun,
+		);
 	if (result.finish_reason === 'awaiting_approval' && result.run_state !== undefined) {
 		const paused: ChildPause = {
 			agent: spec.name,

@@ -6,7 +6,6 @@ import { configureRun } from '../../../src/agent/setup/configure-run';
 import { ConfigError } from '../../../src/core/config-error';
 import type { AgentConfig } from '../../../src/settings/config';
 import type { TraceStep } from '../../../src/trace/types';
-import type { ChatMessage } from '../../../src/core/messages';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from '../../support/agent';
 import { countingTool } from '../../support/durable';
 import { rejectionOf } from '../../support/rejection';
@@ -236,41 +235,6 @@ describe('a sub-agent named in the config (runAgent)', () => {
 
 describe('agentTool() from the library', () => {
 	const server = useScriptedServer();
-
-	it("keeps a conversation of its own when given memory: the second call starts from the first one's turns", async () => {
-		const kept: ChatMessage[] = [];
-		const memory = {
-			load: async () => [...kept],
-			save: async (turns: readonly ChatMessage[]) => void kept.push(...turns),
-		};
-		const helper = agentTool({ name: 'helper', description: 'Remembers', memory });
-		const options = () => ({
-			model: modelFor(server()),
-			config: { model: 'm', allowed_tools: ['helper'] },
-			extraTools: [helper],
-		});
-		server().setScript([
-			action('helper', { task: 'remember 42' }),
-			final('noted 42'),
-			final('ok'),
-			action('helper', { task: 'what did I ask you to remember?' }),
-			final('42'),
-			final('It was 42.'),
-		]);
-		await runAgent({ ...options(), prompt: 'first' });
-		expect(kept.map((turn) => turn.content)).toEqual(['remember 42', 'noted 42']);
-		const second = await runAgent({ ...options(), prompt: 'second' });
-		expect(second.final_answer).toBe('It was 42.');
-		// The sub-agent's second call carried its first call's turns, then the new task.
-		const childCall = server()
-			.requests[4].messages.slice(1)
-			.map((message) => message.content);
-		expect(childCall).toEqual([
-			'remember 42',
-			expect.stringContaining('noted 42'),
-			'what did I ask you to remember?',
-		]);
-	});
 
 	it("runs with its own tools, unknown to the parent, and only when the parent's allowed_tools names it", async () => {
 		const probe = countingTool('probe', false);
