@@ -17,7 +17,14 @@ export type { AgentEvent, AgentEventListener } from './agent/base/events';
 export { resumeAgent } from './agent/resume';
 export type { ApprovalDecision } from './agent/pause/paused-run';
 export type { PlanDecision } from './agent/plan';
-export { agentTool, subAgentOf, type AgentTool, type SubAgentSpec } from './agent/subagent';
+export {
+	agentTool,
+	rememberedRun,
+	subAgentOf,
+	type AgentTool,
+	type SubAgentMemory,
+	type SubAgentSpec,
+} from './agent/subagent';
 export {
 	ConfigError,
 	DEFAULT_CONFIG,

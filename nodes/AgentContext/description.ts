@@ -87,6 +87,13 @@ const OPERATION_CHOICES = [
 	},
 ];
 
+/**
+ * Session ID's default: session_id from a webhook body or an earlier Agent Context node; sessionId from the Chat
+ * Trigger and Chat Hub.
+ */
+export const SESSION_ID_DEFAULT =
+	'={{ $json.session_id ?? $json.body?.session_id ?? $json.sessionId }}';
+
 /** Panel of the Agent Context node: prepare → Agent Core → persist, plus clear, get, list, fork and rewind. */
 export const agentContextProperties: INodeProperties[] = [
 	{
@@ -131,8 +138,7 @@ export const agentContextProperties: INodeProperties[] = [
 		displayName: 'Session ID',
 		name: 'sessionId',
 		type: 'string',
-		// session_id from a webhook body or an earlier Agent Context node; sessionId from the Chat Trigger and Chat Hub.
-		default: '={{ $json.session_id ?? $json.body?.session_id ?? $json.sessionId }}',
+		default: SESSION_ID_DEFAULT,
 		required: true,
 		description:
 			"The conversation this item belongs to: by default the session_id the webhook caller sends, or the Chat Trigger's sessionId",

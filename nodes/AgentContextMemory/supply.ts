@@ -19,6 +19,7 @@ import {
 	persistRequestOf,
 	prepareRequestOf,
 } from '../AgentContext/session-requests';
+import { SESSION_ID_DEFAULT } from '../AgentContext/description';
 import { LAST_SHARED_MEMORY_VERSION } from '../AgentContext/scope';
 import { scopeOf } from '../AgentContext/scope-of';
 import { openContextStore } from '../shared/context-store';
@@ -43,13 +44,16 @@ export function agentContextMemoryInput(
 	context: ISupplyDataFunctions,
 	store: ContextStore,
 	open = new Map<number, OpenTurn>(),
+	sessionSuffix = '',
 ): MemoryInput & { [AGENT_CONTEXT_MEMORY]: true } {
 	const fail = (error: unknown, itemIndex: number) => toNodeError(context, error, itemIndex);
 	const turnOf = (itemIndex: number, prompt: string): OpenTurn => {
 		const options = optionsOf(context, itemIndex);
-		const sessionId = readField(context, 'sessionId', itemIndex, '');
+		const session = readField(context, 'sessionId', itemIndex, '');
+		// An empty Session ID stays empty, so prepare still says it is missing.
+		const named = (typeof session === 'string' && session !== '') || typeof session === 'number';
 		const address = {
-			sessionId,
+			sessionId: named && sessionSuffix ? `${session}${sessionSuffix}` : session,
 			keyPrefix: keyPrefixOf(options),
 			...scopeOf(context, itemIndex, LAST_SHARED_MEMORY_VERSION),
 		};
@@ -106,6 +110,15 @@ export function agentContextMemoryInput(
 			} catch (error) {
 				throw fail(error, itemIndex);
 			}
+		},
+		forSubAgent(suffix) {
+			// A sub-agent supplies this memory to no one else: its turns keep the same open loads, let go at the end.
+			const raw = context.getNodeParameter('sessionId', 0, SESSION_ID_DEFAULT, {
+				rawExpressions: true,
+			});
+			return raw === SESSION_ID_DEFAULT
+				? agentContextMemoryInput(context, store, open, sessionSuffix + suffix)
+				: this;
 		},
 		// n8n's AI Agent and other LangChain readers call these: a sentence instead of "is not a function".
 		...Object.fromEntries(

@@ -21,6 +21,12 @@ export interface MemoryInput {
 	 * a run resumed after approval finishes (its conversation comes from the signed run state).
 	 */
 	save(turn: { itemIndex: number; result?: AgentResult; error?: unknown }): Promise<void>;
+	/**
+	 * For a sub-agent's Memory input (the Agent Core Tool, issue #52): this memory keeping the sub-agent's turns under
+	 * its session plus `suffix` while its Session ID is at its default (the conversation's session, its parent's too),
+	 * or itself when someone set the Session ID. Absent: the Agent Core Tool decides from the sub-node's parameters.
+	 */
+	forSubAgent?(suffix: string): MemoryInput;
 }
 
 /**

@@ -14,13 +14,13 @@ import { agentCoreInputs } from '../../AgentCore/panel/connections';
 import { CREDENTIAL_LABELS } from '../../AgentCore/V2/credential-labels';
 import { agentCoreToolProperties } from './description';
 
-/** Agent Core's inputs for the panel's Provider and fallback, without Main (a tool has none) and without Memory (not yet). */
+/** Agent Core version 2's inputs for the panel's Provider and fallback (its Memory input too), without Main (a tool has none). */
 const INPUTS_CALL =
-	"return agentCoreInputs(provider, needsFallback, fallbackSource).filter((input) => input !== 'main'); })" +
+	"return agentCoreInputs(provider, needsFallback, fallbackSource, true).filter((input) => input !== 'main'); })" +
 	'($parameter.provider, $parameter.needsFallback === true, $parameter.fallbackSource)';
 
 /**
- * Built as n8n's AI Agent Tool is: a node with its own Chat Model, Fallback Model and Tool inputs whose output is a
+ * Built as n8n's AI Agent Tool is: a node with its own Chat Model, Fallback Model, Memory and Tool inputs whose output is a
  * tool. Version 3 because versions 1 and 2 are the tool copies n8n made of Agent Core (../Legacy/agent-core-tool-copies.ts).
  */
 export class AgentCoreToolV3 implements INodeType {

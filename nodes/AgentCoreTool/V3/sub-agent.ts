@@ -7,6 +7,7 @@ import {
 	type ISupplyDataFunctions,
 } from 'n8n-workflow';
 import {
+	rememberedRun,
 	runAgent,
 	type AgentResult,
 	type ProviderName,
@@ -17,6 +18,7 @@ import { readConnectedTools } from '../../AgentCore/execute/inputs/connected-too
 import { readModels } from '../../AgentCore/execute/inputs/read-run';
 import { configFromPanel } from '../../AgentCore/panel/settings';
 import { nodeError } from '../../shared/node-errors';
+import { openSubAgentMemory } from './memory';
 
 /** The node's agent: what Agent Core as the parent runs as its sub-agent, and what runs on its own under another parent. */
 export type NodeSubAgent = SubAgentSpec & {
@@ -75,8 +77,10 @@ export async function readSubAgent(
 	const tools = await readConnectedTools(context, itemIndex, namesIn(options.readOnlyTools));
 	const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
 	const system = String(options.developerText ?? '').trim();
+	const name = subAgentName(context.getNode().name);
+	const memory = await openSubAgentMemory(context, itemIndex, name);
 	return {
-		name: subAgentName(context.getNode().name),
+		name,
 		description,
 		...(system ? { system } : {}),
 		// Options holds version 2's limits, its Budgets' among them: read as version 2 places each.
@@ -89,29 +93,42 @@ export async function readSubAgent(
 		model,
 		...(fallbackModel ? { fallbackModel } : {}),
 		tools,
+		...(memory ? { memory } : {}),
 	};
 }
 
-/** The agent's run on `prompt` with its own limits (under n8n's AI Agent, or with a Prompt of its own): its answer in words. */
+/**
+ * The agent's run on `prompt` with its own limits (under n8n's AI Agent, or with a Prompt of its own), from and into its
+ * own conversation when it has a Memory input: its answer in words.
+ */
 export async function runOnItsOwn(
 	agent: NodeSubAgent,
 	prompt: string,
 	signal?: AbortSignal,
 ): Promise<string> {
-	const result = await runAgent({
-		// No parent here can resume a paused run: a call that waits for a person ends (answerOf says so), its state
-		// signed with a key made for this run alone and forgotten with it.
-		...(agent.config.approval_required.length
-			? { stateSecret: randomBytes(48).toString('base64url') }
-			: {}),
-		model: agent.model,
-		...(agent.fallbackModel ? { fallbackModel: agent.fallbackModel } : {}),
-		config: agent.config,
+	// No parent here resumes a call that waits for a person: its turn is saved as it ended.
+	const { result, unsaved } = await rememberedRun(
+		agent.memory,
 		prompt,
-		...(agent.system ? { developerText: agent.system } : {}),
-		extraTools: agent.tools,
-		...(signal ? { signal } : {}),
-	});
+		(messages) =>
+			runAgent({
+				// No parent here can resume a paused run: a call that waits for a person ends (answerOf says so), its state
+				// signed with a key made for this run alone and forgotten with it.
+				...(agent.config.approval_required.length
+					? { stateSecret: randomBytes(48).toString('base64url') }
+					: {}),
+				model: agent.model,
+				...(agent.fallbackModel ? { fallbackModel: agent.fallbackModel } : {}),
+				config: agent.config,
+				prompt,
+				...(messages ? { messages } : {}),
+				...(agent.system ? { developerText: agent.system } : {}),
+				extraTools: agent.tools,
+				...(signal ? { signal } : {}),
+			}),
+		{ resumable: false },
+	);
+	if (unsaved) throw unsaved;
 	return answerOf(agent.name, result);
 }
 

@@ -9,6 +9,7 @@ export {
 	type SubAgentSpec,
 } from './agent-tool';
 export { childConfig, configAgentTools, configuredAgents } from './configure-agents';
+export { rememberedRun } from './remembered-run';
 export {
 	AGENT_DEPTH,
 	AGENT_RESUME,

@@ -11,6 +11,7 @@ import type { RunLedger } from '../base/run-ledger';
 import { subAgentAudit } from '../../audit/parent-run';
 import { subAgentOf } from './agent-tool';
 import { childConfig } from './configure-agents';
+import { rememberedRun } from './remembered-run';
 
 /** How deep a run is (0: the run a caller started) and the deepest its sub-agents may go; carried in the options. */
 export interface AgentDepth {
@@ -134,26 +135,20 @@ export async function runSubAgent(
 			: {}),
 	};
 	// With a conversation of its own, a new call starts from it (a resumed one from its state) and saves once it ended.
-	const memory = spec.memory;
-	let result: AgentResult;
-	let loaded = false;
+	let remembered: Awaited<ReturnType<typeof rememberedRun>>;
 	try {
-		const history = memory && !resume ? await memory.load(task) : undefined;
-		loaded = history !== undefined;
-		result = await parent.start(history?.length ? { ...child, messages: history } : child);
+		remembered = await rememberedRun(
+			spec.memory,
+			task,
+			(history) => parent.start(history ? { ...child, messages: history } : child),
+			{ resumed: resume !== undefined },
+		);
 	} catch (error) {
-		if (loaded)
-			await memory!.save([{ role: 'user', content: task }], { error }).catch(() => undefined);
 		return failed(`${spec.name} could not run: ${parent.redactor.text((error as Error).message)}`);
 	}
+	const { result } = remembered;
 	addToParent(parent.ledger, result, resume?.paused.counted);
-	const unsaved =
-		memory && result.finish_reason !== 'awaiting_approval'
-			? await memory.save(result.messages, { result }).then(
-					() => undefined,
-					(error: Error) => parent.redactor.text(error.message),
-				)
-			: undefined;
+	const unsaved = remembered.unsaved && parent.redactor.text(remembered.unsaved.message);
 	const subRun: SubRun = {
 		agent: spec.name,
 		finish_reason: result.finish_reason,

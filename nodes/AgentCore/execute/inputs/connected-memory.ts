@@ -1,18 +1,30 @@
 // Version 2's Memory input: the sub-node connected to it, opened as one item's MemoryInput, and the run's conversation from it.
-import { NodeConnectionTypes, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeParameters,
+} from 'n8n-workflow';
 import type { AgentResult, ChatMessage } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
 import { isAgentContextMemory, type MemoryInput } from '../../../shared/memory-input';
 import { isLangChainChatMemory, langChainMemoryInput } from './langchain-memory';
 
-/** The name on the canvas of the sub-node on the Memory input, for errors; "Memory" when n8n does not say. */
-function memoryNodeName(context: IExecuteFunctions): string {
+/** What reads a Memory input: Agent Core's execute, or the Agent Core Tool's supplyData and execute. */
+type MemoryReader = Pick<
+	IExecuteFunctions,
+	'getInputConnectionData' | 'getNode' | 'getParentNodes'
+>;
+
+/** The sub-node on the Memory input, with its parameters, for its name in errors ("Memory" when n8n does not say). */
+function memoryNode(context: MemoryReader): { name: string; parameters?: INodeParameters } {
 	const parents =
 		context.getParentNodes?.(context.getNode().name, {
 			connectionType: NodeConnectionTypes.AiMemory,
 			depth: 1,
+			includeNodeParameters: true,
 		}) ?? [];
-	return parents[0]?.name ?? 'Memory';
+	return parents[0] ?? { name: 'Memory' };
 }
 
 /** What a value is, in a few words, for the error of a Memory input carrying something unknown. */
@@ -37,6 +49,18 @@ export async function openConnectedMemory(
 	version: 1 | 2,
 ): Promise<MemoryInput | undefined> {
 	if (version < 2) return undefined;
+	const connected = await connectedMemory(context, itemIndex);
+	return connected && memoryInputOf(context, itemIndex, connected.value, connected.node.name);
+}
+
+/**
+ * What the Memory input carries for the item, with the sub-node it comes from (its name and parameters), or undefined
+ * when nothing is connected.
+ */
+export async function connectedMemory(
+	context: MemoryReader,
+	itemIndex: number,
+): Promise<{ value: unknown; node: ReturnType<typeof memoryNode> } | undefined> {
 	const connected = await context
 		.getInputConnectionData(NodeConnectionTypes.AiMemory, itemIndex)
 		.catch((error: Error) => {
@@ -51,8 +75,17 @@ export async function openConnectedMemory(
 		});
 	const value = Array.isArray(connected) ? connected[0] : connected;
 	if (value === undefined || value === null) return undefined;
+	return { value, node: memoryNode(context) };
+}
+
+/** A Memory input's value as a MemoryInput, or an error naming the sub-node when it is no chat memory. */
+export function memoryInputOf(
+	context: MemoryReader,
+	itemIndex: number,
+	value: unknown,
+	label: string,
+): MemoryInput {
 	if (isAgentContextMemory(value)) return value;
-	const label = memoryNodeName(context);
 	if (isLangChainChatMemory(value)) return langChainMemoryInput(value, label);
 	throw nodeError(
 		context,
