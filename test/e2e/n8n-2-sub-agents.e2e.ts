@@ -17,6 +17,17 @@ import {
 	subAgentWorkflows,
 	taskFor,
 } from './support/workflows/sub-agent-workflows';
+import {
+	ARCHIVIST,
+	NOTHING_KEPT,
+	RECALL,
+	UNDER_AGENT_CORE_CHAT,
+	UNDER_AI_AGENT_CHAT,
+	keep,
+	recalled,
+} from './support/workflows/sub-agent-memory-workflows';
+import { waitForChat } from './support/files-scenarios';
+import { chatPath } from './support/workflows/files-workflows';
 
 /** The execution's run data once n8n has saved it: Respond to Webhook answers before the execution ends. */
 async function storedRun(owner: OwnerSession, executionId: string): Promise<any> {
@@ -123,5 +134,61 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 			expect.objectContaining({ final_answer: `Old copy: ${question}`, finish_reason: 'final' }),
 		]);
 		get().report("a workflow with Agent Core's old tool copy ran: its $fromAI question answered");
+	});
+
+	describe("with a memory of its own on its Memory input, at the memory's default Session ID", () => {
+		const chat = (webhookId: string, sessionId: string, chatInput: string) =>
+			get().post(chatPath(webhookId), { action: 'sendMessage', sessionId, chatInput });
+		/** The messages n8n's Redis Chat Memory keeps under `key` (its list, newest first), as their text. */
+		const stored = async (key: string) =>
+			(await get().redis.client.lrange(key, 0, -1)).map(
+				(entry) => JSON.parse(entry).data.content as string,
+			);
+
+		it("under Agent Core, each keeps its own conversation in Redis: the Archivist's under <session>:Archivist", async () => {
+			await waitForChat(get(), UNDER_AGENT_CORE_CHAT);
+			const sessionId = get().uniqueId('archivist');
+			const fact = `locker ${randomInt(100, 1000)}`;
+			const first = await chat(UNDER_AGENT_CORE_CHAT, sessionId, keep(fact));
+			get().expectStatus(first, 200);
+			const second = await chat(UNDER_AGENT_CORE_CHAT, sessionId, RECALL);
+			get().expectStatus(second, 200);
+			expect(second.body).toMatchObject({
+				output: `${ARCHIVIST} says: ${recalled(fact)}`,
+				finish_reason: 'final',
+			});
+			expect(second.body.trace[0].sub_run).toMatchObject({
+				agent: ARCHIVIST,
+				finish_reason: 'final',
+			});
+			// n8n's Redis Chat Memory lists, newest first: the Archivist's two turns under its own key, the parent's apart.
+			expect(await stored(`${sessionId}:${ARCHIVIST}`)).toEqual([
+				recalled(fact),
+				'What did I ask you to remember?',
+				'Noted.',
+				`Remember: ${fact}`,
+			]);
+			const parent = await stored(sessionId);
+			expect(parent).toHaveLength(4);
+			expect(parent).toEqual(expect.arrayContaining([keep(fact), RECALL]));
+			expect(parent).not.toContain(`Remember: ${fact}`);
+			get().report(
+				`Agent Core's Archivist kept its turns under ${sessionId}:${ARCHIVIST} in Redis`,
+			);
+		});
+
+		it("under n8n's AI Agent, Simple Memory on the Archivist remembers across chat messages, per session", async () => {
+			await waitForChat(get(), UNDER_AI_AGENT_CHAT);
+			const sessionId = get().uniqueId('archivist-simple');
+			const fact = `bike ${randomInt(100, 1000)}`;
+			get().expectStatus(await chat(UNDER_AI_AGENT_CHAT, sessionId, keep(fact)), 200);
+			const second = await chat(UNDER_AI_AGENT_CHAT, sessionId, RECALL);
+			get().expectStatus(second, 200);
+			expect(second.body.output).toBe(`${ARCHIVIST} says: ${recalled(fact)}`);
+			const other = await chat(UNDER_AI_AGENT_CHAT, get().uniqueId('archivist-other'), RECALL);
+			get().expectStatus(other, 200);
+			expect(other.body.output).toBe(`${ARCHIVIST} says: ${NOTHING_KEPT}`);
+			get().report("n8n's AI Agent's Archivist recalled the fact from its Simple Memory");
+		});
 	});
 });

@@ -3,6 +3,7 @@
 import type { WorkflowJson } from '../../../../scripts/n8n-local';
 import type { ScriptedReply, ScriptedRequest } from '../../../../src/demo/scripted-server';
 import { e2eModel, lastUserMessageOf } from '../model-script';
+import { subAgentMemoryModel, subAgentMemoryWorkflows } from './sub-agent-memory-workflows';
 
 export const AI_AGENT_PATH = 'agent-core-tool-under-ai-agent';
 /** Under n8n's AI Agent 2.2, which calls the tool the node supplies (LangChain's AgentExecutor) instead of running the node. */
@@ -32,6 +33,8 @@ export const childAnswer = (count: number) => `There are ${count} items.`;
  * call and its output come back as an assistant and a user turn (Responses API and Chat Completions alike).
  */
 export function subAgentModel(request: ScriptedRequest): ScriptedReply {
+	const remembering = subAgentMemoryModel(request);
+	if (remembering !== undefined) return remembering;
 	const tools = (request.body as { tools?: Array<{ name?: string; function?: { name?: string } }> })
 		.tools;
 	const { messages } = request;
@@ -175,13 +178,17 @@ const underAiAgent = (path: string, idTail: string, typeVersion: number) =>
 		'={{ JSON.stringify({ output: $json.output, steps: $json.intermediateSteps, execution_id: $execution.id }) }}',
 	);
 
-/** The workflows: under n8n's AI Agent 3.1 and 2.2 (each on its OpenAI Chat Model) and under Agent Core version 2. */
+/**
+ * The workflows: under n8n's AI Agent 3.1 and 2.2 (each on its OpenAI Chat Model), under Agent Core version 2, the old
+ * tool copy, and the sub-agent with a memory of its own (sub-agent-memory-workflows.ts).
+ */
 export function subAgentWorkflows(): WorkflowJson[] {
 	return [
 		underAiAgent(AI_AGENT_PATH, 'a1a1a1a1', 3.1),
 		underAiAgent(AI_AGENT_2_PATH, 'c3c3c3c3', 2.2),
 		underAgentCore(),
 		oldCopyWorkflow(),
+		...subAgentMemoryWorkflows(),
 	];
 }
 
