@@ -180,4 +180,17 @@ describe("a sub-agent's own conversation (agentTool memory)", () => {
 		expect(send.runs).toEqual([{ value: 5 }]);
 		expect(log).toEqual(['load send 5', 'save send 5']);
 	});
+
+	it("never keeps the run's secrets: the turns it saves hold them redacted", async () => {
+		const secret = 'sk-live-4f9a8b7c6d5e4f3a2b1c';
+		const { memory, kept } = keptMemory();
+		server().setScript([
+			action('helper', { task: `store the key ${secret}` }),
+			final(`stored ${secret}`),
+			final('Done.'),
+		]);
+		await run(memory, 'go', { secrets: [secret] });
+		expect(kept.map((turn) => turn.content).join(' ')).not.toContain(secret);
+		expect(kept[1].content).toContain('[REDACTED]');
+	});
 });
