@@ -8,6 +8,7 @@ import type { AgentConfig } from '../../../src/settings/config';
 import type { TraceStep } from '../../../src/trace/types';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from '../../support/agent';
 import { countingTool } from '../../support/durable';
+import { MemoryBudgetLedger } from '../../../src/budget/ledger';
 import { rejectionOf } from '../../support/rejection';
 
 const task = (text: string) => action('researcher', { task: text });
@@ -67,6 +68,34 @@ describe('a sub-agent named in the config (runAgent)', () => {
 		expect(result.cost).toBeCloseTo(ownCost + sub.cost!, 6);
 		// The child's tool call counts in the parent's; the sub-agent call itself too.
 		expect(result.used_tools.researcher.count).toBe(1);
+	});
+
+	it("counts the sub-agent's model calls in the parent's shared budget scope, and stops it when the scope is spent", async () => {
+		const lookup = countingTool('lookup', false);
+		const usage = { prompt_tokens: 80, completion_tokens: 20 };
+		const ledger = new MemoryBudgetLedger();
+		const shared = { scope: 'team-sub', tokens: 300, period_seconds: 3600 };
+		server().setScript([
+			{ text: task('look twice'), usage },
+			{ text: action('lookup', { value: 1 }), usage },
+			{ text: action('lookup', { value: 2 }), usage },
+			{ text: final('never reached'), usage },
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config({ shared_budget: shared }),
+			extraTools: [lookup.tool],
+			budgetLedger: ledger,
+			prompt: 'look',
+		});
+		// 100 tokens for the parent's call, 200 for the child's two: the scope's 300 are spent before a fourth call.
+		expect(server().requests).toHaveLength(3);
+		expect(result.trace[0].sub_run).toMatchObject({ finish_reason: 'budget_exhausted' });
+		expect(result.finish_reason).toBe('budget_exhausted');
+		const totals = await ledger.totals('team-sub', 3600);
+		expect(totals.tokens).toBe(300);
+		expect(totals.cost).toBeCloseTo(result.cost!, 9);
+		expect(result.usage.total_tokens).toBe(300);
 	});
 
 	it("a sub-agent on a model without a price makes the run's cost null, and the notice names it", async () => {
