@@ -1,4 +1,5 @@
 // A planned run's trace held against its recorded plan (issue #51): every call a plan's steps made is a step of that plan.
+import { isWellFormedReference } from '../trace/plan-reference';
 import type { RunPlan, TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
 import type { AuditRecord } from './record';
@@ -107,7 +108,7 @@ const sameCall = (planned: PlannedStep, call: Call, anyArgs: boolean): boolean =
 
 /** A plan's value against the value the call ran with: a reference matches any value, anything else itself. */
 function sameValue(planned: unknown, ran: unknown): boolean {
-	if (isReference(planned)) return true;
+	if (isWellFormedReference(planned)) return true;
 	if (Array.isArray(planned))
 		return (
 			Array.isArray(ran) &&
@@ -124,10 +125,3 @@ function sameValue(planned: unknown, ran: unknown): boolean {
 	}
 	return canonicalJson(planned ?? null) === canonicalJson(ran ?? null);
 }
-
-/** `{"$step": N, "pointer": "…"}`, as a plan writes a reference (agent/plan/references.ts reads them). */
-const isReference = (value: unknown): boolean =>
-	isObject(value) &&
-	Object.keys(value).length === 2 &&
-	typeof value.$step === 'number' &&
-	typeof value.pointer === 'string';

@@ -1,9 +1,9 @@
 // References between a plan's steps: `{"$step": N, "pointer": "/json/pointer"}` anywhere inside a step's args.
 import { MAX_VALUE_DEPTH } from '../../validation/validate';
+import { isReference, STEP_KEY } from '../../trace/plan-reference';
 import { parsePointer } from './json-pointer';
 
-/** The key that makes an object of a step's args a reference. */
-export const STEP_KEY = '$step';
+export { isReference, STEP_KEY };
 
 /** One reference of a step's args: where it sits, the step it reads and the pointer into that step's observation. */
 export interface StepReference {
@@ -19,16 +19,6 @@ export interface StepReference {
  * times what the longest reply (MAX_REPLY_CHARACTERS, 200 000 characters) can hold, room for a person's edit.
  */
 export const MAX_ARGS_NODES = 1_000_000;
-
-/** Whether `value` is meant as a reference: an object with the key "$step" (checked by referencesIn). */
-export function isReference(value: unknown): value is Record<string, unknown> {
-	return (
-		typeof value === 'object' &&
-		value !== null &&
-		!Array.isArray(value) &&
-		Object.prototype.hasOwnProperty.call(value, STEP_KEY)
-	);
-}
 
 /** Where a value sits, as the schema check names it: `args.customer.ids[0]`. */
 export function renderPath(path: readonly (string | number)[]): string {
