@@ -1,4 +1,5 @@
 // A planned run's trace held against its recorded plan (issue #51): every call a plan's steps made is a step of that plan.
+import { PERSON_EDITED_NOTICE } from '../trace/notices';
 import { isWellFormedReference } from '../trace/plan-reference';
 import type { RunPlan, TraceStep } from '../trace/types';
 import { canonicalJson } from '../validation/canonical-json';
@@ -13,8 +14,6 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** The hook points whose `modify` or `redact` changed a call's args before it ran (the trace keeps what ran). */
 const CHANGED_ARGS = new Set(['modify', 'redact']);
-/** The engine's notice on a step whose call a person edited when approving it (call-decisions.ts). */
-const PERSON_EDITED = 'a person edited the arguments';
 
 /**
  * The first trace step that ran a call its plan does not hold, or that ran a plan nobody approved: each trace step
@@ -94,7 +93,7 @@ function callsProblem(step: TraceStep, planSteps: readonly unknown[]): string | 
 
 /** Whether a hook, a guardrail or a person changed the args of the step's call `index` before it ran. */
 function argsChanged(step: TraceStep, index: number, calls: number): boolean {
-	if (step.notices?.some((notice) => String(notice).startsWith(PERSON_EDITED))) return true;
+	if (step.notices?.some((notice) => String(notice).startsWith(PERSON_EDITED_NOTICE))) return true;
 	return (step.guardrails ?? []).some(
 		(decision) =>
 			decision.point === 'before_tool' &&

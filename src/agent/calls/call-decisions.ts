@@ -1,5 +1,6 @@
 // A person's decisions on a paused batch (issue #42), by call: read from the resume request and checked before the state is used.
 import type { Tool } from '../../tools/tool';
+import { PERSON_EDITED_NOTICE } from '../../trace/notices';
 import type { TraceStep } from '../../trace/types';
 import { InputError } from '../../core/input-error';
 import { checkToolCall } from './execute-tool';
@@ -38,7 +39,7 @@ export function resumedDecisions(
 	const single = batch.form === 'action';
 	if ([...decisions.values()].some((one) => 'edit' in one))
 		(entry.notices ??= []).push(
-			`a person edited the arguments ${single ? 'before the call' : 'of a call before it'} ran`,
+			`${PERSON_EDITED_NOTICE} ${single ? 'before the call' : 'of a call before it'} ran`,
 		);
 	if (single && !('deny' in (decisions.get(0) ?? {}))) entry.action = { ...batch.calls[0] };
 	return decisions;
