@@ -106,7 +106,6 @@ export async function runOnItsOwn(
 	prompt: string,
 	signal?: AbortSignal,
 ): Promise<string> {
-	// No parent here resumes a call that waits for a person: its turn is saved as it ended.
 	const { result, unsaved } = await rememberedRun(
 		agent.memory,
 		prompt,
@@ -126,6 +125,7 @@ export async function runOnItsOwn(
 				extraTools: agent.tools,
 				...(signal ? { signal } : {}),
 			}),
+		// Nor its turn kept back for a resume that never comes: saved as it ended.
 		{ resumable: false },
 	);
 	if (unsaved) throw unsaved;
