@@ -6,6 +6,7 @@ import type { Tool } from '../../tools/tool';
 import type { Redactor } from '../../trace/redact';
 import type { AgentResult, SubRun } from '../../trace/types';
 import type { TokenUsage } from '../../core/usage';
+import type { AgentEventListener } from '../base/events';
 import type { RunAgentOptions } from '../base/run-options';
 import type { RunLedger } from '../base/run-ledger';
 import { subAgentAudit } from '../../audit/parent-run';
@@ -127,6 +128,7 @@ export async function runSubAgent(
 		...(options.secrets ? { secrets: options.secrets } : {}),
 		...(options.stateSecret ? { stateSecret: options.stateSecret } : {}),
 		...(options.budgetLedger ? { budgetLedger: options.budgetLedger } : {}),
+		...(options.onEvent ? { onEvent: callEvents(options.onEvent, spec.name, parent) } : {}),
 		// An audited parent's sub-agent writes its own row, naming the parent's run and call (issue #52).
 		...(options.audit ? subAgentAudit(options.audit, parent.runId, parent.ledger.trace, call) : {}),
 		[AGENT_DEPTH]: { depth, maxDepth },
@@ -238,4 +240,21 @@ export function childLimits(
 	limits.timeout = Math.min(own('timeout'), seconds);
 	limits.max_tool_calls = Math.min(own('max_tool_calls'), max_tool_calls - parent.ledger.toolCalls);
 	return { config: { ...config, ...limits } as Record<string, unknown> & { model: string } };
+}
+
+/**
+ * What the parent's listener hears of a sub-agent's run: its calls, as they start and end, named by their path
+ * (`researcher › lookup`, deeper levels adding theirs) at the parent's step. Its model turns, answer text and ending
+ * stay inside: its answer reaches the parent as the call's observation, which the parent's own events report.
+ */
+function callEvents(
+	listener: AgentEventListener,
+	agent: string,
+	parent: Pick<SubAgentParent, 'ledger'>,
+): AgentEventListener {
+	const step = parent.ledger.trace[parent.ledger.trace.length - 1]?.step ?? 0;
+	return (event) => {
+		if (event.type === 'action' || event.type === 'observation')
+			listener({ ...event, step, tool: `${agent} › ${event.tool}` });
+	};
 }

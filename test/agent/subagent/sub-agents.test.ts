@@ -6,6 +6,7 @@ import { configureRun } from '../../../src/agent/setup/configure-run';
 import { ConfigError } from '../../../src/core/config-error';
 import type { AgentConfig } from '../../../src/settings/config';
 import type { TraceStep } from '../../../src/trace/types';
+import type { AgentEvent } from '../../../src/agent/base/events';
 import { action, final, lastUserMessage, modelFor, useScriptedServer } from '../../support/agent';
 import { countingTool } from '../../support/durable';
 import { MemoryBudgetLedger } from '../../../src/budget/ledger';
@@ -96,6 +97,40 @@ describe('a sub-agent named in the config (runAgent)', () => {
 		expect(totals.tokens).toBe(300);
 		expect(totals.cost).toBeCloseTo(result.cost!, 9);
 		expect(result.usage.total_tokens).toBe(300);
+	});
+
+	it("tells the parent's listener of the sub-agent's calls by their path at the parent's step, and nothing else of its run", async () => {
+		const lookup = countingTool('lookup', false);
+		const events: AgentEvent[] = [];
+		server().setScript([
+			task('find the value'),
+			action('lookup', { value: 7 }),
+			final('the value is 7'),
+			final('Researcher says 7.'),
+		]);
+		await runAgent({
+			model: modelFor(server()),
+			config: config(),
+			extraTools: [lookup.tool],
+			prompt: 'what is the value?',
+			onEvent: (event) => events.push(event),
+		});
+		const calls = events
+			.filter((event) => event.type === 'action' || event.type === 'observation')
+			.map(
+				(event) =>
+					`${event.type} ${'tool' in event ? event.tool : ''} @${'step' in event ? event.step : ''}`,
+			);
+		expect(calls).toEqual([
+			'action researcher @1',
+			'action researcher › lookup @1',
+			'observation researcher › lookup @1',
+			'observation researcher @1',
+		]);
+		// One run's ending and one answer: the sub-agent's own stay inside.
+		expect(events.filter((event) => event.type === 'done')).toHaveLength(1);
+		const answer = events.flatMap((event) => (event.type === 'answer_delta' ? [event.text] : []));
+		expect(answer.join('')).toBe('Researcher says 7.');
 	});
 
 	it("a sub-agent on a model without a price makes the run's cost null, and the notice names it", async () => {
