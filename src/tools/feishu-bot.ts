@@ -3,9 +3,13 @@
  * the workflow configures. The model writes only the content; the address and secret stay in settings.
  */
 import { createHmac } from 'node:crypto';
+import { loadOnce } from '../core/load-once';
 import type { JsonSchema } from '../validation/validate';
-import { FeishuBotError, postToWebhook, WEBHOOK, type FeishuBotSettings } from './feishu-webhook';
+import type { FeishuBotSettings } from './feishu-webhook';
 import type { Tool, ToolContext } from './tool';
+
+/** The webhook's post and its error, loaded when settings are first read for a call: the node panels read only the card. */
+const webhook = loadOnce(() => require('./feishu-webhook') as typeof import('./feishu-webhook'));
 
 export type { FeishuBotSettings } from './feishu-webhook';
 
@@ -107,6 +111,7 @@ export function signFeishuRequest(timestampSeconds: string, secret: string): str
 
 /** Applies defaults to an (already schema-validated) settings entry. */
 export function readFeishuBotSettings(raw: Record<string, unknown> = {}): FeishuBotSettings {
+	const { FeishuBotError } = webhook();
 	if (typeof raw.webhook_url !== 'string' || !/^https?:\/\//i.test(raw.webhook_url)) {
 		throw new FeishuBotError(
 			"feishu_bot is not configured: in n8n choose an 'Agent Core: Feishu / Lark Bot' credential on the node; " +
@@ -181,6 +186,7 @@ export function createFeishuBotTool(options: FeishuBotToolOptions = {}): Tool<Fe
 		settingsSchema: feishuBotSettingsSchema,
 		secretsIn: webhookTokens,
 		async execute(modelArgs: FeishuBotArgs, context: ToolContext): Promise<string> {
+			const { FeishuBotError, postToWebhook, WEBHOOK } = webhook();
 			const settings = readFeishuBotSettings(context.settings);
 			const args = feishuTextInNfc(modelArgs);
 			try {

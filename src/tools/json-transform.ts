@@ -1,4 +1,5 @@
-import { JmespathWorkerPool, type JmespathOutcome } from './json-transform-pool';
+import { loadOnce } from '../core/load-once';
+import type { JmespathOutcome } from './json-transform-pool';
 import type { Tool } from './tool';
 
 /**
@@ -23,11 +24,16 @@ export const JSON_TRANSFORM_MAX_DATA_LENGTH = 1_000_000;
  */
 export const JSON_TRANSFORM_WORKER_MEMORY_MB = 128;
 
-// Two, so that one slow expression running to its timeout does not stall quick transforms of other runs.
-const jmespathPool = new JmespathWorkerPool({
-	size: 2,
-	memoryLimitMb: JSON_TRANSFORM_WORKER_MEMORY_MB,
-	maxResultLength: JSON_TRANSFORM_MAX_RESULT_LENGTH,
+// Two, so that one slow expression running to its timeout does not stall quick transforms of other runs. Made (and
+// its module loaded) on the first call: the node panels read only the tool's card.
+const jmespathPool = loadOnce(() => {
+	const { JmespathWorkerPool } =
+		require('./json-transform-pool') as typeof import('./json-transform-pool');
+	return new JmespathWorkerPool({
+		size: 2,
+		memoryLimitMb: JSON_TRANSFORM_WORKER_MEMORY_MB,
+		maxResultLength: JSON_TRANSFORM_MAX_RESULT_LENGTH,
+	});
 });
 
 interface JsonTransformArgs {
@@ -60,7 +66,7 @@ export const jsonTransformTool: Tool<JsonTransformArgs> = {
 		additionalProperties: false,
 	},
 	async execute({ data, expression }, context) {
-		const outcome = await jmespathPool.evaluate(dataAsJson(data), expression, context.signal);
+		const outcome = await jmespathPool().evaluate(dataAsJson(data), expression, context.signal);
 		if (outcome.outcome === 'result') return JSON.parse(outcome.json);
 		throw new Error(describeFailure(expression, outcome));
 	},

@@ -1,11 +1,59 @@
-// How a redis_context call reaches Redis (the shared client, cancelled by the call's signal), and its error for the model.
-import { type RedisConnectionOptions } from '../redis/connection';
+// How a redis_context call reaches Redis (its script on the shared client, cancelled by the call's signal); loaded
+// with the tool's first call, so the node panels, which read only the tool's card, load no Redis client.
+import { randomUUID } from 'node:crypto';
+import type { RedisConnectionOptions } from '../redis/connection';
 import { ManagedRedis } from '../redis/managed-client';
-import { type RedisClient } from '../redis/open-client';
+import { isClusterClient, type RedisClient } from '../redis/open-client';
+import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
+import { RedisContextError } from './redis-context-error';
+import { INDEX_SUFFIX, WRITE_ID_INFIX } from './redis-context-keys';
+import { OPERATION_SCRIPT } from './redis-context-script';
 
-/** A refusal or failure whose message is already written for the model. */
-export class RedisContextError extends Error {
-	override name = 'RedisContextError';
+/** The settings one operation runs with (`RedisContextSettings` of redis-context.ts, which reads them). */
+export interface OperationSettings {
+	connection: RedisConnectionOptions;
+	ttlSeconds: number;
+	maxValueBytes: number;
+	maxKeys: number;
+}
+
+/** One checked operation on a session's keys: its namespaces (sessionNamespace, legacySessionNamespace) and args. */
+export interface SessionOperation {
+	operation: string;
+	namespace: string;
+	legacy: string;
+	key: string;
+	value: string;
+}
+
+/**
+ * Runs OPERATION_SCRIPT for one operation (see its KEYS and ARGV) on the shared client and returns its reply. A
+ * write carries a fresh id and goes through evaluateWrite; the old layout's index is passed on a plain Redis only.
+ */
+export function runSessionOperation(
+	settings: OperationSettings,
+	{ operation, namespace, legacy, key, value }: SessionOperation,
+	signal: AbortSignal,
+): Promise<unknown> {
+	const writes = operation !== 'get' && operation !== 'list';
+	const writeIdKey = `${namespace}${WRITE_ID_INFIX}${randomUUID()}`;
+	return runOnRedis(settings.connection, operation, signal, (client) => {
+		const keys = [`${namespace}${INDEX_SUFFIX}`, `${namespace}${key}`, writeIdKey];
+		// The old layout exists only on a plain Redis (nothing worked on a cluster before).
+		if (!isClusterClient(client)) keys.push(`${legacy}${INDEX_SUFFIX}`);
+		const argv = [
+			operation,
+			namespace,
+			settings.ttlSeconds,
+			settings.maxKeys,
+			settings.maxValueBytes,
+			key,
+			value,
+			legacy,
+			WRITE_ID_TTL_SECONDS,
+		];
+		return (writes ? evaluateWrite : evaluateScript)(client, OPERATION_SCRIPT, keys, argv);
+	});
 }
 
 /**
@@ -14,7 +62,7 @@ export class RedisContextError extends Error {
  * one connection instead of opening one per call. An abort (call timeout, run timeout, cancel) ends the call at
  * once; the command itself is bounded by the client's command timeout and the operation's deadline.
  */
-export async function runOnRedis<T>(
+async function runOnRedis<T>(
 	connection: RedisConnectionOptions,
 	operation: string,
 	signal: AbortSignal,

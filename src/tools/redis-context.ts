@@ -2,22 +2,19 @@
  * The `redis_context` tool: small string values the model keeps between runs of one session
  * (get / set / append / delete / list), confined to that session's own key namespace in Redis.
  */
-import { randomUUID } from 'node:crypto';
-import { type RedisConnectionOptions } from '../redis/connection';
-import { isClusterClient } from '../redis/open-client';
-import { evaluateScript, evaluateWrite, WRITE_ID_TTL_SECONDS } from '../redis/script';
-import { RedisContextError, runOnRedis } from './redis-context-call';
-import {
-	INDEX_SUFFIX,
-	legacySessionNamespace,
-	OPERATION_SCRIPT,
-	sessionNamespace,
-	WRITE_ID_INFIX,
-} from './redis-context-script';
+import { loadOnce } from '../core/load-once';
+import type { RedisConnectionOptions } from '../redis/connection';
+import { RedisContextError } from './redis-context-error';
+import { legacySessionNamespace, sessionNamespace } from './redis-context-keys';
 import type { JsonSchema } from '../validation/validate';
 import type { Tool, ToolContext } from './tool';
 
-export { legacySessionNamespace, sessionNamespace } from './redis-context-script';
+export { legacySessionNamespace, sessionNamespace } from './redis-context-keys';
+
+/** The call's way to Redis (its script, the shared client), loaded on the first call: the node panels read only the card. */
+const call = loadOnce(
+	() => require('./redis-context-call') as typeof import('./redis-context-call'),
+);
 
 export const REDIS_CONTEXT_OPERATIONS = ['get', 'set', 'append', 'delete', 'list'] as const;
 export type RedisContextOperation = (typeof REDIS_CONTEXT_OPERATIONS)[number];
@@ -190,29 +187,10 @@ export const redisContextTool: Tool<RedisContextArgs> = {
 		}
 		const namespace = sessionNamespace(settings.keyPrefix, sessionId);
 		const legacy = legacySessionNamespace(settings.keyPrefix, sessionId);
-		const writes = args.operation !== 'get' && args.operation !== 'list';
-		const writeIdKey = `${namespace}${WRITE_ID_INFIX}${randomUUID()}`;
-		const reply = await runOnRedis(
-			settings.connection,
-			args.operation,
+		const reply = await call().runSessionOperation(
+			settings,
+			{ operation: args.operation, namespace, legacy, key, value: args.value ?? '' },
 			context.signal,
-			(client) => {
-				const keys = [`${namespace}${INDEX_SUFFIX}`, `${namespace}${key}`, writeIdKey];
-				// The old layout exists only on a plain Redis (nothing worked on a cluster before).
-				if (!isClusterClient(client)) keys.push(`${legacy}${INDEX_SUFFIX}`);
-				const argv = [
-					args.operation,
-					namespace,
-					settings.ttlSeconds,
-					settings.maxKeys,
-					settings.maxValueBytes,
-					key,
-					args.value ?? '',
-					legacy,
-					WRITE_ID_TTL_SECONDS,
-				];
-				return (writes ? evaluateWrite : evaluateScript)(client, OPERATION_SCRIPT, keys, argv);
-			},
 		);
 		return renderReply(args, reply, settings);
 	},

@@ -26,6 +26,8 @@ const HEAVY_PACKAGES = [
 	'@google/genai',
 	'ioredis',
 	'@langchain/',
+	// The http_request tool's address policy, loaded by its first call.
+	'ipaddr.js',
 ];
 /** The package's own run path and the tools beside it: replay, fork, the CLI, telemetry, the audit trail, the engine's index. */
 const HEAVY_OWN = [
@@ -40,6 +42,10 @@ const HEAVY_OWN = [
 	'dist/nodes/AgentCore/execute/',
 	'dist/nodes/AgentContext/execute.js',
 	'dist/nodes/AgentContextMemory/supply.js',
+	// The built-in tools' calls: the panels read only their names, descriptions and schemas.
+	'dist/src/tools/http-request/egress.js',
+	'dist/src/tools/redis-context-call.js',
+	'dist/src/redis/managed-client.js',
 ];
 
 /** What a fresh Node process loads when it requires n8n's listed nodes and credentials after n8n-workflow, as n8n does. */

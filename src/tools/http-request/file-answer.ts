@@ -1,6 +1,6 @@
 // An http_request answer that is an image or a PDF (issue #40): its bytes go to the engine as a file of a WithFiles.
 import type { FetchedResponse } from './fetch';
-import { fileNameFrom } from './file-name';
+import { fileNameFrom } from '../file-name';
 import { renderObservation } from './observation';
 import { WithFiles } from '../tool';
 

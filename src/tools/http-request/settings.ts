@@ -1,5 +1,9 @@
-import { domainEntryProblem, parseDomainRules, type DomainRule } from './address-policy';
+import type { DomainRule } from './host-rules';
 import type { JsonSchema } from '../../validation/validate';
+import { loadOnce } from '../../core/load-once';
+
+/** The host rules (and ipaddr.js), loaded when settings are first checked or read: the node panels need only the schemas. */
+const hostRules = loadOnce(() => require('./host-rules') as typeof import('./host-rules'));
 
 /**
  * What the model may send to http_request and what `tool_settings.http_request` may configure:
@@ -161,7 +165,7 @@ export function checkHttpRequestSettings(raw: Record<string, unknown>): string[]
 	const headers = raw.headers && typeof raw.headers === 'object' ? Object.keys(raw.headers) : [];
 	const domains = Array.isArray(raw.allowed_domains) ? raw.allowed_domains : [];
 	const problems = domains.flatMap((entry, index) => {
-		const problem = typeof entry === 'string' ? domainEntryProblem(entry) : undefined;
+		const problem = typeof entry === 'string' ? hostRules().domainEntryProblem(entry) : undefined;
 		return problem ? [`allowed_domains[${index}]: ${problem.reason}; ${problem.fix}`] : [];
 	});
 	if (headers.length > 0 && domains.length === 0) {
@@ -192,7 +196,7 @@ export function readHttpRequestSettings(
 	const integer = (value: unknown, fallback: number) =>
 		Number.isInteger(value) ? (value as number) : fallback;
 	return {
-		allowedDomains: parseDomainRules(strings(raw.allowed_domains)),
+		allowedDomains: hostRules().parseDomainRules(strings(raw.allowed_domains)),
 		allowedMethods: methods.length > 0 ? methods : [...HTTP_METHODS],
 		maxResponseBytes: Math.max(1, integer(raw.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES)),
 		allowPrivateNetwork: raw.allow_private_network === true,

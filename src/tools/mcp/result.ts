@@ -2,7 +2,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FileInput } from '../../files';
 import { TruncatedText, WithFiles } from '../tool';
-import { fileNameFrom } from '../http-request/file-name';
+import { fileNameFrom } from '../file-name';
 
 /** Characters of a result kept before the engine's own cut to observation_max_len: a 10 MB answer costs no more than this downstream. */
 export const MAX_MCP_RESULT_CHARACTERS = 1_000_000;

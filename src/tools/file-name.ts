@@ -1,5 +1,5 @@
 // A file name a tool gives to a file it returns (issue #40): the last segment of a URL path or resource URI, made plain.
-import { MAX_FILE_NAME_LENGTH, fileNameProblem } from '../../files';
+import { MAX_FILE_NAME_LENGTH, fileNameProblem } from '../files';
 
 /**
  * The last segment of `path` (a URL's path or a URI), percent-decoded where that is valid, with control characters,
