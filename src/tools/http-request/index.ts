@@ -11,10 +11,10 @@ import { httpRequestOnTheWire } from './wire-form';
 import { loadOnce } from '../../core/load-once';
 
 /**
- * The `http_request` tool: wires settings, the SSRF-hardened fetch and the observation together. The
- * pieces live in the files next to this one; their public names are re-exported here. A call's run (call.ts:
- * the address policy, ipaddr.js, the fetch) loads on the first call, as the node panels read only the card. The engine redacts
- * the fixed headers' values (secrets) from everything the tool returns or throws, then cuts it.
+ * The `http_request` tool: wires settings, the SSRF-hardened fetch and the observation together. The pieces live in
+ * the files next to this one; their public names are re-exported here. A call's run (call.ts: the address policy,
+ * ipaddr.js, the fetch) loads on the first call, as the node panels read only the card. The engine redacts the fixed
+ * headers' values (secrets) from everything the tool returns or throws, then cuts it.
  */
 
 export {
