@@ -252,7 +252,9 @@ export function useTestRedis(): TestRedisScope {
 	});
 	afterAll(async () => {
 		if (admin) {
-			for (const prefix of prefixes) await deleteKeysByPrefix(admin, prefix);
+			// The context store's keys start with the prefix inside a hash tag: `{<prefix><session>}`.
+			for (const prefix of prefixes)
+				for (const form of [prefix, `{${prefix}`]) await deleteKeysByPrefix(admin, form);
 			await admin.quit();
 		}
 		await testRedis?.stop();

@@ -3,36 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import { Redis } from 'ioredis';
 import { AgentContext } from '../../../nodes/AgentContext/AgentContext.node';
 import { redisSessionKeys } from '../../../src/context/redis/redis-keys';
 import { keySlot } from '../../../src/redis/hash-tag';
 import { runWorkflow } from '../../support/n8n-engine';
-import {
-	deleteKeysByPrefix,
-	getTestRedis,
-	redisCredentialData,
-	uniqueKeyPrefix,
-	type TestRedis,
-} from '../../support/redis';
+import { redisCredentialData, useTestRedis } from '../../support/redis';
 import { connectInSequence, createInputNode, createNode } from '../../support/test-nodes';
 
 const REDIS_CREDENTIAL = { agentCoreRedisApi: { id: '3', name: 'Test Redis' } };
 
 describe('Agent Context’s Conversation Scope across workflows', () => {
-	let redis: TestRedis;
-	let client: Redis;
-	const keyPrefix = uniqueKeyPrefix('scope');
-
-	beforeAll(async () => {
-		redis = await getTestRedis();
-		client = new Redis(redis.url);
-	});
-	afterAll(async () => {
-		await deleteKeysByPrefix(client, `{${keyPrefix}`);
-		client.disconnect();
-		await redis.stop();
-	});
+	const redis = useTestRedis();
+	const keyPrefix = redis.keyPrefix('scope');
 
 	/** One execution of `workflowId`: an Agent Context node of `typeVersion` running `operation` on one item. */
 	async function run(
@@ -143,9 +125,9 @@ describe('Agent Context’s Conversation Scope across workflows', () => {
 		const session = `tagged-${randomUUID()}`;
 		await store('wf-tag', 3, session);
 		const keys = redisSessionKeys('', `${keyPrefix}{wf}6:wf-tag:${session}`);
-		expect(await client.llen(keys.turns)).toBe(1);
+		expect(await redis.admin.llen(keys.turns)).toBe(1);
 		expect(new Set(Object.values(keys).map(keySlot)).size).toBe(1);
-		expect(await client.exists(redisSessionKeys('', `${keyPrefix}${session}`).turns)).toBe(0);
+		expect(await redis.admin.exists(redisSessionKeys('', `${keyPrefix}${session}`).turns)).toBe(0);
 	});
 
 	it('a caller cannot reach another workflow’s conversation by spelling its key as a shared session id', async () => {

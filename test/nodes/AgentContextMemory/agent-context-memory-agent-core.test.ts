@@ -1,36 +1,17 @@
 // Agent Core version 2 with Agent Context Memory on its Memory input, in n8n's engine: the chat remembers, with no prepare/persist.
 import { randomUUID } from 'node:crypto';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { Redis } from 'ioredis';
 import { AgentContextMemory } from '../../../nodes/AgentContextMemory/AgentContextMemory.node';
 import { AgentCore } from '../../../nodes/AgentCore/AgentCore.node';
 import { final, useScriptedServer } from '../../support/agent';
 import { runWorkflow } from '../../support/n8n-engine';
-import {
-	deleteKeysByPrefix,
-	freeLoopbackPort,
-	getTestRedis,
-	redisCredentialData,
-	uniqueKeyPrefix,
-	type TestRedis,
-} from '../../support/redis';
+import { freeLoopbackPort, redisCredentialData, useTestRedis } from '../../support/redis';
 import { connectInSequence, createInputNode, createNode } from '../../support/test-nodes';
 
 describe('Agent Core version 2 with Agent Context Memory, in n8n’s engine', () => {
 	const server = useScriptedServer();
-	let redis: TestRedis;
-	let client: Redis;
-	const keyPrefix = uniqueKeyPrefix('memory-agent');
-
-	beforeAll(async () => {
-		redis = await getTestRedis();
-		client = new Redis(redis.url);
-	});
-	afterAll(async () => {
-		await deleteKeysByPrefix(client, `{${keyPrefix}`);
-		client.disconnect();
-		await redis.stop();
-	});
+	const redis = useTestRedis();
+	const keyPrefix = redis.keyPrefix('memory-agent');
 
 	/** One chat message: the Chat Trigger's item, Agent Core (Input: Prompt) and the memory on its Memory input. */
 	async function chat(

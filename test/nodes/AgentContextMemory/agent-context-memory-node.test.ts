@@ -1,38 +1,20 @@
 // Agent Context Memory (issue #41) through n8n's real engine: a root node on its ai_memory output loads and saves as Agent Core v2 will.
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
-import { Redis } from 'ioredis';
 import { RedisContextStore } from '../../../src/context';
 import { AgentContext } from '../../../nodes/AgentContext/AgentContext.node';
 import { AgentContextMemory } from '../../../nodes/AgentContextMemory/AgentContextMemory.node';
 import type { MemoryInput } from '../../../nodes/shared/memory-input';
 import { MEMORY_TO_USER, MemoryUser, resultOf, type ScriptedTurn } from '../../support/memory-user';
 import { runWorkflow } from '../../support/n8n-engine';
-import {
-	deleteKeysByPrefix,
-	getTestRedis,
-	redisCredentialData,
-	uniqueKeyPrefix,
-	type TestRedis,
-} from '../../support/redis';
+import { redisCredentialData, useTestRedis } from '../../support/redis';
 import { createInputNode, createNode } from '../../support/test-nodes';
 
 const REDIS_CREDENTIAL = { agentCoreRedisApi: { id: '3', name: 'Test Redis' } };
 
 describe('Agent Context Memory on a Memory input, in n8n’s engine', () => {
-	let redis: TestRedis;
-	let client: Redis;
-	const keyPrefix = uniqueKeyPrefix('memory-node');
-
-	beforeAll(async () => {
-		redis = await getTestRedis();
-		client = new Redis(redis.url);
-	});
-	afterAll(async () => {
-		await deleteKeysByPrefix(client, `{${keyPrefix}`);
-		client.disconnect();
-		await redis.stop();
-	});
+	const redis = useTestRedis();
+	const keyPrefix = redis.keyPrefix('memory-node');
 
 	function memoryNode(storage: string, options: INodeParameters = {}): INode {
 		return createNode({
@@ -273,7 +255,7 @@ describe('Agent Context Memory on a Memory input, in n8n’s engine', () => {
 				expect(out()[0].error).toBeUndefined();
 				expect(contents(out()[0])).toEqual(['hi']);
 			}
-			const written = await client.keys(`*${victim}*`);
+			const written = await redis.admin.keys(`*${victim}*`);
 			expect(written.length).toBeGreaterThan(0);
 			expect(written.filter((key) => !key.startsWith(`{${keyPrefix}`))).toEqual([]);
 			const { out } = await run('redis', [{ sessionId: '  ', prompt: 'hi', answer: 'x' }]);

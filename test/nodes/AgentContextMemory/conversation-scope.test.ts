@@ -1,33 +1,15 @@
 // Agent Context Memory's Conversation Scope (issue #48) in n8n's engine: version 2 keeps workflows apart, version 1 shares.
 import { randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
-import { Redis } from 'ioredis';
 import { AgentContextMemory } from '../../../nodes/AgentContextMemory/AgentContextMemory.node';
 import { runWorkflow } from '../../support/n8n-engine';
 import { MEMORY_TO_USER, MemoryUser } from '../../support/memory-user';
-import {
-	deleteKeysByPrefix,
-	getTestRedis,
-	redisCredentialData,
-	uniqueKeyPrefix,
-	type TestRedis,
-} from '../../support/redis';
+import { redisCredentialData, useTestRedis } from '../../support/redis';
 import { createInputNode, createNode } from '../../support/test-nodes';
 
 describe('Agent Context Memory’s Conversation Scope across workflows', () => {
-	let redis: TestRedis;
-	let client: Redis;
-	const keyPrefix = uniqueKeyPrefix('memory-scope');
-
-	beforeAll(async () => {
-		redis = await getTestRedis();
-		client = new Redis(redis.url);
-	});
-	afterAll(async () => {
-		await deleteKeysByPrefix(client, `{${keyPrefix}`);
-		client.disconnect();
-		await redis.stop();
-	});
+	const redis = useTestRedis();
+	const keyPrefix = redis.keyPrefix('memory-scope');
 
 	/** One chat message in workflow `workflowId` through a memory node of `typeVersion`: what the run was given. */
 	async function chat(

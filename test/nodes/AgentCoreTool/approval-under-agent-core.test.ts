@@ -1,41 +1,25 @@
 // A call inside an Agent Core Tool that needs a person, under Agent Core with Require Approval (issue #52): the parent
 // pauses on Needs Approval naming the path, and Run or Resume carries the decision down to the sub-agent, in n8n's engine.
 import type { IDataObject } from 'n8n-workflow';
-import type { ScriptedServer } from '../../../src/demo/scripted-server';
-import { action, final, lastUserMessage, startsScriptedServers } from '../../support/agent';
+import { action, final, lastUserMessage } from '../../support/agent';
 import { runWorkflow } from '../../support/n8n-engine';
-import { createNode } from '../../support/test-nodes';
-import { CHILD, childNode, nodeTypes, subAgentWorkflow } from './sub-agent-workflow';
+import {
+	CHILD,
+	childNode,
+	nodeTypes,
+	subAgentWorkflow,
+	agentCoreParent,
+	useParentAndChildServers,
+} from './sub-agent-workflow';
 
 describe('Agent Core Tool approvals under Agent Core', () => {
-	const startServer = startsScriptedServers();
-	let parentServer: ScriptedServer;
-	let childServer: ScriptedServer;
-	beforeEach(async () => {
-		parentServer = await startServer();
-		childServer = await startServer();
-	});
+	const servers = useParentAndChildServers();
 
 	async function run(calls: unknown[], parameters: IDataObject, items?: IDataObject[]) {
-		const parent = createNode({
-			name: 'Agent Core',
-			type: 'agentCore',
-			typeVersion: 2,
-			parameters: {
-				provider: 'openai',
-				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
-				prompt: '={{ $json.prompt }}',
-				governance: true,
-				needsApproval: true,
-				...parameters,
-			},
-			settings: {
-				credentials: {
-					agentCoreOpenAiApi: { id: '1', name: 'OpenAI' },
-					agentCoreRunStateApi: { id: '4', name: 'Run State' },
-				},
-			},
-		});
+		const parent = agentCoreParent(
+			{ prompt: '={{ $json.prompt }}', governance: true, needsApproval: true, ...parameters },
+			{ agentCoreRunStateApi: { id: '4', name: 'Run State' } },
+		);
 		const workflow = subAgentWorkflow(
 			parent,
 			childNode({ options: { approvalTools: 'multiply' } }),
@@ -43,9 +27,9 @@ describe('Agent Core Tool approvals under Agent Core', () => {
 		if (items) workflow.nodes[0].parameters = { itemsJson: JSON.stringify(items) };
 		return await runWorkflow({
 			...workflow,
-			nodeTypes: nodeTypes(childServer, calls),
+			nodeTypes: nodeTypes(servers.child, calls),
 			credentials: {
-				agentCoreOpenAiApi: { apiKey: 'k', url: parentServer.openaiBaseUrl },
+				agentCoreOpenAiApi: { apiKey: 'k', url: servers.parent.openaiBaseUrl },
 				agentCoreRunStateApi: { signingSecret: 'sub-agent-approval-secret-0123456789' },
 			},
 		});
@@ -53,8 +37,8 @@ describe('Agent Core Tool approvals under Agent Core', () => {
 
 	it("pauses the parent on Needs Approval naming the sub-agent's call; Resume with Approve runs it once and both answer", async () => {
 		const calls: unknown[] = [];
-		parentServer.setScript([action(CHILD, { task: 'multiply 6 by 7' })]);
-		childServer.setScript([action('multiply', { a: 6, b: 7 })]);
+		servers.parent.setScript([action(CHILD, { task: 'multiply 6 by 7' })]);
+		servers.child.setScript([action('multiply', { a: 6, b: 7 })]);
 		const paused = await run(calls, {});
 		expect(paused.errorOf('Agent Core')).toBeUndefined();
 		const [waiting] = paused.outputOf('Agent Core', 1);
@@ -64,8 +48,8 @@ describe('Agent Core Tool approvals under Agent Core', () => {
 		});
 		expect(calls).toEqual([]);
 
-		parentServer.setScript([final('It is 42.')]);
-		childServer.setScript([final('6 times 7 is 42')]);
+		servers.parent.setScript([final('It is 42.')]);
+		servers.child.setScript([final('6 times 7 is 42')]);
 		const resumed = await run(calls, { runOrResume: 'resume', decision: 'approve' }, [
 			waiting.json,
 		]);
@@ -73,7 +57,7 @@ describe('Agent Core Tool approvals under Agent Core', () => {
 		const json = resumed.outputOf('Agent Core', 0)[0].json as Record<string, any>;
 		expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'It is 42.' });
 		expect(calls).toEqual([{ a: 6, b: 7 }]);
-		expect(lastUserMessage(parentServer, parentServer.requests.length - 1)).toContain(
+		expect(lastUserMessage(servers.parent, servers.parent.requests.length - 1)).toContain(
 			'6 times 7 is 42',
 		);
 		expect(json.trace[0].sub_run).toMatchObject({ agent: CHILD, finish_reason: 'final' });

@@ -7,12 +7,18 @@ import {
 	type INode,
 	type INodeParameters,
 } from 'n8n-workflow';
-import type { ScriptedServer } from '../../../src/demo/scripted-server';
-import { action, final, startsScriptedServers } from '../../support/agent';
+import { action, final } from '../../support/agent';
 import { BufferWindowMemoryLike, SessionChatMemoryLike } from '../../support/chat-memory';
 import { runWorkflow } from '../../support/n8n-engine';
 import { connectInSequence, createInputNode, createNode, subNode } from '../../support/test-nodes';
-import { CHILD, childNode, nodeTypes, subAgentWorkflow } from './sub-agent-workflow';
+import {
+	CHILD,
+	childNode,
+	nodeTypes,
+	subAgentWorkflow,
+	agentCoreParent,
+	useParentAndChildServers,
+} from './sub-agent-workflow';
 
 /** A chat memory sub-node with n8n's Session ID fields (Simple Memory's, Redis Chat Memory's…), supplying `memory`. */
 const memoryNode = (memory: () => unknown) => {
@@ -40,26 +46,9 @@ const contents = (messages: readonly BaseMessage[] = []) =>
 	messages.map((message) => message.content);
 
 describe("Agent Core Tool with a chat memory on its Memory input, in n8n's engine", () => {
-	const startServer = startsScriptedServers();
-	let parentServer: ScriptedServer;
-	let childServer: ScriptedServer;
-	beforeEach(async () => {
-		parentServer = await startServer();
-		childServer = await startServer();
-	});
+	const servers = useParentAndChildServers();
 
-	const parentNode = () =>
-		createNode({
-			name: 'Agent Core',
-			type: 'agentCore',
-			typeVersion: 2,
-			parameters: {
-				provider: 'openai',
-				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
-				prompt: '={{ $json.chatInput }}',
-			},
-			settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
-		});
+	const parentNode = () => agentCoreParent({ prompt: '={{ $json.chatInput }}' });
 
 	/** One chat message in session s1: Agent Core, the Agent Core Tool on its Tool input, `memory` on the tool's Memory input. */
 	async function chat(
@@ -77,25 +66,25 @@ describe("Agent Core Tool with a chat memory on its Memory input, in n8n's engin
 			],
 			connections: { ...connections, 'Child Memory': memoryOf(CHILD) } as IConnections,
 			nodeTypes: {
-				...nodeTypes(childServer, []),
+				...nodeTypes(servers.child, []),
 				memory: memoryNode(memory),
 			},
 			credentials: {
-				agentCoreOpenAiApi: { apiKey: 'parent-key', url: parentServer.openaiBaseUrl },
+				agentCoreOpenAiApi: { apiKey: 'parent-key', url: servers.parent.openaiBaseUrl },
 			},
 		});
 		return result;
 	}
 	const twoCalls = () => {
-		parentServer.setScript([
+		servers.parent.setScript([
 			action(CHILD, { task: 'remember 42' }),
 			final('Noted.'),
 			action(CHILD, { task: 'which number?' }),
 			final('It is 42.'),
 		]);
-		childServer.setScript([final('noted 42'), final('42')]);
+		servers.child.setScript([final('noted 42'), final('42')]);
 	};
-	const childRequest = (index: number) => JSON.stringify(childServer.requests[index].messages);
+	const childRequest = (index: number) => JSON.stringify(servers.child.requests[index].messages);
 
 	it("keeps the sub-agent's turns under the chat's session plus its name with the Session ID at its default; the next call starts from them", async () => {
 		const store = new Map<string, BaseMessage[]>();
@@ -121,8 +110,8 @@ describe("Agent Core Tool with a chat memory on its Memory input, in n8n's engin
 
 	it('uses a Session ID someone set (Define below) as it is', async () => {
 		const store = new Map<string, BaseMessage[]>();
-		parentServer.setScript([action(CHILD, { task: 'remember 42' }), final('Noted.')]);
-		childServer.setScript([final('noted 42')]);
+		servers.parent.setScript([action(CHILD, { task: 'remember 42' }), final('Noted.')]);
+		servers.child.setScript([final('noted 42')]);
 		await chat('remember', () => new SessionChatMemoryLike(store, 'researcher-notes'), {
 			sessionIdType: 'customKey',
 			sessionKey: 'researcher-notes',
@@ -144,13 +133,13 @@ describe("Agent Core Tool with a chat memory on its Memory input, in n8n's engin
 
 	it("keeps only Simple Memory's window of turns (Context Window Length, k)", async () => {
 		const buffer = new BufferWindowMemoryLike(1);
-		parentServer.setScript([
+		servers.parent.setScript([
 			action(CHILD, { task: 'one' }),
 			action(CHILD, { task: 'two' }),
 			action(CHILD, { task: 'three' }),
 			final('Done.'),
 		]);
-		childServer.setScript([final('1'), final('2'), final('3')]);
+		servers.child.setScript([final('1'), final('2'), final('3')]);
 		await chat('count', () => buffer);
 		expect(childRequest(2)).toContain('two');
 		expect(childRequest(2)).not.toContain('"one"');
@@ -161,7 +150,7 @@ describe("Agent Core Tool with a chat memory on its Memory input, in n8n's engin
 			loadMemoryVariables: async () => ({ chat_history: [] }),
 			saveContext: async () => undefined,
 		};
-		parentServer.setScript([action(CHILD, { task: 'remember 42' }), final('Noted.')]);
+		servers.parent.setScript([action(CHILD, { task: 'remember 42' }), final('Noted.')]);
 		const result = await chat('remember', () => opaque);
 		// n8n reports a sub-node's error as "Error in sub-node <name>", the sub-node's message (holding the fix) under it.
 		const error = result.errorOf('Agent Core') as (Error & { description?: string }) | undefined;
@@ -170,12 +159,12 @@ describe("Agent Core Tool with a chat memory on its Memory input, in n8n's engin
 			`"Child Memory" on ${CHILD}'s Memory input cannot keep ${CHILD}'s conversation apart from its parent's: ` +
 				`set its Session ID to "Define below" with a key of its own, e.g. {{ $json.sessionId }}:${CHILD}`,
 		);
-		expect(parentServer.requests).toHaveLength(0);
+		expect(servers.parent.requests).toHaveLength(0);
 	});
 
 	it("remembers when n8n 2's engine runs the node for each call (under n8n's AI Agent), keyed as under Agent Core", async () => {
 		const store = new Map<string, BaseMessage[]>();
-		childServer.setScript([final('noted 42'), final('42')]);
+		servers.child.setScript([final('noted 42'), final('42')]);
 		const { nodes, connections } = subAgentWorkflow(createNode({ name: 'Unused', type: 'noOp' }));
 		const call = async (task: string) =>
 			await runWorkflow({
@@ -191,7 +180,7 @@ describe("Agent Core Tool with a chat memory on its Memory input, in n8n's engin
 					'Child Memory': memoryOf(CHILD),
 				} as IConnections,
 				nodeTypes: {
-					...nodeTypes(childServer, []),
+					...nodeTypes(servers.child, []),
 					memory: memoryNode(() => new SessionChatMemoryLike(store, 'chat-7')),
 				},
 			});

@@ -5,6 +5,7 @@ import {
 	NodeConnectionTypes,
 	type IConnections,
 	type INode,
+	type INodeParameters,
 	type INodeType,
 	type NodeConnectionType,
 } from 'n8n-workflow';
@@ -12,6 +13,7 @@ import { z } from 'zod/v3';
 import { AgentCore } from '../../../nodes/AgentCore/AgentCore.node';
 import { AgentCoreTool } from '../../../nodes/AgentCoreTool/AgentCoreTool.node';
 import type { ScriptedServer } from '../../../src/demo/scripted-server';
+import { startsScriptedServers } from '../../support/agent';
 import { createInputNode, createNode, subNode } from '../../support/test-nodes';
 
 /** The sub-agent's name on the canvas, and so its tool's name. */
@@ -48,6 +50,36 @@ export const chatModelNode = (server: ScriptedServer, model = 'gpt-5-mini'): INo
 				configuration: { baseURL: server.openaiBaseUrl },
 			}),
 	);
+
+/** Agent Core version 2 as the parent, on the OpenAI-compatible credential ("OpenAI"), with `parameters` and `credentials` added. */
+export const agentCoreParent = (
+	parameters: INodeParameters = {},
+	credentials: Record<string, { id: string; name: string }> = {},
+): INode =>
+	createNode({
+		name: 'Agent Core',
+		type: 'agentCore',
+		typeVersion: 2,
+		parameters: {
+			provider: 'openai',
+			model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
+			...parameters,
+		},
+		settings: {
+			credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' }, ...credentials },
+		},
+	});
+
+/** The parent's and the Agent Core Tool's scripted model servers, new for each test. */
+export function useParentAndChildServers(): { parent: ScriptedServer; child: ScriptedServer } {
+	const startServer = startsScriptedServers();
+	const servers = {} as { parent: ScriptedServer; child: ScriptedServer };
+	beforeEach(async () => {
+		servers.parent = await startServer();
+		servers.child = await startServer();
+	});
+	return servers;
+}
 
 /** The Agent Core Tool node: Description, a connected chat model, its own Allowed Tools and Options. */
 export const childNode = (parameters: Record<string, unknown> = {}): INode =>

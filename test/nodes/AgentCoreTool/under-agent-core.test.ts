@@ -1,43 +1,31 @@
 // Agent Core Tool on Agent Core's Tool input (issue #52): the parent runs it as its sub-agent, in n8n's engine.
 import type { TraceStep } from '../../../src/trace/types';
-import type { ScriptedServer } from '../../../src/demo/scripted-server';
-import { action, final, lastUserMessage, startsScriptedServers } from '../../support/agent';
+import { action, final, lastUserMessage } from '../../support/agent';
 import { runWorkflow } from '../../support/n8n-engine';
-import { createNode } from '../../support/test-nodes';
-import { CHILD, childNode, nodeTypes, subAgentWorkflow } from './sub-agent-workflow';
+import {
+	CHILD,
+	childNode,
+	nodeTypes,
+	subAgentWorkflow,
+	agentCoreParent,
+	useParentAndChildServers,
+} from './sub-agent-workflow';
 
 const totalOf = (steps: readonly TraceStep[]) =>
 	steps.reduce((sum, step) => sum + (step.usage?.total_tokens ?? 0), 0);
 
 describe('Agent Core Tool under Agent Core', () => {
-	const startServer = startsScriptedServers();
-	let parentServer: ScriptedServer;
-	let childServer: ScriptedServer;
-	beforeEach(async () => {
-		parentServer = await startServer();
-		childServer = await startServer();
-	});
+	const servers = useParentAndChildServers();
 
-	const parent = (parameters: Record<string, unknown> = {}) =>
-		createNode({
-			name: 'Agent Core',
-			type: 'agentCore',
-			typeVersion: 2,
-			parameters: {
-				provider: 'openai',
-				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
-				...parameters,
-			},
-			settings: { credentials: { agentCoreOpenAiApi: { id: '1', name: 'OpenAI' } } },
-		});
+	const parent = agentCoreParent;
 
 	async function run(child = childNode(), parentParameters: Record<string, unknown> = {}) {
 		const calls: unknown[] = [];
 		const result = await runWorkflow({
 			...subAgentWorkflow(parent({ prompt: '={{ $json.prompt }}', ...parentParameters }), child),
-			nodeTypes: nodeTypes(childServer, calls),
+			nodeTypes: nodeTypes(servers.child, calls),
 			credentials: {
-				agentCoreOpenAiApi: { apiKey: 'parent-key', url: parentServer.openaiBaseUrl },
+				agentCoreOpenAiApi: { apiKey: 'parent-key', url: servers.parent.openaiBaseUrl },
 			},
 		});
 		expect(result.errorOf('Agent Core')).toBeUndefined();
@@ -45,19 +33,19 @@ describe('Agent Core Tool under Agent Core', () => {
 	}
 
 	it("runs as the parent's sub-agent: its own model and tools, its steps as sub_run under the call, one budget", async () => {
-		parentServer.setScript([action(CHILD, { task: 'multiply 6 by 7' }), final('It is 42.')]);
-		childServer.setScript([action('multiply', { a: 6, b: 7 }), final('6 times 7 is 42')]);
+		servers.parent.setScript([action(CHILD, { task: 'multiply 6 by 7' }), final('It is 42.')]);
+		servers.child.setScript([action('multiply', { a: 6, b: 7 }), final('6 times 7 is 42')]);
 		const { json, calls } = await run(
 			childNode({ options: { developerText: 'You do arithmetic with tools only.' } }),
 		);
 		expect(json).toMatchObject({ finish_reason: 'final', final_answer: 'It is 42.' });
 		expect(calls).toEqual([{ a: 6, b: 7 }]);
 		// The child's model saw its task and its System Message, never the parent's conversation.
-		expect(lastUserMessage(childServer, 0)).toBe('multiply 6 by 7');
-		expect(childServer.requests[0].messages[0].content).toContain(
+		expect(lastUserMessage(servers.child, 0)).toBe('multiply 6 by 7');
+		expect(servers.child.requests[0].messages[0].content).toContain(
 			'You do arithmetic with tools only.',
 		);
-		expect(JSON.stringify(childServer.requests)).not.toContain('What is 6 times 7?');
+		expect(JSON.stringify(servers.child.requests)).not.toContain('What is 6 times 7?');
 		const trace = json.trace as TraceStep[];
 		expect(trace[0].observation).toBe('6 times 7 is 42');
 		const sub = trace[0].sub_run!;
@@ -74,8 +62,8 @@ describe('Agent Core Tool under Agent Core', () => {
 	});
 
 	it("narrows the child's limits to what the parent has left: with one tool call left, the child stops and the parent is told", async () => {
-		parentServer.setScript([action(CHILD, { task: 'multiply twice' }), final('It could not.')]);
-		childServer.setScript([
+		servers.parent.setScript([action(CHILD, { task: 'multiply twice' }), final('It could not.')]);
+		servers.child.setScript([
 			action('multiply', { a: 6, b: 7 }),
 			action('multiply', { a: 2, b: 3 }),
 			final('never reached'),
@@ -90,12 +78,12 @@ describe('Agent Core Tool under Agent Core', () => {
 	});
 
 	it('runs a Prompt of other words around the task as a tool with its own run: the words reach its model, no sub_run', async () => {
-		parentServer.setScript([action(CHILD, { task: 'multiply 6 by 7' }), final('Voilà: 42.')]);
-		childServer.setScript([final('six fois sept font 42')]);
+		servers.parent.setScript([action(CHILD, { task: 'multiply 6 by 7' }), final('Voilà: 42.')]);
+		servers.child.setScript([final('six fois sept font 42')]);
 		const { json } = await run(
 			childNode({ text: "=Answer in French: {{ $fromAI('task', 'the question', 'string') }}" }),
 		);
-		expect(lastUserMessage(childServer, 0)).toBe('Answer in French: multiply 6 by 7');
+		expect(lastUserMessage(servers.child, 0)).toBe('Answer in French: multiply 6 by 7');
 		const trace = json.trace as TraceStep[];
 		expect(trace[0].observation).toBe('six fois sept font 42');
 		expect(trace[0].sub_run).toBeUndefined();
@@ -104,17 +92,17 @@ describe('Agent Core Tool under Agent Core', () => {
 	it('counts as read-only only when Options → Read-Only Tools names every tool on its Tool input: then a repeat is answered from the first', async () => {
 		const ask = action(CHILD, { task: 'multiply 6 by 7' });
 		const script = () => {
-			parentServer.setScript([ask, ask, final('42')]);
-			childServer.setScript([action('multiply', { a: 6, b: 7 }), final('42')]);
+			servers.parent.setScript([ask, ask, final('42')]);
+			servers.child.setScript([action('multiply', { a: 6, b: 7 }), final('42')]);
 		};
 		script();
 		await run(childNode());
-		expect(lastUserMessage(parentServer, 2)).toContain(
+		expect(lastUserMessage(servers.parent, 2)).toContain(
 			'already ran at step 1 and was not run again, since it has side effects',
 		);
 		script();
 		await run(childNode({ options: { readOnlyTools: 'multiply' } }));
-		expect(lastUserMessage(parentServer, parentServer.requests.length - 1)).toContain(
+		expect(lastUserMessage(servers.parent, servers.parent.requests.length - 1)).toContain(
 			'(repeated call: identical to step 1, not run again; the same result)',
 		);
 	});
@@ -123,12 +111,12 @@ describe('Agent Core Tool under Agent Core', () => {
 		const calls: unknown[] = [];
 		const result = await runWorkflow({
 			...subAgentWorkflow(parent({ prompt: 'x' }), childNode({ toolDescription: '  ' })),
-			nodeTypes: nodeTypes(childServer, calls),
-			credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: parentServer.openaiBaseUrl } },
+			nodeTypes: nodeTypes(servers.child, calls),
+			credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: servers.parent.openaiBaseUrl } },
 		});
 		expect(
 			String(result.errorOf('Agent Core')?.message) + JSON.stringify(result.errorOf('Agent Core')),
 		).toContain('Description is empty');
-		expect(parentServer.requests).toHaveLength(0);
+		expect(servers.parent.requests).toHaveLength(0);
 	});
 });
