@@ -31,6 +31,10 @@ export type NodeSubAgent = SubAgentSpec & {
 	tools: Tool[];
 };
 
+/** What to write in an empty Description. */
+const DESCRIPTION_FIX =
+	'say what this agent does and what to give it: the parent model reads it to decide when to call it';
+
 /** The names in a comma-separated field. */
 const namesIn = (field: unknown) =>
 	new Set(
@@ -60,11 +64,12 @@ export async function readSubAgent(
 		context.getNodeParameter('toolDescription', itemIndex, '') ?? '',
 	).trim();
 	if (!description)
+		// The fix in the message as well: n8n reports a sub-node's error to its parent with the message alone.
 		throw nodeError(
 			context,
-			'Description is empty',
+			`Description is empty: ${DESCRIPTION_FIX}`,
 			itemIndex,
-			'Say what this agent does and what to give it: the parent model reads it to decide when to call it.',
+			`${DESCRIPTION_FIX[0].toUpperCase()}${DESCRIPTION_FIX.slice(1)}.`,
 		);
 	const provider = context.getNodeParameter('provider', itemIndex) as ProviderName | 'connected';
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;

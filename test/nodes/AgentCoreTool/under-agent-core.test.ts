@@ -114,9 +114,11 @@ describe('Agent Core Tool under Agent Core', () => {
 			nodeTypes: nodeTypes(servers.child, calls),
 			credentials: { agentCoreOpenAiApi: { apiKey: 'k', url: servers.parent.openaiBaseUrl } },
 		});
-		expect(
-			String(result.errorOf('Agent Core')?.message) + JSON.stringify(result.errorOf('Agent Core')),
-		).toContain('Description is empty');
+		// n8n reports a sub-node's error as "Error in sub-node <name>", the sub-node's message (holding the fix) under it.
+		const error = result.errorOf('Agent Core') as (Error & { description?: string }) | undefined;
+		expect(error?.description).toBe(
+			'Description is empty: say what this agent does and what to give it: the parent model reads it to decide when to call it',
+		);
 		expect(servers.parent.requests).toHaveLength(0);
 	});
 });
