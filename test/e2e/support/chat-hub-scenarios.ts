@@ -1,17 +1,9 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { CHAT, RECALL_QUESTION } from './model-script';
 import { CHAT_HUB_WORKFLOW_IDS } from './workflows/derived-workflows';
-import { parseJsonOrUndefined, type AgentCoreInN8n } from './n8n-harness';
+import { type AgentCoreInN8n } from './n8n-harness';
+import { OwnerSession } from './n8n-rest';
 
-/** The owner this suite signs up as; n8n's REST API (and so Chat Hub) wants a signed-in user. */
-const OWNER = {
-	email: 'owner@agent-core.example.com',
-	firstName: 'Agent',
-	lastName: 'Core',
-	password: 'E2e-Owner-Password-1',
-};
-/** n8n binds its auth cookie to the browser-id header it was issued with. */
-const BROWSER_ID = 'agent-core-e2e-browser';
 /** How long a reply may take before the scenario gives up (a hang guard, not an assertion). */
 const REPLY_WAIT_MS = 60000;
 
@@ -23,57 +15,16 @@ interface ChatHubMessage {
 	previousMessageId: string | null;
 }
 
-/** n8n's REST API as the signed-in owner: the owner is set up on first use, signed in after that. */
-class RestClient {
-	private cookie = '';
-
-	constructor(private readonly origin: string) {}
-
-	async signIn(): Promise<void> {
-		const setUp = await this.request('POST', '/rest/owner/setup', OWNER);
-		if (setUp.status === 200) return;
-		const signedIn = await this.request('POST', '/rest/login', {
-			emailOrLdapLoginId: OWNER.email,
-			password: OWNER.password,
-		});
-		if (signedIn.status !== 200)
-			throw new Error(
-				`n8n refused the owner set-up (${setUp.status}: ${setUp.text}) and the sign-in (${signedIn.status}: ${signedIn.text})`,
-			);
-	}
-
-	/** Chat Hub is off until an admin turns it on (Settings → Chat in the UI). */
-	async enableChatHub(): Promise<void> {
-		const enabled = await this.request('PUT', '/rest/chat/enabled', { enabled: true });
-		if (enabled.status !== 200)
-			throw new Error(`n8n refused to enable Chat Hub: HTTP ${enabled.status} ${enabled.text}`);
-	}
-
-	async request(
-		method: 'GET' | 'POST' | 'PUT',
-		path: string,
-		body?: unknown,
-	): Promise<{ status: number; text: string; body: any }> {
-		const response = await fetch(`${this.origin}${path}`, {
-			method,
-			headers: {
-				'content-type': 'application/json',
-				'browser-id': BROWSER_ID,
-				...(this.cookie ? { cookie: this.cookie } : {}),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-			signal: AbortSignal.timeout(30000),
-		});
-		const issued = response.headers.getSetCookie().find((cookie) => cookie.startsWith('n8n-auth='));
-		if (issued) this.cookie = issued.split(';')[0];
-		const text = await response.text();
-		return { status: response.status, text, body: parseJsonOrUndefined(text) };
-	}
+/** Chat Hub is off until an admin turns it on (Settings → Chat in the UI). */
+async function enableChatHub(owner: OwnerSession): Promise<void> {
+	const enabled = await owner.request('PUT', '/rest/chat/enabled', { enabled: true });
+	if (enabled.status !== 200)
+		throw new Error(`n8n refused to enable Chat Hub: HTTP ${enabled.status} ${enabled.text}`);
 }
 
 /** Sends one message in a Chat Hub conversation with the workflow and waits for the AI message that answers it. */
 async function sendAndWaitForReply(
-	rest: RestClient,
+	rest: OwnerSession,
 	workflowId: string,
 	sessionId: string,
 	message: string,
@@ -130,9 +81,9 @@ export async function chatHubConversation(
 	n8n: AgentCoreInN8n,
 	responseMode: keyof typeof CHAT_HUB_WORKFLOW_IDS,
 ): Promise<void> {
-	const rest = new RestClient(new URL(n8n.n8n.webhookUrl('')).origin);
+	const rest = new OwnerSession(n8n.n8n.baseUrl);
 	await rest.signIn();
-	await rest.enableChatHub();
+	await enableChatHub(rest);
 	const workflowId = CHAT_HUB_WORKFLOW_IDS[responseMode];
 	const sessionId = randomUUID();
 	const fact = `my bike lock code is ${randomInt(1000, 10000)}`;

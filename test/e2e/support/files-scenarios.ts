@@ -11,7 +11,8 @@ import {
 	UPLOAD_CHAT_WEBHOOK_ID,
 	UPLOAD_CONTEXT_CHAT_WEBHOOK_ID,
 } from './workflows/files-workflows';
-import { parseJsonOrUndefined, useAgentCoreInN8n, type WebhookResponse } from './n8n-harness';
+import { useAgentCoreInN8n, type WebhookResponse } from './n8n-harness';
+import { parseJsonOrUndefined } from './n8n-rest';
 import type { AgentCoreInN8n } from './n8n-harness';
 
 interface Upload {

@@ -1,5 +1,4 @@
 // n8n's internal REST API (/rest) as the instance owner, as the editor calls it: set-up or sign-in, then requests with its cookie.
-import { parseJsonOrUndefined } from './n8n-harness';
 
 /** The owner the e2e suites sign up as on a fresh instance. */
 export const OWNER = {
@@ -59,6 +58,15 @@ export class OwnerSession {
 		if (issued) this.cookie = issued.split(';')[0];
 		const text = await response.text();
 		return { status: response.status, text, body: parseJsonOrUndefined(text) };
+	}
+}
+
+/** A response body as JSON, or undefined when it is not JSON (n8n answers some errors as text). */
+export function parseJsonOrUndefined(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
 	}
 }
 
