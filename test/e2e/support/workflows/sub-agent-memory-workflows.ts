@@ -3,6 +3,7 @@
 // (Simple Memory on the Archivist), each a chat workflow driven as n8n's chat widget drives it.
 import type { WorkflowJson } from '../../../../scripts/n8n-local';
 import type { ScriptedReply, ScriptedRequest } from '../../../../src/demo/scripted-server';
+import { openAiModelNode } from './openai-model-node';
 
 /** The sub-agent's name on the canvas, so its tool's name and the suffix of its session key. */
 export const ARCHIVIST = 'Archivist';
@@ -100,14 +101,6 @@ const SIMPLE_MEMORY = {
 	typeVersion: 1.3,
 	parameters: {},
 };
-const openAiModel = (name: string, model: string, extra: Record<string, unknown> = {}) => ({
-	parameters: { model: { __rl: true, mode: 'id', value: model }, options: {}, ...extra },
-	name,
-	type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-	typeVersion: 1.3,
-	credentials: { openAiApi: { id: 'openAiApi1', name: 'OpenAI account' } },
-});
-
 /** Chat Trigger → `parent`, the Archivist (its model and `memory`) on the parent's Tool input, `parentExtra` on the parent. */
 function chatWorkflow(
 	name: string,
@@ -137,7 +130,7 @@ function chatWorkflow(
 			type: 'n8n-nodes-agent-core.agentCoreTool',
 			typeVersion: 3,
 		},
-		openAiModel('Archivist Model', ARCHIVIST_MODEL),
+		openAiModelNode('Archivist Model', ARCHIVIST_MODEL),
 		{ ...archivistMemory, name: 'Archivist Memory' },
 		...parentExtra.map(({ input: _input, ...node }) => node),
 	].map((node, index) => ({ ...node, id: id(index + 2), position: [index * 200, 0] }));
@@ -191,7 +184,7 @@ export function subAgentMemoryWorkflows(): WorkflowJson[] {
 				typeVersion: 3.1,
 			},
 			SIMPLE_MEMORY,
-			[{ ...openAiModel('Parent Model', 'gpt-4o-mini'), input: 'ai_languageModel' }],
+			[{ ...openAiModelNode('Parent Model', 'gpt-4o-mini'), input: 'ai_languageModel' }],
 		),
 	];
 }

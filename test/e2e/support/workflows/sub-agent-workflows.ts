@@ -3,6 +3,7 @@
 import type { WorkflowJson } from '../../../../scripts/n8n-local';
 import type { ScriptedReply, ScriptedRequest } from '../../../../src/demo/scripted-server';
 import { e2eModel, lastUserMessageOf } from '../model-script';
+import { openAiModelNode } from './openai-model-node';
 import { subAgentMemoryModel, subAgentMemoryWorkflows } from './sub-agent-memory-workflows';
 
 export const AI_AGENT_PATH = 'agent-core-tool-under-ai-agent';
@@ -76,15 +77,7 @@ const openAiModel = (
 	model: string,
 	position: [number, number],
 	extra: Record<string, unknown> = {},
-) => ({
-	parameters: { model: { __rl: true, mode: 'id', value: model }, options: {}, ...extra },
-	id,
-	name,
-	type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-	typeVersion: 1.3,
-	position,
-	credentials: { openAiApi: { id: 'openAiApi1', name: 'OpenAI account' } },
-});
+) => ({ ...openAiModelNode(name, model, extra), id, position });
 
 const connect = (to: string, type: string) => ({ [type]: [[{ node: to, type, index: 0 }]] });
 
