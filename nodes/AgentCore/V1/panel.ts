@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readField } from '../../shared/default-expressions';
 import { sharedBudget, type GovernanceSwitch, type PanelVersion } from '../panel/version';
 import { configFromPanel } from '../panel/settings';
+import { agentCoreFieldNames } from '../panel/names';
 import type { WorkflowToolRow } from '../execute/inputs/workflow-tools';
 
 const on = (context: IExecuteFunctions, itemIndex: number, name: GovernanceSwitch) =>
@@ -11,6 +12,7 @@ const on = (context: IExecuteFunctions, itemIndex: number, name: GovernanceSwitc
 /** Version 1: every field where the panel of the first release put it. */
 export const VERSION_1_PANEL: PanelVersion = {
 	version: 1,
+	fieldNames: agentCoreFieldNames(1),
 	isResuming: (context, itemIndex) =>
 		context.getNodeParameter('operation', itemIndex, 'run') === 'resume',
 	readItem(context, itemIndex) {

@@ -5,6 +5,7 @@ import { CREDENTIAL_LABELS } from './credential-labels';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT } from '../panel/places';
 import { sharedBudget, type PanelVersion } from '../panel/version';
 import { configFromPanel } from '../panel/settings';
+import { agentCoreFieldNames } from '../panel/names';
 import { checkToolFieldValues } from './tool-field-problems';
 import { settingsFromToolFields } from './tool-fields';
 import type { WorkflowToolRow } from '../execute/inputs/workflow-tools';
@@ -15,6 +16,7 @@ const isTrue = (context: IExecuteFunctions, name: string, itemIndex: number) =>
 /** Version 2: what a new node gets (V2/description.ts). A field not added to Options has the default it shows when added. */
 export const VERSION_2_PANEL: PanelVersion = {
 	version: 2,
+	fieldNames: agentCoreFieldNames(2),
 	isResuming: (context, itemIndex) =>
 		context.getNodeParameter(RUN_OR_RESUME, itemIndex, 'run') === 'resume',
 	readItem(context, itemIndex) {
@@ -31,12 +33,15 @@ export const VERSION_2_PANEL: PanelVersion = {
 		return {
 			sessionId,
 			developerText: (options.developerText as string | undefined) ?? '',
-			toolSettingsJson: options.toolSettingsJson ?? '{}',
+			toolSettingsJson: options.toolSettingsJson,
 			options,
 			...(options.requireOutputFormat === true
 				? { outputSchema: { value: options.outputSchema } }
 				: {}),
-			config: { ...configFromPanel(2, { options, budgets }), ...sharedBudget(budgets) },
+			config: {
+				...configFromPanel(2, { options, budgets }),
+				...(governance ? sharedBudget(budgets) : {}),
+			},
 			workflowTools:
 				(options.workflowTools as { tools?: WorkflowToolRow[] } | undefined)?.tools ?? [],
 			switches: {
@@ -57,6 +62,8 @@ export const VERSION_2_PANEL: PanelVersion = {
 	hasApprovalOutput: (context) =>
 		isTrue(context, 'governance', 0) && isTrue(context, 'needsApproval', 0),
 	withToolFields(context, itemIndex, toolSettings, allowed) {
+		// The fields are those of the allowed built-in tools: with none allowed, none counts.
+		if (allowed.length === 0) return toolSettings;
 		const settings = settingsFromToolFields(context, itemIndex, toolSettings, allowed);
 		checkToolFieldValues(context, itemIndex, toolSettings, settings);
 		return settings;

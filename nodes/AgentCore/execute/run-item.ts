@@ -15,7 +15,7 @@ import {
 import { recordAiCalls } from './output/ai-events';
 import { readResume } from './governance/approval';
 import { readAudit, runTracer } from './governance/audit';
-import type { ExecutionRedis } from './governance/execution-redis';
+import type { OpenRedis } from './governance/execution-redis';
 import { intermediateStepsOf } from './output/intermediate-steps';
 import type { PanelVersion } from '../panel/version';
 import { readInput, readItemRun, type ItemRun } from './inputs/read-run';
@@ -37,7 +37,7 @@ function readFailurePolicy(options: IDataObject): RunFailurePolicy {
 export interface ExecutionState {
 	panel: PanelVersion;
 	started: RelatedExecution[];
-	redis: ExecutionRedis;
+	redis: OpenRedis;
 }
 
 /** read → run → shape: the item's settings are read once, and the run's config is not changed after. */
@@ -56,9 +56,12 @@ export async function runItem(
 		? undefined
 		: await readInput(context, itemIndex, run, panel.version, memory);
 	// `output`, the reply n8n's chat shows: the answer, or why there is none in one sentence. A streamed chat shows
-	// the stream, not the item: a run without an answer ends its stream with that sentence.
-	const reply = (ended: AgentResult, streamed = false) =>
-		chatOutput(ended, limitWords(ended.finish_reason, config, panel.version), streamed);
+	// the stream, not the item: a run without an answer ends its stream with that sentence (a limit's: panel words).
+	const limit = (ended: AgentResult) =>
+		ended.finish_reason === 'final'
+			? undefined
+			: limitWords(ended.finish_reason, config, panel.version);
+	const reply = (ended: AgentResult, streamed = false) => chatOutput(ended, limit(ended), streamed);
 	// The stream showed a paused plan's list when the plan arrived: its ending only says it waits.
 	const ending = (ended: AgentResult) =>
 		ended.finish_reason === 'final' ? undefined : reply(ended, true);
@@ -109,7 +112,7 @@ async function runOrResume(
 		ending,
 	}: {
 		run: ItemRun;
-		redis: ExecutionRedis;
+		redis: OpenRedis;
 		input: RunInput | undefined;
 		ending: (result: AgentResult) => string | undefined;
 	},
@@ -127,12 +130,17 @@ async function runOrResume(
 		secrets,
 		hooks,
 	} = run;
-	const stream = openItemStream(context, itemIndex, options);
+	// output/streaming.ts only while Stream Response is not off and the execution streams (n8n ≥ 1.105 can say so).
+	const streams =
+		options.streamResponse !== false &&
+		typeof context.isStreaming === 'function' &&
+		context.isStreaming();
+	const stream = streams ? openItemStream(context, itemIndex, options) : undefined;
 	const common = {
 		model,
 		fallbackModel,
 		extraTools,
-		...(config.shared_budget ? { budgetLedger: await redis.budgetLedger(itemIndex) } : {}),
+		...(config.shared_budget ? { budgetLedger: await redis().budgetLedger(itemIndex) } : {}),
 		secrets,
 		config,
 		stateSecret,
@@ -143,14 +151,14 @@ async function runOrResume(
 		signal: context.getExecutionCancelSignal?.(),
 		onEvent: stream?.onEvent,
 		streamAnswer: stream?.streamAnswer,
-		...(await readAudit(context, itemIndex, run.switches.auditTrail)),
+		...(run.switches.auditTrail ? await readAudit(context, itemIndex, true) : {}),
 		...runTracer(),
 	};
 	const resume = async () =>
 		resumeAgent({
 			...common,
 			...readResume(context, itemIndex),
-			usedStates: await redis.usedStateRegistry(itemIndex),
+			usedStates: await redis().usedStateRegistry(itemIndex),
 		});
 	const running = input ? runAgent({ ...common, ...input }) : resume();
 	return await running.then(

@@ -70,6 +70,34 @@ export function collectionProperties(
 	);
 }
 
+/** How a node version reads one config key: a value it always runs with, or the collection and field holding it. */
+type Reading =
+	| { key: string; always: unknown }
+	| { key: string; collection: string; field: string; unsetValue: unknown };
+
+/** Per node version, its readings in the table's order: the table and the places are fixed, so each is worked out once. */
+const READINGS = new Map<number, Reading[]>();
+
+function readingsOf(version: 1 | 2): Reading[] {
+	const known = READINGS.get(version);
+	if (known) return known;
+	const readings: Reading[] = [];
+	for (const [key, { panel }] of settingEntries()) {
+		if (!panel || panel.builtByNode || panel.collection === 'top') continue;
+		// A setting newer than this node version runs as that version always did (e.g. one tool call per reply in version 1).
+		if ((panel.since ?? 1) > version && panel.olderVersions !== undefined) {
+			readings.push({ key, always: panel.olderVersions });
+			continue;
+		}
+		const place = placeOf(panel, version);
+		if (!place || place.path.length !== 2) continue;
+		const [collection, field] = place.path;
+		readings.push({ key, collection, field, unsetValue: panel.unsetValue });
+	}
+	READINGS.set(version, readings);
+	return readings;
+}
+
 /**
  * The config keys an item's panel sets in node version `version`, from its collections by parameter name
  * (`limits` and `options` in version 1; `options` and `budgets` in version 2), each where places.ts
@@ -81,17 +109,13 @@ export function configFromPanel(
 	collections: Readonly<Record<string, IDataObject>>,
 ): Partial<AgentConfig> {
 	const config: Record<string, unknown> = {};
-	for (const [key, { panel }] of settingEntries()) {
-		if (!panel || panel.builtByNode || panel.collection === 'top') continue;
-		// A setting newer than this node version runs as that version always did (e.g. one tool call per reply in version 1).
-		if ((panel.since ?? 1) > version && panel.olderVersions !== undefined) {
-			config[key] = panel.olderVersions;
+	for (const reading of readingsOf(version)) {
+		if ('always' in reading) {
+			config[reading.key] = reading.always;
 			continue;
 		}
-		const place = placeOf(panel, version);
-		if (!place || place.path.length !== 2) continue;
-		const value = collections[place.path[0]]?.[place.path[1]];
-		if (value !== undefined && value !== panel.unsetValue) config[key] = value;
+		const value = collections[reading.collection]?.[reading.field];
+		if (value !== undefined && value !== reading.unsetValue) config[reading.key] = value;
 	}
 	return config as Partial<AgentConfig>;
 }

@@ -1,6 +1,7 @@
 // What differs between Agent Core's node versions when a run reads its panel: one reader per version (V1/, V2/).
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { AgentConfig } from '../../../src/panel';
+import type { FieldNamer } from '../../shared/node-errors';
 import type { CredentialPicker } from '../execute/governance/missing-credential';
 import type { WorkflowToolRow } from '../execute/inputs/workflow-tools';
 
@@ -15,7 +16,7 @@ export interface ItemPanel {
 	sessionId: string;
 	/** Instructions (version 1) or System Message (version 2): the run's developerText. */
 	developerText: string;
-	/** Tool Settings (JSON), as the field holds it (text or an expression's object). */
+	/** Tool Settings (JSON), as the field holds it (text or an expression's object); undefined when not set. */
 	toolSettingsJson: unknown;
 	/**
 	 * The Options fields the node itself owns (failures, streaming, read-only tools, MCP servers, model call
@@ -36,6 +37,8 @@ export interface ItemPanel {
 /** A node version's reading of its panel, chosen once by the node class, not per item. */
 export interface PanelVersion {
 	readonly version: 1 | 2;
+	/** What this version's panel calls an engine error's field (names.ts agentCoreFieldNames), made once. */
+	readonly fieldNames: FieldNamer;
 	/** Whether this item resumes a paused run (version 1's Operation, version 2's Run or Resume). */
 	isResuming(context: IExecuteFunctions, itemIndex: number): boolean;
 	/** The item's panel values, each read once. */

@@ -99,3 +99,6 @@ export class ExecutionRedis {
 		]);
 	}
 }
+
+/** The execution's Redis, made on the first call: an execution that uses no Redis makes none (execute/index.ts). */
+export type OpenRedis = () => ExecutionRedis;

@@ -1,6 +1,6 @@
 import { NodeConnectionTypes, type IExecuteFunctions } from 'n8n-workflow';
 import { agentTool, toJsonSchemaObject, type Tool } from '../../../../src/run-path';
-import { suppliedSubAgent } from '../../../shared/sub-agent-tool';
+import { SUB_AGENT_FIELD, suppliedSubAgent } from '../../../shared/sub-agent-tool';
 import { isMcpClientToolkit, readMcpClientToolResult } from './mcp-client-tool';
 
 /** The part of a LangChain tool (what n8n's tool sub-nodes supply) that Agent Core uses. */
@@ -60,7 +60,7 @@ export async function readConnectedTools(
 	// Tool node is a sub-agent of this run (issue #52): run by its loop, inside its budget, read-only when all its tools are.
 	return tools.flatMap(({ tool, mcp }) => {
 		if (!isTool(tool)) return [];
-		const subAgent = suppliedSubAgent(tool);
+		const subAgent = SUB_AGENT_FIELD in tool ? suppliedSubAgent(tool) : undefined;
 		return [subAgent ? agentTool(subAgent) : adaptTool(tool, readOnly.has(tool.name), mcp)];
 	});
 }

@@ -17,12 +17,12 @@ import { chatModelInputs } from '../../panel/connections';
 import { readConnectedTools } from './connected-tools';
 import type { ItemPanel, PanelVersion } from '../../panel/version';
 import { modelFromCredential } from './provider-credential';
-import type { ExecutionRedis } from '../governance/execution-redis';
+import type { OpenRedis } from '../governance/execution-redis';
 import { readMcpServers } from './mcp-servers';
 import { readItemFiles } from './read-files';
 import { loadMemoryInput } from './connected-memory';
 import type { MemoryInput } from '../../../shared/memory-input';
-import { withToolCredentials } from './tool-credentials';
+import { CREDENTIAL_TOOLS, withToolCredentials } from './tool-credentials';
 import { readWorkflowTools } from './workflow-tools';
 import { readGuardrailWorkflow } from './guardrail-workflow';
 import { readJsonValue } from './json-field';
@@ -56,12 +56,13 @@ export interface ItemRun {
 /**
  * Reads the item's settings in the order their problems were always reported (models, JSON fields, model
  * name, tool credentials, tools, approval, durable runs) and builds the config in one piece; nothing patches it later.
+ * A feature's file is entered only when the panel values read here set it: unset, its empty value stands in.
  */
 export async function readItemRun(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	version: PanelVersion,
-	redis: ExecutionRedis,
+	redis: OpenRedis,
 ): Promise<ItemRun> {
 	// Every panel value this version places, read once and already in the engine's terms (V1/panel.ts, V2/panel.ts).
 	const panel = version.readItem(context, itemIndex);
@@ -74,12 +75,9 @@ export async function readItemRun(
 		options,
 	);
 	const builtIns = context.getNodeParameter('allowedTools', itemIndex, []) as string[];
-	const toolSettings = (readJsonValue(
-		context,
-		panel.toolSettingsJson,
-		itemIndex,
-		'Tool Settings (JSON)',
-	) ?? {}) as AgentConfig['tool_settings'];
+	const toolSettings = ((panel.toolSettingsJson !== undefined
+		? readJsonValue(context, panel.toolSettingsJson, itemIndex, 'Tool Settings (JSON)')
+		: undefined) ?? {}) as AgentConfig['tool_settings'];
 	const outputSchema = panel.outputSchema
 		? {
 				output_schema: readJsonValue(context, panel.outputSchema.value, itemIndex, 'Output Schema'),
@@ -97,13 +95,10 @@ export async function readItemRun(
 			itemIndex,
 			'Pick a model from the list or type its ID.',
 		);
-	const tool_settings = await withToolCredentials(
-		context,
-		version.withToolFields(context, itemIndex, toolSettings, builtIns),
-		builtIns,
-		itemIndex,
-		redis,
-	);
+	const withFields = version.withToolFields(context, itemIndex, toolSettings, builtIns);
+	const tool_settings = builtIns.some((tool) => CREDENTIAL_TOOLS.includes(tool))
+		? await withToolCredentials(context, withFields, builtIns, itemIndex, redis)
+		: withFields;
 	// Workflow tools and connected tool sub-nodes were chosen by the workflow builder: defining one allows it.
 	const subExecutions: RelatedExecution[] = [];
 	const readOnly = new Set(
@@ -112,28 +107,28 @@ export async function readItemRun(
 			.map((name) => name.trim())
 			.filter(Boolean),
 	);
-	const workflowTools = readWorkflowTools(
-		context,
-		itemIndex,
-		panel.workflowTools,
-		subExecutions,
-		readOnly,
-	);
-	const hooks = readGuardrailWorkflow(context, itemIndex, options, subExecutions);
+	const workflowTools = panel.workflowTools.length
+		? readWorkflowTools(context, itemIndex, panel.workflowTools, subExecutions, readOnly)
+		: [];
+	const hooks = options.guardrailWorkflow
+		? readGuardrailWorkflow(context, itemIndex, options, subExecutions)
+		: [];
 	const extraTools = [
 		...workflowTools,
 		...(await readConnectedTools(context, itemIndex, readOnly)),
 	];
 	// Declaring an MCP server in Options allows its tools, as defining a workflow tool does (mcp-servers.ts).
-	const mcpServers = readMcpServers(context, options.mcpServersJson, itemIndex, readOnly);
-	checkPlanApproval(context, itemIndex, panel.config.approve_plan, panel.switches.needsApproval);
-	const approval = await readApproval(
-		context,
-		itemIndex,
-		panel.switches.needsApproval,
-		version.credentialPickers.runState,
-	);
-	const durable = await readDurableRun(context, itemIndex, panel.switches.durableRuns, redis);
+	const mcpServers =
+		options.mcpServersJson !== undefined
+			? readMcpServers(context, options.mcpServersJson, itemIndex, readOnly)
+			: { allowedTools: [] };
+	const { needsApproval, durableRuns } = panel.switches;
+	if (panel.config.approve_plan === true)
+		checkPlanApproval(context, itemIndex, true, needsApproval);
+	const approval: Awaited<ReturnType<typeof readApproval>> = needsApproval
+		? await readApproval(context, itemIndex, true, version.credentialPickers.runState)
+		: { tools: [] };
+	const durable = durableRuns ? await readDurableRun(context, itemIndex, true, redis()) : {};
 	// Approval and durable runs sign and seal with the same credential's secret.
 	const durableSecret = () =>
 		readStateSecret(context, itemIndex, 'Durable Runs', version.credentialPickers.runState);
@@ -155,7 +150,7 @@ export async function readItemRun(
 		...(approval.maxAgeDays !== undefined ? { run_state_max_age_days: approval.maxAgeDays } : {}),
 	};
 	const mcpPins = mcpServers.servers
-		? await redis.mcpPins(itemIndex, panel.credentialsShown)
+		? await redis().mcpPins(itemIndex, panel.credentialsShown)
 		: undefined;
 	const mcp = mcpPins ? { mcpPins } : {};
 	const secrets = stateSecret ? [stateSecret] : [];
@@ -194,11 +189,15 @@ export async function readModels(
 		provider === 'connected'
 			? undefined
 			: (context.getNodeParameter('fallbackSource', itemIndex, 'input') as string);
-	const connected = await readConnectedModels(
-		context,
-		itemIndex,
-		chatModelInputs(provider, needsFallback, fallbackSource),
-	);
+	// A credential's model without a fallback has no chat-model input to read.
+	const connected =
+		provider === 'connected' || needsFallback
+			? await readConnectedModels(
+					context,
+					itemIndex,
+					chatModelInputs(provider, needsFallback, fallbackSource),
+				)
+			: {};
 	if (provider === 'connected') {
 		// The sub-node names its model; the Model field is hidden then (and n8n cannot read a hidden resource locator).
 		const model = connected.primary!;
@@ -265,8 +264,14 @@ export async function readInput(
 	memory?: MemoryInput,
 ): Promise<Pick<RunAgentOptions, 'prompt' | 'messages' | 'developerText' | 'files'>> {
 	const inputMode = context.getNodeParameter('inputMode', itemIndex) as 'prompt' | 'messages';
+	// Binary Properties names what must be there; left empty, an item without binary data has no files.
+	const named = run.options.binaryProperties;
+	const binary = context.getInputData()[itemIndex]?.binary;
+	const hasFiles = (named !== undefined && named !== '') || Object.keys(binary ?? {}).length > 0;
 	const files =
-		version >= 2 ? await readItemFiles(context, itemIndex, run.options, run.config) : [];
+		version >= 2 && hasFiles
+			? await readItemFiles(context, itemIndex, run.options, run.config)
+			: [];
 	const prompt =
 		inputMode === 'prompt' ? (readField(context, 'prompt', itemIndex) as string) : undefined;
 	const json = context.getInputData()[itemIndex]?.json;

@@ -11,7 +11,7 @@ import {
 	HEADER_NAME_PATTERN,
 } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
-import type { ExecutionRedis } from '../governance/execution-redis';
+import type { OpenRedis } from '../governance/execution-redis';
 
 type ToolSettings = AgentConfig['tool_settings'];
 
@@ -113,7 +113,7 @@ function hasCredential(context: IExecuteFunctions, type: string): boolean {
 
 /** redis_context uses the node's Redis credential unless its tool settings name a Redis themselves. */
 async function injectRedisConnection(
-	redis: ExecutionRedis,
+	redis: OpenRedis,
 	settings: ToolSettings,
 	itemIndex: number,
 ): Promise<void> {
@@ -121,7 +121,7 @@ async function injectRedisConnection(
 	if (own.redis_url !== undefined || own.connection !== undefined) return;
 	settings.redis_context = {
 		...own,
-		connection: await redis.connectionFor(itemIndex, 'The Redis Context tool'),
+		connection: await redis().connectionFor(itemIndex, 'The Redis Context tool'),
 	};
 }
 
@@ -189,6 +189,9 @@ async function injectFeishuBot(
 	};
 }
 
+/** The built-in tools a credential of the node serves: with none of them allowed, withToolCredentials has no work. */
+export const CREDENTIAL_TOOLS: readonly string[] = ['redis_context', 'http_request', 'feishu_bot'];
+
 /**
  * Credentials chosen on the node become the settings of the built-in tools they serve, for allowed tools
  * only. Their values then count as secrets like every secret in tool settings: redacted from all output.
@@ -199,7 +202,7 @@ export async function withToolCredentials(
 	toolSettings: ToolSettings,
 	allowed: readonly string[],
 	itemIndex: number,
-	redis: ExecutionRedis,
+	redis: OpenRedis,
 ): Promise<ToolSettings> {
 	const settings = { ...toolSettings };
 	if (allowed.includes('redis_context')) await injectRedisConnection(redis, settings, itemIndex);

@@ -2,6 +2,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { callRan, type AgentResult } from '../../../../src/run-path';
 import { callGuardrails, stepGuardrails } from './guardrail-notes';
 
+const guardrailNotes = { step: stepGuardrails, call: callGuardrails };
+const noNotes = { step: () => ({}), call: () => ({}) };
+
 /**
  * Records a credential-mode run's model and tool calls where n8n records its AI nodes' calls. A root node
  * cannot write entries of its own into the Logs view (n8n-core refuses addInputData/addOutputData on it, and
@@ -17,13 +20,15 @@ export function recordAiCalls(
 	result: AgentResult,
 ): { tokenUsage: IDataObject } {
 	for (const step of result.trace) {
+		// A step without guardrail decisions (none configured, or none taken) has no notes to add.
+		const notes = step.guardrails?.length ? guardrailNotes : noNotes;
 		const call = {
 			step: step.step,
 			provider: step.provider,
 			model: step.model,
 			usage: step.usage,
 			model_ms: step.model_ms,
-			...stepGuardrails(step),
+			...notes.step(step),
 		};
 		if (step.error?.type === 'llm_error' || (step.error?.type === 'timeout' && !step.action)) {
 			context.logAiEvent('ai-llm-errored', JSON.stringify({ ...call, error: step.error.message }));
@@ -40,7 +45,7 @@ export function recordAiCalls(
 						tool: tool.tool,
 						tool_ms: tool.elapsed_ms,
 						ok: !tool.error,
-						...callGuardrails(step, tool.tool, index + 1),
+						...notes.call(step, tool.tool, index + 1),
 					}),
 				);
 		if (step.action && step.tool_ms !== undefined) {
@@ -51,7 +56,7 @@ export function recordAiCalls(
 					tool: step.action.tool,
 					tool_ms: step.tool_ms,
 					ok: step.observation !== undefined,
-					...callGuardrails(step, step.action.tool),
+					...notes.call(step, step.action.tool),
 				}),
 			);
 		}

@@ -1,5 +1,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { AgentCore } from '../../../../nodes/AgentCore/AgentCore.node';
+import { ExecutionRedis } from '../../../../nodes/AgentCore/execute/governance/execution-redis';
 import { action, final, useScriptedServer } from '../../../support/agent';
 import { runWorkflow } from '../../../support/n8n-engine';
 import { connectInSequence, createInputNode, createNode } from '../../../support/test-nodes';
@@ -131,6 +132,18 @@ describe('Agent Core node inside n8n’s execution engine', () => {
 			finish_reason: 'max_steps',
 			final_answer: '',
 		});
+	});
+
+	it('makes no Redis owner for an execution whose items use nothing that needs Redis', async () => {
+		server().setScript(() => final('done'));
+		const close = jest.spyOn(ExecutionRedis.prototype, 'close');
+		try {
+			const result = await run([{ prompt: 'first' }, { prompt: 'second' }], {});
+			expect(result.outputOf('Agent Core')).toHaveLength(2);
+			expect(close).not.toHaveBeenCalled();
+		} finally {
+			close.mockRestore();
+		}
 	});
 
 	it('talks to Gemini through its credential', async () => {
