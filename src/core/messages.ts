@@ -57,6 +57,12 @@ export interface ChatMessage {
 	files?: FileRef[];
 }
 
+/**
+ * Whether a message has a `files` key at all: one without has no file for a provider to send, so an adapter
+ * sends it as it is without asking src/providers/file-parts which of its files go (issue #49).
+ */
+export const hasFilesKey = (message: ChatMessage): boolean => 'files' in message;
+
 /** The roles of the neutral form; no other role is accepted anywhere. */
 export const CHAT_ROLES: readonly ChatMessage['role'][] = ['system', 'user', 'assistant'];
 

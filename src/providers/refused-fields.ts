@@ -24,35 +24,44 @@ const WITHOUT: Record<DroppableField, string> = {
 		'prompt_cache_key (prompt caching, where the endpoint has it, still matches by prefix)',
 };
 
-/**
- * Makes a call, and when the endpoint refuses a field the call can do without (`refusedField` names it),
- * drops that field and makes the call again, once per field, with a notice on the response saying so.
- * `remembered` keeps the refusals of one model object, so its later calls leave those fields out at once.
- */
-export async function callDroppingRefusedFields(
-	request: ChatRequest,
-	remembered: Set<DroppableField>,
-	attempt: (dropped: ReadonlySet<DroppableField>) => Promise<ChatResponse>,
+/** What a call is made again with: its request, the model object's refusals, one attempt, and how a refusal reads. */
+export interface RefusedFieldRetry {
+	request: ChatRequest;
+	/** The refusals of one model object, so its later calls leave those fields out at once. */
+	remembered: Set<DroppableField>;
+	attempt: (dropped: ReadonlySet<DroppableField>) => Promise<ChatResponse>;
+	/** The field `error` says the endpoint refused, if any. */
 	refusedField: (
 		error: unknown,
 		dropped: ReadonlySet<DroppableField>,
-	) => DroppableField | undefined,
+	) => DroppableField | undefined;
+}
+
+/**
+ * After an attempt made without the fields in `dropped` (a copy of `remembered` taken before it) failed with
+ * `error`: when the endpoint refused a field the call can do without, drops that field and makes the call again,
+ * once per field, with a notice on the response saying so; else throws `error`. The first attempt is the
+ * adapter's own (`attempt(new Set(remembered))`), so a call the endpoint takes never comes here (issue #49).
+ */
+export async function callAgainWithoutRefused(
+	error: unknown,
+	dropped: ReadonlySet<DroppableField>,
+	{ request, remembered, attempt, refusedField }: RefusedFieldRetry,
 ): Promise<ChatResponse> {
 	const notices: string[] = [];
 	for (;;) {
-		const dropped = new Set(remembered);
+		const field = refusedField(error, dropped);
+		if (!field || dropped.has(field) || request.signal.aborted) throw error;
+		remembered.add(field);
+		notices.push(
+			`the endpoint rejected ${field} (${String((error as Error)?.message).slice(0, 200)}); retried without ${WITHOUT[field]}`,
+		);
+		dropped = new Set(remembered);
 		try {
 			const response = await attempt(dropped);
-			return notices.length
-				? { ...response, notices: [...notices, ...(response.notices ?? [])] }
-				: response;
-		} catch (error) {
-			const field = refusedField(error, dropped);
-			if (!field || dropped.has(field) || request.signal.aborted) throw error;
-			remembered.add(field);
-			notices.push(
-				`the endpoint rejected ${field} (${String((error as Error)?.message).slice(0, 200)}); retried without ${WITHOUT[field]}`,
-			);
+			return { ...response, notices: [...notices, ...(response.notices ?? [])] };
+		} catch (next) {
+			error = next;
 		}
 	}
 }

@@ -4,7 +4,8 @@ import type { ChatRequest } from './chat-model';
  * Passes a streamed reply's text on to `ChatRequest.onTextDelta` across the attempts of one call. When
  * an attempt that already passed text on fails and the call is made again (a retry, or the call sent
  * once more without a refused field), the listener first hears `onTextReset`, so it never joins the
- * pieces of two attempts into one reply.
+ * pieces of two attempts into one reply. Made only for a request that asks for a stream (`onTextDelta`):
+ * a call without one never enters this file.
  */
 export class StreamedText {
 	private passedOnSinceReset = false;
@@ -24,9 +25,4 @@ export class StreamedText {
 		this.passedOnSinceReset = true;
 		this.request.onTextDelta?.(piece);
 	}
-}
-
-/** The stream listener of a request, or undefined when the request does not ask for a stream. */
-export function streamedTextFor(request: ChatRequest): StreamedText | undefined {
-	return request.onTextDelta ? new StreamedText(request) : undefined;
 }

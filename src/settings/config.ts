@@ -69,6 +69,8 @@ export function resolveConfig(raw: unknown, registry: ToolRegistry): AgentConfig
 	// A copy of the defaults: a caller that changes its config's allowed_tools or tool_settings must not change every later run's.
 	const config = { ...structuredClone(DEFAULT_CONFIG), ...input } as AgentConfig;
 	for (const [key, check] of Object.entries(CHECKS)) {
+		// A default left in place is not checked: each passes its own check (test/settings/setting-defaults.test.ts).
+		if (!Object.hasOwn(input, key)) continue;
 		const value = config[key as keyof AgentConfig];
 		// An absent optional key, or null / "" from an empty panel field, means the provider's default.
 		if (OPTIONAL_KEYS.has(key) && (value === undefined || value === null || value === '')) {

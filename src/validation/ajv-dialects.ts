@@ -4,7 +4,7 @@ import type { Options, ValidateFunction } from 'ajv';
 import { loadOnce } from '../core/load-once';
 import type { Dialect } from './dialect';
 import { useLinearUniqueItems, useSetEnum } from './linear-keywords';
-import { linearRegExp } from './linear-regexp';
+import { linearRegExp, startPatternBudget } from './linear-regexp';
 
 /**
  * ajv's class for each dialect: `ajv` (draft-07) and `ajv/dist/2020`, whose meta-schema is 2020-12 and which
@@ -52,6 +52,8 @@ const checkers = new Map<Dialect, Ajv>();
 export function checkAgainstMetaSchema(dialect: Dialect, schema: object): void {
 	let checker = checkers.get(dialect);
 	if (!checker) checkers.set(dialect, (checker = makeAjv(dialect, {})));
+	// The meta-schema's patterns (`$anchor`'s…) run on RE2 too: a budget of their own, not what a check before left.
+	startPatternBudget();
 	checker.validateSchema(schema, true);
 }
 

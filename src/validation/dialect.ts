@@ -143,9 +143,11 @@ function fixFor(keyword: string, dialect: Dialect, declared: boolean): string {
 		: `Remove it, or ${DECLARE_2020}.`;
 }
 
-/** The run's notice when a schema without `$schema` is checked as 2020-12 because of a keyword, else undefined. */
-export function inferredDialectNotice(found: SchemaDialect, owner: string): string | undefined {
-	if (!found.inferredFrom) return undefined;
-	const { keyword, path } = found.inferredFrom;
+/** The run's notice when a schema without `$schema` is checked as 2020-12 because of a keyword (`inferredFrom`). */
+export function inferredDialectNotice(
+	inferredFrom: NonNullable<SchemaDialect['inferredFrom']>,
+	owner: string,
+): string {
+	const { keyword, path } = inferredFrom;
 	return `${owner} has no "$schema" and uses "${keyword}" (at ${path}), a JSON Schema 2020-12 keyword: it is checked as 2020-12 (${DECLARE_2020} to say so)`;
 }

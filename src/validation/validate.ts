@@ -5,7 +5,7 @@ import { canonicalJson } from './canonical-json';
 import { dialectOf, inferredDialectNotice, type SchemaDialect } from './dialect';
 import { patternBudgetRefusal, startPatternBudget } from './linear-regexp';
 import { SchemaError } from './schema-error';
-import { checkSchemaLimits } from './schema-limits';
+import { checkSchemaLimits, SCHEMA_LIMITS } from './schema-limits';
 
 /** A JSON Schema object: draft-07, or 2020-12 (by its `$schema`, or its keywords: see dialect.ts). */
 export type JsonSchema = Record<string, unknown>;
@@ -22,6 +22,8 @@ interface Validators {
 	schema: JsonSchema;
 	dialect: SchemaDialect;
 	firstProblem: ValidateFunction;
+	/** Whether the schema's text holds `"pattern`: only then can a check run a pattern (RE2) and need its step budget. */
+	patterns: boolean;
 	/** Compiled on the first mismatch of a small value. */
 	allProblems?: ValidateFunction;
 }
@@ -41,19 +43,33 @@ const byText = new Map<string, Validators>();
 function validatorsFor(schema: JsonSchema, owner: string): Validators {
 	const known = byObject.get(schema);
 	if (known) return known;
-	checkSchemaLimits(schema, owner);
-	const text = canonicalJson(schema);
-	let entry = byText.get(text);
+	// A content compiled before met the limits then: a new object with that text is not checked again (issue #49).
+	const early = safeTextOf(schema);
+	const seen = early === undefined ? undefined : byText.get(early);
+	if (!seen) checkSchemaLimits(schema, owner);
+	const text = early ?? canonicalJson(schema);
+	let entry = seen ?? byText.get(text);
 	if (entry) {
 		byText.delete(text);
 	} else {
 		const dialect = dialectOf(schema, owner);
-		entry = { schema, dialect, firstProblem: compile(dialect, false, schema, owner) };
+		const firstProblem = compile(dialect, false, schema, owner);
+		entry = { schema, dialect, firstProblem, patterns: text.includes('"pattern') };
 		while (byText.size >= MAX_COMPILED_SCHEMAS) byText.delete(byText.keys().next().value!);
 	}
 	byText.set(text, entry);
 	byObject.set(schema, entry);
 	return entry;
+}
+
+/**
+ * The schema's canonical JSON when writing it before its limits are checked is safe: no deeper than twice the
+ * limits' JSON depth (no object that contains itself, no recursion to overflow) and no more values than the limit
+ * has characters (a part shared many times over is not written out exponentially); else undefined.
+ */
+function safeTextOf(schema: JsonSchema): string | undefined {
+	const shape = measure(schema, 2 * SCHEMA_LIMITS.jsonDepth, SCHEMA_LIMITS.characters, true);
+	return shape.tooDeep || shape.large ? undefined : canonicalJson(schema);
 }
 
 /** For tests: schemas compiled and kept here, and schema objects ajv itself holds (its meta-schemas only). */
@@ -93,7 +109,8 @@ export function assertValidSchema(schema: JsonSchema, owner: string): void {
  * only 2020-12 defines; undefined otherwise. Throws SchemaError as assertValidSchema does.
  */
 export function schemaDialectNotice(schema: JsonSchema, owner: string): string | undefined {
-	return inferredDialectNotice(validatorsFor(schema, owner).dialect, owner);
+	const { inferredFrom } = validatorsFor(schema, owner).dialect;
+	return inferredFrom && inferredDialectNotice(inferredFrom, owner);
 }
 
 /** Values nested deeper than this are refused unchecked: as deep as a reply may nest (protocol MAX_NESTING_DEPTH), so ajv's recursion stays shallow. */
@@ -161,32 +178,39 @@ function check(
 			ok: false,
 			issues: [`${rootName}: nests objects or arrays more than ${MAX_VALUE_DEPTH} levels deep`],
 		};
-	startPatternBudget();
+	// A schema without patterns never runs one: its checks leave the pattern budget (linear-regexp.ts) alone.
+	const { patterns } = validators;
+	if (patterns) startPatternBudget();
 	let validator = validators.firstProblem;
 	let valid = validator(value);
 	let complete = false;
-	if (!valid && !shape.large && !patternBudgetRefusal()) {
+	if (!valid && !shape.large && !(patterns && patternBudgetRefusal())) {
 		validator = validators.allProblems ??= compile(validators.dialect, true, schema, 'the schema');
 		valid = validator(value);
 		complete = true;
 	}
-	const refusal = patternBudgetRefusal();
+	const refusal = patterns ? patternBudgetRefusal() : undefined;
 	if (refusal) return { ok: false, issues: [`${rootName}: ${refusal}`] };
 	if (valid) return { ok: true };
 	return { ok: false, errors: validator.errors ?? [], complete };
 }
 
-/** Without recursion, so a value nested a million levels deep is measured, not a stack overflow. */
+/**
+ * Without recursion, so a value nested a million levels deep is measured, not a stack overflow. With
+ * `stopWhenLarge`, the walk ends at the first value past `largeFrom` (then `tooDeep` covers only what was walked).
+ */
 function measure(
 	value: unknown,
 	maxDepth: number,
 	largeFrom: number,
+	stopWhenLarge = false,
 ): { tooDeep: boolean; large: boolean } {
 	const stack: Array<[unknown, number]> = [[value, 0]];
 	let nodes = 0;
 	while (stack.length > 0) {
 		const [current, depth] = stack.pop()!;
 		nodes++;
+		if (stopWhenLarge && nodes > largeFrom) return { tooDeep: false, large: true };
 		if (typeof current !== 'object' || current === null) continue;
 		if (depth >= maxDepth) return { tooDeep: true, large: true };
 		for (const entry of Object.values(current)) stack.push([entry, depth + 1]);

@@ -1,4 +1,10 @@
-import { compiledSchemaCounts, validateAgainst } from '../../src/validation/validate';
+import * as limits from '../../src/validation/schema-limits';
+import { SchemaError } from '../../src/validation/schema-error';
+import {
+	assertValidSchema,
+	compiledSchemaCounts,
+	validateAgainst,
+} from '../../src/validation/validate';
 
 /** A fresh object each call, as connected n8n tools and workflow tools hand over on every execution. */
 const freshSchema = (property = 'input') => ({
@@ -44,5 +50,42 @@ describe('validateAgainst: compiled validators', () => {
 			ok: false,
 			issues: ['args: missing required property "early"'],
 		});
+	});
+
+	it('checks the limits of a content once: a new object with a content compiled before is not walked again', () => {
+		validateAgainst(freshSchema('limits_once'), { limits_once: 'x' });
+		const checkLimits = jest.spyOn(limits, 'checkSchemaLimits');
+		try {
+			expect(validateAgainst(freshSchema('limits_once'), { limits_once: 1 })).toEqual({
+				ok: false,
+				issues: ['args.limits_once: must be string'],
+			});
+			expect(checkLimits).not.toHaveBeenCalled();
+			validateAgainst(freshSchema('limits_new_content'), {});
+			expect(checkLimits).toHaveBeenCalledTimes(1);
+		} finally {
+			checkLimits.mockRestore();
+		}
+	});
+
+	it('refuses a schema that contains itself or shares a part many times over, without writing it out first', () => {
+		const cyclic: Record<string, unknown> = { type: 'object' };
+		cyclic.properties = { self: cyclic };
+		expect(() => assertValidSchema(cyclic, 'output_schema')).toThrow(SchemaError);
+		// 2^40 paths through 41 objects: written out in full, it would never end.
+		let shared: Record<string, unknown> = { type: 'string' };
+		for (let level = 0; level < 40; level++) shared = { anyOf: [shared, shared] };
+		expect(() => assertValidSchema(shared, 'output_schema')).toThrow(SchemaError);
+	});
+
+	it('a check of a schema without patterns, after one that ran out of pattern budget, leaves the next schema check its own budget', () => {
+		const pattern = '^[a-z]+$';
+		const texts = Array.from({ length: 2_000 }, () => 'a'.repeat(1_000));
+		const refused = validateAgainst({ type: 'array', items: { type: 'string', pattern } }, texts);
+		expect(refused.ok).toBe(false);
+		expect(validateAgainst(freshSchema('no_patterns'), { no_patterns: 'x' }).ok).toBe(true);
+		// A new schema's check against the meta-schema runs the meta-schema's `$anchor` pattern.
+		const anchored = { $defs: { id: { $anchor: 'id', type: 'string' } }, $ref: '#id' };
+		expect(() => assertValidSchema(anchored, 'output_schema')).not.toThrow();
 	});
 });

@@ -13,11 +13,11 @@ import {
 import { fileMarkers } from '../file-body';
 import { toGeminiContents } from './parts';
 import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './stream';
-import { callDroppingRefusedFields, type DroppableField } from '../refused-fields';
+import { callAgainWithoutRefused, type DroppableField } from '../refused-fields';
 import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from '../retry';
 import { fileRefusal, ProviderHttpError, readGeminiError } from '../provider-errors';
 import type { RawReplyNotes } from './raw';
-import { streamedTextFor, type StreamedText } from '../streamed-text';
+import { StreamedText } from '../streamed-text';
 import { readResponse } from './reply';
 import { GEMINI_THINKING_BUDGETS, noting, refusedField } from './request';
 import { checkModelOptions, type GeminiModelOptions } from '../model-options';
@@ -43,13 +43,20 @@ export class GeminiChatModel implements ChatModel {
 	}
 
 	async generate(request: ChatRequest): Promise<ChatResponse> {
-		const streamed = streamedTextFor(request);
-		return callDroppingRefusedFields(
-			request,
-			this.refused,
-			(dropped) => this.generateOnce(request, dropped, streamed),
-			(error, dropped) => refusedField(error, request, dropped),
-		).catch((error: unknown) => Promise.reject(fileRefusal(error, request) ?? error));
+		const streamed = request.onTextDelta ? new StreamedText(request) : undefined;
+		const attempt = (dropped: ReadonlySet<DroppableField>) =>
+			this.generateOnce(request, dropped, streamed);
+		const dropped = new Set(this.refused);
+		return attempt(dropped)
+			.catch((error: unknown) =>
+				callAgainWithoutRefused(error, dropped, {
+					request,
+					remembered: this.refused,
+					attempt,
+					refusedField: (refusal, without) => refusedField(refusal, request, without),
+				}),
+			)
+			.catch((error: unknown) => Promise.reject(fileRefusal(error, request) ?? error));
 	}
 
 	private async generateOnce(

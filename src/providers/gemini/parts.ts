@@ -6,7 +6,7 @@
  * the Gemini API reads it only with server-side tools.
  */
 import type { Content, Part } from '@google/genai';
-import type { ChatMessage } from '../../core/messages';
+import { hasFilesKey, type ChatMessage } from '../../core/messages';
 import { type SentFile, sentFiles } from '../file-parts';
 
 /** What goes in `inlineData.data`: the file's base64, or a marker the body's stream replaces by it (../file-body.ts). */
@@ -17,7 +17,7 @@ export function geminiParts(
 	message: ChatMessage,
 	dataOf: DataOf = (file) => file.base64(),
 ): Part[] {
-	const files = sentFiles(message);
+	const files = hasFilesKey(message) ? sentFiles(message) : [];
 	if (files.length === 0) return [{ text: message.content }];
 	return [
 		// An empty text part is left out: the files are the whole message then.

@@ -14,12 +14,13 @@ import { langChainMessages, pdfStyleOf } from './parts';
 import { streamsFileBodies, withFileMarkers } from './file-fetch';
 import { fileMarkers } from '../file-body';
 import { fileKindsOf } from '../file-parts';
+import { hasFilesKey } from '../../core/messages';
 import { isOpenAiClass, normaliseProvider, safeLlmType } from './class';
 import { fileRefusal, readSdkHttpError } from '../provider-errors';
-import { callDroppingRefusedFields, type DroppableField } from '../refused-fields';
+import { callAgainWithoutRefused, type DroppableField } from '../refused-fields';
 import { decideByStatus, withRetries } from '../retry';
 import { giveEventLoopATurn, StreamBound } from './stream-bound';
-import { streamedTextFor, type StreamedText } from '../streamed-text';
+import { StreamedText } from '../streamed-text';
 import { checkModelOptions, type LangChainChatModelOptions } from '../model-options';
 
 /**
@@ -82,31 +83,38 @@ export class LangChainChatModel implements ChatModel {
 	}
 
 	async generate(request: ChatRequest): Promise<ChatResponse> {
-		const streamed = typeof this.model.stream === 'function' ? streamedTextFor(request) : undefined;
+		const streamed =
+			typeof this.model.stream === 'function' && request.onTextDelta
+				? new StreamedText(request)
+				: undefined;
+		const attempt = (dropped: ReadonlySet<DroppableField>) =>
+			withRetries(() => this.attempt(request, dropped, streamed), {
+				maxRetries: this.maxRetries,
+				signal: request.signal,
+				deadline: request.deadline,
+				classify: (error) => {
+					const { status, headers } = (error ?? {}) as {
+						status?: unknown;
+						headers?: { get?: unknown };
+					};
+					if (typeof status !== 'number') return { retry: false };
+					return decideByStatus(
+						status,
+						typeof headers?.get === 'function'
+							? (headers as { get(name: string): string | null })
+							: undefined,
+					);
+				},
+			});
+		const dropped = new Set(this.refused);
 		try {
-			return await callDroppingRefusedFields(
-				request,
-				this.refused,
-				(dropped) =>
-					withRetries(() => this.attempt(request, dropped, streamed), {
-						maxRetries: this.maxRetries,
-						signal: request.signal,
-						deadline: request.deadline,
-						classify: (error) => {
-							const { status, headers } = (error ?? {}) as {
-								status?: unknown;
-								headers?: { get?: unknown };
-							};
-							if (typeof status !== 'number') return { retry: false };
-							return decideByStatus(
-								status,
-								typeof headers?.get === 'function'
-									? (headers as { get(name: string): string | null })
-									: undefined,
-							);
-						},
-					}),
-				(error, dropped) => refusedField(error, request, dropped),
+			return await attempt(dropped).catch((error: unknown) =>
+				callAgainWithoutRefused(error, dropped, {
+					request,
+					remembered: this.refused,
+					attempt,
+					refusedField: (refusal, without) => refusedField(refusal, request, without),
+				}),
 			);
 		} catch (error) {
 			const read = readSdkHttpError(error);
@@ -135,7 +143,11 @@ export class LangChainChatModel implements ChatModel {
 
 	/** Whether this request's files go as markers: it has some, and the class's client sends through our fetch. */
 	private streamsFiles(request: ChatRequest): boolean {
-		return fileKindsOf(request.messages).size > 0 && streamsFileBodies(this.model);
+		return (
+			request.messages.some(hasFilesKey) &&
+			fileKindsOf(request.messages).size > 0 &&
+			streamsFileBodies(this.model)
+		);
 	}
 
 	/**

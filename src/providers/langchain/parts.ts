@@ -22,7 +22,7 @@
  *   `input_text`/`input_image`/`input_file` items), the v1 block for ChatAnthropic, and the data content
  *   block for chat completions and every other class (the standard block their converters read).
  */
-import type { ChatMessage } from '../../core/messages';
+import { hasFilesKey, type ChatMessage } from '../../core/messages';
 import { sentFiles, type SentFile } from '../file-parts';
 import type { FileMarkers } from '../file-body';
 import { isOpenAiClass, normaliseProvider, safeLlmType } from './class';
@@ -72,7 +72,7 @@ export function langChainMessages(
 	markers?: FileMarkers,
 ): LangChainMessage[] {
 	return messages.map((message) => {
-		const files = sentFiles(message);
+		const files = hasFilesKey(message) ? sentFiles(message) : [];
 		if (files.length === 0) return { role: message.role, content: message.content };
 		return {
 			role: message.role,

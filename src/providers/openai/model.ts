@@ -2,13 +2,14 @@
 import type OpenAI from 'openai';
 import type { ChatModel, ChatRequest, ChatResponse } from '../chat-model';
 import { collectChatCompletionStream } from './stream';
-import { callDroppingRefusedFields, type DroppableField } from '../refused-fields';
+import { callAgainWithoutRefused, type DroppableField } from '../refused-fields';
 import { DEFAULT_MAX_RETRIES, withRetries } from '../retry';
-import { streamedTextFor, type StreamedText } from '../streamed-text';
+import { StreamedText } from '../streamed-text';
 import { fileRefusal } from '../provider-errors';
 import { sharedOpenAiClient } from './sdk';
 import { openAiMessages } from './parts';
-import { bodyWithFiles, fileMarkers } from '../file-body';
+import { bodyWithFiles, fileMarkers, type FileMarkers } from '../file-body';
+import type { SentFile } from '../file-parts';
 import { classifyOpenAiError, refusedField, withReadableMessage } from './errors';
 import { readCompletion } from './reply';
 import { openAiResponseFormat, withPromptCacheKey } from './request';
@@ -31,19 +32,23 @@ export class OpenAiChatModel implements ChatModel {
 	}
 
 	async generate(request: ChatRequest): Promise<ChatResponse> {
-		const streamed = streamedTextFor(request);
+		const streamed = request.onTextDelta ? new StreamedText(request) : undefined;
+		const attempt = (dropped: ReadonlySet<DroppableField>) =>
+			withRetries(() => this.complete(request, dropped, streamed), {
+				maxRetries: this.maxRetries,
+				signal: request.signal,
+				deadline: request.deadline,
+				classify: (error) => classifyOpenAiError(error, streamed !== undefined),
+			});
+		const dropped = new Set(this.refused);
 		try {
-			return await callDroppingRefusedFields(
-				request,
-				this.refused,
-				(dropped) =>
-					withRetries(() => this.complete(request, dropped, streamed), {
-						maxRetries: this.maxRetries,
-						signal: request.signal,
-						deadline: request.deadline,
-						classify: (error) => classifyOpenAiError(error, streamed !== undefined),
-					}),
-				(error, dropped) => refusedField(error, request, dropped),
+			return await attempt(dropped).catch((error: unknown) =>
+				callAgainWithoutRefused(error, dropped, {
+					request,
+					remembered: this.refused,
+					attempt,
+					refusedField: (refusal, without) => refusedField(refusal, request, without),
+				}),
 			);
 		} catch (error) {
 			throw fileRefusal(error, request) ?? withReadableMessage(error);
@@ -59,11 +64,13 @@ export class OpenAiChatModel implements ChatModel {
 		const format = dropped.has('response_format')
 			? undefined
 			: openAiResponseFormat(request.responseFormat, dropped);
-		// With files, the body is written by bodyWithFiles (each file's base64 in chunks), not by the SDK.
-		const markers = fileMarkers();
+		// With files, the body is written by bodyWithFiles (each file's base64 in chunks), not by the SDK;
+		// the markers are made for the first file, so a request without files never enters ../file-body.
+		let markers: FileMarkers | undefined;
+		const urlOf = (file: SentFile) => (markers ??= fileMarkers()).urlOf(file);
 		const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
 			model: request.model,
-			messages: openAiMessages(request.messages, markers.urlOf),
+			messages: openAiMessages(request.messages, urlOf),
 			...(request.temperature === undefined || dropped.has('temperature')
 				? {}
 				: { temperature: request.temperature }),
@@ -77,7 +84,7 @@ export class OpenAiChatModel implements ChatModel {
 			...(dropped.has('prompt_cache_key') ? {} : withPromptCacheKey(request)),
 		};
 		const written = (sent: object) => {
-			if (!markers.files.length) return {};
+			if (!markers?.files.length) return {};
 			const { body: stream, length } = bodyWithFiles(sent, markers);
 			const headers = { 'content-type': 'application/json', 'content-length': String(length) };
 			return { body: stream, headers };

@@ -10,7 +10,7 @@
  * Every other message is sent exactly as before.
  */
 import type OpenAI from 'openai';
-import type { ChatMessage } from '../../core/messages';
+import { hasFilesKey, type ChatMessage } from '../../core/messages';
 import { sentFiles, withoutFiles, type SentFile } from '../file-parts';
 
 /** One file as a chat completions content part. */
@@ -29,6 +29,7 @@ export function openAiMessages(
 	urlOf?: (file: SentFile) => string,
 ): OpenAI.ChatCompletionMessageParam[] {
 	return messages.map((message) => {
+		if (!hasFilesKey(message)) return message as OpenAI.ChatCompletionMessageParam;
 		const files = sentFiles(message);
 		const plain = withoutFiles(message) as OpenAI.ChatCompletionMessageParam;
 		if (files.length === 0) return plain;
