@@ -49,7 +49,7 @@ export const RESUME_AGENT_OPTIONS = {
 export const resumeAgent = async (given: ResumeAgentOptions): Promise<AgentResult> => {
 	// Before the state is opened or anything connected: an unknown option is a typo, not a no-op.
 	checkRunOptions('resumeAgent', given, RESUME_AGENT_OPTIONS);
-	checkHooks(given.hooks);
+	if (given.hooks !== undefined) checkHooks(given.hooks);
 	return withMcpTools(given, resumeWithTools);
 };
 

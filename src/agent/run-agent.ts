@@ -25,28 +25,23 @@ import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base
 import type { Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
-import { configureRun, noteFirstStep, withMcpTools } from './setup/configure-run';
+import { configureRun, hasHooks, noteFirstStep, withMcpTools } from './setup/configure-run';
 import { afterRun } from './result/after-run';
 import { tripped } from './result/guardrails-tripped';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
 import type { StepOutcome } from './base/step-outcome';
 import type { RunLedger } from './base/run-ledger';
 import { NO_FILES, takeFiles, withFiles, type TakenFiles } from './setup/input-files';
-import {
-	afterModel,
-	afterRun as answerHooks,
-	beforeModel,
-	checkHooks,
-	onFailure,
-	type HookChain,
-} from './hooks';
+import { afterModel, afterRun as answerHooks, beforeModel, onFailure } from './hooks';
+import type { HookChain } from './hooks/hook-chain';
+import { checkHooks } from './hooks/check-hooks';
 import { beforeRun, blockedBeforeRun, runHooks, type HooksStart } from './setup/before-run';
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
 	// Before anything is opened: an option the run does not know (`baseURL`, `promt`) is a typo, not a no-op.
 	checkRunOptions('runAgent', given, RUN_AGENT_OPTIONS);
-	checkHooks(given.hooks);
+	if (given.hooks !== undefined) checkHooks(given.hooks);
 	return withMcpTools(given, async (options) => {
 		const { config, allowed } = configureRun(options);
 		// A sub-agent that paused for a person goes on from its state, with the decision its parent carried down.
@@ -59,8 +54,9 @@ export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => 
 		const durable = await DurableRun.open(options, config, input.newUserMessage);
 		if (durable?.found.finished) return durable.found.finished;
 		const { resumed } = durable?.found ?? {};
-		// A run that goes on from a checkpoint had its input checked when it started.
-		const start = resumed ? undefined : await beforeRun(options, config, input);
+		// A run that goes on from a checkpoint had its input checked when it started; one with no hooks has none to check.
+		const start =
+			resumed || !hasHooks(options, config) ? undefined : await beforeRun(options, config, input);
 		const { history, newUserMessage } = start ?? input;
 		const parts = [allowed, history, newUserMessage, resumed, durable, taken, start] as const;
 		return new AgentRun(options, config, ...parts).run();
@@ -81,7 +77,7 @@ export class AgentRun {
 	private readonly spending: Spending;
 	private readonly calls: CallsRun; // what the one call path is lent, step after step
 	private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
-	private readonly hooks: HookChain; // the library hooks, then the built-in guardrails (issue #50)
+	private readonly hooks?: HookChain; // the library hooks, then the built-in guardrails (issue #50); none, no chain
 
 	constructor(
 		private readonly options: RunAgentOptions,
@@ -109,9 +105,10 @@ export class AgentRun {
 		];
 		this.redactor = new Redactor(knownSecrets);
 		const runSignal = this.runController.signal;
-		this.hooks = (begun?.chain ?? runHooks(options, config)).under(runSignal);
+		if (hasHooks(options, config))
+			this.hooks = (begun?.chain ?? runHooks(options, config)).under(runSignal);
 		// An answer that after_run may block or change is held until it is checked (the checked-stream mode).
-		const checked = options.streamAnswer === 'checked' || this.hooks.has('after_run');
+		const checked = options.streamAnswer === 'checked' || this.hooks?.has('after_run') === true;
 		this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
 		const { redactor, ledger } = this;
 		const spent = () => runCost(ledger.trace)?.total ?? 0;
@@ -138,11 +135,11 @@ export class AgentRun {
 			const runSignal = this.runController.signal;
 			const provider = models.answering.chat.provider;
 			const fit = { config, models, spending, usage, trace, conversation, runSignal, provider };
-			const stop = blockedBeforeRun(trace, this.begun); // before_run's block, if it blocked
+			const stop = this.begun && blockedBeforeRun(trace, this.begun); // before_run's block, if it blocked
 			if (!this.resumed && !stop) this.memory = await fitRunHistory(fit, this.history);
 			const ended = stop?.next === 'finish' ? this.finish(stop) : await this.loop();
 			const result = await afterRun(ended, this, this.options);
-			await onFailure(this.hooks, result);
+			if (this.hooks) await onFailure(this.hooks, result);
 			await this.durable?.finish(result);
 			return result;
 		} finally {
@@ -155,7 +152,7 @@ export class AgentRun {
 		// A step's calls part way through (paused for a person, or checkpointed inside them) go on at their step.
 		const paused = this.resumed?.paused;
 		const resumedAt = paused?.batch ? paused.step : undefined;
-		const { ledger } = this;
+		const { ledger, config, spending, runController } = this;
 		const { failures } = ledger;
 		const last = () => this.config.max_steps + (ledger.plan?.entries ?? 0); // a plan's steps are no model turns
 		for (let step = resumedAt ?? (paused?.step ?? 0) + 1; step <= last(); step++) {
@@ -164,12 +161,8 @@ export class AgentRun {
 					? await this.decided(paused!.batch!)
 					: ledger.plan?.phase === 'running' || ledger.plan?.phase === 'rejected'
 						? (rejectedPlan(ledger.plan) ?? (await this.planStep(step)))
-						: ((await limitBeforeStep(
-								this.config,
-								this.ledger,
-								this.spending,
-								this.runController.signal,
-							)) ?? (await this.takeStep(step)));
+						: ((await limitBeforeStep(config, ledger, spending, runController.signal)) ??
+							(await this.takeStep(step)));
 			this.closeOpenStep();
 			if (outcome.next === 'finish') return this.finish(outcome);
 			if (outcome.next === 'continue') failures.reset();
@@ -186,38 +179,36 @@ export class AgentRun {
 	private async takeStep(step: number): Promise<StepOutcome> {
 		const { ledger, config } = this;
 		const entry = this.openEntry(step, ledger.failures.repairing);
-		const { taken, begun } = this;
-		const { files } = ledger.newUserMessage;
-		const start = { files, taken, begun };
+		const start = { files: ledger.newUserMessage.files, taken: this.taken, begun: this.begun };
 		if (step === 1) noteFirstStep(entry, this.format.notice, config, this.tools.values(), start);
 
 		const { hooks, runController } = this;
 		const signal = runController.signal;
-		const hooked = { beforeModel: beforeModel(hooks, entry, signal) };
+		const hooked = { beforeModel: hooks && beforeModel(hooks, entry, signal) };
 		const asked = await modelTurn(entry, { ...this.modelTurnContext, ...hooked });
 		if ('next' in asked) return asked;
 		const { response, release } = asked;
 		this.replies.set(step, response.text);
-		const blocked = await afterModel(hooks, entry, response.text, signal);
+		const blocked = hooks && (await afterModel(hooks, entry, response.text, signal));
 		if (blocked) release?.finishWithoutAnswer('a guardrail stopped the reply');
 		if (blocked) return blocked;
 		const { format, tools } = this;
 		// An answer after_run checks is released (or called off) there, not as the reply is read.
-		const checks = hooks.has('after_run');
+		const checks = hooks?.has('after_run') ? hooks : undefined;
 		const reading = { config, format, tools, release: checks ? undefined : release };
 		const read = replyTurn(entry, response, reading);
 		const inPlan = 'planned' in read || config.mode === 'plan';
 		const turn = inPlan ? planTurn(entry, read, this.planContext) : read;
 		if ('calls' in turn) {
-			const batch = newBatch(turn.calls, turn.form);
-			return stepCalls(this.calls, entry, batch, this.options.stateSecret);
+			const secret = this.options.stateSecret;
+			return stepCalls(this.calls, entry, newBatch(turn.calls, turn.form), secret);
 		}
 		if (turn.next !== 'finish' || turn.reason !== 'final' || !turn.answer || !checks) {
 			if (checks) release?.finishWithoutAnswer('the reply was not an answer');
 			return turn;
 		}
 		const answer = { ...turn, answer: turn.answer };
-		return answerHooks(hooks, entry, answer, config.output_schema, signal, release);
+		return answerHooks(checks, entry, answer, config.output_schema, signal, release);
 	}
 
 	/** A new step of the trace, open from now: the listener hears it start. */
@@ -286,7 +277,7 @@ export class AgentRun {
 		const record = { ...this.ledger, started, model, provider: chat.provider, chain, memory };
 		const ending = { finishReason, stopDetail, answer };
 		const result = runResult(ending, record, this.redactor, paused);
-		if (this.hooks.active)
+		if (this.hooks?.active)
 			result.guardrails_tripped = tripped(this.ledger.trace, this.begun?.decisions);
 		this.emit({ type: 'done', finish_reason: finishReason });
 		return result;

@@ -23,8 +23,8 @@ export interface CallsRun {
 	readonly tell: CallEvents;
 	/** The files the caller gave a resumed run: the bytes of files that calls settled before a pause returned. */
 	readonly givenFiles: readonly RunFile[];
-	/** The run's hooks and built-in guardrails: before_tool and after_tool run for every call. */
-	readonly hooks: HookChain;
+	/** The run's hooks and built-in guardrails: before_tool and after_tool run for every call; absent when it has none. */
+	readonly hooks?: HookChain;
 	/** What a sub-agent's call (issue #52) needs of the run beyond the above: see subagent/run-sub-agent.ts. */
 	readonly agents: Pick<SubAgentParent, 'options' | 'deadline' | 'spent' | 'start' | 'runId'>;
 }

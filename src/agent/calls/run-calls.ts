@@ -58,7 +58,7 @@ export async function runCalls(
 		}
 		tools = checked.tools;
 	} else tools = calls.map(({ tool }) => run.context.tools.get(tool));
-	const guarded = await beforeTools(run, entry, batch, decisions);
+	const guarded = run.hooks && (await beforeTools(run.hooks, run, entry, batch, decisions));
 	if (guarded) return guarded;
 	if (!single)
 		calls.forEach((call, index) => settled[index] ?? run.tell.action(step, call.tool, call.args));
@@ -91,7 +91,9 @@ export async function runCalls(
 		const place = { tool: name, ...(single ? {} : { call: index + 1 }) };
 		const raw = outcome.ok ? outcome.observation : outcome.error.message;
 		const checked =
-			!outcome.ok && outcome.runAborted ? { text: raw } : await afterTool(run, entry, place, raw);
+			(!outcome.ok && outcome.runAborted) || !run.hooks
+				? { text: raw }
+				: await afterTool(run.hooks, run, entry, place, raw);
 		if ('ended' in checked) {
 			stopped ??= checked.ended;
 			const error = { type: 'guardrail' as const, message: WITHHELD };

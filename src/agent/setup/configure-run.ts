@@ -14,6 +14,10 @@ import { configuredAgents, type SubAgentSpec } from '../subagent';
 
 export { withMcpTools } from './mcp-run';
 
+/** Whether the run has a library hook or a built-in guardrail: without either it never enters hooks/ (issue #49). */
+export const hasHooks = (options: Pick<RunAgentOptions, 'hooks'>, config: AgentConfig): boolean =>
+	(options.hooks?.length ?? 0) > 0 || config.guardrails.length > 0;
+
 /** The run's config, checked, and its allowed tools; a config with approval_required needs a signing key before anything runs. */
 export function configureRun(
 	options: Pick<RunAgentOptions, 'config' | 'extraTools' | 'stateSecret' | 'streamAnswer'>,
