@@ -12,6 +12,7 @@ import { toolSecrets } from './calls/execute-tool';
 import { resumedDecisions, newBatch, stepCalls, type BatchState, type CallsRun } from './calls';
 import { normaliseInput } from './setup/input';
 import { resumedChild } from './resumed-run';
+import { AGENT_RESUME } from './subagent/run-sub-agent';
 import { newLedger } from './new-ledger';
 import { runLimit } from './base/run-deadline';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
@@ -25,7 +26,7 @@ import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base
 import type { Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
-import { configureRun, hasHooks, noteFirstStep, withMcpTools } from './setup/configure-run';
+import { configureRun, hasHooks, noteFirstStep, withMcpServers } from './setup/configure-run';
 import { afterRun } from './result/after-run';
 import { tripped } from './result/guardrails-tripped';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
@@ -42,10 +43,10 @@ export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => 
 	// Before anything is opened: an option the run does not know (`baseURL`, `promt`) is a typo, not a no-op.
 	checkRunOptions('runAgent', given, RUN_AGENT_OPTIONS);
 	if (given.hooks !== undefined) checkHooks(given.hooks);
-	return withMcpTools(given, async (options) => {
+	return withMcpServers(given, async (options) => {
 		const { config, allowed } = configureRun(options);
 		// A sub-agent that paused for a person goes on from its state, with the decision its parent carried down.
-		const child = resumedChild(options, config, allowed);
+		const child = AGENT_RESUME in options ? resumedChild(options, config, allowed) : undefined;
 		if (child)
 			return new AgentRun(options, config, allowed, [], child.paused.new_user_message, child).run();
 		const input = normaliseInput(options.prompt, options.messages);

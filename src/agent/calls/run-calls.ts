@@ -19,7 +19,8 @@ import type {
 import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
 import { afterTool, beforeTools } from './call-hooks';
-import { subAgentOf, type ChildPause } from '../subagent';
+import type { ChildPause } from '../subagent';
+import { subAgentOf } from '../subagent/agent-tool';
 
 /** What the model and the trace get of a call whose result a hook or guardrail blocked: the run ends there. */
 const WITHHELD = 'what the call returned was withheld: a guardrail blocked the run';
