@@ -9,7 +9,10 @@ import { callEvents, planEvent, tell, type AgentEvent } from './base/events';
 import type { PlanRun } from './base/plan-run';
 import { planTurn, rejectedPlan, runPlanGroup, type PlanTurnContext } from './plan';
 import { toolSecrets } from './calls/execute-tool';
-import { resumedDecisions, newBatch, stepCalls, type BatchState, type CallsRun } from './calls';
+import type { CallsRun } from './calls/calls-run';
+import { stepCalls } from './calls/step-calls';
+import { resumedDecisions } from './calls/call-decisions';
+import { newBatch, type BatchState } from './pause/calls-state';
 import { normaliseInput } from './setup/input';
 import { resumedChild } from './resumed-run';
 import { AGENT_RESUME } from './subagent/run-sub-agent';
@@ -50,9 +53,12 @@ export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => 
 		if (child)
 			return new AgentRun(options, config, allowed, [], child.paused.new_user_message, child).run();
 		const input = normaliseInput(options.prompt, options.messages);
-		const taken = takeFiles(options, config);
-		withFiles(input.newUserMessage, taken.files);
-		const durable = await DurableRun.open(options, config, input.newUserMessage);
+		const taken = options.files?.length ? takeFiles(options, config) : NO_FILES;
+		if (taken.files.length) withFiles(input.newUserMessage, taken.files);
+		const durable =
+			options.runKey === undefined
+				? undefined
+				: await DurableRun.open(options, config, input.newUserMessage);
 		if (durable?.found.finished) return durable.found.finished;
 		const { resumed } = durable?.found ?? {};
 		// A run that goes on from a checkpoint had its input checked when it started; one with no hooks has none to check.
@@ -71,7 +77,7 @@ export class AgentRun {
 	private readonly ledger: RunLedger; // what the run has done: what a checkpoint or a paused state keeps
 	private readonly runController = new AbortController();
 	readonly redactor: Redactor;
-	private readonly answerHoldBack: number; // answer text held back before it is streamed, so no known secret goes out in pieces
+	private readonly answerHoldBack?: number; // answer text held back before it is streamed, so no known secret goes out in pieces
 	private openStep?: { entry: TraceStep; started: number }; // the step being taken: a run that ends inside it still records its wall time
 	private readonly models: ModelChoice;
 	private readonly format: ProtocolFormat; // how replies are asked for (json_mode, the compiled protocol schema) and what they may contain
@@ -110,7 +116,7 @@ export class AgentRun {
 			this.hooks = (begun?.chain ?? runHooks(options, config)).under(runSignal);
 		// An answer that after_run may block or change is held until it is checked (the checked-stream mode).
 		const checked = options.streamAnswer === 'checked' || this.hooks?.has('after_run') === true;
-		this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
+		if (options.onEvent) this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
 		const { redactor, ledger } = this;
 		const spent = () => runCost(ledger.trace)?.total ?? 0;
 		const deadline = this.started + config.timeout * 1000;
@@ -221,13 +227,12 @@ export class AgentRun {
 		return entry;
 	}
 
-	/** What each step's model call needs: answers stream to the listener, when there is one. */
+	/** What each step's model call needs: answers stream to the listener, when there is one (a hold-back is set). */
 	private get modelTurnContext(): ModelTurnContext {
 		const { config, models, spending, ledger, redactor, answerHoldBack } = this;
 		const emit = (event: AgentEvent) => this.emit(event);
-		const listening = this.options.onEvent !== undefined;
 		const release = () =>
-			listening ? new AnswerRelease(redactor, answerHoldBack, emit) : undefined;
+			answerHoldBack === undefined ? undefined : new AnswerRelease(redactor, answerHoldBack, emit);
 		const runSignal = this.runController.signal;
 		return { config, models, spending, ledger, format: this.format.format, runSignal, release };
 	}

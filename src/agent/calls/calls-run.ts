@@ -66,8 +66,9 @@ export function sealCalls(
 	step: number,
 	batch: BatchState,
 ): (() => Promise<void>) | undefined {
+	if (!run.durable) return undefined;
 	// One call is also named as the step's pending call, as a checkpoint of one call always named it.
 	const pending = batch.form === 'action' ? batch.calls[0] : undefined;
 	const progress = progressOf(run.ledger, step, batch, pending);
-	return run.durable?.beforeCall(progress, run.context.redactor);
+	return run.durable.beforeCall(progress, run.context.redactor);
 }
