@@ -58,17 +58,17 @@ export async function subAgentCall(
 export type CallsOutcome = StepOutcome | { next: 'pause'; at: number; detail?: string };
 
 /**
- * A durable run's checkpoint of the calls as they stand, sealed now and written by the returned function;
- * undefined when the run is not durable.
+ * A durable run's checkpoint of the calls as they stand, sealed now and written by the returned function (the
+ * callers ask only when the run is durable: a run without a run key never reads its progress here).
  */
 export function sealCalls(
+	durable: DurableRun,
 	run: CallsRun,
 	step: number,
 	batch: BatchState,
-): (() => Promise<void>) | undefined {
-	if (!run.durable) return undefined;
+): () => Promise<void> {
 	// One call is also named as the step's pending call, as a checkpoint of one call always named it.
 	const pending = batch.form === 'action' ? batch.calls[0] : undefined;
 	const progress = progressOf(run.ledger, step, batch, pending);
-	return run.durable.beforeCall(progress, run.context.redactor);
+	return durable.beforeCall(progress, run.context.redactor);
 }

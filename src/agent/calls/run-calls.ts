@@ -43,7 +43,7 @@ export async function runCalls(
 ): Promise<CallsOutcome> {
 	const { calls, settled } = batch;
 	const { config } = run.context;
-	const { ledger } = run;
+	const { ledger, durable } = run; // a durable run's calls are checkpointed (sealCalls)
 	const step = entry.step;
 	const single = batch.form === 'action';
 	if (!single) entry.calls = calls.map(({ tool, args }) => ({ tool, args, elapsed_ms: 0 }));
@@ -126,7 +126,7 @@ export async function runCalls(
 	let writes = Promise.resolve();
 	const runGroup = async (running: readonly Running[], sealed = false) => {
 		batch.running = [...(batch.running ?? []), ...running];
-		if (single && !sealed) await sealCalls(run, step, batch)?.();
+		if (single && !sealed && durable) await sealCalls(durable, run, step, batch)();
 		await Promise.all(
 			running.map(async (call) => {
 				const { index } = call;
@@ -141,11 +141,11 @@ export async function runCalls(
 							tool,
 							name,
 							args,
-							run.durable?.idempotencyKey(step, name, args),
+							durable?.idempotencyKey(step, name, args),
 						);
 				await ran(call, outcome);
 				batch.running = batch.running!.filter((other) => other.index !== index);
-				const write = single ? undefined : sealCalls(run, step, batch);
+				const write = single || !durable ? undefined : sealCalls(durable, run, step, batch);
 				writes = writes.then(() => write?.());
 				writes.catch(() => undefined); // awaited below; a failed write must not count as unhandled meanwhile
 			}),
@@ -223,9 +223,10 @@ export async function runCalls(
 			return { next: 'finish', reason: 'interrupted_call', detail };
 		}
 		// A call with side effects is recorded as started before the loop breaker and the counters take it in.
-		const write = sideEffects
-			? sealCalls(run, step, { ...batch, started: [...batch.started, index] })
-			: undefined;
+		const write =
+			sideEffects && durable
+				? sealCalls(durable, run, step, { ...batch, started: [...batch.started, index] })
+				: undefined;
 		const repeat = ledger.repeats.decide(tool, args, step);
 		if (repeat.next === 'loop') {
 			ended = { reason: 'loop', detail: repeat.detail };
