@@ -116,7 +116,8 @@ export class AgentRun {
 			this.hooks = (begun?.chain ?? runHooks(options, config)).under(runSignal);
 		// An answer that after_run may block or change is held until it is checked (the checked-stream mode).
 		const checked = options.streamAnswer === 'checked' || this.hooks?.has('after_run') === true;
-		if (options.onEvent) this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
+		if (options.onEvent !== undefined)
+			this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
 		const { redactor, ledger } = this;
 		const spent = () => runCost(ledger.trace)?.total ?? 0;
 		const deadline = this.started + config.timeout * 1000;
