@@ -9,7 +9,7 @@ import { takeFiles } from './setup/input-files';
 import { DurableRun } from './pause/checkpoints';
 import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import type { OptionNames } from '../core/known-options';
-import { withMcpTools } from './setup/mcp-run';
+import { withMcpServers } from './setup/configure-run';
 import { checkHooks } from './hooks';
 import type { PlanDecision } from './plan';
 
@@ -49,8 +49,8 @@ export const RESUME_AGENT_OPTIONS = {
 export const resumeAgent = async (given: ResumeAgentOptions): Promise<AgentResult> => {
 	// Before the state is opened or anything connected: an unknown option is a typo, not a no-op.
 	checkRunOptions('resumeAgent', given, RESUME_AGENT_OPTIONS);
-	checkHooks(given.hooks);
-	return withMcpTools(given, resumeWithTools);
+	if (given.hooks !== undefined) checkHooks(given.hooks);
+	return withMcpServers(given, resumeWithTools);
 };
 
 async function resumeWithTools(options: ResumeAgentOptions): Promise<AgentResult> {

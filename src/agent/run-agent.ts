@@ -9,9 +9,13 @@ import { callEvents, planEvent, tell, type AgentEvent } from './base/events';
 import type { PlanRun } from './base/plan-run';
 import { planTurn, rejectedPlan, runPlanGroup, type PlanTurnContext } from './plan';
 import { toolSecrets } from './calls/execute-tool';
-import { resumedDecisions, newBatch, stepCalls, type BatchState, type CallsRun } from './calls';
+import type { CallsRun } from './calls/calls-run';
+import { stepCalls } from './calls/step-calls';
+import { resumedDecisions } from './calls/call-decisions';
+import { newBatch, type BatchState } from './pause/calls-state';
 import { normaliseInput } from './setup/input';
 import { resumedChild } from './resumed-run';
+import { AGENT_RESUME } from './subagent/run-sub-agent';
 import { newLedger } from './new-ledger';
 import { runLimit } from './base/run-deadline';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
@@ -25,42 +29,41 @@ import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base
 import type { Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
-import { configureRun, noteFirstStep, withMcpTools } from './setup/configure-run';
+import { configureRun, hasHooks, noteFirstStep, withMcpServers } from './setup/configure-run';
 import { afterRun } from './result/after-run';
 import { tripped } from './result/guardrails-tripped';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
 import type { StepOutcome } from './base/step-outcome';
 import type { RunLedger } from './base/run-ledger';
 import { NO_FILES, takeFiles, withFiles, type TakenFiles } from './setup/input-files';
-import {
-	afterModel,
-	afterRun as answerHooks,
-	beforeModel,
-	checkHooks,
-	onFailure,
-	type HookChain,
-} from './hooks';
+import { afterModel, afterRun as answerHooks, beforeModel, onFailure } from './hooks';
+import type { HookChain } from './hooks/hook-chain';
+import { checkHooks } from './hooks/check-hooks';
 import { beforeRun, blockedBeforeRun, runHooks, type HooksStart } from './setup/before-run';
 
 /** Runs the ReAct loop (think → act → observe, one JSON turn at a time) until a final answer or a limit; never throws for anything the model or a tool does. */
 export const runAgent = async (given: RunAgentOptions): Promise<AgentResult> => {
 	// Before anything is opened: an option the run does not know (`baseURL`, `promt`) is a typo, not a no-op.
 	checkRunOptions('runAgent', given, RUN_AGENT_OPTIONS);
-	checkHooks(given.hooks);
-	return withMcpTools(given, async (options) => {
+	if (given.hooks !== undefined) checkHooks(given.hooks);
+	return withMcpServers(given, async (options) => {
 		const { config, allowed } = configureRun(options);
 		// A sub-agent that paused for a person goes on from its state, with the decision its parent carried down.
-		const child = resumedChild(options, config, allowed);
+		const child = AGENT_RESUME in options ? resumedChild(options, config, allowed) : undefined;
 		if (child)
 			return new AgentRun(options, config, allowed, [], child.paused.new_user_message, child).run();
 		const input = normaliseInput(options.prompt, options.messages);
-		const taken = takeFiles(options, config);
-		withFiles(input.newUserMessage, taken.files);
-		const durable = await DurableRun.open(options, config, input.newUserMessage);
+		const taken = options.files?.length ? takeFiles(options, config) : NO_FILES;
+		if (taken.files.length) withFiles(input.newUserMessage, taken.files);
+		const durable =
+			options.runKey === undefined
+				? undefined
+				: await DurableRun.open(options, config, input.newUserMessage);
 		if (durable?.found.finished) return durable.found.finished;
 		const { resumed } = durable?.found ?? {};
-		// A run that goes on from a checkpoint had its input checked when it started.
-		const start = resumed ? undefined : await beforeRun(options, config, input);
+		// A run that goes on from a checkpoint had its input checked when it started; one with no hooks has none to check.
+		const start =
+			resumed || !hasHooks(options, config) ? undefined : await beforeRun(options, config, input);
 		const { history, newUserMessage } = start ?? input;
 		const parts = [allowed, history, newUserMessage, resumed, durable, taken, start] as const;
 		return new AgentRun(options, config, ...parts).run();
@@ -74,14 +77,14 @@ export class AgentRun {
 	private readonly ledger: RunLedger; // what the run has done: what a checkpoint or a paused state keeps
 	private readonly runController = new AbortController();
 	readonly redactor: Redactor;
-	private readonly answerHoldBack: number; // answer text held back before it is streamed, so no known secret goes out in pieces
+	private readonly answerHoldBack?: number; // answer text held back before it is streamed, so no known secret goes out in pieces
 	private openStep?: { entry: TraceStep; started: number }; // the step being taken: a run that ends inside it still records its wall time
 	private readonly models: ModelChoice;
 	private readonly format: ProtocolFormat; // how replies are asked for (json_mode, the compiled protocol schema) and what they may contain
 	private readonly spending: Spending;
 	private readonly calls: CallsRun; // what the one call path is lent, step after step
 	private memory?: RunMemory; // how the history was fitted to its token budget (issue #31)
-	private readonly hooks: HookChain; // the library hooks, then the built-in guardrails (issue #50)
+	private readonly hooks?: HookChain; // the library hooks, then the built-in guardrails (issue #50); none, no chain
 
 	constructor(
 		private readonly options: RunAgentOptions,
@@ -109,10 +112,12 @@ export class AgentRun {
 		];
 		this.redactor = new Redactor(knownSecrets);
 		const runSignal = this.runController.signal;
-		this.hooks = (begun?.chain ?? runHooks(options, config)).under(runSignal);
+		if (hasHooks(options, config))
+			this.hooks = (begun?.chain ?? runHooks(options, config)).under(runSignal);
 		// An answer that after_run may block or change is held until it is checked (the checked-stream mode).
-		const checked = options.streamAnswer === 'checked' || this.hooks.has('after_run');
-		this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
+		const checked = options.streamAnswer === 'checked' || this.hooks?.has('after_run') === true;
+		if (options.onEvent !== undefined)
+			this.answerHoldBack = checked ? Infinity : holdBackFor(knownSecrets);
 		const { redactor, ledger } = this;
 		const spent = () => runCost(ledger.trace)?.total ?? 0;
 		const deadline = this.started + config.timeout * 1000;
@@ -138,11 +143,11 @@ export class AgentRun {
 			const runSignal = this.runController.signal;
 			const provider = models.answering.chat.provider;
 			const fit = { config, models, spending, usage, trace, conversation, runSignal, provider };
-			const stop = blockedBeforeRun(trace, this.begun); // before_run's block, if it blocked
+			const stop = this.begun && blockedBeforeRun(trace, this.begun); // before_run's block, if it blocked
 			if (!this.resumed && !stop) this.memory = await fitRunHistory(fit, this.history);
 			const ended = stop?.next === 'finish' ? this.finish(stop) : await this.loop();
 			const result = await afterRun(ended, this, this.options);
-			await onFailure(this.hooks, result);
+			if (this.hooks) await onFailure(this.hooks, result);
 			await this.durable?.finish(result);
 			return result;
 		} finally {
@@ -155,7 +160,7 @@ export class AgentRun {
 		// A step's calls part way through (paused for a person, or checkpointed inside them) go on at their step.
 		const paused = this.resumed?.paused;
 		const resumedAt = paused?.batch ? paused.step : undefined;
-		const { ledger } = this;
+		const { ledger, config, spending, runController } = this;
 		const { failures } = ledger;
 		const last = () => this.config.max_steps + (ledger.plan?.entries ?? 0); // a plan's steps are no model turns
 		for (let step = resumedAt ?? (paused?.step ?? 0) + 1; step <= last(); step++) {
@@ -164,12 +169,8 @@ export class AgentRun {
 					? await this.decided(paused!.batch!)
 					: ledger.plan?.phase === 'running' || ledger.plan?.phase === 'rejected'
 						? (rejectedPlan(ledger.plan) ?? (await this.planStep(step)))
-						: ((await limitBeforeStep(
-								this.config,
-								this.ledger,
-								this.spending,
-								this.runController.signal,
-							)) ?? (await this.takeStep(step)));
+						: ((await limitBeforeStep(config, ledger, spending, runController.signal)) ??
+							(await this.takeStep(step)));
 			this.closeOpenStep();
 			if (outcome.next === 'finish') return this.finish(outcome);
 			if (outcome.next === 'continue') failures.reset();
@@ -186,38 +187,36 @@ export class AgentRun {
 	private async takeStep(step: number): Promise<StepOutcome> {
 		const { ledger, config } = this;
 		const entry = this.openEntry(step, ledger.failures.repairing);
-		const { taken, begun } = this;
-		const { files } = ledger.newUserMessage;
-		const start = { files, taken, begun };
+		const start = { files: ledger.newUserMessage.files, taken: this.taken, begun: this.begun };
 		if (step === 1) noteFirstStep(entry, this.format.notice, config, this.tools.values(), start);
 
 		const { hooks, runController } = this;
 		const signal = runController.signal;
-		const hooked = { beforeModel: beforeModel(hooks, entry, signal) };
+		const hooked = { beforeModel: hooks && beforeModel(hooks, entry, signal) };
 		const asked = await modelTurn(entry, { ...this.modelTurnContext, ...hooked });
 		if ('next' in asked) return asked;
 		const { response, release } = asked;
 		this.replies.set(step, response.text);
-		const blocked = await afterModel(hooks, entry, response.text, signal);
+		const blocked = hooks && (await afterModel(hooks, entry, response.text, signal));
 		if (blocked) release?.finishWithoutAnswer('a guardrail stopped the reply');
 		if (blocked) return blocked;
 		const { format, tools } = this;
 		// An answer after_run checks is released (or called off) there, not as the reply is read.
-		const checks = hooks.has('after_run');
+		const checks = hooks?.has('after_run') ? hooks : undefined;
 		const reading = { config, format, tools, release: checks ? undefined : release };
 		const read = replyTurn(entry, response, reading);
 		const inPlan = 'planned' in read || config.mode === 'plan';
 		const turn = inPlan ? planTurn(entry, read, this.planContext) : read;
 		if ('calls' in turn) {
-			const batch = newBatch(turn.calls, turn.form);
-			return stepCalls(this.calls, entry, batch, this.options.stateSecret);
+			const secret = this.options.stateSecret;
+			return stepCalls(this.calls, entry, newBatch(turn.calls, turn.form), secret);
 		}
 		if (turn.next !== 'finish' || turn.reason !== 'final' || !turn.answer || !checks) {
 			if (checks) release?.finishWithoutAnswer('the reply was not an answer');
 			return turn;
 		}
 		const answer = { ...turn, answer: turn.answer };
-		return answerHooks(hooks, entry, answer, config.output_schema, signal, release);
+		return answerHooks(checks, entry, answer, config.output_schema, signal, release);
 	}
 
 	/** A new step of the trace, open from now: the listener hears it start. */
@@ -229,13 +228,12 @@ export class AgentRun {
 		return entry;
 	}
 
-	/** What each step's model call needs: answers stream to the listener, when there is one. */
+	/** What each step's model call needs: answers stream to the listener, when there is one (a hold-back is set). */
 	private get modelTurnContext(): ModelTurnContext {
 		const { config, models, spending, ledger, redactor, answerHoldBack } = this;
 		const emit = (event: AgentEvent) => this.emit(event);
-		const listening = this.options.onEvent !== undefined;
 		const release = () =>
-			listening ? new AnswerRelease(redactor, answerHoldBack, emit) : undefined;
+			answerHoldBack === undefined ? undefined : new AnswerRelease(redactor, answerHoldBack, emit);
 		const runSignal = this.runController.signal;
 		return { config, models, spending, ledger, format: this.format.format, runSignal, release };
 	}
@@ -286,7 +284,7 @@ export class AgentRun {
 		const record = { ...this.ledger, started, model, provider: chat.provider, chain, memory };
 		const ending = { finishReason, stopDetail, answer };
 		const result = runResult(ending, record, this.redactor, paused);
-		if (this.hooks.active)
+		if (this.hooks?.active)
 			result.guardrails_tripped = tripped(this.ledger.trace, this.begun?.decisions);
 		this.emit({ type: 'done', finish_reason: finishReason });
 		return result;

@@ -1,6 +1,6 @@
 // before_tool and after_tool (issue #50): each call of the one call path through the run's hook chain.
 import type { GuardrailDecision, TraceStep } from '../../trace/types';
-import { blockedBy, ended, noteDecisions } from '../hooks';
+import { blockedBy, ended, noteDecisions, type HookChain } from '../hooks';
 import type { StepOutcome } from '../base/step-outcome';
 import type { BatchDecisions, BatchState, SettledCall } from '../pause/calls-state';
 import { checkToolCall } from './execute-tool';
@@ -14,12 +14,12 @@ import type { CallsRun } from './calls-run';
  * cannot smuggle invalid args or a forbidden host past them; approval and limits then see the new args.
  */
 export async function beforeTools(
+	hooks: HookChain,
 	run: CallsRun,
 	entry: TraceStep,
 	batch: BatchState,
 	decisions?: BatchDecisions,
 ): Promise<StepOutcome | undefined> {
-	const { hooks } = run;
 	if (!hooks.has('before_tool')) return undefined;
 	const fresh = !batch.guarded;
 	batch.guarded = true;
@@ -77,12 +77,12 @@ export function deniedObservation(tool: string, reason: string): string {
  * step's end when a hook or guardrail blocked (the text is then withheld).
  */
 export async function afterTool(
+	hooks: HookChain,
 	run: CallsRun,
 	entry: TraceStep,
 	place: { tool: string; call?: number },
 	text: string,
 ): Promise<{ text: string } | { ended: StepOutcome }> {
-	const { hooks } = run;
 	if (!hooks.has('after_tool')) return { text };
 	const taken: GuardrailDecision[] = [];
 	const outcome = await hooks.run('after_tool', { step: entry.step, ...place }, text, taken);

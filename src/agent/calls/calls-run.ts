@@ -23,8 +23,8 @@ export interface CallsRun {
 	readonly tell: CallEvents;
 	/** The files the caller gave a resumed run: the bytes of files that calls settled before a pause returned. */
 	readonly givenFiles: readonly RunFile[];
-	/** The run's hooks and built-in guardrails: before_tool and after_tool run for every call. */
-	readonly hooks: HookChain;
+	/** The run's hooks and built-in guardrails: before_tool and after_tool run for every call; absent when it has none. */
+	readonly hooks?: HookChain;
 	/** What a sub-agent's call (issue #52) needs of the run beyond the above: see subagent/run-sub-agent.ts. */
 	readonly agents: Pick<SubAgentParent, 'options' | 'deadline' | 'spent' | 'start' | 'runId'>;
 }
@@ -58,16 +58,17 @@ export async function subAgentCall(
 export type CallsOutcome = StepOutcome | { next: 'pause'; at: number; detail?: string };
 
 /**
- * A durable run's checkpoint of the calls as they stand, sealed now and written by the returned function;
- * undefined when the run is not durable.
+ * A durable run's checkpoint of the calls as they stand, sealed now and written by the returned function (the
+ * callers ask only when the run is durable: a run without a run key never reads its progress here).
  */
 export function sealCalls(
+	durable: DurableRun,
 	run: CallsRun,
 	step: number,
 	batch: BatchState,
-): (() => Promise<void>) | undefined {
+): () => Promise<void> {
 	// One call is also named as the step's pending call, as a checkpoint of one call always named it.
 	const pending = batch.form === 'action' ? batch.calls[0] : undefined;
 	const progress = progressOf(run.ledger, step, batch, pending);
-	return run.durable?.beforeCall(progress, run.context.redactor);
+	return durable.beforeCall(progress, run.context.redactor);
 }

@@ -43,7 +43,7 @@ function observeOne(run: CallsRun, entry: TraceStep, batch: BatchState): StepOut
 	}
 	const text = settled.kind === 'same' ? '' : settled.text;
 	const message = { role: 'user' as const, content: observationMessage(tool, text), files };
-	reattachFiles([message], run.givenFiles);
+	if (run.givenFiles.length) reattachFiles([message], run.givenFiles);
 	if (files.length) entry.observation_files = fileRefs(message.files);
 	run.tell.observation(entry.step, tool, true, text);
 	entry.observation = text;
@@ -99,7 +99,7 @@ function observeBatch(
 	}
 	// Files of calls settled before a pause come back from the state as references: the caller's copies give their bytes.
 	const message = { role: 'user' as const, content: '', files };
-	reattachFiles([message], run.givenFiles);
+	if (run.givenFiles.length) reattachFiles([message], run.givenFiles);
 	if (message.files.length) entry.observation_files = fileRefs(message.files);
 	const results = batch.calls.map((call, index) => ({ tool: call.tool, text: texts[index] }));
 	const { observation_max_len } = run.context.config;

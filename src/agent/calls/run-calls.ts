@@ -19,7 +19,8 @@ import type {
 import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
 import { afterTool, beforeTools } from './call-hooks';
-import { subAgentOf, type ChildPause } from '../subagent';
+import type { ChildPause } from '../subagent';
+import { subAgentOf } from '../subagent/agent-tool';
 
 /** What the model and the trace get of a call whose result a hook or guardrail blocked: the run ends there. */
 const WITHHELD = 'what the call returned was withheld: a guardrail blocked the run';
@@ -42,7 +43,7 @@ export async function runCalls(
 ): Promise<CallsOutcome> {
 	const { calls, settled } = batch;
 	const { config } = run.context;
-	const { ledger } = run;
+	const { ledger, durable } = run; // a durable run's calls are checkpointed (sealCalls)
 	const step = entry.step;
 	const single = batch.form === 'action';
 	if (!single) entry.calls = calls.map(({ tool, args }) => ({ tool, args, elapsed_ms: 0 }));
@@ -58,7 +59,7 @@ export async function runCalls(
 		}
 		tools = checked.tools;
 	} else tools = calls.map(({ tool }) => run.context.tools.get(tool));
-	const guarded = await beforeTools(run, entry, batch, decisions);
+	const guarded = run.hooks && (await beforeTools(run.hooks, run, entry, batch, decisions));
 	if (guarded) return guarded;
 	if (!single)
 		calls.forEach((call, index) => settled[index] ?? run.tell.action(step, call.tool, call.args));
@@ -91,7 +92,9 @@ export async function runCalls(
 		const place = { tool: name, ...(single ? {} : { call: index + 1 }) };
 		const raw = outcome.ok ? outcome.observation : outcome.error.message;
 		const checked =
-			!outcome.ok && outcome.runAborted ? { text: raw } : await afterTool(run, entry, place, raw);
+			(!outcome.ok && outcome.runAborted) || !run.hooks
+				? { text: raw }
+				: await afterTool(run.hooks, run, entry, place, raw);
 		if ('ended' in checked) {
 			stopped ??= checked.ended;
 			const error = { type: 'guardrail' as const, message: WITHHELD };
@@ -123,7 +126,7 @@ export async function runCalls(
 	let writes = Promise.resolve();
 	const runGroup = async (running: readonly Running[], sealed = false) => {
 		batch.running = [...(batch.running ?? []), ...running];
-		if (single && !sealed) await sealCalls(run, step, batch)?.();
+		if (single && !sealed && durable) await sealCalls(durable, run, step, batch)();
 		await Promise.all(
 			running.map(async (call) => {
 				const { index } = call;
@@ -138,11 +141,11 @@ export async function runCalls(
 							tool,
 							name,
 							args,
-							run.durable?.idempotencyKey(step, name, args),
+							durable?.idempotencyKey(step, name, args),
 						);
 				await ran(call, outcome);
 				batch.running = batch.running!.filter((other) => other.index !== index);
-				const write = single ? undefined : sealCalls(run, step, batch);
+				const write = single || !durable ? undefined : sealCalls(durable, run, step, batch);
 				writes = writes.then(() => write?.());
 				writes.catch(() => undefined); // awaited below; a failed write must not count as unhandled meanwhile
 			}),
@@ -220,9 +223,10 @@ export async function runCalls(
 			return { next: 'finish', reason: 'interrupted_call', detail };
 		}
 		// A call with side effects is recorded as started before the loop breaker and the counters take it in.
-		const write = sideEffects
-			? sealCalls(run, step, { ...batch, started: [...batch.started, index] })
-			: undefined;
+		const write =
+			sideEffects && durable
+				? sealCalls(durable, run, step, { ...batch, started: [...batch.started, index] })
+				: undefined;
 		const repeat = ledger.repeats.decide(tool, args, step);
 		if (repeat.next === 'loop') {
 			ended = { reason: 'loop', detail: repeat.detail };

@@ -81,7 +81,10 @@ function answered(
 	release?: AnswerRelease,
 ): StepOutcome {
 	const schema = config.output_schema;
-	const checked = checkAnswer(withoutNullOptionals(answer, schema, format), schema);
+	// Without output_schema the answer is the reply's text: typed answers are not asked (issue #49).
+	const checked = schema
+		? checkAnswer(withoutNullOptionals(answer, schema, format), schema)
+		: { ok: true as const, text: answer as string };
 	if (!checked.ok) {
 		release?.finishWithoutAnswer('the answer did not match output_schema');
 		entry.reply_excerpt = reply.slice(0, REPLY_EXCERPT);

@@ -57,7 +57,9 @@ export function runResult(
 	const summary = record.memory?.summary;
 	const toolResults = answer ? runToolResults(record.trace) : [];
 	// For a context store: the summary this run wrote, the question, and the answer with the turn's tool results.
-	const files = fileRefs(record.newUserMessage.files);
+	const files = record.newUserMessage.files?.length
+		? fileRefs(record.newUserMessage.files)
+		: undefined;
 	const messages: ChatMessage[] = [
 		...(summary ? [summary] : []),
 		{

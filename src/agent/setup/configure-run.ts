@@ -6,13 +6,33 @@ import { schemaDialectNotice } from '../../validation/validate';
 import { type AgentConfig, ConfigError, resolveConfig } from '../../settings/config';
 import type { RunAgentOptions } from '../base/run-options';
 import { runToolRegistry } from './run-tools';
-import { resolvedByMcpRun } from './mcp-run';
+import { resolvedByMcpRun, withMcpTools, type McpRunOptions } from './mcp-run';
 import type { ChatMessage } from '../../core/messages';
 import { fileRefs, type TakenFiles } from './input-files';
 import type { HooksStart } from './before-run';
 import { configuredAgents, type SubAgentSpec } from '../subagent';
+import { subAgentOf } from '../subagent/agent-tool';
+import type { AgentResult } from '../../trace/types';
 
-export { withMcpTools } from './mcp-run';
+/** Whether the config names MCP servers: a run whose config names none never enters setup/mcp-run.ts nor tools/mcp. */
+function namesMcpServers(config: unknown): boolean {
+	const servers = (config as { mcp_servers?: unknown } | null | undefined)?.mcp_servers;
+	return (
+		servers !== undefined && servers !== null && !(Array.isArray(servers) && servers.length === 0)
+	);
+}
+
+/** Whether the run has a library hook or a built-in guardrail: without either it never enters hooks/ (issue #49). */
+export const hasHooks = (options: Pick<RunAgentOptions, 'hooks'>, config: AgentConfig): boolean =>
+	(options.hooks?.length ?? 0) > 0 || config.guardrails.length > 0;
+
+/** Runs `run` with the tools of the config's MCP servers (see withMcpTools); without any, with the options as they are. */
+export function withMcpServers<Options extends McpRunOptions>(
+	options: Options,
+	run: (options: Options) => Promise<AgentResult>,
+): Promise<AgentResult> {
+	return namesMcpServers(options.config) ? withMcpTools(options, run) : run(options);
+}
 
 /** The run's config, checked, and its allowed tools; a config with approval_required needs a signing key before anything runs. */
 export function configureRun(
@@ -29,7 +49,8 @@ export function configureRun(
 	}
 	const registry = runToolRegistry(options.extraTools, options.config);
 	// With MCP servers the config was resolved before they were opened: their tools are in the registry now.
-	const config = resolvedByMcpRun(options.config) ?? resolveConfig(options.config, registry);
+	const byMcpRun = namesMcpServers(options.config) ? resolvedByMcpRun(options.config) : undefined;
+	const config = byMcpRun ?? resolveConfig(options.config, registry);
 	const asks = config.approval_required.length > 0 || config.approve_plan;
 	const keyProblem = asks ? stateSecretProblem(options.stateSecret) : undefined;
 	const key = config.approval_required.length > 0 ? 'approval_required' : 'approve_plan';
@@ -38,6 +59,10 @@ export function configureRun(
 	// Sub-agents (issue #52): each one's own config checked with this one, and whether it only reads decided.
 	const registryOf = (spec: SubAgentSpec, raw: Record<string, unknown>) =>
 		spec.tools ? runToolRegistry(spec.tools, raw) : runToolRegistry(options.extraTools, raw);
+	// Only a run with sub-agents (named in `agents`, or a library agentTool allowed) has them checked (issue #49).
+	const hasAgents =
+		Object.keys(config.agents ?? {}).length > 0 || [...allowed.values()].some(subAgentOf);
+	if (!hasAgents) return { config, allowed };
 	const agents = configuredAgents(config, allowed, registry, registryOf, options.stateSecret);
 	return { config, allowed: agents };
 }
@@ -68,7 +93,10 @@ export function noteSetUp(
 		!(http?.allowed_domains?.length ?? 0) &&
 		http?.egress_hosts !== 'from_prompt';
 	const allowed = [...tools];
-	const mcp = mcpSetUp(allowed);
+	// Only a tool named `<server>.<tool>` can be an MCP server's: without one, tools/mcp is not asked (issue #49).
+	const mcp = allowed.some(({ name }) => name.includes('.'))
+		? mcpSetUp(allowed)
+		: { records: [], notices: [] };
 	const dialects = [
 		...allowed.map((tool) =>
 			schemaDialectNotice(tool.parameters, `the args schema of tool "${tool.name}"`),
@@ -94,7 +122,7 @@ export function noteFirstStep(
 	start: { files?: ChatMessage['files']; taken: TakenFiles; begun?: HooksStart },
 ): void {
 	noteSetUp(entry, formatNotice, config, tools);
-	const files = fileRefs(start.files);
+	const files = start.files?.length ? fileRefs(start.files) : undefined;
 	if (files) entry.files = files;
 	if (start.taken.notices.length)
 		entry.notices = [...(entry.notices ?? []), ...start.taken.notices];

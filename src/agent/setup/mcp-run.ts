@@ -21,23 +21,25 @@ export function resolvedByMcpRun(config: unknown): AgentConfig | undefined {
 		: undefined;
 }
 
-type RunOptions = Pick<RunAgentOptions, 'config' | 'extraTools' | 'secrets' | 'mcpPins' | 'signal'>;
+export type McpRunOptions = Pick<
+	RunAgentOptions,
+	'config' | 'extraTools' | 'secrets' | 'mcpPins' | 'signal'
+>;
 
 /**
- * Runs `run` with the tools of the config's `mcp_servers` added: the servers `allowed_tools` names a tool of are
+ * Runs `run` with the tools of the config's `mcp_servers` (named: see withMcpServers) added: the servers `allowed_tools` names a tool of are
  * connected and their tools listed, fingerprinted and pinned first (any failure is thrown before the first model
  * call, naming the server), `<server>.*` in `allowed_tools` and `approval_required` is spelled out as the tools the
  * server offers, and every header value is a secret the run redacts. The connections are closed when `run` settles.
- * Without `mcp_servers`, `run` gets the options as they are and the MCP SDK is never loaded.
  */
-export async function withMcpTools<Options extends RunOptions>(
+export async function withMcpTools<Options extends McpRunOptions>(
 	options: Options,
 	run: (options: Options) => Promise<AgentResult>,
 ): Promise<AgentResult> {
-	const config = options.config as (RunOptions['config'] & { mcp_servers?: unknown }) | undefined;
+	const config = options.config as
+		| (McpRunOptions['config'] & { mcp_servers?: unknown })
+		| undefined;
 	const servers = config?.mcp_servers;
-	if (servers === undefined || servers === null || (Array.isArray(servers) && servers.length === 0))
-		return run(options);
 	const problem = mcpServersProblem(servers);
 	if (problem) throw new ConfigError('mcp_servers', problem);
 	const names = (value: unknown) =>

@@ -14,7 +14,9 @@ export function runToolRegistry(
 	extraTools: readonly Tool[] = [],
 	rawConfig?: unknown,
 ): ToolRegistry {
-	const agents = configAgentTools(rawConfig);
+	// Only a config that names `agents` asks subagent/ for their tools (issue #49).
+	const named = (rawConfig as { agents?: unknown } | null | undefined)?.agents !== undefined;
+	const agents = named ? configAgentTools(rawConfig) : [];
 	const taken = new Set([...builtInTools, ...extraTools].map((tool) => tool.name));
 	const clash = agents.find((agent) => taken.has(agent.name));
 	if (clash)
