@@ -1,6 +1,5 @@
 // `audit verify`: a stored run's chains recomputed from what is stored, and the first part that disagrees named.
-import { configHash } from '../run-state/signed-state';
-import { baseLink, nextLink, schemaHash } from '../trace/digest';
+import { baseLink, configHash, nextLink, schemaHash } from '../trace/digest';
 import type { TraceStep } from '../trace/types';
 import type { AuditRecord } from './record';
 import {

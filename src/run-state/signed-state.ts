@@ -1,4 +1,4 @@
-import { createHash, createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AgentCoreError } from '../core/agent-core-error';
 import { canonicalJson } from '../validation/canonical-json';
 import { stateSizeProblem, MAX_STATE_CHARACTERS } from './state-size';
@@ -72,12 +72,6 @@ export function stateSecretProblem(secret: string | undefined): string | undefin
 		'generate one with `openssl rand -hex 32` and set it as AGENT_CORE_STATE_SECRET for the CLI, in an ' +
 		'"Agent Core: Run State API" credential on the node, or as stateSecret for the library'
 	);
-}
-
-/** The hash a config is known by in a run state: its canonical JSON without `model`, so a run may resume on another model. */
-export function configHash(config: Record<string, unknown>): string {
-	const { model: _model, ...rest } = config;
-	return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
 
 /**

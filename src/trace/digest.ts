@@ -14,6 +14,15 @@ export const sha256: (text: string) => string =
 		? (text) => hash('sha256', text, 'hex')
 		: (text) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * The hash a config is known by in a run's chain base, its paused state and its audit record: its canonical JSON
+ * without `model`, so a run may resume on another model.
+ */
+export function configHash(config: Record<string, unknown>): string {
+	const { model: _model, ...rest } = config;
+	return sha256(canonicalJson(rest));
+}
+
 /** A tool's argument schema as the chain base takes it: the hash of its canonical JSON. */
 export const schemaHash = (schema: JsonSchema): string => sha256(canonicalJson(schema));
 

@@ -3,7 +3,7 @@ import { runAgent } from '../../src/agent/run-agent';
 import { replayRecord } from '../../src/replay/replay';
 import { PostgresAuditSink, auditSinkFor, closeAuditSinks } from '../../src/audit/postgres-sink';
 import { verifyRecord } from '../../src/audit/verify';
-import { configHash } from '../../src/run-state/signed-state';
+import { configHash } from '../../src/trace/digest';
 import { baseLink, nextLink, schemaHash } from '../../src/trace/digest';
 import type { AuditRecord } from '../../src/audit/record';
 import { sealRecord } from '../../src/audit/record-chain';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../../src/settings/config';
 import { openSealedValue, sealValue, type SealedValue } from '../../src/run-state/sealed-value';
+import { configHash } from '../../src/trace/digest';
 import {
-	configHash,
 	openRunState as openWithAge,
 	RunStateError,
 	signRunState,

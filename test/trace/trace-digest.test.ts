@@ -1,8 +1,7 @@
 import { configureRun } from '../../src/agent/setup/configure-run';
 import { runAgent } from '../../src/agent/run-agent';
-import { configHash } from '../../src/run-state/signed-state';
 import { builtInTools } from '../../src/tools/registry';
-import { chainBase, schemaHash, traceChain, traceDigest } from '../../src/trace/digest';
+import { chainBase, configHash, schemaHash, traceChain, traceDigest } from '../../src/trace/digest';
 import { action, final, modelFor, useScriptedServer } from '../support/agent';
 
 /** Issue #19 (first part): every output's trace_digest, the head of a hash chain anyone can recompute. */

@@ -1,8 +1,8 @@
 import type { ChatMessage } from '../../core/messages';
 import type { TokenUsage } from '../../core/usage';
 import { openSealedValue, sealValue } from '../../run-state/sealed-value';
+import { configHash } from '../../trace/digest';
 import {
-	configHash,
 	newRunStateId,
 	openRunState,
 	RunStateError,

@@ -15,8 +15,7 @@ import type {
 } from '../../trace/types';
 import { CATALOGUE_NAME, roundedCost } from '../../budget/model-catalogue';
 import { runCost, unpricedNotice } from '../model/shared-budget';
-import { chainBase, traceDigest, type ChainBase } from '../../trace/digest';
-import { configHash } from '../../run-state/signed-state';
+import { chainBase, configHash, traceDigest, type ChainBase } from '../../trace/digest';
 import type { Tool } from '../../tools/tool';
 import type { AgentConfig } from '../../settings/config';
 import { runToolResults, type RunMemory } from '../memory/run-memory';

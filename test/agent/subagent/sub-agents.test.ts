@@ -18,6 +18,8 @@ const totalOf = (steps: readonly TraceStep[]) =>
 
 describe('a sub-agent named in the config (runAgent)', () => {
 	const server = useScriptedServer();
+	// The timeout scenario's own model: a request it abandons mid-run must not take a later scenario's script turn.
+	const slowServer = useScriptedServer();
 
 	const config = (extra: Partial<AgentConfig> = {}, child: Record<string, unknown> = {}) => ({
 		model: 'gpt-4o-mini',
@@ -148,7 +150,7 @@ describe('a sub-agent named in the config (runAgent)', () => {
 		expect(result.cost_notice).toContain('house-model-without-price');
 	});
 
-	it("a secret the parent knows never leaves through the sub-agent's steps or answer, and the parent's timeout stops it", async () => {
+	it("a secret the parent knows never leaves through the sub-agent's steps or answer", async () => {
 		const SECRET = 'sk-sub-agent-secret-abcdef0123456789';
 		const leaky = {
 			...countingTool('lookup', false).tool,
@@ -171,7 +173,9 @@ describe('a sub-agent named in the config (runAgent)', () => {
 		});
 		expect(JSON.stringify(result)).not.toContain(SECRET);
 		expect(result.trace[0].observation).toContain('[REDACTED');
+	});
 
+	it("the parent's timeout stops the sub-agent's running tool through its signal", async () => {
 		const stopped: string[] = [];
 		const hanging = {
 			...countingTool('lookup', false).tool,
@@ -183,10 +187,10 @@ describe('a sub-agent named in the config (runAgent)', () => {
 					}),
 				),
 		};
-		server().setScript([task('wait'), action('lookup', { value: 1 }), final('late')]);
+		slowServer().setScript([task('wait'), action('lookup', { value: 1 }), final('late')]);
 		const timed = await runAgent({
-			model: modelFor(server()),
-			config: config({ timeout: 0.5 }, { single_call_timeout: 60 }),
+			model: modelFor(slowServer()),
+			config: config({ timeout: 3 }, { single_call_timeout: 60 }),
 			extraTools: [hanging],
 			prompt: 'go',
 		});
