@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChatRequest, ChatResponse } from './chat-model';
+import { callAgainWithoutRefused, type DroppableField } from './refused-fields';
 
 /**
  * Retries of model calls, done here instead of in the vendor SDKs: the SDKs' retry sleeps ignore the
@@ -21,6 +23,33 @@ export const DEFAULT_MAX_RETRIES = 2;
 
 /** A server-suggested wait longer than this is ignored in favour of the backoff, as openai-node 7.5 does. */
 const MAX_HINTED_WAIT_MS = 60_000;
+
+/**
+ * A call as each adapter makes it: the first attempt without the fields its model object has seen refused
+ * (`remembered`); only after a failure, the call again without each field the endpoint refused
+ * (refused-fields.ts, which a call the endpoint takes never enters: issue #49). `refusedField` is the adapter's
+ * reading of its endpoint's refusal.
+ */
+export function attemptWithoutRefused(
+	request: ChatRequest,
+	remembered: Set<DroppableField>,
+	attempt: (dropped: ReadonlySet<DroppableField>) => Promise<ChatResponse>,
+	refusedField: (
+		error: unknown,
+		request: ChatRequest,
+		dropped: ReadonlySet<DroppableField>,
+	) => DroppableField | undefined,
+): Promise<ChatResponse> {
+	const dropped = new Set(remembered);
+	return attempt(dropped).catch((error: unknown) =>
+		callAgainWithoutRefused(error, dropped, {
+			request,
+			remembered,
+			attempt,
+			refusedField: (refusal, without) => refusedField(refusal, request, without),
+		}),
+	);
+}
 
 /** What a failed attempt says about retrying. */
 export interface RetryDecision {

@@ -13,8 +13,8 @@ import {
 import { fileMarkers } from '../file-body';
 import { toGeminiContents } from './parts';
 import { collectGeminiStream, isStreamErrorEvent, type GeminiReply } from './stream';
-import { callAgainWithoutRefused, type DroppableField } from '../refused-fields';
-import { decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from '../retry';
+import type { DroppableField } from '../refused-fields';
+import { attemptWithoutRefused, decideByStatus, DEFAULT_MAX_RETRIES, withRetries } from '../retry';
 import { fileRefusal, ProviderHttpError, readGeminiError } from '../provider-errors';
 import type { RawReplyNotes } from './raw';
 import { StreamedText } from '../streamed-text';
@@ -46,17 +46,9 @@ export class GeminiChatModel implements ChatModel {
 		const streamed = request.onTextDelta ? new StreamedText(request) : undefined;
 		const attempt = (dropped: ReadonlySet<DroppableField>) =>
 			this.generateOnce(request, dropped, streamed);
-		const dropped = new Set(this.refused);
-		return attempt(dropped)
-			.catch((error: unknown) =>
-				callAgainWithoutRefused(error, dropped, {
-					request,
-					remembered: this.refused,
-					attempt,
-					refusedField: (refusal, without) => refusedField(refusal, request, without),
-				}),
-			)
-			.catch((error: unknown) => Promise.reject(fileRefusal(error, request) ?? error));
+		return attemptWithoutRefused(request, this.refused, attempt, refusedField).catch(
+			(error: unknown) => Promise.reject(fileRefusal(error, request) ?? error),
+		);
 	}
 
 	private async generateOnce(

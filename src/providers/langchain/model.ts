@@ -17,8 +17,8 @@ import { fileKindsOf } from '../file-parts';
 import { hasFilesKey } from '../../core/messages';
 import { isOpenAiClass, normaliseProvider, safeLlmType } from './class';
 import { fileRefusal, readSdkHttpError } from '../provider-errors';
-import { callAgainWithoutRefused, type DroppableField } from '../refused-fields';
-import { decideByStatus, withRetries } from '../retry';
+import type { DroppableField } from '../refused-fields';
+import { attemptWithoutRefused, decideByStatus, withRetries } from '../retry';
 import { giveEventLoopATurn, StreamBound } from './stream-bound';
 import { StreamedText } from '../streamed-text';
 import { checkModelOptions, type LangChainChatModelOptions } from '../model-options';
@@ -106,16 +106,8 @@ export class LangChainChatModel implements ChatModel {
 					);
 				},
 			});
-		const dropped = new Set(this.refused);
 		try {
-			return await attempt(dropped).catch((error: unknown) =>
-				callAgainWithoutRefused(error, dropped, {
-					request,
-					remembered: this.refused,
-					attempt,
-					refusedField: (refusal, without) => refusedField(refusal, request, without),
-				}),
-			);
+			return await attemptWithoutRefused(request, this.refused, attempt, refusedField);
 		} catch (error) {
 			const read = readSdkHttpError(error);
 			throw fileRefusal(read, request, this.modelName) ?? read;

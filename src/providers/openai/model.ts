@@ -2,8 +2,8 @@
 import type OpenAI from 'openai';
 import type { ChatModel, ChatRequest, ChatResponse } from '../chat-model';
 import { collectChatCompletionStream } from './stream';
-import { callAgainWithoutRefused, type DroppableField } from '../refused-fields';
-import { DEFAULT_MAX_RETRIES, withRetries } from '../retry';
+import type { DroppableField } from '../refused-fields';
+import { attemptWithoutRefused, DEFAULT_MAX_RETRIES, withRetries } from '../retry';
 import { StreamedText } from '../streamed-text';
 import { fileRefusal } from '../provider-errors';
 import { sharedOpenAiClient } from './sdk';
@@ -40,16 +40,8 @@ export class OpenAiChatModel implements ChatModel {
 				deadline: request.deadline,
 				classify: (error) => classifyOpenAiError(error, streamed !== undefined),
 			});
-		const dropped = new Set(this.refused);
 		try {
-			return await attempt(dropped).catch((error: unknown) =>
-				callAgainWithoutRefused(error, dropped, {
-					request,
-					remembered: this.refused,
-					attempt,
-					refusedField: (refusal, without) => refusedField(refusal, request, without),
-				}),
-			);
+			return await attemptWithoutRefused(request, this.refused, attempt, refusedField);
 		} catch (error) {
 			throw fileRefusal(error, request) ?? withReadableMessage(error);
 		}
