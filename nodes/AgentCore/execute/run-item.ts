@@ -151,7 +151,7 @@ async function runOrResume(
 		signal: context.getExecutionCancelSignal?.(),
 		onEvent: stream?.onEvent,
 		streamAnswer: stream?.streamAnswer,
-		...(run.switches.auditTrail ? await readAudit(context, itemIndex, true) : {}),
+		...(run.switches.auditTrail ? await readAudit(context, itemIndex) : {}),
 		...runTracer(),
 	};
 	const resume = async () =>

@@ -38,16 +38,14 @@ export async function readStateSecret(
 }
 
 /**
- * With Require Approval: the tools whose calls wait for a person, the Run State credential's signing key,
- * and how many days a paused run's state is accepted (the config's run_state_max_age_days).
+ * With Require Approval (the caller asks only then): the tools whose calls wait for a person, the Run State
+ * credential's signing key, and how many days a paused run's state is accepted (the config's run_state_max_age_days).
  */
 export async function readApproval(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	on: boolean,
 	picker: CredentialPicker,
 ): Promise<{ tools: string[]; stateSecret?: string; maxAgeDays?: number }> {
-	if (!on) return { tools: [] };
 	const tools = context.getNodeParameter('approvalTools', itemIndex, []) as string[];
 	const maxAgeDays = context.getNodeParameter(
 		'runStateMaxAgeDays',
@@ -63,16 +61,15 @@ export async function readApproval(
 
 /**
  * Options → Require Approval of the Plan (version 2, issue #51) pauses the way Require Approval does: its Run State
- * credential signs the plan, its Needs Approval output takes the item, Run or Resume continues it. Without that
- * switch on, an error that says so before anything runs.
+ * credential signs the plan, its Needs Approval output takes the item, Run or Resume continues it. Asked when the
+ * plan's approval is on: without Require Approval on too, an error that says so before anything runs.
  */
 export function checkPlanApproval(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	approvePlan: boolean | undefined,
 	needsApproval: boolean,
 ): void {
-	if (approvePlan !== true || needsApproval) return;
+	if (needsApproval) return;
 	throw nodeError(
 		context,
 		'Require Approval of the Plan needs Governance → Require Approval on',

@@ -44,15 +44,13 @@ export async function testAuditDatabaseCredential(
 }
 
 /**
- * Audit Trail (`on`, as the item's panel reads it): the run goes to the credential's database with the workflow, execution and node it came
- * from; Audit Retention (Days) deletes older runs (0 keeps them).
+ * Audit Trail on (the caller asks only then): the run goes to the credential's database with the workflow,
+ * execution and node it came from; Audit Retention (Days) deletes older runs (0 keeps them).
  */
 export async function readAudit(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	on: boolean,
 ): Promise<Pick<RunAgentOptions, 'audit'>> {
-	if (!on) return {};
 	const target = auditTargetFromCredential(
 		await context.getCredentials('agentCoreAuditDatabaseApi', itemIndex),
 	);

@@ -5,7 +5,7 @@ import { nodeError } from '../../../shared/node-errors';
 import type { ExecutionRedis } from './execution-redis';
 
 /**
- * The item's durable-run options, none unless Governance → Durable Runs is on. The run key is kept per
+ * The item's durable-run options, when Governance → Durable Runs is on (the caller asks only then). The run key is kept per
  * workflow, node and n8n setup (`<workflow id>:<node name>:<Run Key>@<instance>`): two Agent Core nodes given
  * the same key from one request are two runs, a key from a request never meets another workflow's runs, and
  * two setups sharing a Redis (staging and production, or one whose database was reset, where execution ids
@@ -15,10 +15,8 @@ import type { ExecutionRedis } from './execution-redis';
 export async function readDurableRun(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	on: boolean,
 	redis: ExecutionRedis,
 ): Promise<{ runKey?: string; checkpoints?: CheckpointStore }> {
-	if (!on) return {};
 	const value = context.getNodeParameter('runKey', itemIndex, '') as unknown;
 	const key = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 	if (key === '') {

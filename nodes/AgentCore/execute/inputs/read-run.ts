@@ -123,12 +123,11 @@ export async function readItemRun(
 			? readMcpServers(context, options.mcpServersJson, itemIndex, readOnly)
 			: { allowedTools: [] };
 	const { needsApproval, durableRuns } = panel.switches;
-	if (panel.config.approve_plan === true)
-		checkPlanApproval(context, itemIndex, true, needsApproval);
+	if (panel.config.approve_plan === true) checkPlanApproval(context, itemIndex, needsApproval);
 	const approval: Awaited<ReturnType<typeof readApproval>> = needsApproval
-		? await readApproval(context, itemIndex, true, version.credentialPickers.runState)
+		? await readApproval(context, itemIndex, version.credentialPickers.runState)
 		: { tools: [] };
-	const durable = durableRuns ? await readDurableRun(context, itemIndex, true, redis()) : {};
+	const durable = durableRuns ? await readDurableRun(context, itemIndex, redis()) : {};
 	// Approval and durable runs sign and seal with the same credential's secret.
 	const durableSecret = () =>
 		readStateSecret(context, itemIndex, 'Durable Runs', version.credentialPickers.runState);
