@@ -189,8 +189,24 @@ async function injectFeishuBot(
 	};
 }
 
+/** Per built-in tool a credential of the node serves, how that credential becomes its settings. */
+const INJECTIONS: Record<
+	string,
+	(
+		context: IExecuteFunctions,
+		settings: ToolSettings,
+		itemIndex: number,
+		redis: OpenRedis,
+	) => Promise<void>
+> = {
+	redis_context: (_context, settings, itemIndex, redis) =>
+		injectRedisConnection(redis, settings, itemIndex),
+	http_request: injectHttpHeader,
+	feishu_bot: injectFeishuBot,
+};
+
 /** The built-in tools a credential of the node serves: with none of them allowed, withToolCredentials has no work. */
-export const CREDENTIAL_TOOLS: readonly string[] = ['redis_context', 'http_request', 'feishu_bot'];
+export const CREDENTIAL_TOOLS: readonly string[] = Object.keys(INJECTIONS);
 
 /**
  * Credentials chosen on the node become the settings of the built-in tools they serve, for allowed tools
@@ -205,8 +221,7 @@ export async function withToolCredentials(
 	redis: OpenRedis,
 ): Promise<ToolSettings> {
 	const settings = { ...toolSettings };
-	if (allowed.includes('redis_context')) await injectRedisConnection(redis, settings, itemIndex);
-	if (allowed.includes('http_request')) await injectHttpHeader(context, settings, itemIndex);
-	if (allowed.includes('feishu_bot')) await injectFeishuBot(context, settings, itemIndex);
+	for (const tool of CREDENTIAL_TOOLS)
+		if (allowed.includes(tool)) await INJECTIONS[tool](context, settings, itemIndex, redis);
 	return settings;
 }
