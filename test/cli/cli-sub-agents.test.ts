@@ -1,9 +1,9 @@
 // Sub-agents through the CLI (issue #52): a named agent in --config answers through the parent; a call inside it that
-// needs a person pauses the parent, and `resume --approve` carries the decision down.
+// needs a person pauses the parent, and `resume --approve`, `--deny` and `--edit` carry the decision down.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { action, final, useScriptedServer } from '../support/agent';
+import { action, final, lastUserMessage, useScriptedServer } from '../support/agent';
 import { runCli } from '../support/cli';
 import {
 	PRIVATE_ALLOWED,
@@ -97,5 +97,56 @@ describe('agent-core run / resume with sub-agents', () => {
 			final_answer: 'Fetched b.',
 		});
 		expect(target.requests.map((request) => request.url)).toEqual(['/b']);
+	});
+
+	/** A parent paused at the sub-agent's call to `${target}/b`, and its state written to a file. */
+	async function pausedAtB(config: string) {
+		server().setScript([
+			action('fetcher', { task: 'fetch /b' }),
+			action('http_request', { url: `${target.url}/b` }),
+		]);
+		const run = await runCli(
+			['run', '--config', config, '--prompt', 'fetch b', ...provider()],
+			SECRET,
+		);
+		return write('state.json', JSON.parse(run.stdout).run_state);
+	}
+
+	it('resume --deny reaches the sub-agent: the call never runs, its model reads the reason, then the parent answers', async () => {
+		const config = configFile({ approval_required: ['http_request'] });
+		const state = await pausedAtB(config);
+		server().setScript([final('not fetched: refused'), final('The fetch was refused.')]);
+		const resumed = await runCli(
+			['resume', '--config', config, '--state', state, '--deny', 'not that page', ...provider()],
+			SECRET,
+		);
+		const output = JSON.parse(resumed.stdout);
+		expect(output).toMatchObject({
+			finish_reason: 'final',
+			final_answer: 'The fetch was refused.',
+		});
+		expect(output.trace[0].sub_run).toMatchObject({ agent: 'fetcher', finish_reason: 'final' });
+		expect(target.requests).toHaveLength(0);
+		// The sub-agent's model (the call before the parent's last) read the person's reason.
+		expect(JSON.stringify(server().requests.at(-2)!.messages)).toContain('not that page');
+		expect(lastUserMessage(server(), server().requests.length - 1)).toContain(
+			'not fetched: refused',
+		);
+	});
+
+	it('resume --edit runs the call inside the sub-agent with the new arguments, once, then the parent answers', async () => {
+		const config = configFile({ approval_required: ['http_request'] });
+		const state = await pausedAtB(config);
+		server().setScript([final('got c'), final('Fetched c instead.')]);
+		const edit = JSON.stringify({ url: `${target.url}/c` });
+		const resumed = await runCli(
+			['resume', '--config', config, '--state', state, '--edit', edit, ...provider()],
+			SECRET,
+		);
+		expect(JSON.parse(resumed.stdout)).toMatchObject({
+			finish_reason: 'final',
+			final_answer: 'Fetched c instead.',
+		});
+		expect(target.requests.map((request) => request.url)).toEqual(['/c']);
 	});
 });

@@ -1,5 +1,6 @@
 // A sub-agent's own conversation (issue #52, library side): what it loads before a call and saves after, once per
-// call, in order; a memory that fails never costs the parent its budget nor leaves a session held.
+// call, in order; a memory that fails never costs the parent its budget nor leaves a session held. Without one, each
+// call starts fresh.
 import { resumeAgent } from '../../../src/agent/resume';
 import { runAgent } from '../../../src/agent/run-agent';
 import { agentTool, type SubAgentMemory } from '../../../src/agent/subagent';
@@ -192,5 +193,66 @@ describe("a sub-agent's own conversation (agentTool memory)", () => {
 		await run(memory, 'go', { secrets: [secret] });
 		expect(kept.map((turn) => turn.content).join(' ')).not.toContain(secret);
 		expect(kept[1].content).toContain('[REDACTED]');
+	});
+});
+
+describe('a sub-agent without memory starts fresh on each call', () => {
+	const server = useScriptedServer();
+	const lookup = countingTool('lookup', false);
+	/** What a sub-agent's model request held after its instructions: its task alone, if it started fresh. */
+	const turnsOf = (request: number) =>
+		server()
+			.requests[request].messages.slice(1)
+			.map((message) => message.content);
+
+	it('named in the config: its second call in one parent run holds no turn of its first', async () => {
+		server().setScript([
+			action('researcher', { task: 'remember 42' }),
+			final('noted 42'),
+			action('researcher', { task: 'what did I ask you to remember?' }),
+			final('I was asked nothing before'),
+			final('It does not remember.'),
+		]);
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: {
+				model: 'm',
+				allowed_tools: ['researcher'],
+				agents: {
+					researcher: { description: 'Looks up', config: { allowed_tools: ['lookup'] } },
+				},
+			},
+			extraTools: [lookup.tool],
+			prompt: 'go',
+		});
+		expect(result.final_answer).toBe('It does not remember.');
+		expect(turnsOf(1)).toEqual(['remember 42']);
+		expect(turnsOf(3)).toEqual(['what did I ask you to remember?']);
+	});
+
+	it("agentTool() without memory: a second parent run's call holds no turn of the first run's", async () => {
+		const helper = agentTool({
+			name: 'helper',
+			description: 'Forgets',
+			config: { allowed_tools: ['lookup'] },
+			tools: [lookup.tool],
+		});
+		const run = () =>
+			runAgent({
+				model: modelFor(server()),
+				config: { model: 'm', allowed_tools: ['helper'] },
+				extraTools: [helper],
+				prompt: 'go',
+			});
+		server().setScript([action('helper', { task: 'remember 42' }), final('noted 42'), final('ok')]);
+		await run();
+		server().setScript([
+			action('helper', { task: 'what did I ask you to remember?' }),
+			final('nothing'),
+			final('ok'),
+		]);
+		await run();
+		expect(turnsOf(1)).toEqual(['remember 42']);
+		expect(turnsOf(4)).toEqual(['what did I ask you to remember?']);
 	});
 });
