@@ -7,7 +7,7 @@ import { attemptWithoutRefused, DEFAULT_MAX_RETRIES, withRetries } from '../retr
 import { StreamedText } from '../streamed-text';
 import { fileRefusal } from '../provider-errors';
 import { sharedOpenAiClient } from './sdk';
-import { openAiMessages } from './parts';
+import { openAiMessages } from './request';
 import { bodyWithFiles, fileMarkers, type FileMarkers } from '../file-body';
 import type { SentFile } from '../file-parts';
 import { classifyOpenAiError, refusedField, withReadableMessage } from './errors';
