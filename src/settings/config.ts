@@ -3,8 +3,7 @@ import { ConfigError } from '../core/config-error';
 import type { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
-import { nonFiniteNumberProblem } from './finite-numbers';
-import { type Check, isPlainObject } from './setting-checks';
+import { type Check, isPlainObject, nonFiniteNumberProblem } from './setting-checks';
 import { type ConfigOfSettings, type KeyWithValue, settingEntries } from './settings';
 
 export { REASONING_EFFORTS } from './settings';
