@@ -31,16 +31,7 @@ export interface MemoryInput {
 
 /**
  * The brand Agent Context's memory sub-node puts on what its supplyData returns, so Agent Core uses it as a
- * MemoryInput. Its key keeps the name it was first published with.
+ * MemoryInput (checked where a Memory input is read: isAgentContextMemory in
+ * nodes/AgentCore/execute/inputs/connected-memory.ts). Its key keeps the name it was first published with.
  */
 export const AGENT_CONTEXT_MEMORY = Symbol.for('n8n-nodes-agent-core.run-memory');
-
-/**
- * Whether a Memory input's value is Agent Context's memory sub-node rather than a LangChain memory: its supplyData
- * (called for the item, so it resolves its own Session ID) returns a MemoryInput carrying the brand.
- */
-export function isAgentContextMemory(
-	value: unknown,
-): value is MemoryInput & { [AGENT_CONTEXT_MEMORY]: true } {
-	return typeof value === 'object' && value !== null && AGENT_CONTEXT_MEMORY in value;
-}

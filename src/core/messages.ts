@@ -1,4 +1,4 @@
-/** The engine's neutral conversation: one message's shape, its roles, its check, and parsing a conversation from input. */
+/** The engine's neutral conversation: one message's shape, its roles, its check, parsing it from input, and the one cut of long text in it. */
 import { InputError } from './input-error';
 
 /** One tool call of a remembered turn and what it returned: redacted and cut by Agent Core before it is stored. */
@@ -215,4 +215,14 @@ export function parseMessages(raw: unknown, field = 'messages_json'): ChatMessag
 		if (problem) throw new InputError(field, problem);
 		return cleanMessage(message as ChatMessage);
 	});
+}
+
+/**
+ * Cuts text to `maxLength` characters with a visible marker saying how much was cut; 0 = no cut. The one cut of
+ * long text: tool observations in a run, and stored messages when a session is trimmed to fit.
+ */
+export function truncateObservation(text: string, maxLength: number): string {
+	if (maxLength <= 0 || text.length <= maxLength) return text;
+	const cut = text.length - maxLength;
+	return `${text.slice(0, maxLength)}… [cut ${cut} of ${text.length} characters]`;
 }

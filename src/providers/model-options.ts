@@ -1,5 +1,5 @@
-// The options each model adapter is built with, and their names: an unknown one (`baseURL`) is refused, not ignored.
-import { checkKnownOptions, type OptionNames } from '../core/known-options';
+// The options each model adapter is built with, and their names: the adapter refuses an unknown one (`baseURL`), never ignores it.
+import type { OptionNames } from '../core/known-options';
 
 /** Connection settings of an OpenAI or OpenAI-compatible endpoint. */
 export interface OpenAiModelOptions {
@@ -30,8 +30,12 @@ export interface LangChainChatModelOptions {
 	maxRetries?: number;
 }
 
-/** Each adapter's option names; `satisfies` keeps them and the types above from drifting apart. */
-const NAMES = {
+/**
+ * Each adapter's option names, which its constructor hands to checkKnownOptions (e.g. the openai SDK's `baseURL` is
+ * refused, naming it); `satisfies` keeps them and the types above from drifting apart. A table, not a function: a
+ * model made on a request's route runs the one check in core, not a call into this file (#49).
+ */
+export const MODEL_OPTION_NAMES = {
 	OpenAiChatModel: {
 		apiKey: true,
 		baseUrl: true,
@@ -47,8 +51,3 @@ const NAMES = {
 		maxRetries: true,
 	} satisfies OptionNames<LangChainChatModelOptions>,
 };
-
-/** Refuses an adapter's options object with an option it does not know (e.g. the openai SDK's `baseURL`), naming it. */
-export function checkModelOptions(adapter: keyof typeof NAMES, options: unknown): void {
-	checkKnownOptions(adapter, options, NAMES[adapter]);
-}

@@ -1,11 +1,9 @@
-// The run configuration: its type, defaults and checks derived from the settings table, and resolveConfig.
+// The run configuration: its type, defaults and checks derived from the settings table, resolveConfig, and tool_settings' engine key `timeout`.
 import { ConfigError } from '../core/config-error';
 import type { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import { validateAgainst } from '../validation/validate';
-import { nonFiniteNumberProblem } from './finite-numbers';
-import { checkToolTimeout, ownToolSettings } from './tool-timeout';
-import { type Check, isPlainObject } from './setting-checks';
+import { type Check, isPlainObject, nonFiniteNumberProblem } from './setting-checks';
 import { type ConfigOfSettings, type KeyWithValue, settingEntries } from './settings';
 
 export { REASONING_EFFORTS } from './settings';
@@ -129,4 +127,48 @@ export function toolSettingsProblems(tool: Tool, given: unknown): string[] {
 	}
 	const problems = tool.checkSettings?.(settings as Record<string, unknown>) ?? [];
 	return problems.map((problem) => `${root}.${problem}`);
+}
+
+/**
+ * The key in a tool's settings that the engine reads itself, `tool_settings.<tool>.timeout` (issue #42): one
+ * tool's time limit in seconds, overriding single_call_timeout for it. The tool never sees it.
+ */
+export const TOOL_TIMEOUT_KEY = 'timeout';
+const TIMEOUT_MINIMUM = 0.001;
+const TIMEOUT_MAXIMUM = 3600;
+
+/** A tool's settings without the engine's `timeout`: what the tool's own schema checks and the tool receives. */
+export function ownToolSettings(settings: Record<string, unknown>): Record<string, unknown> {
+	if (!(TOOL_TIMEOUT_KEY in settings)) return settings;
+	const { [TOOL_TIMEOUT_KEY]: _timeout, ...own } = settings;
+	return own;
+}
+
+/** Refuses a `timeout` that is not a number of seconds in range, naming the field and the fix. */
+export function checkToolTimeout(name: string, settings: Record<string, unknown>): void {
+	if (!(TOOL_TIMEOUT_KEY in settings)) return;
+	const value = settings[TOOL_TIMEOUT_KEY];
+	if (
+		typeof value === 'number' &&
+		Number.isFinite(value) &&
+		value >= TIMEOUT_MINIMUM &&
+		value <= TIMEOUT_MAXIMUM
+	)
+		return;
+	const field = `tool_settings.${name}.${TOOL_TIMEOUT_KEY}`;
+	const given = JSON.stringify(value)?.slice(0, 40) ?? String(value);
+	throw new ConfigError(
+		field,
+		`${field} must be a number of seconds from ${TIMEOUT_MINIMUM} to ${TIMEOUT_MAXIMUM} (it replaces ` +
+			`single_call_timeout for ${name}), but it was ${given}`,
+	);
+}
+
+/** The time limit of one call to `name`, in seconds: its own `timeout`, else single_call_timeout. */
+export function toolTimeout(
+	settings: Record<string, unknown> | undefined,
+	singleCallTimeout: number,
+): number {
+	const own = settings?.[TOOL_TIMEOUT_KEY];
+	return typeof own === 'number' ? own : singleCallTimeout;
 }

@@ -31,6 +31,7 @@ const UNUSED = [
 	'src/providers/refused-fields.js',
 	'src/run-state/',
 	'nodes/AgentCore/execute/governance/approval.js',
+	'nodes/AgentCore/execute/governance/audit.js',
 	'nodes/AgentCore/execute/governance/durable-runs.js',
 	'nodes/AgentCore/execute/governance/execution-redis.js',
 	'nodes/AgentCore/execute/inputs/guardrail-workflow.js',

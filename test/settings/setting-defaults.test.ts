@@ -1,6 +1,6 @@
 import { ToolRegistry } from '../../src/tools/registry';
 import { DEFAULT_CONFIG, resolveConfig } from '../../src/settings/config';
-import { nonFiniteNumberProblem } from '../../src/settings/finite-numbers';
+import { nonFiniteNumberProblem } from '../../src/settings/setting-checks';
 import { settingEntries } from '../../src/settings/settings';
 
 describe('setting defaults', () => {

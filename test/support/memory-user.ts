@@ -8,7 +8,8 @@ import {
 	type INodeType,
 } from 'n8n-workflow';
 import type { AgentResult } from '../../src';
-import { isAgentContextMemory, type MemoryInput } from '../../nodes/shared/memory-input';
+import type { MemoryInput } from '../../nodes/shared/memory-input';
+import { isAgentContextMemory } from '../../nodes/AgentCore/execute/inputs/connected-memory';
 
 /** One item's scripted run: the prompt, and the answer, or a failure, or no save at all (the run died). */
 export interface ScriptedTurn extends IDataObject {

@@ -1,11 +1,19 @@
-// One item of Agent Core's execute: its panel read once, the agent run or resumed, the output item shaped.
+// One item of Agent Core's execute: its panel read once, the agent run or resumed (with the process's tracer), the output item shaped.
 import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	RelatedExecution,
 } from 'n8n-workflow';
-import { resumeAgent, runAgent, type AgentResult } from '../../../src/run-path';
+import {
+	ambientTracer,
+	resumeAgent,
+	runAgent,
+	tracingFromEnvironment,
+	type AgentResult,
+	type RunAgentOptions,
+	type RunTracing,
+} from '../../../src/run-path';
 import {
 	chatOutput,
 	failedRunJson,
@@ -14,7 +22,7 @@ import {
 } from '../../shared/run-failures';
 import { recordAiCalls } from './output/ai-events';
 import { readResume } from './governance/approval';
-import { readAudit, runTracer } from './governance/audit';
+import { readAudit } from './governance/audit';
 import type { OpenRedis } from './governance/execution-redis';
 import { intermediateStepsOf } from './output/intermediate-steps';
 import type { PanelVersion } from '../panel/version';
@@ -168,4 +176,18 @@ async function runOrResume(
 			throw error;
 		},
 	);
+}
+
+/** Agent Core's own OTLP tracing, made on the first run that asks and kept for the process (null: not asked yet). */
+let ownTracing: RunTracing | undefined | null = null;
+
+/**
+ * The tracer for the run's spans: n8n's own, when the process has a global OpenTelemetry provider; else
+ * Agent Core's OTLP/HTTP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (one per process); else none.
+ */
+function runTracer(): Pick<RunAgentOptions, 'tracer'> {
+	const ambient = ambientTracer();
+	if (ambient) return { tracer: ambient };
+	if (ownTracing === null) ownTracing = tracingFromEnvironment();
+	return ownTracing ? { tracer: ownTracing.tracer } : {};
 }

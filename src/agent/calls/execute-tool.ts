@@ -5,7 +5,7 @@ import { secretsInSettings, type Redactor } from '../../trace/redact';
 import type { StepError, SubRun, ToolUsage } from '../../trace/types';
 import { callLimit } from '../base/run-clock';
 import { describeAbort } from '../base/run-deadline';
-import { truncateObservation } from '../../core/text-cut';
+import { truncateObservation } from '../../core/messages';
 
 /** A tool's error message fed back to the model is cut to this many characters. */
 const MAX_TOOL_ERROR_LENGTH = 2000;

@@ -1,6 +1,10 @@
 // One checked tool call as the run makes it: the tool's own settings, its own timeout, the run's signal and redactor.
-import type { AgentConfig } from '../../settings/config';
-import { ownToolSettings, TOOL_TIMEOUT_KEY, toolTimeout } from '../../settings/tool-timeout';
+import {
+	type AgentConfig,
+	ownToolSettings,
+	TOOL_TIMEOUT_KEY,
+	toolTimeout,
+} from '../../settings/config';
 import type { Tool } from '../../tools/tool';
 import type { Redactor } from '../../trace/redact';
 import { runTool, type ToolOutcome } from './execute-tool';

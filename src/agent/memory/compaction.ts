@@ -1,6 +1,5 @@
 // Compaction (issue #31): the oldest turns of a conversation, with the summary so far, folded into one summary by a model call of the run.
-import type { ChatMessage } from '../../core/messages';
-import { truncateObservation } from '../../core/text-cut';
+import { truncateObservation, type ChatMessage } from '../../core/messages';
 import { addUsage, estimateWhenUnreported, type TokenUsage } from '../../core/usage';
 import { contextWindowOf } from '../../budget/model-catalogue';
 import type { TraceStep } from '../../trace/types';

@@ -1,8 +1,7 @@
 // Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens,
 // remembered text replayed as data, and what compaction folds.
 import { newestTurnsThatFit } from '../../core/history-window';
-import type { ChatMessage } from '../../core/messages';
-import { truncateObservation } from '../../core/text-cut';
+import { truncateObservation, type ChatMessage } from '../../core/messages';
 import { observationMessage, protocolAssistantMessage } from '../protocol/prompt';
 
 /** A message of a remembered conversation: the neutral message with what a context store adds (`seq`, `tool_results`, `summary`). */

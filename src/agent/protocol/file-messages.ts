@@ -4,8 +4,7 @@
  * each provider adapter sends. The conversation itself keeps the files as they came, so a run state or a
  * checkpoint holds their references only and every model call is built from it the same way.
  */
-import type { ChatMessage, FileRef } from '../../core/messages';
-import { truncateObservation } from '../../core/text-cut';
+import { truncateObservation, type ChatMessage, type FileRef } from '../../core/messages';
 import { fileTokens, hasBytes, type RunFile } from '../../files';
 import { dataBlock } from './prompt';
 

@@ -1,7 +1,6 @@
-import type { ChatMessage } from '../../core/messages';
+import { truncateObservation, type ChatMessage } from '../../core/messages';
 import type { Tool } from '../../tools/tool';
 import type { JsonSchema } from '../../validation/validate';
-import { truncateObservation } from '../../core/text-cut';
 import { callLabel } from './actions-turn';
 import { argsText } from './prompt-args';
 

@@ -1,7 +1,11 @@
 // What persist stores of Agent Core's `messages` output: the summary it wrote (only as the first message), and the turn, cut to Max Stored Turn Size.
 import { InputError } from '../../core/input-error';
-import { parseMessages, type ChatMessage, type ToolResultMemory } from '../../core/messages';
-import { truncateObservation } from '../../core/text-cut';
+import {
+	truncateObservation,
+	parseMessages,
+	type ChatMessage,
+	type ToolResultMemory,
+} from '../../core/messages';
 import type { StoredSummary } from '../store';
 
 /** The turn and summary persist writes. */

@@ -20,7 +20,8 @@ import type { RawReplyNotes } from './raw';
 import { StreamedText } from '../streamed-text';
 import { readResponse } from './reply';
 import { GEMINI_THINKING_BUDGETS, noting, refusedField } from './request';
-import { checkModelOptions, type GeminiModelOptions } from '../model-options';
+import { MODEL_OPTION_NAMES, type GeminiModelOptions } from '../model-options';
+import { checkKnownOptions } from '../../core/known-options';
 
 /** generateContent through the official `@google/genai` SDK. */
 export class GeminiChatModel implements ChatModel {
@@ -32,7 +33,7 @@ export class GeminiChatModel implements ChatModel {
 	private readonly refused = new Set<DroppableField>();
 
 	constructor(options: GeminiModelOptions) {
-		checkModelOptions('GeminiChatModel', options);
+		checkKnownOptions('GeminiChatModel', options, MODEL_OPTION_NAMES.GeminiChatModel);
 		this.secrets = [options.apiKey];
 		this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
 		// No `retryOptions`: the SDK's retries (p-retry) sleep past the abort signal; ../retry.ts does them.

@@ -21,7 +21,8 @@ import type { DroppableField } from '../refused-fields';
 import { attemptWithoutRefused, decideByStatus, withRetries } from '../retry';
 import { giveEventLoopATurn, StreamBound } from './stream-bound';
 import { StreamedText } from '../streamed-text';
-import { checkModelOptions, type LangChainChatModelOptions } from '../model-options';
+import { MODEL_OPTION_NAMES, type LangChainChatModelOptions } from '../model-options';
+import { checkKnownOptions } from '../../core/known-options';
 
 /**
  * The part of a LangChain chat model this adapter uses. It is typed structurally on purpose: n8n hands the
@@ -59,7 +60,8 @@ export class LangChainChatModel implements ChatModel {
 	private readonly refused = new Set<DroppableField>();
 
 	constructor(model: unknown, options: LangChainChatModelOptions | string = {}) {
-		if (typeof options !== 'string') checkModelOptions('LangChainChatModel', options);
+		if (typeof options !== 'string')
+			checkKnownOptions('LangChainChatModel', options, MODEL_OPTION_NAMES.LangChainChatModel);
 		const { input = 'Chat Model', maxRetries = 0 } =
 			typeof options === 'string' ? { input: options } : options;
 		if (!isChatModelLike(model)) {

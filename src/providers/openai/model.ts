@@ -7,13 +7,14 @@ import { attemptWithoutRefused, DEFAULT_MAX_RETRIES, withRetries } from '../retr
 import { StreamedText } from '../streamed-text';
 import { fileRefusal } from '../provider-errors';
 import { sharedOpenAiClient } from './sdk';
-import { openAiMessages } from './parts';
+import { openAiMessages } from './request';
 import { bodyWithFiles, fileMarkers, type FileMarkers } from '../file-body';
 import type { SentFile } from '../file-parts';
 import { classifyOpenAiError, refusedField, withReadableMessage } from './errors';
 import { readCompletion } from './reply';
 import { openAiResponseFormat, withPromptCacheKey } from './request';
-import { checkModelOptions, type OpenAiModelOptions } from '../model-options';
+import { MODEL_OPTION_NAMES, type OpenAiModelOptions } from '../model-options';
+import { checkKnownOptions } from '../../core/known-options';
 
 /** Chat completions through the official `openai` SDK. */
 export class OpenAiChatModel implements ChatModel {
@@ -25,7 +26,7 @@ export class OpenAiChatModel implements ChatModel {
 	private readonly refused = new Set<DroppableField>();
 
 	constructor(options: OpenAiModelOptions) {
-		checkModelOptions('OpenAiChatModel', options);
+		checkKnownOptions('OpenAiChatModel', options, MODEL_OPTION_NAMES.OpenAiChatModel);
 		this.secrets = [options.apiKey];
 		this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
 		this.client = sharedOpenAiClient(options.apiKey, options.baseUrl);

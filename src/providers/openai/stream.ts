@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { openAiSdk } from './sdk';
 import { ProviderResponseError } from '../chat-model';
 import type { StreamedText } from '../streamed-text';
-import { reasoningPiece } from './reasoning';
+import { reasoningPiece } from './reply';
 
 type StreamedToolCall = { type: 'function'; function: { name?: string; arguments: string } };
 

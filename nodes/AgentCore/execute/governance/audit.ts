@@ -1,3 +1,4 @@
+// Governance → Audit Trail: the audit database credential as connection settings, its test, and a run's audit options.
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
@@ -6,12 +7,9 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 import {
-	ambientTracer,
 	pingAuditDatabase,
-	tracingFromEnvironment,
 	type PostgresTarget,
 	type RunAgentOptions,
-	type RunTracing,
 } from '../../../../src/run-path';
 
 /** The "Agent Core: Audit Database" credential's fields as connection settings. */
@@ -62,17 +60,4 @@ export async function readAudit(
 		node_name: context.getNode().name,
 	};
 	return { audit: { postgres: target, retentionDays, origin } };
-}
-
-let ownTracing: RunTracing | undefined | null = null;
-
-/**
- * The tracer for the run's spans: n8n's own, when the process has a global OpenTelemetry provider; else
- * Agent Core's OTLP/HTTP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (one per process); else none.
- */
-export function runTracer(): Pick<RunAgentOptions, 'tracer'> {
-	const ambient = ambientTracer();
-	if (ambient) return { tracer: ambient };
-	if (ownTracing === null) ownTracing = tracingFromEnvironment();
-	return ownTracing ? { tracer: ownTracing.tracer } : {};
 }

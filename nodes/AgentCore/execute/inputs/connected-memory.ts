@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 import type { AgentResult, ChatMessage } from '../../../../src/run-path';
 import { nodeError } from '../../../shared/node-errors';
-import { isAgentContextMemory, type MemoryInput } from '../../../shared/memory-input';
+import { AGENT_CONTEXT_MEMORY, type MemoryInput } from '../../../shared/memory-input';
 import { isLangChainChatMemory, langChainMemoryInput } from './langchain-memory';
 
 /** What reads a Memory input: Agent Core's execute, or the Agent Core Tool's supplyData and execute. */
@@ -76,6 +76,16 @@ export async function connectedMemory(
 	const value = Array.isArray(connected) ? connected[0] : connected;
 	if (value === undefined || value === null) return undefined;
 	return { value, node: memoryNode(context) };
+}
+
+/**
+ * Whether a Memory input's value is Agent Context's memory sub-node rather than a LangChain memory: its supplyData
+ * (called for the item, so it resolves its own Session ID) returns a MemoryInput carrying the brand.
+ */
+export function isAgentContextMemory(
+	value: unknown,
+): value is MemoryInput & { [AGENT_CONTEXT_MEMORY]: true } {
+	return typeof value === 'object' && value !== null && AGENT_CONTEXT_MEMORY in value;
 }
 
 /** A Memory input's value as a MemoryInput, or an error naming the sub-node when it is no chat memory. */
