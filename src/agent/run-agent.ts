@@ -17,7 +17,7 @@ import { normaliseInput } from './setup/input';
 import { resumedChild } from './resumed-run';
 import { AGENT_RESUME } from './subagent/run-sub-agent';
 import { newLedger } from './new-ledger';
-import { runLimit } from './base/run-deadline';
+import { runLimit } from './base/run-clock';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
 import { ModelChoice } from './model/model-choice';
 import { repairOrEnd, replyTurn } from './model/reply-turn';

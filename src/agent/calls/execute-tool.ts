@@ -3,8 +3,7 @@ import type { FileInput } from '../../files';
 import { validateAgainst } from '../../validation/validate';
 import { secretsInSettings, type Redactor } from '../../trace/redact';
 import type { StepError, SubRun, ToolUsage } from '../../trace/types';
-import { callLimit } from '../base/run-clock';
-import { describeAbort } from '../base/run-deadline';
+import { callLimit, describeAbort } from '../base/run-clock';
 import { truncateObservation } from '../../core/text-cut';
 
 /** A tool's error message fed back to the model is cut to this many characters. */

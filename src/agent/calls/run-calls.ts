@@ -2,7 +2,7 @@
 import type { FileInput } from '../../files';
 import type { Tool } from '../../tools/tool';
 import type { FinishReason, TraceStep } from '../../trace/types';
-import { abortedReason } from '../base/run-deadline';
+import { abortedReason } from '../base/run-clock';
 import { countToolUse, type ToolOutcome } from './execute-tool';
 import { callTool } from './tool-call';
 import { filesHeldIn, observedFiles } from '../setup/input-files';

@@ -5,8 +5,7 @@ import type { StepError, TraceStep } from '../../trace/types';
 import type { ModelChoice } from './model-choice';
 import type { AnswerRelease } from './answer/answer-release';
 import type { AgentConfig } from '../../settings/config';
-import { callLimit } from '../base/run-clock';
-import { describeAbort } from '../base/run-deadline';
+import { callLimit, describeAbort } from '../base/run-clock';
 
 /** What one model call came to; `runAborted` says the whole run was stopped while it ran. */
 export type ModelCallOutcome =

@@ -9,7 +9,7 @@ import type { RunLedger } from '../base/run-ledger';
 import { callWithFailover } from './model-call';
 import type { ModelChoice } from './model-choice';
 import { modelMessages, partTokens } from '../protocol/file-messages';
-import { abortedReason, timeLimit } from '../base/run-deadline';
+import { abortedReason, timeLimit } from '../base/run-clock';
 import type { Spending } from './shared-budget';
 import { limitReached, type StepOutcome } from '../base/step-outcome';
 

@@ -1,7 +1,7 @@
 // The limits that end a run before its next model call: the token budget, the shared budget, and the run's signal.
 import type { AgentConfig } from '../../settings/config';
 import type { RunLedger } from '../base/run-ledger';
-import { abortedReason } from '../base/run-deadline';
+import { abortedReason } from '../base/run-clock';
 import type { StepOutcome } from '../base/step-outcome';
 import type { Spending } from './shared-budget';
 
