@@ -19,7 +19,7 @@ import { AGENT_RESUME } from './subagent/run-sub-agent';
 import { newLedger } from './new-ledger';
 import { runLimit } from './base/run-clock';
 import { modelTurn, type ModelTurnContext } from './model/model-turn';
-import { ModelChoice } from './model/model-choice';
+import { ModelChoice } from './model/model-call';
 import { repairOrEnd, replyTurn } from './model/reply-turn';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
 import { type RunChain, runChainBase, runResult } from './result/run-result';
