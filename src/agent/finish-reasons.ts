@@ -30,7 +30,7 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: "the run's timeout passed, or a model call's single_call_timeout (run-clock.ts names every time limit)",
 	},
 	token_budget: {
-		decidedIn: 'model/step-limits.ts',
+		decidedIn: 'model/model-turn.ts',
 		when: 'the tokens used reached total_token_budget before the next model call',
 	},
 	llm_error: {
