@@ -19,7 +19,7 @@ import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
 import { afterTool, beforeTools } from './call-hooks';
 import type { ChildPause } from '../subagent';
-import { subAgentOf } from '../subagent/agent-tool';
+import { SUB_AGENT, type AgentTool } from '../subagent/agent-tool';
 
 /** What the model and the trace get of a call whose result a hook or guardrail blocked: the run ends there. */
 const WITHHELD = 'what the call returned was withheld: a guardrail blocked the run';
@@ -133,7 +133,8 @@ export async function runCalls(
 				const tool = tools[index]!;
 				const child = batch.children?.[index];
 				const resume = child && { paused: child, decision: decisions?.get(index) };
-				const outcome = subAgentOf(tool)
+				// The tool's own marker says it is a sub-agent: a run without one never enters subagent/ (issue #49).
+				const outcome = (tool as Partial<AgentTool>)[SUB_AGENT]
 					? await subAgentCall(run, tool, String(args.task), resume, single ? undefined : index + 1)
 					: await callTool(
 							run.context,

@@ -11,7 +11,7 @@ import type { ChatMessage } from '../../core/messages';
 import { fileRefs, type TakenFiles } from './input-files';
 import type { HooksStart } from './before-run';
 import { configuredAgents, type SubAgentSpec } from '../subagent';
-import { subAgentOf } from '../subagent/agent-tool';
+import { SUB_AGENT, type AgentTool } from '../subagent/agent-tool';
 import type { AgentResult } from '../../trace/types';
 
 /** Whether the config names MCP servers: a run whose config names none never enters setup/mcp-run.ts nor tools/mcp. */
@@ -59,9 +59,11 @@ export function configureRun(
 	// Sub-agents (issue #52): each one's own config checked with this one, and whether it only reads decided.
 	const registryOf = (spec: SubAgentSpec, raw: Record<string, unknown>) =>
 		spec.tools ? runToolRegistry(spec.tools, raw) : runToolRegistry(options.extraTools, raw);
-	// Only a run with sub-agents (named in `agents`, or a library agentTool allowed) has them checked (issue #49).
+	// Only a run with sub-agents (named in `agents`, or a library agentTool allowed: its marker read off the tool) has
+	// them checked: a run without one never enters subagent/ (issue #49).
+	const isAgent = (tool: Tool) => (tool as Partial<AgentTool>)[SUB_AGENT];
 	const hasAgents =
-		Object.keys(config.agents ?? {}).length > 0 || [...allowed.values()].some(subAgentOf);
+		Object.keys(config.agents ?? {}).length > 0 || [...allowed.values()].some(isAgent);
 	if (!hasAgents) return { config, allowed };
 	const agents = configuredAgents(config, allowed, registry, registryOf, options.stateSecret);
 	return { config, allowed: agents };
