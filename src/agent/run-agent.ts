@@ -22,14 +22,13 @@ import { limitBeforeStep, modelTurn, type ModelTurnContext } from './model/model
 import { ModelChoice } from './model/model-call';
 import { repairOrEnd, replyTurn } from './model/reply-turn';
 import { type ProtocolFormat, protocolFormat } from './protocol/protocol-schema';
-import { type RunChain, runChainBase, runResult } from './result/run-result';
+import { afterRun, type RunChain, runChainBase, runResult } from './result/run-result';
 import { runCost, Spending } from './model/shared-budget';
 import { checkRunOptions, RUN_AGENT_OPTIONS, type RunAgentOptions } from './base/run-options';
 import type { Resumed } from './pause/paused-run';
 import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
 import { configureRun, hasHooks, noteFirstStep, withMcpServers } from './setup/configure-run';
-import { afterRun } from './result/after-run';
 import { tripped } from './result/guardrails-tripped';
 import { fitRunHistory, type RunMemory } from './memory/run-memory';
 import type { StepOutcome } from './base/step-outcome';
