@@ -26,11 +26,11 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'the model asked for a tool call past max_tool_calls',
 	},
 	timeout: {
-		decidedIn: 'base/run-deadline.ts',
-		when: "the run's timeout passed, or a model call's single_call_timeout (run-deadline.ts names every time limit)",
+		decidedIn: 'base/run-clock.ts',
+		when: "the run's timeout passed, or a model call's single_call_timeout (run-clock.ts names every time limit)",
 	},
 	token_budget: {
-		decidedIn: 'model/step-limits.ts',
+		decidedIn: 'model/model-turn.ts',
 		when: 'the tokens used reached total_token_budget before the next model call',
 	},
 	llm_error: {
@@ -90,5 +90,5 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		decidedIn: 'plan/plan-group.ts',
 		when: 'a step of the plan failed and on_step_failure is stop (what ran is in the output)',
 	},
-	cancelled: { decidedIn: 'base/run-deadline.ts', when: "the caller's signal aborted the run" },
+	cancelled: { decidedIn: 'base/run-clock.ts', when: "the caller's signal aborted the run" },
 };

@@ -3,8 +3,7 @@ import type { GuardrailDecision, TraceStep } from '../../trace/types';
 import { blockedBy, ended, noteDecisions, type HookChain } from '../hooks';
 import type { StepOutcome } from '../base/step-outcome';
 import type { BatchDecisions, BatchState, SettledCall } from '../pause/calls-state';
-import { checkToolCall } from './execute-tool';
-import { refusalBeforeRun } from './tool-call';
+import { checkToolCall, refusalBeforeRun } from './execute-tool';
 import type { CallsRun } from './calls-run';
 
 /**

@@ -5,11 +5,10 @@ import type { CallEvents } from '../base/events';
 import type { DurableRun } from '../pause/checkpoints';
 import { progressOf } from '../pause/progress';
 import type { StepOutcome } from '../base/step-outcome';
-import type { ToolCallContext } from './tool-call';
+import { observationOf, toolErrorOf, type ToolCallContext, type ToolOutcome } from './execute-tool';
 import type { BatchState } from '../pause/calls-state';
 import type { HookChain } from '../hooks';
 import type { Tool } from '../../tools/tool';
-import { observationOf, toolErrorOf, type ToolOutcome } from './execute-tool';
 import { runSubAgent, type ChildPause, type SubAgentParent } from '../subagent';
 
 /** The run's parts a step's calls use: nothing here calls back into the loop. */

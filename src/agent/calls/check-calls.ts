@@ -1,9 +1,8 @@
 // Every call of a new step checked before any runs (issue #42): the first bad call, named by its number in a batch.
 import type { Tool } from '../../tools/tool';
 import type { StepError } from '../../trace/types';
-import { checkToolCall } from './execute-tool';
+import { checkToolCall, refusalBeforeRun, type ToolCallContext } from './execute-tool';
 import { callLabel } from '../protocol/actions-turn';
-import { refusalBeforeRun, type ToolCallContext } from './tool-call';
 import type { BatchState } from '../pause/calls-state';
 
 /**

@@ -2,9 +2,8 @@
 import type { FileInput } from '../../files';
 import type { Tool } from '../../tools/tool';
 import type { FinishReason, TraceStep } from '../../trace/types';
-import { abortedReason } from '../base/run-deadline';
-import { countToolUse, type ToolOutcome } from './execute-tool';
-import { callTool } from './tool-call';
+import { abortedReason } from '../base/run-clock';
+import { callTool, countToolUse, type ToolOutcome } from './execute-tool';
 import { filesHeldIn, observedFiles } from '../setup/input-files';
 import { callKey, hasSideEffects } from '../base/repeated-calls';
 import { failedStep } from '../base/step-outcome';
@@ -20,7 +19,7 @@ import { checkCalls } from './check-calls';
 import { observeCalls } from './observe-calls';
 import { afterTool, beforeTools } from './call-hooks';
 import type { ChildPause } from '../subagent';
-import { subAgentOf } from '../subagent/agent-tool';
+import { SUB_AGENT, type AgentTool } from '../subagent/agent-tool';
 
 /** What the model and the trace get of a call whose result a hook or guardrail blocked: the run ends there. */
 const WITHHELD = 'what the call returned was withheld: a guardrail blocked the run';
@@ -134,7 +133,8 @@ export async function runCalls(
 				const tool = tools[index]!;
 				const child = batch.children?.[index];
 				const resume = child && { paused: child, decision: decisions?.get(index) };
-				const outcome = subAgentOf(tool)
+				// The tool's own marker says it is a sub-agent: a run without one never enters subagent/ (issue #49).
+				const outcome = (tool as Partial<AgentTool>)[SUB_AGENT]
 					? await subAgentCall(run, tool, String(args.task), resume, single ? undefined : index + 1)
 					: await callTool(
 							run.context,

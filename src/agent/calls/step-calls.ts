@@ -1,5 +1,6 @@
-// A step's calls as the loop takes them: the one call path, and its pause turned into the run's paused output.
+// A step's calls as the loop takes them: a new step's batch, the one call path, and its pause turned into the run's paused output.
 import type { TraceStep } from '../../trace/types';
+import type { ToolCallRequest } from '../protocol/actions-turn';
 import type { StepOutcome } from '../base/step-outcome';
 import { pausedOutput } from '../pause/paused-run';
 import { progressOf } from '../pause/progress';
@@ -7,6 +8,14 @@ import { callName, type BatchDecisions, type BatchState } from '../pause/calls-s
 import { runCalls } from './run-calls';
 import type { ChildPause } from '../subagent';
 import type { CallsRun } from './calls-run';
+
+/** A new step's calls as a fresh batch: nothing settled, nothing started; `form` `action` for the one call of an action reply. */
+export const newBatch = (calls: readonly ToolCallRequest[], form?: 'action'): BatchState => ({
+	calls: calls.map(({ tool, args }) => ({ tool, args })),
+	settled: {},
+	started: [],
+	...(form ? { form } : {}),
+});
 
 /** The step's calls through the one call path; a pause there ends the run awaiting a person, its state sealed. */
 export async function stepCalls(

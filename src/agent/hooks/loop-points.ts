@@ -2,7 +2,7 @@
 import type { ChatMessage } from '../../core/messages';
 import type { JsonSchema } from '../../validation/validate';
 import type { AgentResult, GuardrailDecision, TraceStep } from '../../trace/types';
-import { abortedReason } from '../base/run-deadline';
+import { abortedReason } from '../base/run-clock';
 import type { RunAnswer, StepOutcome } from '../base/step-outcome';
 import { checkAnswer } from '../protocol/typed-answer';
 import { blockedBy } from './blocked';

@@ -13,8 +13,7 @@ import {
 	type MemoryMessage,
 	type MemoryPlan,
 } from './memory';
-import { callWithFailover } from '../model/model-call';
-import type { ModelChoice } from '../model/model-choice';
+import { callWithFailover, type ModelChoice } from '../model/model-call';
 import { observationMessage } from '../protocol/prompt';
 import { readReply } from '../protocol/protocol';
 import { protocolFormat } from '../protocol/protocol-schema';

@@ -1,4 +1,4 @@
-// A step's model call as the run keeps it: asked (with failover), timed, its tokens and cost counted, its reply in the conversation.
+// A step's model call as the run keeps it: the limits checked before it, the call (with failover), its tokens and cost counted, its reply kept.
 import type { ChatMessage } from '../../core/messages';
 import { addUsage, estimateWhenUnreported } from '../../core/usage';
 import type { ChatResponse, ResponseFormat } from '../../providers/chat-model';
@@ -6,10 +6,9 @@ import type { AgentConfig } from '../../settings/config';
 import type { TraceStep } from '../../trace/types';
 import type { AnswerRelease } from './answer/answer-release';
 import type { RunLedger } from '../base/run-ledger';
-import { callWithFailover } from './model-call';
-import type { ModelChoice } from './model-choice';
+import { callWithFailover, type ModelChoice } from './model-call';
 import { modelMessages, partTokens } from '../protocol/file-messages';
-import { abortedReason, timeLimit } from '../base/run-deadline';
+import { abortedReason, timeLimit } from '../base/run-clock';
 import type { Spending } from './shared-budget';
 import { limitReached, type StepOutcome } from '../base/step-outcome';
 
@@ -67,4 +66,26 @@ export async function modelTurn(
 		return limitReached(entry, uncharged.reason, uncharged.detail);
 	}
 	return { response, release };
+}
+
+/** The step's end when a limit is reached before its model call; undefined when the call may go ahead. */
+export async function limitBeforeStep(
+	config: AgentConfig,
+	ledger: Pick<RunLedger, 'usage' | 'trace'>,
+	spending: Spending,
+	signal: AbortSignal,
+): Promise<StepOutcome | undefined> {
+	const budget = config.total_token_budget;
+	const { usage, trace } = ledger;
+	if (budget > 0 && usage.total_tokens >= budget) {
+		return {
+			next: 'finish',
+			reason: 'token_budget',
+			detail: `token usage ${usage.total_tokens} reached total_token_budget ${budget}`,
+		};
+	}
+	return (
+		(await spending.stopBeforeCall(trace, trace.length > 0)) ??
+		(signal.aborted ? { next: 'finish', ...abortedReason(signal.reason) } : undefined)
+	);
 }

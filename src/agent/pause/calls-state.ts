@@ -63,21 +63,17 @@ export interface BatchState {
 /** A person's decisions on a paused batch's calls, by index (0-based here; `call n` is 1-based for people). */
 export type BatchDecisions = Map<number, CallDecision>;
 
-/** A fresh batch: nothing settled, nothing started; `form` `action` for the one call of an action reply. */
-export const newBatch = (calls: readonly ToolCallRequest[], form?: 'action'): BatchState => ({
-	calls: calls.map(({ tool, args }) => ({ tool, args })),
-	settled: {},
-	started: [],
-	...(form ? { form } : {}),
-});
-
 /**
- * The calls of a run state sealed before one action was a batch of one: its pending call, as such a batch.
- * A durable run's checkpoint sealed that call just before it ran, so the call counts as started.
+ * The calls of a run state sealed before one action was a batch of one: its pending call, as such a batch (a new
+ * step's batch is made by the call path, calls/step-calls.ts). A durable run's checkpoint sealed that call just
+ * before it ran, so the call counts as started.
  */
 export const pendingAsBatch = (pending: ToolCallRequest, checkpoint: boolean): BatchState => ({
-	...newBatch([pending], 'action'),
-	...(checkpoint ? { started: [0] } : { waiting: 0 }),
+	calls: [{ tool: pending.tool, args: pending.args }],
+	settled: {},
+	started: checkpoint ? [0] : [],
+	form: 'action',
+	...(checkpoint ? {} : { waiting: 0 }),
 });
 
 /** How each call of a paused batch stands, for the person who decides (`pending_action.batch`). */

@@ -1,8 +1,7 @@
 // A plan checked before any of it runs (issue #51): the calls left, each tool, each step's args, what a tool refuses.
 import type { Tool } from '../../tools/tool';
 import { placedProblems, type PlacedProblem } from '../../validation/validate';
-import { checkToolCall } from '../calls/execute-tool';
-import { refusalBeforeRun, type ToolCallContext } from '../calls/tool-call';
+import { checkToolCall, refusalBeforeRun, type ToolCallContext } from '../calls/execute-tool';
 import { encodeToken } from './json-pointer';
 import { stepLabel, type Plan } from './plan-reply';
 import type { StepReference } from './references';

@@ -3,8 +3,7 @@
 import type { TraceStep } from '../../trace/types';
 import type { StepOutcome } from '../base/step-outcome';
 import type { PlanRun } from '../base/plan-run';
-import { checkToolCall } from '../calls/execute-tool';
-import { refusalBeforeRun } from '../calls/tool-call';
+import { checkToolCall, refusalBeforeRun } from '../calls/execute-tool';
 import { newBatch, stepCalls, type BatchDecisions, type BatchState, type CallsRun } from '../calls';
 import { answerOnlySystem, batchObservationMessage } from '../protocol/prompt';
 import { resolveArgs } from './resolve-args';

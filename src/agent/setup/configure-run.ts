@@ -1,17 +1,19 @@
+// What a run is configured with: its config checked, the registry of its tools and the allowed ones, and what its first step notes of them.
 import type { Tool } from '../../tools/tool';
+import { ToolRegistry, builtInTools } from '../../tools/registry';
+import { SchemaError } from '../../validation/schema-error';
 import { mcpSetUp } from '../../tools/mcp';
 import { stateSecretProblem } from '../../run-state/signed-state';
 import type { TraceStep } from '../../trace/types';
 import { schemaDialectNotice } from '../../validation/validate';
 import { type AgentConfig, ConfigError, resolveConfig } from '../../settings/config';
 import type { RunAgentOptions } from '../base/run-options';
-import { runToolRegistry } from './run-tools';
 import { resolvedByMcpRun, withMcpTools, type McpRunOptions } from './mcp-run';
 import type { ChatMessage } from '../../core/messages';
 import { fileRefs, type TakenFiles } from './input-files';
 import type { HooksStart } from './before-run';
-import { configuredAgents, type SubAgentSpec } from '../subagent';
-import { subAgentOf } from '../subagent/agent-tool';
+import { configAgentTools, configuredAgents, type SubAgentSpec } from '../subagent';
+import { SUB_AGENT, type AgentTool } from '../subagent/agent-tool';
 import type { AgentResult } from '../../trace/types';
 
 /** Whether the config names MCP servers: a run whose config names none never enters setup/mcp-run.ts nor tools/mcp. */
@@ -26,12 +28,18 @@ function namesMcpServers(config: unknown): boolean {
 export const hasHooks = (options: Pick<RunAgentOptions, 'hooks'>, config: AgentConfig): boolean =>
 	(options.hooks?.length ?? 0) > 0 || config.guardrails.length > 0;
 
-/** Runs `run` with the tools of the config's MCP servers (see withMcpTools); without any, with the options as they are. */
+/**
+ * Runs `run` with the tools of the config's MCP servers (see withMcpTools); without any, with the options as they are.
+ * withMcpTools is handed how the run's tools are registered (its config is checked before any server is opened), as
+ * setup/mcp-run.ts cannot import this file back.
+ */
 export function withMcpServers<Options extends McpRunOptions>(
 	options: Options,
 	run: (options: Options) => Promise<AgentResult>,
 ): Promise<AgentResult> {
-	return namesMcpServers(options.config) ? withMcpTools(options, run) : run(options);
+	return namesMcpServers(options.config)
+		? withMcpTools(options, run, runToolRegistry)
+		: run(options);
 }
 
 /** The run's config, checked, and its allowed tools; a config with approval_required needs a signing key before anything runs. */
@@ -59,12 +67,41 @@ export function configureRun(
 	// Sub-agents (issue #52): each one's own config checked with this one, and whether it only reads decided.
 	const registryOf = (spec: SubAgentSpec, raw: Record<string, unknown>) =>
 		spec.tools ? runToolRegistry(spec.tools, raw) : runToolRegistry(options.extraTools, raw);
-	// Only a run with sub-agents (named in `agents`, or a library agentTool allowed) has them checked (issue #49).
+	// Only a run with sub-agents (named in `agents`, or a library agentTool allowed: its marker read off the tool) has
+	// them checked: a run without one never enters subagent/ (issue #49).
+	const isAgent = (tool: Tool) => (tool as Partial<AgentTool>)[SUB_AGENT];
 	const hasAgents =
-		Object.keys(config.agents ?? {}).length > 0 || [...allowed.values()].some(subAgentOf);
+		Object.keys(config.agents ?? {}).length > 0 || [...allowed.values()].some(isAgent);
 	if (!hasAgents) return { config, allowed };
 	const agents = configuredAgents(config, allowed, registry, registryOf, options.stateSecret);
 	return { config, allowed: agents };
+}
+
+/**
+ * The registry of the built-in and extra tools, and the sub-agents the config names (`agents`, issue #52); a schema
+ * the engine refuses is a ConfigError naming the tool, and a sub-agent named as another tool is one naming it, before
+ * any model call.
+ */
+export function runToolRegistry(
+	extraTools: readonly Tool[] = [],
+	rawConfig?: unknown,
+): ToolRegistry {
+	// Only a config that names `agents` asks subagent/ for their tools (issue #49).
+	const named = (rawConfig as { agents?: unknown } | null | undefined)?.agents !== undefined;
+	const agents = named ? configAgentTools(rawConfig) : [];
+	const taken = new Set([...builtInTools, ...extraTools].map((tool) => tool.name));
+	const clash = agents.find((agent) => taken.has(agent.name));
+	if (clash)
+		throw new ConfigError(
+			`agents.${clash.name}`,
+			`agents names "${clash.name}", which is already a tool's name: give the sub-agent a name of its own`,
+		);
+	try {
+		return new ToolRegistry([...builtInTools, ...extraTools, ...agents]);
+	} catch (error) {
+		if (error instanceof SchemaError) throw new ConfigError(error.field, error.message, error.fix);
+		throw error;
+	}
 }
 
 /** Said once, at step 1, when http_request is allowed with nothing that limits its hosts. */

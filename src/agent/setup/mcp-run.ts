@@ -9,7 +9,8 @@ import { Redactor } from '../../trace/redact';
 import type { AgentResult } from '../../trace/types';
 import { type AgentConfig, ConfigError, resolveConfig } from '../../settings/config';
 import type { RunAgentOptions } from '../base/run-options';
-import { runToolRegistry } from './run-tools';
+import type { ToolRegistry } from '../../tools/registry';
+import type { Tool } from '../../tools/tool';
 
 /** Configs withMcpTools resolved and checked: configureRun takes them as they are instead of resolving them again. */
 const resolvedWithMcpTools = new WeakSet<object>();
@@ -35,6 +36,8 @@ export type McpRunOptions = Pick<
 export async function withMcpTools<Options extends McpRunOptions>(
 	options: Options,
 	run: (options: Options) => Promise<AgentResult>,
+	/** The registry of the run's tools (configure-run.ts's runToolRegistry), for the config's check. */
+	runToolRegistry: (extraTools?: readonly Tool[], rawConfig?: unknown) => ToolRegistry,
 ): Promise<AgentResult> {
 	const config = options.config as
 		| (McpRunOptions['config'] & { mcp_servers?: unknown })

@@ -6,7 +6,10 @@ import type { AgentResult } from '../../trace/types';
 import type { JsonSchema } from '../../validation/validate';
 import { AGENT_NAME_PATTERN } from '../../settings/agent-settings';
 
-/** What marks a tool as a sub-agent: the loop runs it as a run of its own, never through `execute`. */
+/**
+ * What marks a tool as a sub-agent: the loop runs it as a run of its own, never through `execute`. The run's setup
+ * and its call path read it off the tool, so that a run without sub-agents calls nothing here (issue #49).
+ */
 export const SUB_AGENT = Symbol.for('agent-core.sub-agent');
 
 /**

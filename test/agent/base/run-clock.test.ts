@@ -1,5 +1,4 @@
-import { callLimit } from '../../../src/agent/base/run-clock';
-import { runLimit } from '../../../src/agent/base/run-deadline';
+import { callLimit, runLimit } from '../../../src/agent/base/run-clock';
 
 /**
  * Timers the run clock holds now: each setTimeout made from src/agent/base/run-clock and not yet fired or cleared.
