@@ -2,6 +2,7 @@
 // its tokens, tool calls and cost added to the parent's, its steps under the parent's call.
 import type { AgentConfig } from '../../settings/config';
 import { DEFAULT_CONFIG } from '../../settings/config';
+import { roundCost } from '../../budget/model-catalogue';
 import type { Tool } from '../../tools/tool';
 import type { Redactor } from '../../trace/redact';
 import type { AgentResult, SubRun } from '../../trace/types';
@@ -231,7 +232,8 @@ export function childLimits(
 		limits.total_token_budget = smaller(own('total_token_budget'), left);
 	}
 	if (max_cost > 0) {
-		const left = max_cost - parent.spent();
+		// To the millionth, as costs are reported: 0.05 - 0.02 would name 0.030000000000000002 USD to the child.
+		const left = roundCost(max_cost - parent.spent());
 		if (left <= 0) return { problem: `the run's max_cost (${max_cost} USD) is spent` };
 		limits.max_cost = smaller(own('max_cost'), left);
 	}

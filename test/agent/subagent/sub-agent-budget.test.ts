@@ -95,6 +95,25 @@ describe("a sub-agent's limits narrowed to what the parent has left (runAgent)",
 		expect(server().requests).toHaveLength(4);
 	});
 
+	it('cost: what the parent has left is named to the millionth, as costs are, not as the float subtraction leaves it', async () => {
+		const lookup = countingTool('lookup', false);
+		// 20 input tokens at 1,000 USD per million: 0.02 USD a call. 0.05 - 0.02 is 0.030000000000000002 in floats.
+		const prices = { 'gpt-4o-mini': { input_per_million: 1000, output_per_million: 0 } };
+		script({ prompt_tokens: 20, completion_tokens: 0 });
+		const result = await runAgent({
+			model: modelFor(server()),
+			config: config({ max_cost: 0.05, prices }, {}),
+			extraTools: [lookup.tool],
+			prompt: 'go',
+		});
+		expect(result.trace[0].sub_run).toMatchObject({
+			finish_reason: 'cost_limit',
+			stop_detail: "the run's cost 0.04 USD reached max_cost 0.03 USD",
+		});
+		// Two child calls (0.04 USD), each an action whose lookup ran; the third is not made.
+		expect(lookup.runs).toHaveLength(2);
+	});
+
 	it("a child with no token limit of its own (0) gets the parent's remainder too", async () => {
 		const lookup = countingTool('lookup', false);
 		script({ prompt_tokens: 200, completion_tokens: 100 });
