@@ -1,5 +1,6 @@
-// Issue #52 end to end in n8n 2.41: the Agent Core Tool node, with its own OpenAI Chat Model, as a tool of n8n's own AI
-// Agent (n8n's engine runs its calls, its Logs show the sub-agent's model under the tool) and of Agent Core (sub_run).
+// Issue #52 end to end in n8n 2.41: the Agent Core Tool node, with its own OpenAI Chat Model and n8n's Calculator, as a
+// tool of n8n's own AI Agent (n8n's engine runs its calls, its Logs show the sub-agent's model and Calculator under the
+// tool) and of Agent Core (sub_run; the Calculator's runs logged with the tool as their source).
 import { randomInt } from 'node:crypto';
 import { useAgentCoreInN8n } from './support/n8n-harness';
 import { unflatten } from './support/n8n-executions';
@@ -9,9 +10,11 @@ import {
 	AGENT_CORE_PATH,
 	AI_AGENT_2_PATH,
 	AI_AGENT_PATH,
+	CALCULATOR,
 	CHILD,
 	CHILD_MODEL,
 	OLD_COPY_PATH,
+	FACTOR,
 	childAnswer,
 	subAgentModel,
 	subAgentWorkflows,
@@ -28,6 +31,17 @@ import {
 } from './support/workflows/sub-agent-memory-workflows';
 import { waitForChat } from './support/files-scenarios';
 import { chatPath } from './support/workflows/files-workflows';
+
+/**
+ * The Calculator's runs in `runData`, each as n8n logged it: the node and run it ran under (`source`, which n8n's Logs
+ * view nests it by), the expression it was given (`query`) and its result (`response`).
+ */
+const calculatorRuns = (runData: any) =>
+	(runData[CALCULATOR] ?? []).map((run: any) => ({
+		source: run.source?.map((from: any) => `${from?.previousNode} run ${from?.previousNodeRun}`),
+		query: run.inputOverride?.ai_tool?.[0]?.[0]?.json?.query,
+		response: run.data?.ai_tool?.[0]?.[0]?.json?.response,
+	}));
 
 /** The execution's run data once n8n has saved it: Respond to Webhook answers before the execution ends. */
 async function storedRun(owner: OwnerSession, executionId: string): Promise<any> {
@@ -56,11 +70,13 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 				request.model === CHILD_MODEL && lastUserMessageOf(request).includes(taskFor(items)),
 		);
 
-	it("is a tool of n8n's AI Agent 3.1: its own model and json_transform answer, and n8n's Logs show its model under it", async () => {
+	it("is a tool of n8n's AI Agent 3.1: its own model, json_transform and Calculator answer, and n8n's Logs show its model and Calculator under it", async () => {
 		const items = list();
 		const response = await get().post(AI_AGENT_PATH, { prompt: `[delegate] ${items}` });
 		get().expectStatus(response, 200);
-		const answer = childAnswer(JSON.parse(items).length);
+		const count = JSON.parse(items).length;
+		// The product is in the answer only when the Calculator ran: the child's model reads it from its observation.
+		const answer = childAnswer(count);
 		expect(response.body.output).toContain(answer);
 		expect(response.body.steps[0].action.tool).toBe(CHILD);
 		expect(JSON.stringify(response.body.steps[0].observation)).toContain(answer);
@@ -72,15 +88,24 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 		expect(runData['Child Model'][0].source).toEqual([
 			expect.objectContaining({ previousNode: CHILD }),
 		]);
+		expect(calculatorRuns(runData)).toEqual([
+			{
+				source: [`${CHILD} run 0`],
+				query: `${count} * ${FACTOR}`,
+				response: String(count * FACTOR),
+			},
+		]);
 		// n8n 2 ran the node itself for the call (an engine request), its answer as `response` logged on the tool.
 		const requested = runData['AI Agent'].at(-1).metadata.subNodeExecutionData.actions;
 		expect(requested).toEqual([expect.objectContaining({ nodeName: CHILD })]);
 		const answered = runData[CHILD].map((run: any) => run.data?.ai_tool?.[0]?.[0]?.json?.response);
 		expect(answered).toEqual([answer]);
-		get().report(`n8n's AI Agent called ${CHILD}, which answered "${answer}" on its own model`);
+		get().report(
+			`n8n's AI Agent called ${CHILD}, which answered "${answer}" on its own model and ${CALCULATOR}`,
+		);
 	});
 
-	it("is a tool of n8n's AI Agent 2.2 too, which calls the supplied tool: the call logged on the node, its model under it", async () => {
+	it("is a tool of n8n's AI Agent 2.2 too, which calls the supplied tool: the call logged on the node, its model and Calculator under it", async () => {
 		const items = list();
 		const response = await get().post(AI_AGENT_2_PATH, { prompt: `[delegate] ${items}` });
 		get().expectStatus(response, 200);
@@ -99,19 +124,55 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 		expect(runData['Child Model'][0].source).toEqual([
 			expect.objectContaining({ previousNode: CHILD }),
 		]);
+		const count = JSON.parse(items).length;
+		expect(calculatorRuns(runData)).toEqual([
+			{
+				source: [`${CHILD} run 0`],
+				query: `${count} * ${FACTOR}`,
+				response: String(count * FACTOR),
+			},
+		]);
 		get().report(`n8n's AI Agent 2.2 invoked ${CHILD}'s supplied tool: "${answer}"`);
 	});
 
-	it("is a sub-agent of Agent Core: its steps as sub_run under the call, its tokens in the parent's usage", async () => {
+	it("is a sub-agent of Agent Core: its steps as sub_run under the call, its Calculator's runs stored with it as their source, its tokens in the parent's usage", async () => {
 		const items = list();
 		const response = await get().post(AGENT_CORE_PATH, { prompt: `[delegate] ${items}` });
 		get().expectStatus(response, 200);
 		const { body } = response;
-		expect(body).toMatchObject({ finish_reason: 'final', final_answer: `${CHILD} counted them.` });
+		const count = JSON.parse(items).length;
+		expect(body).toMatchObject({
+			finish_reason: 'final',
+			final_answer: `${CHILD} says: ${childAnswer(count)}`,
+		});
 		const sub = body.trace[0].sub_run;
 		expect(sub).toMatchObject({ agent: CHILD, finish_reason: 'final', depth: 1 });
-		expect(sub.steps.map((step: any) => step.model)).toEqual([CHILD_MODEL, CHILD_MODEL]);
-		expect(body.trace[0].observation).toBe(childAnswer(JSON.parse(items).length));
+		expect(sub.steps.map((step: any) => step.model)).toEqual([
+			CHILD_MODEL,
+			CHILD_MODEL,
+			CHILD_MODEL,
+		]);
+		expect(sub.steps.map((step: any) => step.action?.tool)).toEqual([
+			'json_transform',
+			CALCULATOR,
+			undefined,
+		]);
+		expect(body.trace[0].observation).toBe(childAnswer(count));
+		const owner = new OwnerSession(get().n8n.baseUrl);
+		await owner.signIn();
+		// Stored with the Researcher as their source, but n8n's Logs view does not show them: under Agent Core the
+		// Researcher has no run of its own to nest them under (Agent Core runs its agent; nothing logs that call).
+		const runData = (await storedRun(owner, body.execution_id)).resultData.runData;
+		expect(runData['Child Model'].map((run: any) => run.source)).toEqual(
+			Array(3).fill([expect.objectContaining({ previousNode: CHILD })]),
+		);
+		expect(calculatorRuns(runData)).toEqual([
+			{
+				source: [`${CHILD} run 0`],
+				query: `${count} * ${FACTOR}`,
+				response: String(count * FACTOR),
+			},
+		]);
 		const own = body.trace.reduce(
 			(sum: number, step: any) => sum + (step.usage?.total_tokens ?? 0),
 			0,

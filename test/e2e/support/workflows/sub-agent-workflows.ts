@@ -1,6 +1,8 @@
-// Issue #52 in n8n: an Agent Core Tool ("Researcher", its own OpenAI Chat Model and json_transform) under n8n's AI Agent
-// and under Agent Core, each workflow answering at its webhook with what the parent returned.
+// Issue #52 in n8n: an Agent Core Tool ("Researcher", its own OpenAI Chat Model, json_transform and n8n's Calculator
+// on its Tool input) under n8n's AI Agent and under Agent Core, each workflow answering at its webhook with what the
+// parent returned.
 import type { WorkflowJson } from '../../../../scripts/n8n-local';
+import { readObservation } from '../../../../src/agent/protocol/prompt';
 import type { ScriptedReply, ScriptedRequest } from '../../../../src/demo/scripted-server';
 import { e2eModel, lastUserMessageOf } from '../model-script';
 import { openAiModelNode } from './openai-model-node';
@@ -12,10 +14,17 @@ export const AI_AGENT_2_PATH = 'agent-core-tool-under-ai-agent-2';
 export const AGENT_CORE_PATH = 'agent-core-tool-under-agent-core';
 /** The sub-agent's name on the canvas, so its tool's name. */
 export const CHILD = 'Researcher';
+/** n8n's Calculator tool sub-node on the Researcher's Tool input: its name on the canvas, so its tool's name. */
+export const CALCULATOR = 'Calculator';
+/** What the Researcher has the Calculator multiply the count by. */
+export const FACTOR = 37;
 /** The model the sub-agent's own Chat Model names, and the one Agent Core as the parent names. */
 export const CHILD_MODEL = 'gpt-5-mini';
 const AGENT_CORE_PARENT_MODEL = 'gpt-4.1-mini';
-/** "[delegate] <list>": the parent hands the list to the Researcher, which counts it with json_transform. */
+/**
+ * "[delegate] <list>": the parent hands the list to the Researcher, which counts it with json_transform and has the
+ * Calculator multiply the count by FACTOR.
+ */
 const DELEGATE = /^\[delegate\] (\[.*\])$/;
 
 /** A workflow saved with Agent Core's old tool copy (type agentCoreTool, version 2) on Agent Core's Tool input. */
@@ -25,13 +34,42 @@ const OLD_COPY_MODEL = 'gpt-4.1-nano';
 const OLD_COPY_ASKS = /^\[old-copy\] (.+)$/;
 
 export const taskFor = (list: string) => `How many items are in ${list}?`;
-export const childAnswer = (count: number) => `There are ${count} items.`;
+/** The Researcher's answer: its product is read from the Calculator's observation, so only a run of it gives it. */
+export const childAnswer = (count: number) =>
+	`There are ${count} items; ${FACTOR} times that is ${count * FACTOR}.`;
+
+/** The number in an observation of the Researcher's tools (json_transform's "5", the Calculator's "185"), else it. */
+const numberIn = (text: string) => /-?\d+(?:\.\d+)?/.exec(text)?.[0] ?? text;
 
 /**
- * n8n's AI Agent (tools bound: a Researcher tool call, then its result in words), the Researcher (Agent Core on
- * CHILD_MODEL: json_transform on the list of its task, then the count) and Agent Core as the parent (the Researcher
- * call, then its observation in words); anything else, the shared script. Read from the parsed messages, where a tool
- * call and its output come back as an assistant and a user turn (Responses API and Chat Completions alike).
+ * The Researcher's turn (Agent Core on CHILD_MODEL): json_transform on the list of its task, then the Calculator on the
+ * count json_transform observed, then the answer with the product the Calculator observed.
+ */
+function researcherTurn(request: ScriptedRequest, task: string): string {
+	const list = /in (\[.*\])\?$/.exec(task)?.[1] ?? '[]';
+	const observation = readObservation(lastUserMessageOf(request));
+	if (observation?.tool === 'json_transform')
+		return JSON.stringify({
+			type: 'action',
+			tool: CALCULATOR,
+			args: { input: `${numberIn(observation.text)} * ${FACTOR}` },
+		});
+	if (observation?.tool === CALCULATOR) {
+		const answer = `There are ${JSON.parse(list).length} items; ${FACTOR} times that is`;
+		return JSON.stringify({ type: 'final', answer: `${answer} ${numberIn(observation.text)}.` });
+	}
+	return JSON.stringify({
+		type: 'action',
+		tool: 'json_transform',
+		args: { data: JSON.parse(list), expression: 'length(@)' },
+	});
+}
+
+/**
+ * n8n's AI Agent (tools bound: a Researcher tool call, then its result in words), the Researcher (researcherTurn) and
+ * Agent Core as the parent (the Researcher call, then its observation in words); anything else, the shared script. Read
+ * from the parsed messages, where a tool call and its output come back as an assistant and a user turn (Responses API
+ * and Chat Completions alike).
  */
 export function subAgentModel(request: ScriptedRequest): ScriptedReply {
 	const remembering = subAgentMemoryModel(request);
@@ -46,16 +84,7 @@ export function subAgentModel(request: ScriptedRequest): ScriptedReply {
 		const list = DELEGATE.exec(firstUser)?.[1] ?? '[]';
 		return { text: '', toolCalls: [{ name: CHILD, arguments: { task: taskFor(list) } }] };
 	}
-	if (request.model === CHILD_MODEL) {
-		const list = /in (\[.*\])\?$/.exec(firstUser)?.[1] ?? '[]';
-		return assistantTurns.length === 0
-			? JSON.stringify({
-					type: 'action',
-					tool: 'json_transform',
-					args: { data: JSON.parse(list), expression: 'length(@)' },
-				})
-			: JSON.stringify({ type: 'final', answer: childAnswer(JSON.parse(list).length) });
-	}
+	if (request.model === CHILD_MODEL) return researcherTurn(request, firstUser);
 	if (request.model === OLD_COPY_MODEL)
 		return JSON.stringify({ type: 'final', answer: `Old copy: ${firstUser}` });
 	const asked = OLD_COPY_ASKS.exec(firstUser);
@@ -67,9 +96,13 @@ export function subAgentModel(request: ScriptedRequest): ScriptedReply {
 	if (request.model === AGENT_CORE_PARENT_MODEL && delegated)
 		return assistantTurns.length === 0
 			? JSON.stringify({ type: 'action', tool: CHILD, args: { task: taskFor(delegated[1]) } })
-			: JSON.stringify({ type: 'final', answer: `${CHILD} counted them.` });
+			: JSON.stringify({ type: 'final', answer: `${CHILD} says: ${observed(request)}` });
 	return e2eModel(request);
 }
+
+/** What the last observation a request carries says, as the model reads it. */
+const observed = (request: ScriptedRequest) =>
+	readObservation(lastUserMessageOf(request))?.text ?? lastUserMessageOf(request);
 
 const openAiModel = (
 	name: string,
@@ -81,7 +114,7 @@ const openAiModel = (
 
 const connect = (to: string, type: string) => ({ [type]: [[{ node: to, type, index: 0 }]] });
 
-/** Webhook → `parent` → Respond, with the Researcher (and its Child Model) on the parent's Tool input. */
+/** Webhook → `parent` → Respond, with the Researcher (its Child Model and Calculator) on the parent's Tool input. */
 function workflow(
 	name: string,
 	path: string,
@@ -116,6 +149,14 @@ function workflow(
 			position: [420, 240],
 		},
 		openAiModel('Child Model', id(4), CHILD_MODEL, [420, 440]),
+		{
+			parameters: {},
+			id: id(7),
+			name: CALCULATOR,
+			type: '@n8n/n8n-nodes-langchain.toolCalculator',
+			typeVersion: 1,
+			position: [620, 440],
+		},
 		...extra.map((node, index) => ({ ...node, id: id(5 + index) })),
 		{
 			parameters: { respondWith: 'json', responseBody: respond, options: {} },
@@ -131,6 +172,7 @@ function workflow(
 		[parent.name]: connect('Respond', 'main'),
 		[CHILD]: connect(parent.name, 'ai_tool'),
 		'Child Model': connect(CHILD, 'ai_languageModel'),
+		[CALCULATOR]: connect(CHILD, 'ai_tool'),
 	};
 	for (const node of extra) connections[node.name] = connect(parent.name, 'ai_languageModel');
 	return {
@@ -233,9 +275,10 @@ function oldCopyWorkflow(): WorkflowJson {
 			agentCoreOpenAiApi: { id: 'agentCoreE2eCred', name: 'Agent Core e2e: scripted model' },
 		},
 	});
-	copy.nodes = copy.nodes.filter((node: any) => node.name !== 'Child Model');
+	copy.nodes = copy.nodes.filter((node: any) => ![CALCULATOR, 'Child Model'].includes(node.name));
 	copy.connections['Old Copy'] = copy.connections[CHILD];
 	delete copy.connections[CHILD];
 	delete copy.connections['Child Model'];
+	delete copy.connections[CALCULATOR];
 	return copy;
 }
