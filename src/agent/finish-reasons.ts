@@ -14,7 +14,7 @@ export interface FinishReasonSource {
 
 export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> = {
 	final: {
-		decidedIn: 'model/reply-turn.ts',
+		decidedIn: 'model/model-turn.ts',
 		when: 'the model answered with a final reply that passed every check',
 	},
 	max_steps: {
@@ -51,7 +51,7 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'the final answer broke output_schema twice in a row',
 	},
 	content_filter: {
-		decidedIn: 'model/reply-turn.ts',
+		decidedIn: 'model/model-turn.ts',
 		when: "the provider withheld the reply (its safety filter or the model's refusal)",
 	},
 	guardrail: {
