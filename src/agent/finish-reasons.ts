@@ -38,16 +38,16 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'a model call failed after its retries (model-call.ts) and no fallback took over',
 	},
 	parse_error: {
-		decidedIn: 'base/failure-streak.ts',
+		decidedIn: 'base/streaks.ts',
 		when: 'a reply broke the protocol twice in a row (one repair turn was given)',
 	},
-	tool_error: { decidedIn: 'base/failure-streak.ts', when: 'tool calls failed twice in a row' },
+	tool_error: { decidedIn: 'base/streaks.ts', when: 'tool calls failed twice in a row' },
 	max_output_tokens: {
-		decidedIn: 'base/failure-streak.ts',
+		decidedIn: 'base/streaks.ts',
 		when: "the model's reply was cut at its output limit twice in a row",
 	},
 	output_invalid: {
-		decidedIn: 'base/failure-streak.ts',
+		decidedIn: 'base/streaks.ts',
 		when: 'the final answer broke output_schema twice in a row',
 	},
 	content_filter: {

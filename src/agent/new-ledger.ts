@@ -4,13 +4,12 @@ import type { AgentConfig } from '../settings/config';
 import type { Tool } from '../tools/tool';
 import type { RunFile } from '../files';
 import type { RunLedger } from './base/run-ledger';
-import { FailureStreak } from './base/failure-streak';
+import { FailureStreak, RepeatedCalls } from './base/streaks';
 import { trustedTextOf } from './setup/input';
 import { reattachFiles } from './setup/input-files';
 import { replayHistory, splitHistory } from './memory/memory';
 import type { RunProgress } from './pause/paused-run';
 import { buildConversation } from './protocol/prompt';
-import { RepeatedCalls } from './base/repeated-calls';
 
 /**
  * The ledger a run starts with: what `paused` (a paused run's state, a durable run's checkpoint) kept, or a

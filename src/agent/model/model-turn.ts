@@ -7,7 +7,7 @@ import type { Tool } from '../../tools/tool';
 import type { FinishReason, StepError, TraceStep } from '../../trace/types';
 import type { AnswerRelease } from './answer/answer-release';
 import type { RunLedger } from '../base/run-ledger';
-import type { RepairReason } from '../base/failure-streak';
+import type { RepairReason } from '../base/streaks';
 import { callWithFailover, type ModelChoice } from './model-call';
 import { modelMessages, partTokens } from '../protocol/file-messages';
 import { repairMessage, type PromptExamples } from '../protocol/prompt';
