@@ -18,7 +18,7 @@ import { observationMessage } from '../protocol/prompt';
 import { readReply } from '../protocol/protocol';
 import { protocolFormat } from '../protocol/protocol-schema';
 import type { Spending } from '../model/shared-budget';
-import { modelMessages, partTokens } from '../protocol/file-messages';
+import { modelMessages, partTokens } from '../model/model-turn';
 
 /** Share of the context window the history may take; the rest is for the system message, the question, the run's own steps and the answer. */
 export const HISTORY_SHARE = 0.5;
