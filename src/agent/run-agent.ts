@@ -29,7 +29,7 @@ import { progressOf } from './pause/progress';
 import { DurableRun } from './pause/checkpoints';
 import { configureRun, hasHooks, noteFirstStep, withMcpServers } from './setup/configure-run';
 import { tripped } from './result/guardrails-tripped';
-import { fitRunHistory, type RunMemory } from './memory/run-memory';
+import { fitRunHistory, type RunMemory } from './memory/compaction';
 import type { StepOutcome } from './base/step-outcome';
 import type { RunLedger } from './base/run-ledger';
 import { NO_FILES, takeFiles, withFiles, type TakenFiles } from './setup/input-files';
