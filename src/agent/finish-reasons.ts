@@ -14,7 +14,7 @@ export interface FinishReasonSource {
 
 export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> = {
 	final: {
-		decidedIn: 'model/reply-turn.ts',
+		decidedIn: 'model/model-turn.ts',
 		when: 'the model answered with a final reply that passed every check',
 	},
 	max_steps: {
@@ -38,20 +38,20 @@ export const FINISH_REASONS: Readonly<Record<FinishReason, FinishReasonSource>> 
 		when: 'a model call failed after its retries (model-call.ts) and no fallback took over',
 	},
 	parse_error: {
-		decidedIn: 'base/failure-streak.ts',
+		decidedIn: 'base/streaks.ts',
 		when: 'a reply broke the protocol twice in a row (one repair turn was given)',
 	},
-	tool_error: { decidedIn: 'base/failure-streak.ts', when: 'tool calls failed twice in a row' },
+	tool_error: { decidedIn: 'base/streaks.ts', when: 'tool calls failed twice in a row' },
 	max_output_tokens: {
-		decidedIn: 'base/failure-streak.ts',
+		decidedIn: 'base/streaks.ts',
 		when: "the model's reply was cut at its output limit twice in a row",
 	},
 	output_invalid: {
-		decidedIn: 'base/failure-streak.ts',
+		decidedIn: 'base/streaks.ts',
 		when: 'the final answer broke output_schema twice in a row',
 	},
 	content_filter: {
-		decidedIn: 'model/reply-turn.ts',
+		decidedIn: 'model/model-turn.ts',
 		when: "the provider withheld the reply (its safety filter or the model's refusal)",
 	},
 	guardrail: {

@@ -222,7 +222,7 @@ export interface AgentResult {
 	cost_details: RunCost | null;
 	/** With a null cost: which model had no price, and how to give it one. */
 	cost_notice?: string;
-	/** How the history was fitted to its token budget, when the run had one (issue #31; see src/agent/run-memory.ts). */
+	/** How the history was fitted to its token budget, when the run had one (issue #31; see src/agent/memory/compaction.ts). */
 	memory?: RunMemoryReport;
 	/** The head of the SHA-256 hash chain over the config, the tools' schemas and every step (see traceChain). */
 	trace_digest: string;

@@ -1,6 +1,6 @@
 import { ConfigError, resolveConfig, DEFAULT_CONFIG } from '../../src/settings/config';
 import { InputError } from '../../src/core/input-error';
-import { normaliseInput } from '../../src/agent/setup/input';
+import { normaliseInput } from '../../src/agent/run-start';
 import { ToolRegistry } from '../../src/tools/registry';
 
 const registry = new ToolRegistry();

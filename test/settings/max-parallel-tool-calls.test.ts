@@ -1,6 +1,6 @@
 // Max Parallel Tool Calls says which tools run together (issue #48), and each tool it names runs so in the engine.
 import { AgentCore } from '../../nodes/AgentCore/AgentCore.node';
-import { hasSideEffects } from '../../src/agent/base/repeated-calls';
+import { hasSideEffects } from '../../src/agent/base/streaks';
 import { builtInTools } from '../../src/tools/registry';
 import type { INodeProperties } from 'n8n-workflow';
 

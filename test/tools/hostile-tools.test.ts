@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { RepeatedCalls } from '../../src/agent/base/repeated-calls';
+import { RepeatedCalls } from '../../src/agent/base/streaks';
 import { resumeAgent } from '../../src/agent/resume';
 import { runAgent } from '../../src/agent/run-agent';
 import { feishuBotTool } from '../../src/tools/feishu-bot';

@@ -2,8 +2,7 @@
 import type { ChatMessage } from '../../core/messages';
 import type { TokenUsage } from '../../core/usage';
 import type { ToolUsage, TraceStep } from '../../trace/types';
-import type { FailureStreak } from './failure-streak';
-import type { RepeatedCalls } from './repeated-calls';
+import type { FailureStreak, RepeatedCalls } from './streaks';
 import type { PlanRun } from './plan-run';
 
 /**

@@ -1,6 +1,6 @@
 // What one step of the loop came to: the three-way outcome AgentRun acts on, and the two that record an error on the step.
 import type { FinishReason, StepError, TraceStep } from '../../trace/types';
-import type { RepairReason } from './failure-streak';
+import type { RepairReason } from './streaks';
 
 /** A final answer as the run reports it: its text, and with `output_schema` the value that matched. */
 export interface RunAnswer {

@@ -1,6 +1,6 @@
 // A call a durable run started and never recorded as done: whether it may run again, and what its step says when not.
 import type { Tool } from '../../tools/tool';
-import { hasSideEffects } from '../base/repeated-calls';
+import { hasSideEffects } from '../base/streaks';
 
 /**
  * Whether a call that started and was never recorded as done may simply run again: a read (it changes

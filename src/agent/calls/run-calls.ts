@@ -5,7 +5,7 @@ import type { FinishReason, TraceStep } from '../../trace/types';
 import { abortedReason } from '../base/run-clock';
 import { callTool, countToolUse, type ToolOutcome } from './execute-tool';
 import { filesHeldIn, observedFiles } from '../setup/input-files';
-import { callKey, hasSideEffects } from '../base/repeated-calls';
+import { callKey, hasSideEffects } from '../base/streaks';
 import { failedStep } from '../base/step-outcome';
 import { interruptedDetail, runsAgain } from './interrupted-call';
 import { refusalObservation } from '../pause/paused-run';

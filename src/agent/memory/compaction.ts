@@ -1,12 +1,12 @@
-// Compaction (issue #31): the oldest turns of a conversation, with the summary so far, folded into one summary by a model call of the run.
+// A run's history before its first step (issue #31): fitted to its token budget, and compacted when it must be —
+// the oldest turns, with the summary so far, folded into one summary by a model call of the run.
 import { truncateObservation, type ChatMessage } from '../../core/messages';
 import { addUsage, estimateWhenUnreported, type TokenUsage } from '../../core/usage';
-import { contextWindowOf } from '../../budget/model-catalogue';
-import type { TraceStep } from '../../trace/types';
+import type { RunMemoryReport, TraceStep } from '../../trace/types';
 import type { AgentConfig } from '../../settings/config';
-import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../../settings/memory-settings';
 import {
 	memoryTokens,
+	historyBudget,
 	messagesTokens,
 	planMemory,
 	type HistoryTurn,
@@ -14,50 +14,17 @@ import {
 	type MemoryPlan,
 } from './memory';
 import { callWithFailover, type ModelChoice } from '../model/model-call';
-import { observationMessage } from '../protocol/prompt';
+import { observationMessage, protocolAssistantMessage } from '../protocol/prompt';
 import { readReply } from '../protocol/protocol';
 import { protocolFormat } from '../protocol/protocol-schema';
 import type { Spending } from '../model/shared-budget';
-import { modelMessages, partTokens } from '../protocol/file-messages';
 
-/** Share of the context window the history may take; the rest is for the system message, the question, the run's own steps and the answer. */
-export const HISTORY_SHARE = 0.5;
 /** A summary aims at this share of the history's budget, so that after a compaction there is room for turns again. */
 const SUMMARY_SHARE = 0.25;
 /** Compactions one run makes at most (each folds what fits one call's input); what still does not fit is left out. */
 const MAX_ROUNDS = 4;
 /** Share of the context window a summary call's transcript may take. */
 const SUMMARY_INPUT_SHARE = 0.6;
-
-/** What the system message and the question take as sent: their text, text files included, and their images and PDFs. */
-function fixedTokens(
-	config: AgentConfig,
-	provider: string | undefined,
-	fixed: readonly ChatMessage[],
-): number {
-	const sent = modelMessages(fixed, config.observation_max_len);
-	return messagesTokens(sent) + partTokens(sent, provider ?? '');
-}
-
-/** The history's budget for a run: its context window (setting, catalogue, or the default) and what the history may take of it. */
-export function historyBudget(
-	config: AgentConfig,
-	provider: string | undefined,
-	fixed: readonly ChatMessage[],
-): { window: number; source: 'setting' | 'catalogue' | 'default'; budget: number } {
-	const catalogue =
-		config.context_window_tokens > 0 ? undefined : contextWindowOf(config.model, provider);
-	const window =
-		config.context_window_tokens > 0
-			? config.context_window_tokens
-			: (catalogue ?? DEFAULT_CONTEXT_WINDOW_TOKENS);
-	const source = config.context_window_tokens > 0 ? 'setting' : catalogue ? 'catalogue' : 'default';
-	return {
-		window,
-		source,
-		budget: Math.max(0, Math.floor(window * HISTORY_SHARE) - fixedTokens(config, provider, fixed)),
-	};
-}
 
 /** What a run needs to make a compaction call and account for it. */
 export interface CompactionRun {
@@ -255,4 +222,53 @@ async function summarise(
 	};
 	entry.compaction = { ...meta, summary: text };
 	return { summary: { role: 'assistant', content: text, summary: meta } };
+}
+
+/**
+ * What the run keeps of its history's fitting: the output's `memory` report, with the summary message written
+ * (also the first of `messages`, for the store).
+ */
+export type RunMemory = Omit<RunMemoryReport, 'summary'> & { summary?: MemoryMessage };
+
+/**
+ * Fits the conversation's history (everything between the system message and the new question) into its
+ * budget: the conversation is rebuilt in place from the plan. A run with no history, or with history_fit
+ * "off", is left as it is.
+ */
+export async function fitRunHistory(
+	run: CompactionRun & { conversation: ChatMessage[]; provider: string },
+	history: readonly MemoryMessage[],
+): Promise<RunMemory | undefined> {
+	const earlier = history.slice(0, -1);
+	if (run.config.history_fit === 'off' || !earlier.some((message) => message.role !== 'system'))
+		return undefined;
+	const question = history[history.length - 1];
+	// What every call sends beside the history: the system message (conversation[0]) and the question.
+	const { window, source, budget } = historyBudget(run.config, run.provider, [
+		run.conversation[0],
+		question,
+	]);
+	const { plan, summary, notices } = await fitHistory(run, earlier, { budget, window });
+	const turns = plan.history
+		.filter((message) => message.role !== 'system')
+		.map((message) =>
+			message.role === 'assistant'
+				? { role: message.role, content: protocolAssistantMessage(message.content) }
+				: message,
+		);
+	run.conversation.splice(1, run.conversation.length - 1, ...turns, {
+		role: 'user',
+		content: question.content,
+		...(question.files ? { files: question.files } : {}),
+	});
+	return {
+		context_window: window,
+		context_window_from: source,
+		budget_tokens: budget,
+		history_tokens: plan.tokens,
+		kept_turns: plan.kept,
+		left_out_turns: plan.dropped,
+		...(summary ? { summary } : {}),
+		...(notices.length ? { notices } : {}),
+	};
 }

@@ -1,7 +1,12 @@
-// Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens,
-// remembered text replayed as data, and what compaction folds.
+// Long memory in the engine (issue #31): a conversation's history fitted to the model's context by tokens (its
+// budget), remembered text replayed as data, a run's tool results remembered, and what compaction folds.
 import { newestTurnsThatFit } from '../../core/history-window';
 import { truncateObservation, type ChatMessage } from '../../core/messages';
+import { contextWindowOf } from '../../budget/model-catalogue';
+import type { AgentConfig } from '../../settings/config';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../../settings/memory-settings';
+import type { TraceStep } from '../../trace/types';
+import { modelMessages, partTokens } from '../model/model-turn';
 import { observationMessage, protocolAssistantMessage } from '../protocol/prompt';
 
 /** A message of a remembered conversation: the neutral message with what a context store adds (`seq`, `tool_results`, `summary`). */
@@ -209,4 +214,68 @@ export function rememberedToolResults(
 		...result,
 		observation: truncateObservation(result.observation, REMEMBERED_OBSERVATION_CHARS),
 	}));
+}
+
+/** Share of the context window the history may take; the rest is for the system message, the question, the run's own steps and the answer. */
+export const HISTORY_SHARE = 0.5;
+
+/** What the system message and the question take as sent: their text, text files included, and their images and PDFs. */
+function fixedTokens(
+	config: AgentConfig,
+	provider: string | undefined,
+	fixed: readonly ChatMessage[],
+): number {
+	const sent = modelMessages(fixed, config.observation_max_len);
+	return messagesTokens(sent) + partTokens(sent, provider ?? '');
+}
+
+/** The history's budget for a run: its context window (setting, catalogue, or the default) and what the history may take of it. */
+export function historyBudget(
+	config: AgentConfig,
+	provider: string | undefined,
+	fixed: readonly ChatMessage[],
+): { window: number; source: 'setting' | 'catalogue' | 'default'; budget: number } {
+	const catalogue =
+		config.context_window_tokens > 0 ? undefined : contextWindowOf(config.model, provider);
+	const window =
+		config.context_window_tokens > 0
+			? config.context_window_tokens
+			: (catalogue ?? DEFAULT_CONTEXT_WINDOW_TOKENS);
+	const source = config.context_window_tokens > 0 ? 'setting' : catalogue ? 'catalogue' : 'default';
+	return {
+		window,
+		source,
+		budget: Math.max(0, Math.floor(window * HISTORY_SHARE) - fixedTokens(config, provider, fixed)),
+	};
+}
+
+/** This run's tool calls and what they returned, for the answer in `messages`: a store keeps them with the turn (redacted with the output). */
+export function runToolResults(
+	trace: readonly TraceStep[],
+): NonNullable<MemoryMessage['tool_results']> {
+	const results = trace.flatMap((entry) => {
+		if (entry.step <= 0) return [];
+		// A batch ("actions"): each call that came back with an observation or an error, in call order.
+		const calls =
+			entry.calls ??
+			(entry.action
+				? [{ ...entry.action, observation: entry.observation, error: entry.error }]
+				: []);
+		return calls.flatMap((call) =>
+			call.observation !== undefined || call.error
+				? [
+						{
+							step: entry.step,
+							tool: call.tool,
+							args: call.args,
+							observation: call.observation ?? '',
+							...(call.error && call.observation === undefined
+								? { error: call.error.message }
+								: {}),
+						},
+					]
+				: [],
+		);
+	});
+	return rememberedToolResults(results);
 }

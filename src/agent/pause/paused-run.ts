@@ -15,7 +15,7 @@ import { readableStep } from '../../trace/readable-step';
 import type { Redactor } from '../../trace/redact';
 import type { ToolUsage, TraceStep } from '../../trace/types';
 import type { AgentConfig } from '../../settings/config';
-import type { RepeatSnapshot } from '../base/repeated-calls';
+import type { RepeatSnapshot } from '../base/streaks';
 import { heldFiles } from '../setup/input-files';
 import { batchView, pendingAsBatch, type BatchState } from './calls-state';
 import type { ApprovalDecision } from './decision';

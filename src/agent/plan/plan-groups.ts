@@ -1,6 +1,6 @@
 // A plan's steps in the groups they run in: read-only steps together, as a batch runs them; every other step alone.
 import type { Tool } from '../../tools/tool';
-import { hasSideEffects } from '../base/repeated-calls';
+import { hasSideEffects } from '../base/streaks';
 import type { Plan } from './plan-reply';
 
 /**

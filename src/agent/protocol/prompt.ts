@@ -2,7 +2,7 @@ import { truncateObservation, type ChatMessage } from '../../core/messages';
 import type { Tool } from '../../tools/tool';
 import type { JsonSchema } from '../../validation/validate';
 import { callLabel } from './actions-turn';
-import { argsText } from './prompt-args';
+import { argsText } from './protocol-schema';
 
 /** When the few-shot examples are sent: in every call's system message, or with the repair turn only. */
 export type PromptExamples = 'on_error' | 'always';

@@ -33,7 +33,8 @@ import {
 } from '../../trace/digest';
 import type { Tool } from '../../tools/tool';
 import type { AgentConfig } from '../../settings/config';
-import { runToolResults, type RunMemory } from '../memory/run-memory';
+import type { RunMemory } from '../memory/compaction';
+import { runToolResults } from '../memory/memory';
 import type { PlanRun } from '../base/plan-run';
 import { planOutput } from '../plan';
 
@@ -58,7 +59,7 @@ export interface RunRecord {
 /**
  * The run's output. Everything in it goes through the redactor; the model saw the real values where calls
  * needed them. `messages` holds, for a context store, a summary the run wrote, the user message answered and,
- * with an answer, the answer with the turn's tool results (see run-memory.ts).
+ * with an answer, the answer with the turn's tool results (see memory/memory.ts).
  */
 export function runResult(
 	ending: { finishReason: FinishReason; stopDetail?: string; answer?: RunAnswer },

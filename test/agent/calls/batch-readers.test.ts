@@ -6,7 +6,7 @@ import {
 	TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { runAgent } from '../../../src/agent/run-agent';
-import { runToolResults } from '../../../src/agent/memory/run-memory';
+import { runToolResults } from '../../../src/agent/memory/memory';
 import { toolErrors } from '../../../src/cli/eval/eval-gates';
 import { compactSteps } from '../../../src/context/session/session';
 import { auditSinkFor, closeAuditSinks } from '../../../src/audit/postgres-sink';

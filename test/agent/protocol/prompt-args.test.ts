@@ -1,5 +1,5 @@
 // How a tool's args schema reads in the system prompt: a signature where it says everything, else JSON Schema.
-import { argsText } from '../../../src/agent/protocol/prompt-args';
+import { argsText } from '../../../src/agent/protocol/protocol-schema';
 import { validateAgainst } from '../../../src/validation/validate';
 
 describe('tool args in the prompt', () => {
