@@ -65,14 +65,14 @@ export async function runItem(
 		: await readInput(context, itemIndex, run, panel.version, memory);
 	// `output`, the reply n8n's chat shows: the answer, or why there is none in one sentence. A streamed chat shows
 	// the stream, not the item: a run without an answer ends its stream with that sentence (a limit's: panel words).
-	const limit = (ended: AgentResult) =>
-		ended.finish_reason === 'final'
-			? undefined
-			: limitWords(ended.finish_reason, config, panel.version);
-	const reply = (ended: AgentResult, streamed = false) => chatOutput(ended, limit(ended), streamed);
+	// A run that answered never enters shared/run-failures.ts, the file of runs that did not (issue #49).
+	const answered = (ended: AgentResult) => ended.finish_reason === 'final';
+	const reply = (ended: AgentResult, streamed = false) =>
+		answered(ended)
+			? ended.final_answer
+			: chatOutput(ended, limitWords(ended.finish_reason, config, panel.version), streamed);
 	// The stream showed a paused plan's list when the plan arrived: its ending only says it waits.
-	const ending = (ended: AgentResult) =>
-		ended.finish_reason === 'final' ? undefined : reply(ended, true);
+	const ending = (ended: AgentResult) => (answered(ended) ? undefined : reply(ended, true));
 	const result = await runSavingTurn(context, itemIndex, memory, () =>
 		runOrResume(context, itemIndex, { run, redis, input, ending }),
 	);
@@ -83,7 +83,9 @@ export async function runItem(
 	const linked = subExecutions.length
 		? { metadata: { subExecution: subExecutions[subExecutions.length - 1] } }
 		: {};
-	const failure = runFailureError(context, result, readFailurePolicy(options), itemIndex);
+	const failure = answered(result)
+		? undefined
+		: runFailureError(context, result, readFailurePolicy(options), itemIndex);
 	if (failure) {
 		if (!context.continueOnFail()) throw failure;
 		// n8n moves an item to the error output only when its json is { error } alone (and replaces the json of
