@@ -14,7 +14,7 @@ import {
 	type SessionAddress,
 	toProviderFormats,
 } from '../../src/context';
-import { readField } from '../shared/default-expressions';
+import { readField } from '../shared/items';
 import { busyTokenOf } from './busy-token';
 import { LAST_SHARED_CONTEXT_VERSION } from './scope';
 import { scopeOf } from './scope-of';

@@ -23,7 +23,7 @@ import { SESSION_ID_DEFAULT } from '../AgentContext/description';
 import { LAST_SHARED_MEMORY_VERSION } from '../AgentContext/scope';
 import { scopeOf } from '../AgentContext/scope-of';
 import { openContextStore } from '../shared/context-store';
-import { readField } from '../shared/default-expressions';
+import { readField } from '../shared/items';
 import { toNodeError } from '../shared/node-errors';
 import { AGENT_CONTEXT_MEMORY, type MemoryInput } from '../shared/memory-input';
 

@@ -1,6 +1,6 @@
 /**
  * The files of a run as every adapter sees them (issue #40): the images and PDFs a user message carries with
- * their bytes, in order. Each provider's own parts are built next to its adapter (openai/request, gemini/parts,
+ * their bytes, in order. Each provider's own parts are built next to its adapter (openai/wire, gemini/parts,
  * langchain/parts); this is the one place that says which files go on the wire at all.
  */
 import type { ChatMessage } from '../core/messages';

@@ -1,6 +1,6 @@
 // How a version 1 node's panel reads into a run: top-level fields, Limits and Options, as published.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { readField } from '../../shared/default-expressions';
+import { readField } from '../../shared/items';
 import { sharedBudget, type GovernanceSwitch, type PanelVersion } from '../panel/version';
 import { configFromPanel } from '../panel/settings';
 import { agentCoreFieldNames } from '../panel/names';

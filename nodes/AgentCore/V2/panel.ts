@@ -1,6 +1,6 @@
 // How a version 2 node's panel reads into a run: straight from its Options, Budgets and Governance, with no version 1 shape between.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { readField } from '../../shared/default-expressions';
+import { readField } from '../../shared/items';
 import { CREDENTIAL_LABELS } from './credential-labels';
 import { RUN_OR_RESUME, SESSION_ID_DEFAULT } from '../panel/places';
 import { sharedBudget, type PanelVersion } from '../panel/version';

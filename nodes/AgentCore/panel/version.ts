@@ -12,7 +12,7 @@ export type GovernanceSwitch = 'needsApproval' | 'auditTrail' | 'durableRuns';
 
 /** One item's panel values in the engine's terms, read once, whatever the version. */
 export interface ItemPanel {
-	/** Session ID, with its default expression computed directly (shared/default-expressions.ts). */
+	/** Session ID, with its default expression computed directly (shared/items.ts). */
 	sessionId: string;
 	/** Instructions (version 1) or System Message (version 2): the run's developerText. */
 	developerText: string;

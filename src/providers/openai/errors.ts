@@ -4,7 +4,7 @@ import type { DroppableField } from '../refused-fields';
 import { withUpstreamReason } from '../provider-errors';
 import { decideByStatus, type RetryDecision } from '../retry';
 import { openAiSdk } from './sdk';
-import { promptCacheKey } from './request';
+import { promptCacheKey } from './wire';
 
 /**
  * openai-node words an error `<status> <error.message>` ([ON-err]), which reads well, except where a router

@@ -7,12 +7,10 @@ import { attemptWithoutRefused, DEFAULT_MAX_RETRIES, withRetries } from '../retr
 import { StreamedText } from '../streamed-text';
 import { fileRefusal } from '../provider-errors';
 import { sharedOpenAiClient } from './sdk';
-import { openAiMessages } from './request';
 import { bodyWithFiles, fileMarkers, type FileMarkers } from '../file-body';
 import type { SentFile } from '../file-parts';
 import { classifyOpenAiError, refusedField, withReadableMessage } from './errors';
-import { readCompletion } from './reply';
-import { openAiResponseFormat, withPromptCacheKey } from './request';
+import { openAiMessages, openAiResponseFormat, readCompletion, withPromptCacheKey } from './wire';
 import { MODEL_OPTION_NAMES, type OpenAiModelOptions } from '../model-options';
 import { checkKnownOptions } from '../../core/known-options';
 

@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { openAiSdk } from './sdk';
 import { ProviderResponseError } from '../chat-model';
 import type { StreamedText } from '../streamed-text';
-import { reasoningPiece } from './reply';
+import { reasoningPiece } from './wire';
 
 type StreamedToolCall = { type: 'function'; function: { name?: string; arguments: string } };
 

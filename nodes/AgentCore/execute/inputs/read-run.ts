@@ -8,7 +8,7 @@ import type {
 	RunAgentOptions,
 	Tool,
 } from '../../../../src/run-path';
-import { readField } from '../../../shared/default-expressions';
+import { readField } from '../../../shared/items';
 import { nodeError } from '../../../shared/node-errors';
 import { checkPlanApproval, readApproval, readStateSecret } from '../governance/approval';
 import { readDurableRun } from '../governance/durable-runs';
