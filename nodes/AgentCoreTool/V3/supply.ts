@@ -8,7 +8,6 @@ import {
 	type ISupplyDataFunctions,
 	type SupplyData,
 } from 'n8n-workflow';
-import type { SubAgentSpec } from '../../../src/run-path';
 import { nodeError } from '../../shared/node-errors';
 import { SUB_AGENT_FIELD } from '../../shared/sub-agent-tool';
 import {
@@ -18,7 +17,7 @@ import {
 	promptWithArguments,
 	writtenPrompt,
 } from './prompt';
-import { readSubAgent, runOnItsOwn } from './sub-agent';
+import { readSubAgent, runOnItsOwn, type NodeSubAgent } from './sub-agent';
 
 /** A tool call's arguments: LangChain hands over the arguments, or a ToolCall holding them. */
 function argumentValues(input: unknown): Record<string, unknown> {
@@ -80,7 +79,7 @@ export async function supplySubAgentTool(
  * its own, a run of the node per call, its task in and what the parent reads out: n8n's Logs view nests the agent's
  * model and tool calls under a run of this node, and without one it shows none of them.
  */
-function logsCalls(context: ISupplyDataFunctions, itemIndex: number): SubAgentSpec['onCall'] {
+function logsCalls(context: ISupplyDataFunctions, itemIndex: number): NodeSubAgent['onCall'] {
 	return (task) => {
 		const { index } = context.addInputData(NodeConnectionTypes.AiTool, [[{ json: { task } }]]);
 		return {
