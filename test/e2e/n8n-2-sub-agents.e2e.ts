@@ -135,7 +135,7 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 		get().report(`n8n's AI Agent 2.2 invoked ${CHILD}'s supplied tool: "${answer}"`);
 	});
 
-	it("is a sub-agent of Agent Core: its steps as sub_run under the call, its Calculator's runs stored with it as their source, its tokens in the parent's usage", async () => {
+	it("is a sub-agent of Agent Core: its steps as sub_run under the call, its call a run of its own in the Logs view with its Calculator's runs under it, its tokens in the parent's usage", async () => {
 		const items = list();
 		const response = await get().post(AGENT_CORE_PATH, { prompt: `[delegate] ${items}` });
 		get().expectStatus(response, 200);
@@ -160,9 +160,24 @@ describe('Agent Core Tool in n8n 2.41.1 (issue #52)', () => {
 		expect(body.trace[0].observation).toBe(childAnswer(count));
 		const owner = new OwnerSession(get().n8n.baseUrl);
 		await owner.signIn();
-		// Stored with the Researcher as their source, but n8n's Logs view does not show them: under Agent Core the
-		// Researcher has no run of its own to nest them under (Agent Core runs its agent; nothing logs that call).
+		// n8n's Logs view: the call as a run of the Researcher (Agent Core runs its agent, and the node logs the call),
+		// its task in and its answer out, the child's model and Calculator runs naming it as their source.
 		const runData = (await storedRun(owner, body.execution_id)).resultData.runData;
+		expect(
+			runData[CHILD].map((run: any) => ({
+				status: run.executionStatus,
+				source: run.source,
+				task: run.inputOverride?.ai_tool?.[0]?.[0]?.json?.task,
+				response: run.data?.ai_tool?.[0]?.[0]?.json?.response,
+			})),
+		).toEqual([
+			{
+				status: 'success',
+				source: [expect.objectContaining({ previousNode: 'Agent Core', previousNodeRun: 0 })],
+				task: body.trace[0].action.args.task,
+				response: childAnswer(count),
+			},
+		]);
 		expect(runData['Child Model'].map((run: any) => run.source)).toEqual(
 			Array(3).fill([expect.objectContaining({ previousNode: CHILD })]),
 		);

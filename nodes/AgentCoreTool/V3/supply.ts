@@ -17,7 +17,7 @@ import {
 	promptWithArguments,
 	writtenPrompt,
 } from './prompt';
-import { readSubAgent, runOnItsOwn } from './sub-agent';
+import { readSubAgent, runOnItsOwn, type NodeSubAgent } from './sub-agent';
 
 /** A tool call's arguments: LangChain hands over the arguments, or a ToolCall holding them. */
 function argumentValues(input: unknown): Record<string, unknown> {
@@ -32,7 +32,7 @@ function argumentValues(input: unknown): Record<string, unknown> {
  * turns the schema into zod as for any tool sub-node), without loading LangChain. Its call runs the agent on its own
  * limits and logs the call on this node as n8n's tool sub-nodes do (the Logs view shows the agent's model and tool
  * calls under it). With the Prompt at its default, the task alone, it carries the agent (SUB_AGENT_FIELD) for Agent
- * Core as the parent, which then runs it inside its own run instead of calling invoke.
+ * Core as the parent, which then runs it inside its own run instead of calling invoke, and logs its calls here.
  */
 export async function supplySubAgentTool(
 	context: ISupplyDataFunctions,
@@ -67,9 +67,33 @@ export async function supplySubAgentTool(
 				throw failure;
 			}
 		},
-		...(isTaskAlone(written) ? { [SUB_AGENT_FIELD]: agent } : {}),
+		...(isTaskAlone(written)
+			? { [SUB_AGENT_FIELD]: { ...agent, onCall: logsCalls(context, itemIndex) } }
+			: {}),
 	};
 	return { response: tool };
+}
+
+/**
+ * Each call Agent Core as the parent runs (it runs the agent itself, never invoke) logged on this node as invoke logs
+ * its own, a run of the node per call, its task in and what the parent reads out: n8n's Logs view nests the agent's
+ * model and tool calls under a run of this node, and without one it shows none of them.
+ */
+function logsCalls(context: ISupplyDataFunctions, itemIndex: number): NodeSubAgent['onCall'] {
+	return (task) => {
+		const { index } = context.addInputData(NodeConnectionTypes.AiTool, [[{ json: { task } }]]);
+		return {
+			end(ending) {
+				context.addOutputData(
+					NodeConnectionTypes.AiTool,
+					index,
+					'response' in ending
+						? [[{ json: { response: ending.response } }]]
+						: new NodeOperationError(context.getNode(), ending.error, { itemIndex }),
+				);
+			},
+		};
+	};
 }
 
 /**

@@ -27,7 +27,19 @@ export interface SubAgentSpec {
 	tools?: readonly Tool[];
 	/** Its own conversation: loaded before each call, this call's turns saved after it (absent: each call starts fresh). */
 	memory?: SubAgentMemory;
+	/** Told of each call as it starts and ends, for a host's own log of calls (see SubAgentCallLog). */
+	onCall?: SubAgentCallLog;
 }
+
+/**
+ * A host's log of a sub-agent's calls (issue #52: n8n's Logs view nests the sub-agent's model and tool calls under a
+ * run of the Agent Core Tool node, which only the node can make). Called with the task as each call starts; `end`
+ * once as it ends: with what the parent reads (its answer, or that it waits for a person), or the error the parent
+ * reads. It only listens: nothing it returns or throws changes the call.
+ */
+export type SubAgentCallLog = (task: string) => {
+	end(ending: { response: string } | { error: string }): void;
+};
 
 /**
  * A sub-agent's own conversation (issue #52). `load(task)`: the conversation before this call (the run adds the task
@@ -76,6 +88,7 @@ export function agentTool(spec: {
 	fallbackModel?: ChatModel;
 	tools?: readonly Tool[];
 	memory?: SubAgentMemory;
+	onCall?: SubAgentCallLog;
 }): AgentTool {
 	if (typeof spec?.name !== 'string' || !new RegExp(AGENT_NAME_PATTERN).test(spec.name))
 		throw new TypeError(

@@ -5,6 +5,7 @@ export {
 	SUB_AGENT,
 	TASK_SCHEMA,
 	type AgentTool,
+	type SubAgentCallLog,
 	type SubAgentMemory,
 	type SubAgentSpec,
 } from './agent-tool';

@@ -12,6 +12,7 @@ import type { RunAgentOptions } from '../base/run-options';
 import type { RunLedger } from '../base/run-ledger';
 import { subAgentAudit } from '../../audit/parent-run';
 import { subAgentOf } from './agent-tool';
+import { startLog } from './call-log';
 import { childConfig } from './configure-agents';
 import { rememberedRun } from './remembered-run';
 
@@ -94,6 +95,29 @@ export async function runSubAgent(
 	task: string,
 	resume?: { paused: ChildPause; decision: unknown },
 	call?: number, // the call's number in a batch (1-based); absent for one action
+): Promise<SubAgentOutcome> {
+	// The host's log of the call (SubAgentSpec.onCall): started however the call goes, ended with what it came to.
+	const log = startLog(subAgentOf(tool)!, task);
+	try {
+		const outcome = await runCall(parent, tool, task, resume, call);
+		// What the parent reads: the answer (redacted, as its observation is), or the error; a pause is no failure.
+		if (outcome.ok) log.end({ response: parent.redactor.text(outcome.observation) });
+		else if (outcome.paused) log.end({ response: outcome.error.message });
+		else log.end({ error: outcome.error.message });
+		return outcome;
+	} catch (error) {
+		log.end({ error: parent.redactor.text((error as Error)?.message ?? String(error)) });
+		throw error;
+	}
+}
+
+/** runSubAgent's call, unlogged. */
+async function runCall(
+	parent: SubAgentParent,
+	tool: Tool,
+	task: string,
+	resume: { paused: ChildPause; decision: unknown } | undefined,
+	call: number | undefined,
 ): Promise<SubAgentOutcome> {
 	const spec = subAgentOf(tool)!;
 	const started = performance.now();

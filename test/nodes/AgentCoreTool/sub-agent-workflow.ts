@@ -1,4 +1,5 @@
 // A parent node with an Agent Core Tool on its Tool input, the tool with its own chat model and tool sub-nodes, for n8n's engine.
+import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { DynamicStructuredTool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import {
@@ -7,6 +8,8 @@ import {
 	type INode,
 	type INodeParameters,
 	type INodeType,
+	type ISupplyDataFunctions,
+	type SupplyData,
 	type NodeConnectionType,
 } from 'n8n-workflow';
 import { z } from 'zod/v3';
@@ -50,6 +53,37 @@ export const chatModelNode = (server: ScriptedServer, model = 'gpt-5-mini'): INo
 				configuration: { baseURL: server.openaiBaseUrl },
 			}),
 	);
+
+/**
+ * The OpenAI Chat Model sub-node logging each model call on its own node, as n8n's chat models do (N8nLlmTracing:
+ * addInputData as the call starts, addOutputData as it ends): n8n's Logs view nests those runs under their source.
+ */
+export const loggingChatModelNode = (server: ScriptedServer): INodeType => ({
+	...chatModelNode(server),
+	async supplyData(this: ISupplyDataFunctions): Promise<SupplyData> {
+		const type = NodeConnectionTypes.AiLanguageModel;
+		const runs = new Map<string, number>();
+		const tracing = BaseCallbackHandler.fromMethods({
+			handleChatModelStart: (_llm, messages, runId) => {
+				const { index } = this.addInputData(type, [[{ json: { messages: messages.length } }]]);
+				runs.set(runId, index);
+			},
+			handleLLMEnd: (output, runId) => {
+				const text = output.generations[0]?.[0]?.text ?? '';
+				this.addOutputData(type, runs.get(runId)!, [[{ json: { response: text } }]]);
+			},
+		});
+		return {
+			response: new ChatOpenAI({
+				apiKey: 'child-key',
+				model: 'gpt-5-mini',
+				maxRetries: 0,
+				configuration: { baseURL: server.openaiBaseUrl },
+				callbacks: [tracing],
+			}),
+		};
+	},
+});
 
 /** Agent Core version 2 as the parent, on the OpenAI-compatible credential ("OpenAI"), with `parameters` and `credentials` added. */
 export const agentCoreParent = (
