@@ -72,22 +72,13 @@ describe('agent-core run / resume with sub-agents', () => {
 
 	it('a call inside the sub-agent that needs approval pauses the parent; resume --approve runs it once', async () => {
 		const config = configFile({ approval_required: ['http_request'] });
-		server().setScript([
-			action('fetcher', { task: 'fetch /b' }),
-			action('http_request', { url: `${target.url}/b` }),
-		]);
-		const run = await runCli(
-			['run', '--config', config, '--prompt', 'fetch b', ...provider()],
-			SECRET,
-		);
-		const paused = JSON.parse(run.stdout);
+		const { paused, state } = await pausedAtB(config);
 		expect(paused).toMatchObject({
 			finish_reason: 'awaiting_approval',
 			pending_action: { tool: 'fetcher › http_request' },
 		});
 		expect(target.requests).toHaveLength(0);
 		server().setScript([final('got b'), final('Fetched b.')]);
-		const state = write('state.json', paused.run_state);
 		const resumed = await runCli(
 			['resume', '--config', config, '--state', state, '--approve', ...provider()],
 			SECRET,
@@ -99,7 +90,7 @@ describe('agent-core run / resume with sub-agents', () => {
 		expect(target.requests.map((request) => request.url)).toEqual(['/b']);
 	});
 
-	/** A parent paused at the sub-agent's call to `${target}/b`, and its state written to a file. */
+	/** A parent paused at the sub-agent's call to `${target}/b`: its output, and its state written to a file. */
 	async function pausedAtB(config: string) {
 		server().setScript([
 			action('fetcher', { task: 'fetch /b' }),
@@ -109,12 +100,13 @@ describe('agent-core run / resume with sub-agents', () => {
 			['run', '--config', config, '--prompt', 'fetch b', ...provider()],
 			SECRET,
 		);
-		return write('state.json', JSON.parse(run.stdout).run_state);
+		const paused = JSON.parse(run.stdout);
+		return { paused, state: write('state.json', paused.run_state) };
 	}
 
 	it('resume --deny reaches the sub-agent: the call never runs, its model reads the reason, then the parent answers', async () => {
 		const config = configFile({ approval_required: ['http_request'] });
-		const state = await pausedAtB(config);
+		const { state } = await pausedAtB(config);
 		server().setScript([final('not fetched: refused'), final('The fetch was refused.')]);
 		const resumed = await runCli(
 			['resume', '--config', config, '--state', state, '--deny', 'not that page', ...provider()],
@@ -136,7 +128,7 @@ describe('agent-core run / resume with sub-agents', () => {
 
 	it('resume --edit runs the call inside the sub-agent with the new arguments, once, then the parent answers', async () => {
 		const config = configFile({ approval_required: ['http_request'] });
-		const state = await pausedAtB(config);
+		const { state } = await pausedAtB(config);
 		server().setScript([final('got c'), final('Fetched c instead.')]);
 		const edit = JSON.stringify({ url: `${target.url}/c` });
 		const resumed = await runCli(
